@@ -1,0 +1,287 @@
+/*
+ * ardnet.h - the whole public API of libardnet.
+ *
+ * A block is an ordinary process with input and output ports. A port is wired to a named
+ * connection (by default its own name, or --ard PORT=CONNECTION on the command line). Blocks
+ * on one host exchange fixed-size packets through one POSIX shared-memory object per
+ * connection, with latest-value semantics: a send never blocks and never fails because of a
+ * reader, a reader gets the newest packet and can learn how many it skipped.
+ *
+ * Only this header is supported; everything under src/ is internal.
+ *
+ * Return convention: functions that return int return 0 (or a documented non-negative value)
+ * on success and a negative ARD_E* code on failure. After a failure, ard_errdetail() gives a
+ * thread-local text that names the port, connection, option or file and the cause. The
+ * library never prints and never exits (except ard_init for --ard-help, documented there).
+ */
+#ifndef ARDNET_H
+#define ARDNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ARD_VERSION_MAJOR 0
+#define ARD_VERSION_MINOR 1
+#define ARD_VERSION_PATCH 0
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ARD_NODISCARD __attribute__((warn_unused_result))
+#else
+#define ARD_NODISCARD
+#endif
+
+/* Error codes: always negative. */
+enum ard_err {
+    ARD_OK = 0,
+    ARD_EINVAL = -1,    /* bad argument: NULL, wrong direction, malformed name or value */
+    ARD_ENOMEM = -2,    /* out of memory (only before or during ard_init / ard_create) */
+    ARD_ESYS = -3,      /* a system call failed; the detail text names it and errno */
+    ARD_EOPTION = -4,   /* a --ard* command-line option is unknown or malformed */
+    ARD_ETYPE = -5,     /* bad type descriptor, or size/type differ from the connection's */
+    ARD_EBUSY = -6,     /* the connection already has a live writer (detail names its pid) */
+    ARD_ENODATA = -7,   /* ard_tryrec: nothing was ever sent on the connection */
+    ARD_ETIMEDOUT = -8, /* ard_rec_timed: no new packet before the deadline */
+    ARD_EACCES = -9,    /* permission denied on the shared-memory object */
+    ARD_ENOENT = -10,   /* connection does not exist (and the port cannot create it) */
+    ARD_ESTALE = -11,   /* shared-memory object is foreign, of another version, or damaged */
+    ARD_ERTREFUSED = -12, /* a realtime request (priority, affinity, memory lock) was refused */
+    ARD_ESTATE = -13,   /* call not valid in this state (e.g. send before ard_init) */
+    ARD_EINTR = -14,    /* a blocking call was interrupted by a signal handler */
+};
+
+/* Text for an error code ("connection busy: it has a live writer"); never NULL. */
+const char *ard_strerror(int code);
+
+/* Thread-local detail of the last failure in this thread, e.g.
+ * "port 'state' (connection 'arm.state'): connection exists with size 1024, this port
+ * declares 512". Empty string if there was none. Valid until the next failing call. */
+const char *ard_errdetail(void);
+
+enum ard_dir { ARD_IN = 0, ARD_OUT = 1 };
+
+typedef struct ard_port ard_port;
+
+/* ------------------------------------------------------------------------------------------
+ * The five functions
+ * ---------------------------------------------------------------------------------------- */
+
+/* Declare a port. `name` is the port's name within the block ([A-Za-z0-9_.-], at most 63
+ * characters). `size` is the packet size in bytes (1 .. ARD_MAX_PACKET); 0 together with
+ * type NULL means "adopt the size and type of the existing connection" (for generic tools;
+ * the connection must exist at attach time). `type` is a type descriptor (see below) or NULL
+ * for opaque bytes; when given, its computed size must equal `size`.
+ *
+ * Before ard_init the port is only declared; ard_init wires and attaches it. After ard_init,
+ * ard_create attaches at once (using the wiring given on the command line, if any).
+ * Allocates. Does not block (except briefly on a connection being created concurrently).
+ * Returns NULL on error (ard_errdetail says why; ard_lasterror() gives the code). */
+ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char *type);
+
+/* Apply and remove the standard options from argv (argc updated, argv[argc] stays NULL),
+ * then attach every created port. Options:
+ *   --ard PORT=CONNECTION   wire a port (repeatable; a port named twice is an error)
+ *   --ard-domain NAME       domain (default: $ARD_DOMAIN, else "default")
+ *   --ard-prio N            SCHED_FIFO priority 1..99
+ *   --ard-cpu LIST          CPU affinity, e.g. "1", "0,2-3"
+ *   --ard-lock              mlockall(MCL_CURRENT | MCL_FUTURE)
+ *   --ard-spin NS           spin up to NS nanoseconds before sleeping in rec (all IN ports)
+ *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660
+ *   --ard-help              print the ports (name, direction, size, type, connection) to
+ *                           stdout and exit(0)
+ * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
+ * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names a file
+ * descriptor (set by ardstart), a readiness line is written to it after all ports are
+ * attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
+ * Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, or any attach error. */
+ARD_NODISCARD int ard_init(int *argc, char **argv);
+
+/* Publish one packet (port->size bytes from `packet`) as the connection's newest.
+ * Never blocks, never waits for a reader, allocates nothing. Makes no system call unless a
+ * reader is blocked in rec, then exactly one futex wake.
+ * Returns 0, ARD_EINVAL (not an OUT port), ARD_ESTATE (port not attached). */
+ARD_NODISCARD int ard_send(ard_port *out, const void *packet);
+
+/* Copy the newest packet into `packet` (port->size bytes). Blocks until a packet newer than
+ * the last one this port returned exists; returns at once if there already is one.
+ * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it
+ * first polls for up to the spin time when the writer last ran on another CPU.
+ * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE. */
+ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
+
+/* Copy the newest packet at once, without waiting.
+ * Returns 1 when the packet is newer than the last one this port returned, 0 when it is the
+ * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error.
+ * Never makes a system call. */
+ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
+
+/* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
+ * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
+ * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE. */
+ARD_NODISCARD int ard_rec_timed(ard_port *in, void *packet, int64_t timeout_ns);
+
+/* ------------------------------------------------------------------------------------------
+ * Per-packet info, port properties, closing
+ * ---------------------------------------------------------------------------------------- */
+
+struct ard_info {
+    uint64_t seq;        /* sequence number, 1 for the first packet ever sent, never reused */
+    int64_t mono_ns;     /* writer's CLOCK_MONOTONIC at send, ns */
+    int64_t real_ns;     /* writer's CLOCK_REALTIME at send, ns */
+    uint64_t skipped;    /* packets sent between the previous one this port returned and
+                          * this one (0 for the first; 0 when the same packet is re-read) */
+};
+
+/* Info about the packet last returned by rec/tryrec/rec_timed on this port (for an OUT port:
+ * the packet last sent). Zeroes before the first. Never fails for a valid port. */
+struct ard_info ard_port_info(const ard_port *port);
+
+const char *ard_port_name(const ard_port *port);
+const char *ard_port_connection(const ard_port *port); /* after attach; before: the wiring */
+const char *ard_port_type(const ard_port *port);       /* normalised descriptor or "" */
+size_t ard_port_size(const ard_port *port);
+enum ard_dir ard_port_dir(const ard_port *port);
+
+/* Spin before sleeping in rec: up to `spin_ns` (0 disables, the default). Spinning happens
+ * only when the writer's last send ran on a CPU other than the reader's, so that on a shared
+ * CPU the reader never steals the writer's time. IN ports only. */
+ARD_NODISCARD int ard_port_set_spin(ard_port *in, int64_t spin_ns);
+
+/* Detach and free one port (an OUT port releases the writer role at once). NULL is fine. */
+void ard_close(ard_port *port);
+
+/* Close every port and forget the options; ard_init may be called again afterwards. */
+void ard_fini(void);
+
+/* Code of the last failure in this thread (for ard_create, which returns NULL). */
+int ard_lasterror(void);
+
+/* ------------------------------------------------------------------------------------------
+ * Readiness (used by ardstart)
+ * ---------------------------------------------------------------------------------------- */
+
+/* Tell the starter that this block is ready: if $ARD_READY_FD names an open descriptor,
+ * write "ready PID\n" to it, close it and unset the variable. ard_init calls this after
+ * attaching every port; a program that does not use ard_init may call it itself.
+ * Returns 1 if a starter was told, 0 if there was none, or ARD_ESYS. */
+ARD_NODISCARD int ard_ready(void);
+
+/* ------------------------------------------------------------------------------------------
+ * Domains and connections (for tools: introspection, ardkill, ardnet)
+ * ---------------------------------------------------------------------------------------- */
+
+#define ARD_MAX_NAME 63          /* longest port, connection or domain name */
+#define ARD_MAX_TYPE 1023        /* longest type descriptor */
+#define ARD_MAX_PACKET (64u << 20) /* largest packet: 64 MiB */
+
+/* The domain in force: set by --ard-domain, else $ARD_DOMAIN, else "default". */
+const char *ard_domain(void);
+
+/* Set the domain before ard_init/ard_create (tools that have their own option parsing). */
+ARD_NODISCARD int ard_set_domain(const char *domain);
+
+struct ard_conn_stat {
+    char name[ARD_MAX_NAME + 1];
+    char type[ARD_MAX_TYPE + 1];
+    size_t size;
+    int32_t writer_pid;   /* live writer's pid, 0 if none */
+    uint32_t readers;     /* attached IN ports (approximate: counts attaches minus closes) */
+    uint64_t seq;         /* newest sequence number, 0 if nothing sent */
+    int64_t mono_ns;      /* send time of the newest packet */
+    int64_t real_ns;
+    uint32_t mode;        /* permission bits of the object */
+};
+
+/* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
+ * Returns 0, ARD_ENOENT, ARD_EACCES, ARD_ESTALE. */
+ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st);
+
+/* Call fn for every connection of `domain` (NULL: the domain in force), in name order.
+ * fn returns 0 to continue, anything else to stop (that value is returned).
+ * Returns the count of connections visited (>= 0) or an error. */
+ARD_NODISCARD int ard_conn_list(const char *domain,
+                                int (*fn)(const char *name, void *arg), void *arg);
+
+/* Remove connection `name` of `domain` (NULL: the domain in force). Attached ports keep
+ * working on the old object; new attaches create a new one. Returns 0, ARD_ENOENT, ... */
+ARD_NODISCARD int ard_conn_unlink(const char *domain, const char *name);
+
+/* Remove every connection object of `domain`. Returns the count removed or an error. */
+ARD_NODISCARD int ard_domain_unlink(const char *domain);
+
+/* ------------------------------------------------------------------------------------------
+ * Type descriptors
+ *
+ * A descriptor lists fields in basic types: "f64[7] f64[7] u32 u8[4]". Basic types: i8 u8
+ * i16 u16 i32 u32 i64 u64 f32 f64; an optional [N] (N >= 1) makes an array. Fields are laid
+ * out with C's natural alignment (each field aligned to its element size) and the total is
+ * padded to the largest alignment, exactly like the matching C struct on Linux x86_64 and
+ * aarch64. Separators are spaces, tabs or commas.
+ * ---------------------------------------------------------------------------------------- */
+
+enum ard_basic {
+    ARD_I8, ARD_U8, ARD_I16, ARD_U16, ARD_I32, ARD_U32, ARD_I64, ARD_U64, ARD_F32, ARD_F64
+};
+
+struct ard_field {
+    enum ard_basic kind;
+    uint32_t count;   /* array length, 1 for a scalar */
+    uint32_t offset;  /* byte offset in the packet */
+};
+
+/* Parse `desc`. Writes up to `max` fields (fields may be NULL with max 0 to only count),
+ * the field count to *nfields and the packed size to *size (either may be NULL).
+ * Returns 0, or ARD_ETYPE with a detail pointing at the bad token ("at column 9: 'f65'").
+ * If there are more than `max` fields, the first `max` are written and *nfields says how
+ * many there are. */
+ARD_NODISCARD int ard_type_parse(const char *desc, struct ard_field *fields, size_t max,
+                                 size_t *nfields, size_t *size);
+
+/* Size in bytes of one element of a basic type, and its name ("f64"). */
+size_t ard_basic_size(enum ard_basic kind);
+const char *ard_basic_name(enum ard_basic kind);
+
+/* Canonical form of a descriptor (single spaces, "[1]" dropped) into buf.
+ * Returns its length, or ARD_ETYPE / ARD_EINVAL (buffer too small). */
+ARD_NODISCARD int ard_type_normalize(const char *desc, char *buf, size_t buflen);
+
+/* 64-bit FNV-1a hash of the canonical descriptor (0 for NULL or ""). Used on the wire. */
+uint64_t ard_type_hash(const char *desc);
+
+/* ------------------------------------------------------------------------------------------
+ * Periodic loop helper
+ *
+ *     ard_period p;
+ *     if (ard_period_init(&p, 1000000) < 0) ...     // 1 kHz
+ *     for (;;) { ...; int missed = ard_period_wait(&p); }
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct ard_period {
+    int64_t period_ns;
+    int64_t next_ns;      /* absolute CLOCK_MONOTONIC deadline of the next wake-up */
+    uint64_t overruns;    /* periods missed in total */
+    uint64_t cycles;      /* completed waits */
+} ard_period;
+
+/* Start a periodic schedule: the first deadline is one period from now. Sets the thread's
+ * timer slack to 1 ns (prctl) so the wake-ups are not batched. Returns 0 or ARD_EINVAL. */
+ARD_NODISCARD int ard_period_init(ard_period *p, int64_t period_ns);
+
+/* Sleep until the next absolute deadline (clock_nanosleep TIMER_ABSTIME, restarted after a
+ * signal). If one or more deadlines have already passed, does not sleep: skips to the next
+ * future deadline and returns the number of periods missed (also added to p->overruns).
+ * Returns >= 0. */
+int ard_period_wait(ard_period *p);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME now, in ns (vDSO, no system call). */
+int64_t ard_now_ns(void);
+int64_t ard_realtime_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARDNET_H */

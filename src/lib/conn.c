@@ -1,0 +1,194 @@
+/* conn.c - connections of a domain seen from outside: list, describe, remove. */
+#include "ardi.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int pick_domain(const char *domain, char *out)
+{
+    if (domain == NULL)
+        domain = ard_domain();
+    int rc = ardi_check_name("domain", domain, false);
+    if (rc == 0)
+        snprintf(out, ARD_MAX_NAME + 1, "%s", domain);
+    return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of the domain's connections, sorted; caller frees. */
+static int collect(const char *domain, char ***names, size_t *n)
+{
+    char prefix[ARD_MAX_NAME + 8];
+    int pl = snprintf(prefix, sizeof prefix, ARDI_SHM_PREFIX "%s.", domain);
+    DIR *d = opendir(ARDI_SHM_DIR);
+    if (d == NULL)
+        return ardi_fail_errno(ARD_ESYS, errno, "opendir(" ARDI_SHM_DIR ")");
+    char **v = NULL;
+    size_t cnt = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, (size_t)pl) != 0 || e->d_name[pl] == '\0')
+            continue;
+        char **nv = realloc(v, (cnt + 1) * sizeof *v);
+        char *s = strdup(e->d_name + pl);
+        if (nv == NULL || s == NULL) {
+            free(s);
+            v = nv ? nv : v;
+            rc = ardi_fail(ARD_ENOMEM, "listing domain '%s': out of memory", domain);
+            break;
+        }
+        v = nv;
+        v[cnt++] = s;
+    }
+    closedir(d);
+    if (cnt > 1)
+        qsort(v, cnt, sizeof *v, cmp_names);
+    *names = v;
+    *n = cnt;
+    return rc;
+}
+
+static void free_names(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg), void *arg)
+{
+    char dom[ARD_MAX_NAME + 1];
+    int rc = pick_domain(domain, dom);
+    if (rc < 0)
+        return rc;
+    char **v;
+    size_t n;
+    if ((rc = collect(dom, &v, &n)) < 0) {
+        free_names(v, n);
+        return rc;
+    }
+    int visited = 0;
+    for (size_t i = 0; i < n; i++) {
+        visited++;
+        if (fn && (rc = fn(v[i], arg)) != 0)
+            break;
+    }
+    free_names(v, n);
+    return rc != 0 ? rc : visited;
+}
+
+int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st)
+{
+    char dom[ARD_MAX_NAME + 1], shm[ARDI_SHM_NAME_MAX];
+    int rc = pick_domain(domain, dom);
+    if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
+        return rc;
+    if (st == NULL)
+        return ardi_fail(ARD_EINVAL, "ard_conn_stat: st is NULL");
+    ardi_shm_name(shm, dom, name);
+    int fd = shm_open(shm, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
+                             dom);
+        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e, "connection '%s': "
+                               "shm_open(%s)", name, shm);
+    }
+    struct stat sb;
+    struct ardi_seg *s = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && (size_t)sb.st_size >= sizeof *s)
+        s = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (s == MAP_FAILED || atomic_load(&s->magic) != ARDI_MAGIC || s->version != ARDI_VERSION ||
+        s->total != (uint64_t)sb.st_size || s->nslots == 0) {
+        if (s != MAP_FAILED)
+            munmap(s, (size_t)sb.st_size);
+        close(fd);
+        return ardi_fail(ARD_ESTALE, "connection '%s': /dev/shm%s is not an ardnet object of "
+                         "this version", name, shm);
+    }
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "%s", name);
+    memcpy(st->type, s->type, sizeof st->type);
+    st->type[sizeof st->type - 1] = '\0';
+    st->size = (size_t)s->size;
+    st->readers = atomic_load(&s->readers);
+    st->mode = sb.st_mode & 07777;
+    /* The pid field outlives a killed writer; the writer lock does not. */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 1};
+    if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+        st->writer_pid = atomic_load(&s->writer_pid);
+    close(fd);
+    /* The newest packet's times, read under its slot's sequence lock. */
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t h = atomic_load(&s->head);
+        if (h == 0)
+            break;
+        struct ardi_slot *slot = ardi_slot_at(s, h);
+        uint64_t v = atomic_load(&slot->lock);
+        int64_t mono = slot->mono_ns, real = slot->real_ns;
+        atomic_thread_fence(memory_order_acquire);
+        if (v == 2 * h && atomic_load(&slot->lock) == v) {
+            st->seq = h;
+            st->mono_ns = mono;
+            st->real_ns = real;
+            break;
+        }
+    }
+    munmap(s, (size_t)sb.st_size);
+    return 0;
+}
+
+int ard_conn_unlink(const char *domain, const char *name)
+{
+    char dom[ARD_MAX_NAME + 1], shm[ARDI_SHM_NAME_MAX];
+    int rc = pick_domain(domain, dom);
+    if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
+        return rc;
+    ardi_shm_name(shm, dom, name);
+    if (shm_unlink(shm) < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
+                             dom);
+        return ardi_fail_errno(e == EACCES || e == EPERM ? ARD_EACCES : ARD_ESYS, e,
+                               "connection '%s': shm_unlink(%s)", name, shm);
+    }
+    return 0;
+}
+
+int ard_domain_unlink(const char *domain)
+{
+    char dom[ARD_MAX_NAME + 1];
+    int rc = pick_domain(domain, dom);
+    if (rc < 0)
+        return rc;
+    char **v;
+    size_t n;
+    if ((rc = collect(dom, &v, &n)) < 0) {
+        free_names(v, n);
+        return rc;
+    }
+    int removed = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int r = ard_conn_unlink(dom, v[i]);
+        if (r == 0)
+            removed++;
+        else if (r != ARD_ENOENT)
+            rc = r;
+    }
+    free_names(v, n);
+    return rc < 0 ? rc : removed;
+}

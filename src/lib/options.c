@@ -1,0 +1,371 @@
+/*
+ * options.c - process-wide state, the standard --ard* options, ard_init and ard_fini.
+ */
+#include "ardi.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct ardi_state ardi_g = {.mode = 0600};
+static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void ardi_lock(void)
+{
+    pthread_mutex_lock(&g_mutex);
+}
+
+void ardi_unlock(void)
+{
+    pthread_mutex_unlock(&g_mutex);
+}
+
+int ardi_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    if (s == NULL || *s == '\0')
+        return ARD_EINVAL;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return ARD_EINVAL;
+    *out = v;
+    return 0;
+}
+
+int ardi_parse_mode(const char *what, const char *s, unsigned *mode)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = s && *s ? strtoul(s, &end, 8) : 0;
+    if (s == NULL || *s == '\0' || errno != 0 || *end != '\0' || v > 0777)
+        return ardi_fail(ARD_EOPTION, "%s '%s': not an octal mode like 0600 or 0660", what,
+                         s ? s : "");
+    if ((v & 0600) != 0600 || (v & 0111) != 0 || (v & 0007) != 0)
+        return ardi_fail(ARD_EOPTION, "%s '%s': mode must be 0600 plus optional group bits "
+                         "(0640, 0660); others may never have access", what, s);
+    *mode = (unsigned)v;
+    return 0;
+}
+
+/* ---- domain ----------------------------------------------------------------------------- */
+
+static void default_domain(void)
+{
+    if (ardi_g.domain_set)
+        return;
+    const char *env = getenv("ARD_DOMAIN");
+    if (env == NULL || *env == '\0' || ardi_check_name("domain", env, false) < 0)
+        env = "default";
+    snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", env);
+}
+
+const char *ard_domain(void)
+{
+    ardi_lock();
+    default_domain();
+    ardi_unlock();
+    return ardi_g.domain;
+}
+
+int ard_set_domain(const char *domain)
+{
+    int rc = ardi_check_name("domain", domain, false);
+    if (rc < 0)
+        return rc;
+    ardi_lock();
+    snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", domain);
+    ardi_g.domain_set = true;
+    ardi_unlock();
+    return 0;
+}
+
+/* ---- option parsing --------------------------------------------------------------------- */
+
+struct opts {
+    const char *domain;
+    const char *prio, *cpu, *spin, *mode;
+    bool lock, help;
+};
+
+/* Match "--name", "--name=value" or "--name value". Returns 1 if matched (value set,
+ * *consumed = number of argv entries), 0 if not this option, or an error. */
+static int match(char **argv, int argc, int i, const char *name, bool takes_value,
+                 const char **value, int *consumed)
+{
+    const char *a = argv[i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+        return 0;
+    if (!takes_value) {
+        if (a[n] == '=')
+            return ardi_fail(ARD_EOPTION, "option '%s' takes no value", a);
+        *consumed = 1;
+        return 1;
+    }
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        *consumed = 1;
+    } else {
+        if (i + 1 >= argc || argv[i + 1] == NULL)
+            return ardi_fail(ARD_EOPTION, "option '%s' needs a value", name);
+        *value = argv[i + 1];
+        *consumed = 2;
+    }
+    return 1;
+}
+
+static int add_wire(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL)
+        return ardi_fail(ARD_EOPTION, "option '--ard %s': expected PORT=CONNECTION", arg);
+    char port[ARD_MAX_NAME + 2], conn[ARD_MAX_NAME + 2];
+    size_t pl = (size_t)(eq - arg);
+    if (pl == 0 || pl > ARD_MAX_NAME || strlen(eq + 1) > ARD_MAX_NAME || eq[1] == '\0')
+        return ardi_fail(ARD_EOPTION, "option '--ard %s': expected PORT=CONNECTION with names "
+                         "of 1..%d characters", arg, ARD_MAX_NAME);
+    memcpy(port, arg, pl);
+    port[pl] = '\0';
+    snprintf(conn, sizeof conn, "%s", eq + 1);
+    if (ardi_check_name("port", port, true) < 0 || ardi_check_name("connection", conn, true) < 0) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        return ardi_fail(ARD_EOPTION, "option '--ard %s': %s", arg, why);
+    }
+    for (size_t i = 0; i < ardi_g.nwires; i++)
+        if (strcmp(ardi_g.wires[i].port, port) == 0)
+            return ardi_fail(ARD_EOPTION, "option '--ard %s': port '%s' is wired twice (also to "
+                             "'%s')", arg, port, ardi_g.wires[i].conn);
+    struct ardi_wire *w = realloc(ardi_g.wires, (ardi_g.nwires + 1) * sizeof *w);
+    if (w == NULL)
+        return ardi_fail(ARD_ENOMEM, "option '--ard %s': out of memory", arg);
+    ardi_g.wires = w;
+    w = &ardi_g.wires[ardi_g.nwires++];
+    memset(w, 0, sizeof *w);
+    memcpy(w->port, port, strlen(port) + 1);
+    memcpy(w->conn, conn, strlen(conn) + 1);
+    return 0;
+}
+
+static int scan(int *argc, char **argv, struct opts *o)
+{
+    static const char *const valued[] = {"--ard-domain", "--ard-prio", "--ard-cpu",
+                                         "--ard-spin", "--ard-mode"};
+    const char **slots[] = {&o->domain, &o->prio, &o->cpu, &o->spin, &o->mode};
+    int out = 1, i = 1;
+    while (i < *argc) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        if (strncmp(a, "--ard", 5) != 0 || (a[5] != '\0' && a[5] != '=' && a[5] != '-')) {
+            argv[out++] = argv[i++];
+            continue;
+        }
+        const char *v = NULL;
+        int used = 0, rc;
+        if ((rc = match(argv, *argc, i, "--ard", true, &v, &used)) != 0) {
+            if (rc < 0 || (rc = add_wire(v)) < 0)
+                return rc;
+        } else if ((rc = match(argv, *argc, i, "--ard-lock", false, &v, &used)) != 0) {
+            if (rc < 0)
+                return rc;
+            o->lock = true;
+        } else if ((rc = match(argv, *argc, i, "--ard-help", false, &v, &used)) != 0) {
+            if (rc < 0)
+                return rc;
+            o->help = true;
+        } else {
+            for (size_t k = 0; k < sizeof valued / sizeof valued[0] && rc == 0; k++)
+                if ((rc = match(argv, *argc, i, valued[k], true, &v, &used)) == 1)
+                    *slots[k] = v;
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                return ardi_fail(ARD_EOPTION, "unknown option '%s' (standard options: --ard "
+                                 "PORT=CONN, --ard-domain, --ard-prio, --ard-cpu, --ard-lock, "
+                                 "--ard-spin, --ard-mode, --ard-help)", a);
+        }
+        i += used;
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+static int parse_cpus(const char *list, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    const char *p = list;
+    if (*p == '\0')
+        return ardi_fail(ARD_EOPTION, "option '--ard-cpu': empty CPU list");
+    while (*p) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno || a < 0 || a >= CPU_SETSIZE)
+            return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': bad CPU number at '%s' "
+                             "(expected a list like 0,2-3)", list, p);
+        b = a;
+        p = end;
+        if (*p == '-') {
+            const char *q = ++p;
+            b = strtol(q, &end, 10);
+            if (end == q || errno || b < a || b >= CPU_SETSIZE)
+                return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': bad range end at '%s'",
+                                 list, q);
+            p = end;
+        }
+        for (long c = a; c <= b; c++)
+            CPU_SET((int)c, set);
+        if (*p == ',' && p[1] != '\0')
+            p++;
+        else if (*p != '\0')
+            return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': unexpected '%s'", list, p);
+    }
+    return 0;
+}
+
+/* Realtime requests, applied in the order that makes the later ones effective: affinity,
+ * then memory lock, then priority. */
+static int apply_realtime(const struct opts *o)
+{
+    int64_t prio = 0;
+    cpu_set_t set;
+    if (o->prio && ardi_parse_i64(o->prio, 1, 99, &prio) < 0)
+        return ardi_fail(ARD_EOPTION, "option '--ard-prio %s': not a priority 1..99", o->prio);
+    if (o->cpu && parse_cpus(o->cpu, &set) < 0)
+        return ARD_EOPTION;
+    if (o->cpu && sched_setaffinity(0, sizeof set, &set) < 0)
+        return ardi_fail_errno(ARD_ERTREFUSED, errno, "option '--ard-cpu %s': "
+                               "sched_setaffinity refused (CPU offline or outside this "
+                               "process's cpuset?)", o->cpu);
+    if (o->lock && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+        return ardi_fail_errno(ARD_ERTREFUSED, errno, "option '--ard-lock': mlockall refused "
+                               "(needs CAP_IPC_LOCK or a large RLIMIT_MEMLOCK)");
+    if (o->prio) {
+        struct sched_param sp = {.sched_priority = (int)prio};
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+            return ardi_fail_errno(ARD_ERTREFUSED, errno, "option '--ard-prio %s': "
+                                   "sched_setscheduler(SCHED_FIFO) refused (needs CAP_SYS_NICE "
+                                   "or RLIMIT_RTPRIO >= %s)", o->prio, o->prio);
+    }
+    return 0;
+}
+
+static void print_help(const char *prog)
+{
+    printf("%s: ports (domain '%s')\n", prog ? prog : "block", ardi_g.domain);
+    printf("  %-20s %-4s %10s  %-24s %s\n", "PORT", "DIR", "SIZE", "CONNECTION", "TYPE");
+    for (ard_port *p = ardi_g.ports; p; p = p->next)
+        printf("  %-20s %-4s %10zu  %-24s %s\n", p->name, p->dir == ARD_IN ? "in" : "out",
+               p->size, p->conn, p->type[0] ? p->type : "(opaque)");
+    printf("standard options: --ard PORT=CONNECTION, --ard-domain NAME, --ard-prio N, "
+           "--ard-cpu LIST, --ard-lock, --ard-spin NS, --ard-mode OCTAL, --ard-help\n");
+    fflush(stdout);
+}
+
+static int init_locked(int *argc, char **argv)
+{
+    if (ardi_g.initialized)
+        return ardi_fail(ARD_ESTATE, "ard_init called twice (call ard_fini first)");
+    struct opts o = {0};
+    int rc = 0;
+    /* Wiring comes only from this argv: forget what a failed earlier call parsed. */
+    free(ardi_g.wires);
+    ardi_g.wires = NULL;
+    ardi_g.nwires = 0;
+    if (argc != NULL && argv != NULL && *argc > 0)
+        rc = scan(argc, argv, &o);
+    if (rc < 0)
+        return rc;
+
+    const char *env_mode = getenv("ARD_SHM_MODE"), *env_spin = getenv("ARD_SPIN_NS");
+    if (o.mode == NULL && env_mode != NULL && *env_mode) {
+        if ((rc = ardi_parse_mode("ARD_SHM_MODE", env_mode, &ardi_g.mode)) < 0)
+            return rc;
+    } else if (o.mode != NULL && (rc = ardi_parse_mode("option '--ard-mode'", o.mode,
+                                                       &ardi_g.mode)) < 0) {
+        return rc;
+    }
+    const char *spin = o.spin ? o.spin : env_spin;
+    if (spin && *spin && ardi_parse_i64(spin, 0, 1000000000, &ardi_g.spin_ns) < 0)
+        return ardi_fail(ARD_EOPTION, "%s '%s': not a spin time in ns 0..1000000000",
+                         o.spin ? "option '--ard-spin'" : "ARD_SPIN_NS", spin);
+    if (o.domain) {
+        if (ardi_check_name("domain", o.domain, false) < 0) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", ard_errdetail());
+            return ardi_fail(ARD_EOPTION, "option '--ard-domain': %s", why);
+        }
+        snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", o.domain);
+        ardi_g.domain_set = true;
+    }
+    default_domain();
+
+    for (size_t i = 0; i < ardi_g.nwires; i++) {
+        ard_port *p = ardi_g.ports;
+        while (p && strcmp(p->name, ardi_g.wires[i].port) != 0)
+            p = p->next;
+        if (p == NULL)
+            return ardi_fail(ARD_EOPTION, "option '--ard %s=%s': this block has no port "
+                             "named '%s'", ardi_g.wires[i].port, ardi_g.wires[i].conn,
+                             ardi_g.wires[i].port);
+        snprintf(p->conn, sizeof p->conn, "%s", ardi_g.wires[i].conn);
+        p->wired = ardi_g.wires[i].used = true;
+    }
+    if (o.help) {
+        print_help(argv ? argv[0] : NULL);
+        exit(0);
+    }
+    if ((rc = apply_realtime(&o)) < 0)
+        return rc;
+    for (ard_port *p = ardi_g.ports; p; p = p->next) {
+        if (p->dir == ARD_IN && p->spin_ns == 0)
+            p->spin_ns = ardi_g.spin_ns;
+        if (!p->attached && (rc = ardi_port_attach(p)) < 0)
+            return rc;
+    }
+    ardi_g.initialized = true;
+    return 0;
+}
+
+int ard_init(int *argc, char **argv)
+{
+    ardi_lock();
+    int rc = init_locked(argc, argv);
+    ardi_unlock();
+    if (rc < 0)
+        return rc;
+    rc = ard_ready();
+    return rc < 0 ? rc : 0;
+}
+
+void ard_fini(void)
+{
+    ardi_lock();
+    ard_port *p = ardi_g.ports;
+    ardi_g.ports = NULL;
+    free(ardi_g.wires);
+    ardi_g.wires = NULL;
+    ardi_g.nwires = 0;
+    ardi_g.initialized = false;
+    ardi_g.domain_set = false;
+    ardi_g.mode = 0600;
+    ardi_g.spin_ns = 0;
+    ardi_unlock();
+    while (p) {
+        ard_port *next = p->next;
+        ardi_seg_detach(&p->map, p->dir == ARD_OUT, p->dir == ARD_IN && p->spin_ns > 0);
+        free(p);
+        p = next;
+    }
+}

@@ -1,0 +1,445 @@
+/*
+ * port.c - ports: declaration, attachment, and the realtime paths send / rec / tryrec.
+ *
+ * The realtime paths allocate nothing, take no lock, and make no system call except one
+ * futex wake in send when a reader sleeps, and one futex wait in rec when nothing is new.
+ */
+#include "ardi.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+/* ---- clocks ----------------------------------------------------------------------------- */
+
+static int64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t ard_now_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
+}
+
+int64_t ard_realtime_ns(void)
+{
+    return clock_ns(CLOCK_REALTIME);
+}
+
+/* ---- the sequence-locked slots ---------------------------------------------------------- */
+
+/* Copy packet `seq` out of its slot. False if the writer has begun to reuse the slot, in which
+ * case a newer packet exists and the caller reads head again. */
+static bool copy_packet(struct ardi_seg *s, uint64_t seq, void *dst, size_t size,
+                        int64_t *mono, int64_t *real)
+{
+    struct ardi_slot *slot = ardi_slot_at(s, seq);
+    uint64_t v1 = atomic_load_explicit(&slot->lock, memory_order_acquire);
+    if (v1 != 2 * seq)
+        return false;
+    memcpy(dst, slot + 1, size);
+    *mono = slot->mono_ns;
+    *real = slot->real_ns;
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&slot->lock, memory_order_relaxed) == v1;
+}
+
+static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, uaddr, op, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+int ard_send(ard_port *p, const void *packet)
+{
+    if (p == NULL || packet == NULL || p->dir != ARD_OUT)
+        return ardi_fail(ARD_EINVAL, "ard_send: %s", p == NULL ? "port is NULL"
+                         : packet == NULL ? "packet is NULL" : "not an OUT port");
+    struct ardi_seg *s = p->map.seg;
+    if (s == NULL)
+        return ardi_fail(ARD_ESTATE, "port '%s': ard_send before the port is attached (call "
+                         "ard_init first)", p->name);
+
+    uint64_t seq = p->last_seq + 1;
+    struct ardi_slot *slot = ardi_slot_at(s, seq);
+    int64_t mono = ard_now_ns(), real = ard_realtime_ns();
+
+    atomic_store_explicit(&slot->lock, 2 * seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    memcpy(slot + 1, packet, p->size);
+    slot->mono_ns = mono;
+    slot->real_ns = real;
+    atomic_store_explicit(&slot->lock, 2 * seq, memory_order_release);
+    atomic_store_explicit(&s->head, seq, memory_order_release);
+    if (atomic_load_explicit(&s->spinners, memory_order_relaxed) != 0)
+        atomic_store_explicit(&s->writer_cpu, (uint32_t)sched_getcpu(), memory_order_relaxed);
+
+    /* Swap in the new futex value; wake only if some reader announced it sleeps. A reader
+     * killed while asleep leaves the bit set: it costs one needless wake, then it is gone. */
+    uint32_t old = atomic_exchange_explicit(&s->wake, (uint32_t)(seq << 1), memory_order_seq_cst);
+    if (old & 1u)
+        futex(&s->wake, FUTEX_WAKE, INT_MAX, NULL);
+
+    p->last_seq = seq;
+    p->info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real, .skipped = 0};
+    return 0;
+}
+
+static int check_in(ard_port *p, const void *packet, const char *fn)
+{
+    if (p == NULL || packet == NULL || p->dir != ARD_IN)
+        return ardi_fail(ARD_EINVAL, "%s: %s", fn, p == NULL ? "port is NULL"
+                         : packet == NULL ? "packet is NULL" : "not an IN port");
+    if (p->map.seg == NULL)
+        return ardi_fail(ARD_ESTATE, "port '%s': %s before the port is attached (call ard_init "
+                         "first)", p->name, fn);
+    return 0;
+}
+
+/* Copy the newest packet. Returns 1 (newer than last returned), 0 (same again), or
+ * ARD_ENODATA. Loops only while the writer laps the slot being copied. */
+static int take_newest(ard_port *p, void *packet)
+{
+    struct ardi_seg *s = p->map.seg;
+    for (;;) {
+        uint64_t h = atomic_load_explicit(&s->head, memory_order_acquire);
+        if (h == 0)
+            return ARD_ENODATA;
+        int64_t mono, real;
+        if (!copy_packet(s, h, packet, p->size, &mono, &real))
+            continue;
+        if (h == p->last_seq) {
+            p->info.skipped = 0;
+            return 0;
+        }
+        p->info = (struct ard_info){.seq = h, .mono_ns = mono, .real_ns = real,
+                                    .skipped = p->last_seq ? h - p->last_seq - 1 : 0};
+        p->last_seq = h;
+        return 1;
+    }
+}
+
+int ard_tryrec(ard_port *p, void *packet)
+{
+    int rc = check_in(p, packet, "ard_tryrec");
+    if (rc < 0)
+        return rc;
+    return take_newest(p, packet);
+}
+
+static bool has_new(const ard_port *p)
+{
+    uint64_t h = atomic_load_explicit(&p->map.seg->head, memory_order_acquire);
+    return h != 0 && h != p->last_seq;
+}
+
+/* Poll for up to p->spin_ns, but only while the writer last ran on another CPU: on a shared
+ * CPU spinning would only steal the writer's time. */
+static bool spin_for_new(const ard_port *p)
+{
+    struct ardi_seg *s = p->map.seg;
+    uint32_t wcpu = atomic_load_explicit(&s->writer_cpu, memory_order_relaxed);
+    if (wcpu == (uint32_t)sched_getcpu())
+        return false;
+    int64_t end = ard_now_ns() + p->spin_ns;
+    for (unsigned i = 1;; i++) {
+        if (has_new(p))
+            return true;
+        cpu_relax();
+        if ((i & 63) == 0 && ard_now_ns() >= end)
+            return false;
+    }
+}
+
+/* Sleep until head moves past last_seq or the absolute deadline passes (deadline < 0: none).
+ * Returns 0, ARD_ETIMEDOUT or ARD_EINTR. */
+static int wait_new(ard_port *p, int64_t deadline)
+{
+    struct ardi_seg *s = p->map.seg;
+    if (p->spin_ns > 0 && spin_for_new(p))
+        return 0;
+    for (;;) {
+        uint32_t w = atomic_load_explicit(&s->wake, memory_order_seq_cst);
+        if (has_new(p))
+            return 0;
+        if (!(w & 1u)) {
+            /* Announce the sleeper; fails if the writer swapped the word meanwhile. */
+            if (!atomic_compare_exchange_strong(&s->wake, &w, w | 1u))
+                continue;
+            w |= 1u;
+        }
+        struct timespec ts, *tsp = NULL;
+        if (deadline >= 0) {
+            if (ard_now_ns() >= deadline)
+                return ARD_ETIMEDOUT;
+            ts.tv_sec = deadline / 1000000000;
+            ts.tv_nsec = deadline % 1000000000;
+            tsp = &ts;
+        }
+        /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline. Not the private
+         * variant: the word is shared between processes. */
+        if (futex(&s->wake, FUTEX_WAIT_BITSET, w, tsp) < 0) {
+            if (errno == ETIMEDOUT)
+                return has_new(p) ? 0 : ARD_ETIMEDOUT;
+            if (errno == EINTR)
+                return has_new(p) ? 0 : ARD_EINTR;
+            /* EAGAIN: the word changed before we slept; loop and look again. */
+        }
+    }
+}
+
+static int rec_until(ard_port *p, void *packet, int64_t deadline, const char *fn)
+{
+    int rc = check_in(p, packet, fn);
+    if (rc < 0)
+        return rc;
+    for (;;) {
+        if (has_new(p) && take_newest(p, packet) == 1)
+            return 0;
+        rc = wait_new(p, deadline);
+        if (rc == ARD_ETIMEDOUT)
+            return ardi_fail(rc, "port '%s' (connection '%s'): no new packet within the timeout",
+                             p->name, p->conn);
+        if (rc == ARD_EINTR)
+            return ardi_fail(rc, "port '%s': interrupted by a signal", p->name);
+    }
+}
+
+int ard_rec(ard_port *p, void *packet)
+{
+    return rec_until(p, packet, -1, "ard_rec");
+}
+
+int ard_rec_timed(ard_port *p, void *packet, int64_t timeout_ns)
+{
+    int64_t deadline = ard_now_ns() + (timeout_ns > 0 ? timeout_ns : 0);
+    return rec_until(p, packet, deadline, "ard_rec_timed");
+}
+
+/* ---- declaration and attachment --------------------------------------------------------- */
+
+int ardi_check_name(const char *what, const char *s, bool dots)
+{
+    if (s == NULL || *s == '\0')
+        return ardi_fail(ARD_EINVAL, "%s name is empty", what);
+    size_t n = strlen(s);
+    if (n > ARD_MAX_NAME)
+        return ardi_fail(ARD_EINVAL, "%s name '%.20s...' is longer than %d characters", what, s,
+                         ARD_MAX_NAME);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || (c == '.' && dots);
+        if (!ok)
+            return ardi_fail(ARD_EINVAL, "%s name '%s': character '%c' at %zu is not allowed "
+                             "(use A-Z a-z 0-9 _ -%s)", what, s, c, i + 1, dots ? " ." : "");
+    }
+    if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return ardi_fail(ARD_EINVAL, "%s name '%s' is not allowed", what, s);
+    return 0;
+}
+
+int ardi_port_attach(ard_port *p)
+{
+    struct ardi_attach_req rq = {
+        .domain = ardi_g.domain,
+        .conn = p->conn,
+        .port = p->name,
+        .size = p->size,
+        .type = p->type,
+        .writer = p->dir == ARD_OUT,
+        .mode = ardi_g.mode,
+    };
+    int rc = ardi_seg_attach(&rq, &p->map);
+    if (rc < 0)
+        return rc;
+    struct ardi_seg *s = p->map.seg;
+    if (p->size == 0) {
+        p->size = (size_t)s->size;
+        snprintf(p->type, sizeof p->type, "%s", s->type);
+    } else if (p->type[0] == '\0') {
+        snprintf(p->type, sizeof p->type, "%s", s->type);
+    }
+    /* A writer continues the sequence; a reader starts as if it had read nothing. */
+    p->last_seq = p->dir == ARD_OUT ? atomic_load(&s->head) : 0;
+    p->attached = true;
+    if (p->dir == ARD_IN && p->spin_ns > 0)
+        atomic_fetch_add(&s->spinners, 1);
+    return 0;
+}
+
+ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char *type)
+{
+    if (ardi_check_name("port", name, true) < 0)
+        return NULL;
+    if (dir != ARD_IN && dir != ARD_OUT) {
+        ardi_fail(ARD_EINVAL, "port '%s': direction must be ARD_IN or ARD_OUT", name);
+        return NULL;
+    }
+    if (size > ARD_MAX_PACKET) {
+        ardi_fail(ARD_EINVAL, "port '%s': size %zu is larger than %u bytes", name, size,
+                  ARD_MAX_PACKET);
+        return NULL;
+    }
+    if (size == 0 && type != NULL) {
+        ardi_fail(ARD_EINVAL, "port '%s': size 0 (adopt the connection's) needs type NULL", name);
+        return NULL;
+    }
+    ard_port *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        ardi_fail(ARD_ENOMEM, "port '%s': out of memory", name);
+        return NULL;
+    }
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->conn, sizeof p->conn, "%s", name);
+    p->dir = dir;
+    p->size = size;
+    p->map.fd = -1;
+    if (type != NULL) {
+        size_t tsize;
+        if (ard_type_normalize(type, p->type, sizeof p->type) < 0 ||
+            ard_type_parse(type, NULL, 0, NULL, &tsize) < 0) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", ard_errdetail());
+            ardi_fail(ARD_ETYPE, "port '%s': %s", name, why);
+            free(p);
+            return NULL;
+        }
+        if (tsize != size) {
+            ardi_fail(ARD_ETYPE, "port '%s': type '%s' has size %zu, the port declares %zu",
+                      name, p->type, tsize, size);
+            free(p);
+            return NULL;
+        }
+    }
+
+    ardi_lock();
+    int rc = 0;
+    for (ard_port *q = ardi_g.ports; q; q = q->next)
+        if (strcmp(q->name, name) == 0)
+            rc = ardi_fail(ARD_EINVAL, "port '%s' is already declared by this block", name);
+    if (rc == 0 && ardi_g.initialized) {
+        for (size_t i = 0; i < ardi_g.nwires; i++)
+            if (strcmp(ardi_g.wires[i].port, name) == 0) {
+                snprintf(p->conn, sizeof p->conn, "%s", ardi_g.wires[i].conn);
+                p->wired = ardi_g.wires[i].used = true;
+            }
+        p->spin_ns = dir == ARD_IN ? ardi_g.spin_ns : 0;
+        rc = ardi_port_attach(p);
+    }
+    if (rc == 0) {
+        ard_port **tail = &ardi_g.ports;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = p;
+    }
+    ardi_unlock();
+    if (rc < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void unlink_port(ard_port *p)
+{
+    for (ard_port **pp = &ardi_g.ports; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            return;
+        }
+}
+
+void ard_close(ard_port *p)
+{
+    if (p == NULL)
+        return;
+    ardi_lock();
+    unlink_port(p);
+    ardi_unlock();
+    ardi_seg_detach(&p->map, p->dir == ARD_OUT, p->dir == ARD_IN && p->spin_ns > 0);
+    free(p);
+}
+
+int ard_port_set_spin(ard_port *p, int64_t spin_ns)
+{
+    if (p == NULL || p->dir != ARD_IN || spin_ns < 0)
+        return ardi_fail(ARD_EINVAL, "ard_port_set_spin: %s", p == NULL ? "port is NULL"
+                         : p->dir != ARD_IN ? "not an IN port" : "negative spin time");
+    if (p->map.seg != NULL && (p->spin_ns > 0) != (spin_ns > 0))
+        atomic_fetch_add(&p->map.seg->spinners, spin_ns > 0 ? 1u : (uint32_t)-1);
+    p->spin_ns = spin_ns;
+    return 0;
+}
+
+struct ard_info ard_port_info(const ard_port *p)
+{
+    return p ? p->info : (struct ard_info){0};
+}
+
+const char *ard_port_name(const ard_port *p)
+{
+    return p ? p->name : "";
+}
+
+const char *ard_port_connection(const ard_port *p)
+{
+    return p ? p->conn : "";
+}
+
+const char *ard_port_type(const ard_port *p)
+{
+    return p ? p->type : "";
+}
+
+size_t ard_port_size(const ard_port *p)
+{
+    return p ? p->size : 0;
+}
+
+enum ard_dir ard_port_dir(const ard_port *p)
+{
+    return p ? p->dir : ARD_IN;
+}
+
+int ard_ready(void)
+{
+    const char *env = getenv("ARD_READY_FD");
+    if (env == NULL || *env == '\0')
+        return 0;
+    char s[32];
+    snprintf(s, sizeof s, "%s", env);
+    int64_t fd;
+    if (ardi_parse_i64(s, 0, INT_MAX, &fd) < 0)
+        return ardi_fail(ARD_EINVAL, "ARD_READY_FD='%s' is not a file descriptor", s);
+    char line[40];
+    int n = snprintf(line, sizeof line, "ready %ld\n", (long)getpid());
+    ssize_t w;
+    do
+        w = write((int)fd, line, (size_t)n);
+    while (w < 0 && errno == EINTR);
+    int e = errno;
+    close((int)fd);
+    unsetenv("ARD_READY_FD");
+    if (w != n)
+        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "readiness: write to ARD_READY_FD=%s",
+                               s);
+    return 1;
+}
