@@ -61,8 +61,8 @@ struct ardi_seg {
 
     /* Written by the writer on every send. */
     _Alignas(ARDI_CACHELINE) _Atomic uint64_t head; /* newest complete seq, 0: none yet */
-    /* Futex word: (seq << 1) | waiters-bit. Readers set bit 0 before sleeping; the writer
-     * swaps in a new value on every send and wakes only when the old value had the bit. */
+    /* Futex word. A send swaps in seq << 2 and wakes only if the old value had bit 0, which
+     * readers set before sleeping; a new writer stores (n << 2) | 2 and wakes all. */
     _Atomic uint32_t wake;
     _Atomic uint32_t writer_cpu;
 

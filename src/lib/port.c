@@ -93,7 +93,7 @@ int ard_send(ard_port *p, const void *packet)
 
     /* Swap in the new futex value; wake only if some reader announced it sleeps. A reader
      * killed while asleep leaves the bit set: it costs one needless wake, then it is gone. */
-    uint32_t old = atomic_exchange_explicit(&s->wake, (uint32_t)(seq << 1), memory_order_seq_cst);
+    uint32_t old = atomic_exchange_explicit(&s->wake, (uint32_t)(seq << 2), memory_order_seq_cst);
     if (old & 1u)
         futex(&s->wake, FUTEX_WAKE, INT_MAX, NULL);
 
@@ -179,19 +179,21 @@ static int wait_new(ard_port *p, int64_t deadline)
         uint32_t w = atomic_load_explicit(&s->wake, memory_order_seq_cst);
         if (has_new(p))
             return 0;
-        if (!(w & 1u)) {
-            /* Announce the sleeper; fails if the writer swapped the word meanwhile. */
-            if (!atomic_compare_exchange_strong(&s->wake, &w, w | 1u))
-                continue;
-            w |= 1u;
-        }
         struct timespec ts, *tsp = NULL;
         if (deadline >= 0) {
+            /* Before announcing a sleeper: a poll that times out must not cost the writer a
+             * needless wake. */
             if (ard_now_ns() >= deadline)
                 return ARD_ETIMEDOUT;
             ts.tv_sec = deadline / 1000000000;
             ts.tv_nsec = deadline % 1000000000;
             tsp = &ts;
+        }
+        if (!(w & 1u)) {
+            /* Announce the sleeper; fails if the writer swapped the word meanwhile. */
+            if (!atomic_compare_exchange_strong(&s->wake, &w, w | 1u))
+                continue;
+            w |= 1u;
         }
         /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline. Not the private
          * variant: the word is shared between processes. */
@@ -256,6 +258,18 @@ int ardi_check_name(const char *what, const char *s, bool dots)
     return 0;
 }
 
+/* A new writer moves the futex word to a value no send ever stores and wakes every sleeper:
+ * its predecessor may have died between publishing a packet and waking them, and a reader
+ * that was about to sleep on the old value now finds it changed (tests/model/ardnet.pml). */
+static void writer_takeover(struct ardi_seg *s)
+{
+    uint32_t w = atomic_load(&s->wake), moved;
+    do
+        moved = (((w >> 2) + 1) << 2) | 2u;
+    while (!atomic_compare_exchange_weak(&s->wake, &w, moved));
+    futex(&s->wake, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 int ardi_port_attach(ard_port *p)
 {
     struct ardi_attach_req rq = {
@@ -279,6 +293,8 @@ int ardi_port_attach(ard_port *p)
     }
     /* A writer continues the sequence; a reader starts as if it had read nothing. */
     p->last_seq = p->dir == ARD_OUT ? atomic_load(&s->head) : 0;
+    if (p->dir == ARD_OUT)
+        writer_takeover(s);
     p->attached = true;
     if (p->dir == ARD_IN && p->spin_ns > 0)
         atomic_fetch_add(&s->spinners, 1);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install what building and testing ardnet needs on Debian 12, when it is missing.
+# Runs apt-get only as root and only for packages that are not installed yet.
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev
+      iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+    echo "deps.sh: missing packages: ${missing[*]}; run as root or: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, then builds and tests ardnet in four
+# configurations, each with warnings as errors:
+#   gcc     release build, every test (the multi-host ones need root)
+#   clang   release build, every test except the long stress and multi-host runs
+#   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test
+#   fuzz    clang libFuzzer target of the ardnet datagram parser, about a minute
+# Usage: scripts/test.sh [CONFIG...]   (default: all four)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+
+configs=("$@")
+((${#configs[@]})) || configs=(gcc clang asan fuzz)
+jobs=${ARD_TEST_JOBS:-2}
+failed=()
+
+run() {
+    local name=$1 cc=$2 ctest_args=$3
+    shift 3
+    local dir=build-test-$name
+    echo "=== $name: configure and build ($cc)"
+    CC=$cc cmake -S . -B "$dir" -DARD_WERROR=ON "$@" >"$dir.configure.log" 2>&1 ||
+        { cat "$dir.configure.log"; return 1; }
+    cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; return 1; }
+    echo "=== $name: test"
+    # shellcheck disable=SC2086
+    (cd "$dir" && ctest --output-on-failure -j"$jobs" $ctest_args)
+}
+
+for c in "${configs[@]}"; do
+    case $c in
+    gcc) run gcc gcc "-LE fuzz" || failed+=(gcc) ;;
+    clang) run clang clang "-LE fuzz|long|root" || failed+=(clang) ;;
+    asan) run asan gcc "-LE fuzz" -DARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || failed+=(asan) ;;
+    fuzz) run fuzz clang "-L fuzz" -DARD_FUZZ=ON || failed+=(fuzz) ;;
+    *) echo "test.sh: unknown configuration '$c' (gcc clang asan fuzz)" >&2; exit 100 ;;
+    esac
+done
+
+if ((${#failed[@]})); then
+    echo "test.sh: FAILED in: ${failed[*]}"
+    exit 1
+fi
+echo "test.sh: all configurations passed: ${configs[*]}"
