@@ -24,6 +24,11 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; everything declared here is exported. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default)
+#endif
+
 #define ARD_VERSION_MAJOR 0
 #define ARD_VERSION_MINOR 1
 #define ARD_VERSION_PATCH 0
@@ -279,6 +284,10 @@ int ard_period_wait(ard_period *p);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME now, in ns (vDSO, no system call). */
 int64_t ard_now_ns(void);
 int64_t ard_realtime_ns(void);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

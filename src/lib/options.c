@@ -117,6 +117,8 @@ static int match(char **argv, int argc, int i, const char *name, bool takes_valu
         *value = argv[i + 1];
         *consumed = 2;
     }
+    if (**value == '\0')
+        return ardi_fail(ARD_EOPTION, "option '%s' needs a value (got an empty one)", name);
     return 1;
 }
 

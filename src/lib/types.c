@@ -125,6 +125,9 @@ int ard_type_normalize(const char *desc, char *buf, size_t buflen)
 {
     if (desc == NULL || buf == NULL || buflen == 0)
         return ardi_fail(ARD_EINVAL, "type normalisation: NULL argument");
+    int rc = ard_type_parse(desc, NULL, 0, NULL, NULL); /* also the size limit */
+    if (rc < 0)
+        return rc;
     size_t len = 0;
     const char *p = desc;
     for (;;) {
@@ -134,8 +137,7 @@ int ard_type_normalize(const char *desc, char *buf, size_t buflen)
             break;
         enum ard_basic kind;
         uint32_t count;
-        int rc = parse_token(desc, &p, &kind, &count);
-        if (rc < 0)
+        if ((rc = parse_token(desc, &p, &kind, &count)) < 0)
             return rc;
         char tok[32];
         int tl = count == 1 ? snprintf(tok, sizeof tok, "%s%s", len ? " " : "", basics[kind].name)
