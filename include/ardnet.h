@@ -81,7 +81,8 @@ typedef struct ard_port ard_port;
  * for opaque bytes; when given, its computed size must equal `size`.
  *
  * Before ard_init the port is only declared; ard_init wires and attaches it. After ard_init,
- * ard_create attaches at once (using the wiring given on the command line, if any).
+ * ard_create attaches at once, to the connection of the port's own name (--ard may only
+ * name ports declared before ard_init).
  * Allocates. Does not block (except briefly on a connection being created concurrently).
  * Returns NULL on error (ard_errdetail says why; ard_lasterror() gives the code). */
 ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char *type);
@@ -98,6 +99,7 @@ ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char
  *   --ard-help              print the ports (name, direction, size, type, connection) to
  *                           stdout and exit(0)
  * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
+ * An invalid $ARD_DOMAIN is an ARD_EOPTION error naming the variable.
  * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names a file
  * descriptor (set by ardstart), a readiness line is written to it after all ports are
  * attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
@@ -276,9 +278,9 @@ typedef struct ard_period {
 ARD_NODISCARD int ard_period_init(ard_period *p, int64_t period_ns);
 
 /* Sleep until the next absolute deadline (clock_nanosleep TIMER_ABSTIME, restarted after a
- * signal). If one or more deadlines have already passed, does not sleep: skips to the next
- * future deadline and returns the number of periods missed (also added to p->overruns).
- * Returns >= 0. */
+ * signal). If one or more deadlines have already passed, they are skipped rather than caught
+ * up in a burst: it sleeps until the next future deadline and returns the number of periods
+ * missed (also added to p->overruns). Returns >= 0. */
 int ard_period_wait(ard_period *p);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME now, in ns (vDSO, no system call). */

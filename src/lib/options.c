@@ -311,6 +311,14 @@ static int init_locked(int *argc, char **argv)
         snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", o.domain);
         ardi_g.domain_set = true;
     }
+    if (!ardi_g.domain_set) {
+        const char *env = getenv("ARD_DOMAIN");
+        if (env != NULL && *env != '\0' && ardi_check_name("domain", env, false) < 0) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", ard_errdetail());
+            return ardi_fail(ARD_EOPTION, "environment ARD_DOMAIN: %s", why);
+        }
+    }
     default_domain();
 
     for (size_t i = 0; i < ardi_g.nwires; i++) {

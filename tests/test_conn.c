@@ -1,0 +1,227 @@
+/*
+ * test_conn.c - connections seen from outside (for tools, ardkill, ardnet): ard_conn_stat,
+ * ard_conn_list, ard_conn_unlink, ard_domain_unlink.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ardnet.h"
+
+static char domain[64];
+
+static int teardown(void **state)
+{
+    (void)state;
+    ard_fini();
+    char other[80];
+    snprintf(other, sizeof other, "%s0", domain);
+    if (ard_domain_unlink(domain) < 0 || ard_domain_unlink(other) < 0)
+        fprintf(stderr, "ard_domain_unlink: %s\n", ard_errdetail());
+    return 0;
+}
+
+static void init_ok(const char *first, ...)
+{
+    char *argv[16] = {"t"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *s = first; s && argc < 15; s = va_arg(ap, const char *))
+        argv[argc++] = (char *)s;
+    va_end(ap);
+    argv[argc] = NULL;
+    int rc = ard_init(&argc, argv);
+    if (rc != 0)
+        fail_msg("ard_init: %d %s", rc, ard_errdetail());
+}
+
+static void test_stat_describes_connection(void **state)
+{
+    (void)state;
+    ard_port *o = ard_create("o", ARD_OUT, 24, "u32, f64 u8[3]");
+    ard_port *i1 = ard_create("i1", ARD_IN, 24, NULL);
+    ard_port *i2 = ard_create("i2", ARD_IN, 24, "u32 f64 u8[3]");
+    assert_non_null(o);
+    assert_non_null(i1);
+    assert_non_null(i2);
+    init_ok("--ard", "o=arm.state", "--ard", "i1=arm.state", "--ard", "i2=arm.state", NULL);
+
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "arm.state", &st), 0);
+    assert_string_equal(st.name, "arm.state");
+    assert_string_equal(st.type, "u32 f64 u8[3]");
+    assert_int_equal(st.size, 24);
+    assert_int_equal(st.writer_pid, getpid());
+    assert_int_equal(st.readers, 2);
+    assert_int_equal(st.seq, 0);
+    assert_int_equal(st.mode, 0600);
+
+    unsigned char pkt[24] = {1};
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(ard_send(o, pkt), 0);
+    struct ard_info inf = ard_port_info(o);
+    assert_int_equal(ard_conn_stat(domain, "arm.state", &st), 0);
+    assert_int_equal(st.seq, 3);
+    assert_int_equal(st.mono_ns, inf.mono_ns);
+    assert_int_equal(st.real_ns, inf.real_ns);
+
+    ard_close(i1);
+    ard_close(o);
+    assert_int_equal(ard_conn_stat(NULL, "arm.state", &st), 0);
+    assert_int_equal(st.readers, 1);
+    assert_int_equal(st.writer_pid, 0);
+    assert_int_equal(st.seq, 3); /* the last value outlives its writer */
+
+    assert_int_equal(ard_conn_stat(NULL, "nosuch", &st), ARD_ENOENT);
+    assert_non_null(strstr(ard_errdetail(), "nosuch"));
+    assert_int_equal(ard_conn_stat(NULL, "bad/name", &st), ARD_EINVAL);
+    assert_int_equal(ard_conn_stat("bad.domain", "arm.state", &st), ARD_EINVAL);
+}
+
+static void test_stat_shows_no_writer_after_kill(void **state)
+{
+    (void)state;
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        ard_port *o = ard_create("k", ARD_OUT, 8, NULL);
+        char *argv[] = {"w", NULL};
+        int argc = 1;
+        uint64_t v = 5;
+        if (o == NULL || ard_init(&argc, argv) != 0 || ard_send(o, &v) != 0)
+            _exit(2);
+        if (write(pfd[1], "r", 1) != 1)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "k", &st), 0);
+    assert_int_equal(st.writer_pid, pid);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    assert_int_equal(ard_conn_stat(NULL, "k", &st), 0);
+    assert_int_equal(st.writer_pid, 0); /* a dead writer is no writer */
+    assert_int_equal(st.seq, 1);
+}
+
+static int collect_names(const char *name, void *arg)
+{
+    char *buf = arg;
+    strcat(buf, name);
+    strcat(buf, " ");
+    return 0;
+}
+
+static int stop_at_b(const char *name, void *arg)
+{
+    (void)arg;
+    return strcmp(name, "b") == 0 ? 77 : 0;
+}
+
+static void test_list_visits_in_name_order(void **state)
+{
+    (void)state;
+    char empty[80];
+    snprintf(empty, sizeof empty, "%s0", domain);
+    assert_int_equal(ard_conn_list(empty, collect_names, (char[8]){0}), 0);
+
+    const char *names[] = {"c", "a.x", "b", "a"};
+    for (size_t i = 0; i < 4; i++)
+        assert_non_null(ard_create(names[i], ARD_IN, 8, NULL));
+    init_ok(NULL);
+    /* A connection of a domain whose name extends ours must not be listed. */
+    char other_path[160];
+    snprintf(other_path, sizeof other_path, "/dev/shm/ard.%s0.zz", domain);
+    int fd = open(other_path, O_CREAT | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+
+    char buf[256] = "";
+    assert_int_equal(ard_conn_list(NULL, collect_names, buf), 4);
+    assert_string_equal(buf, "a a.x b c ");
+    buf[0] = '\0';
+    assert_int_equal(ard_conn_list(domain, collect_names, buf), 4);
+    assert_int_equal(ard_conn_list(NULL, stop_at_b, NULL), 77);
+    buf[0] = '\0';
+    assert_int_equal(ard_conn_list(empty, collect_names, buf), 1);
+    assert_string_equal(buf, "zz ");
+    assert_int_equal(ard_conn_list("bad.domain", collect_names, buf), ARD_EINVAL);
+}
+
+static void test_unlink_leaves_attached_ports_working(void **state)
+{
+    (void)state;
+    ard_port *o = ard_create("u", ARD_OUT, 8, NULL);
+    ard_port *i = ard_create("ui", ARD_IN, 8, NULL);
+    init_ok("--ard", "ui=u", NULL);
+    uint64_t v = 1, got = 0;
+    assert_int_equal(ard_send(o, &v), 0);
+    assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "u", &st), ARD_ENOENT);
+    /* The old object still joins the two attached ports. */
+    v = 2;
+    assert_int_equal(ard_send(o, &v), 0);
+    assert_int_equal(ard_tryrec(i, &got), 1);
+    assert_int_equal(got, 2);
+    /* A new attach creates a new, empty object. */
+    ard_fini();
+    ard_port *n = ard_create("u", ARD_IN, 8, NULL);
+    assert_non_null(n);
+    init_ok(NULL);
+    assert_int_equal(ard_tryrec(n, &got), ARD_ENODATA);
+
+    assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
+    assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_ENOENT);
+    assert_int_equal(ard_conn_unlink(NULL, "../etc"), ARD_EINVAL);
+}
+
+static void test_domain_unlink_counts_and_removes(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "d%d", k);
+        assert_non_null(ard_create(name, ARD_OUT, 8, NULL));
+    }
+    init_ok(NULL);
+    assert_int_equal(ard_domain_unlink(NULL), 3);
+    assert_int_equal(ard_conn_list(NULL, NULL, NULL), 0);
+    assert_int_equal(ard_domain_unlink(domain), 0);
+    assert_int_equal(ard_domain_unlink("bad.domain"), ARD_EINVAL);
+}
+
+#define T(f) cmocka_unit_test_teardown(f, teardown)
+
+int main(void)
+{
+    snprintf(domain, sizeof domain, "t_conn_%d", (int)getpid());
+    setenv("ARD_DOMAIN", domain, 1);
+    unsetenv("ARD_SHM_MODE");
+    const struct CMUnitTest tests[] = {
+        T(test_stat_describes_connection),        T(test_stat_shows_no_writer_after_kill),
+        T(test_list_visits_in_name_order),        T(test_unlink_leaves_attached_ports_working),
+        T(test_domain_unlink_counts_and_removes),
+    };
+    return cmocka_run_group_tests_name("conn", tests, NULL, NULL);
+}
