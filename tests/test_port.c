@@ -714,6 +714,33 @@ static void test_size_zero_adopts_connection_layout(void **state)
     ASSERT_CONTAINS(ard_errdetail(), "nosuch");
 }
 
+static void test_opaque_side_accepts_any_type_and_typed_side_records_it(void **state)
+{
+    (void)state;
+    /* An opaque reader attaches to a typed connection and learns its type. */
+    struct helper *w = spawn_ok("ty", "out", 16, "f64[2]", NULL);
+    ard_port *p = ard_create("ty", ARD_IN, 16, NULL);
+    assert_non_null(p);
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    assert_string_equal(ard_port_type(p), "f64[2]");
+    reap(w, SIGKILL);
+
+    /* An opaque writer creates an untyped connection; a typed reader fills the type in. */
+    struct helper *o = spawn_ok("op", "out", 16, NULL, NULL);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(domain, "op", &st), 0);
+    assert_string_equal(st.type, "");
+    ard_port *q = ard_create("op", ARD_IN, 16, "u32[4]");
+    if (q == NULL)
+        fail_msg("typed reader on opaque connection: %s", ard_errdetail());
+    assert_int_equal(ard_conn_stat(domain, "op", &st), 0);
+    assert_string_equal(st.type, "u32[4]");
+    reap(o, SIGKILL);
+}
+
 /* ======================================================================================
  * Readers
  * ==================================================================================== */
@@ -1185,6 +1212,7 @@ int main(int argc, char **argv)
         T(test_size_mismatch_refused_naming_both_sizes),
         T(test_type_mismatch_refused_naming_both_types),
         T(test_size_zero_adopts_connection_layout),
+        T(test_opaque_side_accepts_any_type_and_typed_side_records_it),
         T(test_many_readers_each_own_new_state),
         T(test_domains_with_same_connection_isolated),
         T(test_shm_created_mode_0600),
