@@ -1,0 +1,336 @@
+/*
+ * kill.c - stop entries in reverse start order: remote entries by running ardkill on their
+ * host (recursively, the path gets deeper at every hop so it ends), local ones by signalling
+ * their process group.
+ */
+#include "ardkill.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void say(const struct ak_opts *o, const char *fmt, ...) ARDB_PRINTF(2, 3);
+static void say(const struct ak_opts *o, const char *fmt, ...)
+{
+    if (o->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ardkill: ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+    fflush(stdout);
+}
+
+/* Run ardkill on `host`: for `path`, or with path NULL for the whole domain there (then
+ * `visited` lists the hosts already covered, so that the sweep does not go round). */
+static int stop_remote(const struct ak_opts *o, const char *host, const char *rsh_rec,
+                       const char *bindir, const char *path, const char *visited)
+{
+    struct ardb_str cmd = {0};
+    char prog[PATH_MAX + 16];
+    snprintf(prog, sizeof prog, "%s%sardkill", bindir, bindir[0] ? "/" : "");
+    ardb_str_quote(&cmd, prog);
+    ardb_str_quote(&cmd, "--domain");
+    ardb_str_quote(&cmd, o->domain);
+    ardb_str_quote(&cmd, "--as-host");
+    ardb_str_quote(&cmd, host);
+    ardb_str_addf(&cmd, " --grace=%.3f", (double)o->grace_ns / 1e9);
+    if (o->rsh) {
+        ardb_str_quote(&cmd, "--rsh");
+        ardb_str_quote(&cmd, o->rsh);
+    }
+    if (o->unlink && path)
+        ardb_str_quote(&cmd, "--unlink-domain");
+    if (visited) {
+        ardb_str_quote(&cmd, "--visited");
+        ardb_str_quote(&cmd, visited);
+    }
+    if (o->quiet)
+        ardb_str_quote(&cmd, "--quiet");
+    if (path) {
+        ardb_str_quote(&cmd, "--");
+        ardb_str_quote(&cmd, path);
+    }
+    const char *what = path ? path : "the domain";
+    const char *rsh = o->rsh ? o->rsh : rsh_rec[0] ? rsh_rec : ardb_rsh(NULL);
+    char **argv;
+    int rc = ardb_rsh_argv(rsh, host, cmd.s, &argv);
+    ardb_str_free(&cmd);
+    if (rc < 0) {
+        fprintf(stderr, "ardkill: %s\n", ardb_err());
+        return AK_USAGE;
+    }
+    int status = 0;
+    fflush(NULL);
+    /* Generous: the remote side may wait a grace time per level. */
+    rc = ardb_run(argv, 60000 + 20 * o->grace_ns / 1000000, NULL, &status);
+    ardb_argv_free(argv);
+    if (rc < 0) {
+        fprintf(stderr, "ardkill: %s on %s: %s\n", what, host, ardb_err());
+        return AK_HOST;
+    }
+    if (rc == 1) {
+        fprintf(stderr, "ardkill: %s on %s: no answer in time; not known to be stopped\n", what,
+                host);
+        return AK_HOST;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 255) {
+        fprintf(stderr, "ardkill: cannot reach host %s through '%s'; %s there is not stopped\n",
+                host, rsh, what);
+        return AK_HOST;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        fprintf(stderr, "ardkill: no ardkill on host %s; %s there is not stopped\n", host, what);
+        return AK_HOST;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : AK_HOST;
+}
+
+static bool in_list(const char *list, const char *host)
+{
+    size_t n = strlen(host);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t l = comma ? (size_t)(comma - p) : strlen(p);
+        if (l == n && strncmp(p, host, n) == 0)
+            return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+int ak_sweep_hosts(struct ardb_books *b, const struct ak_opts *o)
+{
+    struct ardb_host *v;
+    int n = ardb_hosts(b, &v);
+    if (n < 0) {
+        fprintf(stderr, "ardkill: %s\n", ardb_err());
+        return AK_SYS;
+    }
+    char self[ARDB_MAX_HOST];
+    ardb_host_label(self, sizeof self);
+    struct ardb_str visited = {0};
+    ardb_str_add(&visited, o->visited ? o->visited : "");
+    if (!in_list(visited.s, self))
+        ardb_str_addf(&visited, "%s%s", visited.len ? "," : "", self);
+    for (int i = 0; i < n; i++)
+        if (!in_list(visited.s, v[i].host))
+            ardb_str_addf(&visited, ",%s", v[i].host);
+    int rc = AK_OK;
+    for (int i = 0; i < n; i++) {
+        if (o->visited && in_list(o->visited, v[i].host)) {
+            ardb_forget_host(b, v[i].host);
+            continue;
+        }
+        if (!strcmp(v[i].host, self))
+            continue;
+        int r = stop_remote(o, v[i].host, v[i].rsh, v[i].bindir, NULL, visited.s);
+        if (r == AK_OK || r == AK_SURVIVED)
+            ardb_forget_host(b, v[i].host);
+        rc = r > rc ? r : rc;
+    }
+    ardb_str_free(&visited);
+    free(v);
+    return rc;
+}
+
+static bool alive(const struct ardb_entry *e)
+{
+    return ardb_proc_alive(e->pid, e->pid_start) || ardb_group_alive(e->pgid, e->pgid_start);
+}
+
+static void signal_entry(const struct ardb_entry *e, int sig)
+{
+    /* The group is ours if it exists and its leader is gone or is the recorded supervisor
+     * (a zombie member gets the signal harmlessly). */
+    unsigned long long leader = ardb_proc_start(e->pgid);
+    if (e->pgid > 1 && (leader == 0 || e->pgid_start == 0 || leader == e->pgid_start))
+        kill((pid_t)-e->pgid, sig);
+    /* A command that made itself a group of its own is signalled directly. */
+    if (ardb_proc_alive(e->pid, e->pid_start) && getpgid((pid_t)e->pid) != e->pgid)
+        kill((pid_t)e->pid, sig);
+}
+
+/* A descriptor that becomes readable when `pid` exits (zombie or not), or -1; only if pid
+ * is still the process that was recorded (start time checked after opening). */
+static int exit_fd(long pid, unsigned long long start)
+{
+#ifdef SYS_pidfd_open
+    if (!ardb_proc_alive(pid, start))
+        return -1;
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    if (fd >= 0 && !ardb_proc_alive(pid, start)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+#else
+    (void)pid;
+    (void)start;
+    return -1;
+#endif
+}
+
+/* Wait until the entry's processes are gone, up to `limit_ns`. The command and its
+ * supervisor are waited for by pidfd (no polling: stopping 100 blocks stays fast); what
+ * else may be in the group is then checked by looking. */
+static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns)
+{
+    int64_t end = ardb_mono_ns() + limit_ns;
+    struct pollfd pf[2];
+    int n = 0;
+    int fd = exit_fd(e->pid, e->pid_start);
+    if (fd >= 0)
+        pf[n++] = (struct pollfd){fd, POLLIN, 0};
+    fd = exit_fd(e->sup, e->sup_start); /* it records the end, then exits */
+    if (fd >= 0)
+        pf[n++] = (struct pollfd){fd, POLLIN, 0};
+    while (n > 0) {
+        int64_t left = end - ardb_mono_ns();
+        if (left <= 0)
+            break;
+        int rc = poll(pf, (nfds_t)n, (int)(left / 1000000 + 1));
+        if (rc < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < n; i++)
+            if (pf[i].revents) {
+                close(pf[i].fd);
+                pf[i--] = pf[--n];
+            }
+    }
+    for (int i = 0; i < n; i++)
+        close(pf[i].fd);
+    int64_t nap = 100000;
+    for (;;) {
+        if (!alive(e))
+            return true;
+        if (ardb_mono_ns() >= end)
+            return false;
+        ardb_sleep_ns(nap);
+        if (nap < 10000000)
+            nap *= 2;
+    }
+}
+
+static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e)
+{
+    char st[96];
+    enum ardb_state s = ardb_effective(e);
+    if (s == ARDB_STARTING && e->pgid == 0) {
+        /* A start in progress: removing the entry under the lock makes its supervisor give
+         * up (the command is held until it is recorded), unless it has just recorded the
+         * command - then that is stopped below. */
+        if (ardb_lock(b) < 0)
+            return AK_SYS;
+        struct ardb_entry now;
+        int rc = ardb_read(b, e->path, &now);
+        if (rc == 0 && now.seq == e->seq && now.pgid == 0) {
+            ardb_remove(b, e->path);
+            ardb_unlock(b);
+            say(o, "%s on %s: start cancelled", e->path, e->host);
+            return AK_OK;
+        }
+        ardb_unlock(b);
+        if (rc != 0)
+            return AK_OK;
+        *e = now;
+        s = ardb_effective(e);
+    }
+    if (s != ARDB_RUNNING && s != ARDB_STARTING) {
+        ardb_state_text(s, e->code, st, sizeof st);
+        if (s == ARDB_LOST)
+            say(o, "%s on %s (pid %ld): already gone, status unknown", e->path, e->host, e->pid);
+        else
+            say(o, "%s on %s (pid %ld): had already %s", e->path, e->host, e->pid, st);
+        ardb_remove(b, e->path);
+        return AK_OK;
+    }
+    int64_t t0 = ardb_mono_ns();
+    signal_entry(e, SIGTERM);
+    bool gone = wait_gone(e, o->grace_ns);
+    bool forced = false;
+    if (!gone) {
+        signal_entry(e, SIGKILL);
+        forced = true;
+        gone = wait_gone(e, 5000000000LL);
+    }
+    double took = (double)(ardb_mono_ns() - t0) / 1e9;
+    if (!gone) {
+        fprintf(stderr,
+                "ardkill: %s on %s (pid %ld, group %ld) still alive 5 s after SIGKILL "
+                "(not permitted, or stuck in the kernel); kept in the books\n",
+                e->path, e->host, e->pid, e->pgid);
+        return AK_SURVIVED;
+    }
+    /* The supervisor records how the command ended (unless SIGKILL took it along). */
+    struct ardb_entry now;
+    if (!forced && ardb_read(b, e->path, &now) == 0 && now.seq == e->seq &&
+        (now.state == ARDB_EXITED || now.state == ARDB_KILLED)) {
+        ardb_state_text(now.state, now.code, st, sizeof st);
+        say(o, "stopped %s on %s (pid %ld) in %.3f s: %s", e->path, e->host, e->pid, took, st);
+    } else if (forced) {
+        say(o, "stopped %s on %s (pid %ld): killed by SIGKILL after %.1f s grace", e->path, e->host,
+            e->pid, (double)o->grace_ns / 1e9);
+    } else {
+        say(o, "stopped %s on %s (pid %ld) by SIGTERM, %.3f s", e->path, e->host, e->pid, took);
+    }
+    ardb_remove(b, e->path);
+    return AK_OK;
+}
+
+int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
+{
+    struct ardb_entry *v;
+    int n = ardb_list(b, path, &v);
+    if (n < 0) {
+        fprintf(stderr, "ardkill: %s\n", ardb_err());
+        return AK_SYS;
+    }
+    char host[ARDB_MAX_HOST];
+    ardb_host_label(host, sizeof host);
+    int rc = AK_OK;
+    if (n == 0) {
+        free(v);
+        /* The path may lie below an entry that was started on another host. */
+        if (path) {
+            n = ardb_list(b, NULL, &v);
+            bool found = false;
+            for (int i = 0; i < n; i++)
+                if (v[i].remote && ardb_under(path, v[i].path)) {
+                    int r = stop_remote(o, v[i].host, v[i].rsh, v[i].bindir, path, NULL);
+                    rc = r > rc ? r : rc;
+                    found = true;
+                }
+            if (n > 0)
+                free(v);
+            if (found)
+                return rc;
+        }
+        say(o, "nothing to stop%s%s in domain %s on %s", path ? " under " : "", path ? path : "",
+            o->domain, host);
+        return AK_OK;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        int r;
+        if (v[i].remote) {
+            r = stop_remote(o, v[i].host, v[i].rsh, v[i].bindir, v[i].path, NULL);
+            /* The remote entry goes once its host confirmed (exit 0 or 1: it looked). */
+            if (r == AK_OK || r == AK_SURVIVED)
+                ardb_remove(b, v[i].path);
+        } else {
+            r = stop_local(b, o, &v[i]);
+        }
+        rc = r > rc ? r : rc;
+    }
+    free(v);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/*
+ * ardn.h - internal declarations of the ardnet program (routes, endpoints, configuration).
+ */
+#ifndef ARDN_H
+#define ARDN_H
+
+#include "ardnet.h"
+#include "wire.h"
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+/* Exit codes (docs/ardnet.md). */
+#define ARDN_EXIT_OK 0
+#define ARDN_EXIT_USAGE 100  /* bad option, bad YAML, unknown host, unknown size */
+#define ARDN_EXIT_SYSTEM 111 /* socket/bind failure, port in use, attach or realtime refused */
+
+#define ARDN_MAX_OUT 16
+#define ARDN_EP_TEXT 256
+
+enum ardn_ep_kind { ARDN_EP_LOCAL, ARDN_EP_UDP };
+
+struct ardn_ep {
+    enum ardn_ep_kind kind;
+    char text[ARDN_EP_TEXT];      /* as written, for messages */
+    char conn[ARD_MAX_NAME + 1];  /* LOCAL */
+    struct sockaddr_storage addr; /* UDP: destination (out) or listen address (in) */
+    socklen_t addrlen;
+    ard_port *port; /* LOCAL, once attached */
+};
+
+/* Counters: written by the route's thread, read by the main thread (relaxed atomics). */
+enum ardn_counter {
+    ARDN_C_RECEIVED,    /* packets taken from the input (valid datagrams or local packets) */
+    ARDN_C_SENT,        /* datagrams sent + local packets published, summed over outputs */
+    ARDN_C_SEND_ERRORS, /* failed sendto (e.g. no route to host); the packet is not queued */
+    ARDN_C_REDUCED,     /* packets not forwarded because of --every / --max-rate */
+    ARDN_C_SKIPPED,     /* local input: packets the writer sent that this route never saw */
+    ARDN_C_SUPERSEDED,  /* UDP input: valid datagrams replaced by a newer one read in the same
+                         * burst (latest value: a backlog is not replayed) */
+    ARDN_C_NCOUNTERS
+};
+
+struct ardn_counters {
+    _Atomic uint64_t c[ARDN_C_NCOUNTERS];
+    _Atomic uint64_t drop[ARDW_NCAUSES]; /* index by enum ardw_cause; [0] unused */
+};
+
+struct ardn_route {
+    char name[ARD_MAX_NAME + 1];
+    struct ardn_ep in;
+    struct ardn_ep out[ARDN_MAX_OUT];
+    int nout;
+    size_t size;                 /* 0: take it from the local connection */
+    char type[ARD_MAX_TYPE + 1]; /* "" with type_given false: take it from the connection */
+    bool type_given;
+    uint32_t conn_id; /* 0: derived from the local connection name */
+    bool conn_id_given;
+    char from[ARDN_EP_TEXT]; /* configured peer "HOST[:PORT]", "" for any */
+    struct sockaddr_storage from_addr;
+    socklen_t from_len;
+    bool from_port;  /* peer port given: compare it too */
+    uint64_t every;  /* 0/1: every packet */
+    double max_rate; /* 0: unlimited */
+
+    /* Set up by ardn_route_open. */
+    int fd_in;                /* UDP input socket, -1 */
+    int out_fd[ARDN_MAX_OUT]; /* connected socket per UDP output, -1 */
+    uint8_t *buf;             /* newest packet, host order (size bytes) */
+    uint8_t *tx;              /* datagram being sent */
+    uint8_t *rx;              /* datagram being received */
+    struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
+    int64_t floor_real_ns;    /* until the first delivery: drop what was written before
+                               * this (the local output's newest packet at start-up) */
+    struct ard_field *fields;
+    size_t nfields;
+    uint64_t type_hash;
+    pthread_t thread;
+    bool started;
+    struct ardn_counters cnt;
+};
+
+struct ardn_global {
+    char bind[ARDN_EP_TEXT]; /* source address of sockets, "" for any */
+    char dev[32];            /* SO_BINDTODEVICE, "" for none */
+    int dscp;                /* -1: leave */
+    int sock_prio;           /* SO_PRIORITY, -1: leave */
+    int prio;                /* SCHED_FIFO priority, 0: leave */
+    char cpu[128];           /* affinity list, "" for none */
+    char stats_file[1024];
+    uint64_t epoch;
+};
+
+extern struct ardn_global ardn_g;
+extern atomic_bool ardn_stop;
+
+/* endpoint.c */
+/* Parse "udp://HOST:PORT", "udp://[ADDR]:PORT", "udp://:PORT" or a connection name.
+ * `listen` allows an empty host. Resolves the host. Writes a message to err on failure. */
+int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen, char *err, size_t errlen);
+/* Resolve "HOST[:PORT]" (IPv4/IPv6) into addr; *has_port says whether a port was given. */
+int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port,
+                 char *err, size_t errlen);
+/* Print an address as "1.2.3.4:7001". */
+void ardn_addr_str(const struct sockaddr_storage *a, char *buf, size_t len);
+
+/* route.c */
+/* Check the route, attach local ports, open sockets. Prints a message and returns an exit
+ * code (ARDN_EXIT_USAGE / ARDN_EXIT_SYSTEM) on failure, 0 on success. */
+int ardn_route_open(struct ardn_route *r);
+int ardn_route_start(struct ardn_route *r);
+void ardn_route_join(struct ardn_route *r);
+void ardn_route_close(struct ardn_route *r);
+void ardn_route_init(struct ardn_route *r);
+/* Check one received datagram against the route (peer, header, order; src NULL skips the
+ * peer check); on ARDW_OK it is recorded as delivered and its payload is in r->buf. */
+enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
+                                const struct sockaddr_storage *src, struct ardw_hdr *h);
+
+/* counters.c */
+void ardn_counters_print(FILE *f, struct ardn_route *routes, int n);
+int ardn_counters_write_file(const char *path, struct ardn_route *routes, int n);
+
+/* config.c: read a YAML file into routes (appended to *routes / *n) and globals. Prints
+ * "file:line:column: what is wrong" to stderr and returns -1 on error. */
+int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
+/* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
+ * max-rate). Returns -1 with a message in err. */
+int ardn_route_option(struct ardn_route *r, const char *key, const char *val, char *err,
+                      size_t errlen);
+/* Check a complete route and give it a default name. */
+int ardn_route_finish(struct ardn_route *r, char *err, size_t errlen);
+
+/* main.c helpers shared with config.c */
+int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int ardn_parse_double(const char *s, double min, double max, double *out);
+
+#endif /* ARDN_H */

@@ -1,0 +1,322 @@
+/* config.c - route options (shared by the command line and YAML) and the YAML file. */
+#include "ardn.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ardn_parse_double(const char *s, double min, double max, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ardn_route_option(struct ardn_route *r, const char *key, const char *val, char *err,
+                      size_t errlen)
+{
+    uint64_t u;
+    if (strcmp(key, "in") == 0) {
+        if (r->in.text[0]) {
+            snprintf(err, errlen, "the route already has an input ('%s')", r->in.text);
+            return -1;
+        }
+        return ardn_ep_parse(&r->in, val, true, err, errlen);
+    }
+    if (strcmp(key, "out") == 0) {
+        if (r->nout == ARDN_MAX_OUT) {
+            snprintf(err, errlen, "too many outputs (at most %d)", ARDN_MAX_OUT);
+            return -1;
+        }
+        if (ardn_ep_parse(&r->out[r->nout], val, false, err, errlen) < 0)
+            return -1;
+        r->nout++;
+        return 0;
+    }
+    if (strcmp(key, "name") == 0) {
+        if (!*val || strlen(val) > ARD_MAX_NAME) {
+            snprintf(err, errlen, "name must have 1..%d characters", ARD_MAX_NAME);
+            return -1;
+        }
+        snprintf(r->name, sizeof r->name, "%s", val);
+        return 0;
+    }
+    if (strcmp(key, "size") == 0) {
+        if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0) {
+            snprintf(err, errlen, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
+            return -1;
+        }
+        r->size = (size_t)u;
+        return 0;
+    }
+    if (strcmp(key, "type") == 0) {
+        size_t n;
+        if (*val && ard_type_parse(val, NULL, 0, &n, NULL) < 0) {
+            snprintf(err, errlen, "%s", ard_errdetail());
+            return -1;
+        }
+        if (strlen(val) >= sizeof r->type) {
+            snprintf(err, errlen, "type too long");
+            return -1;
+        }
+        strcpy(r->type, val);
+        r->type_given = true;
+        return 0;
+    }
+    if (strcmp(key, "conn-id") == 0) {
+        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0) {
+            snprintf(err, errlen, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
+            return -1;
+        }
+        r->conn_id = (uint32_t)u;
+        r->conn_id_given = true;
+        return 0;
+    }
+    if (strcmp(key, "from") == 0) {
+        if (strlen(val) >= sizeof r->from || !*val) {
+            snprintf(err, errlen, "from: bad peer '%s'", val);
+            return -1;
+        }
+        char e2[300];
+        if (ardn_resolve(val, &r->from_addr, &r->from_len, &r->from_port, e2, sizeof e2) < 0) {
+            snprintf(err, errlen, "from: %s", e2);
+            return -1;
+        }
+        strcpy(r->from, val);
+        return 0;
+    }
+    if (strcmp(key, "every") == 0) {
+        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0) {
+            snprintf(err, errlen, "every '%s' is not a number >= 1", val);
+            return -1;
+        }
+        r->every = u;
+        return 0;
+    }
+    if (strcmp(key, "max-rate") == 0) {
+        if (ardn_parse_double(val, 1e-3, 1e6, &r->max_rate) < 0) {
+            snprintf(err, errlen, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(err, errlen, "unknown route key '%s'", key);
+    return -1;
+}
+
+int ardn_route_finish(struct ardn_route *r, char *err, size_t errlen)
+{
+    if (!r->in.text[0]) {
+        snprintf(err, errlen, "the route has no input (in)");
+        return -1;
+    }
+    if (r->nout == 0) {
+        snprintf(err, errlen, "the route has no output (out)");
+        return -1;
+    }
+    if (r->from[0] && r->in.kind != ARDN_EP_UDP) {
+        snprintf(err, errlen, "from: only a udp:// input has a peer");
+        return -1;
+    }
+    if (!r->name[0]) {
+        const char *n = r->in.kind == ARDN_EP_LOCAL ? r->in.conn : r->in.text;
+        for (int i = 0; i < r->nout && r->in.kind != ARDN_EP_LOCAL; i++)
+            if (r->out[i].kind == ARDN_EP_LOCAL) {
+                n = r->out[i].conn;
+                break;
+            }
+        snprintf(r->name, sizeof r->name, "%.63s", n);
+    }
+    return 0;
+}
+
+/* ---- YAML --------------------------------------------------------------------------------- */
+
+struct ycx {
+    const char *path;
+    yaml_document_t *doc;
+};
+
+static int yerr(const struct ycx *y, const yaml_node_t *n, const char *fmt, const char *a)
+{
+    fprintf(stderr, "%s:%zu:%zu: ", y->path, n->start_mark.line + 1, n->start_mark.column + 1);
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return -1;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int global_key(const struct ycx *y, const char *key, yaml_node_t *v, struct ardn_global *g)
+{
+    const char *s = scalar(v);
+    uint64_t u;
+    if (!s)
+        return yerr(y, v, "'%s' must be a single value", key);
+    if (strcmp(key, "bind") == 0) {
+        if (strlen(s) >= sizeof g->bind)
+            return yerr(y, v, "bind: '%s' is too long", s);
+        strcpy(g->bind, s);
+    } else if (strcmp(key, "dev") == 0) {
+        if (strlen(s) >= sizeof g->dev)
+            return yerr(y, v, "dev: '%s' is too long", s);
+        strcpy(g->dev, s);
+    } else if (strcmp(key, "dscp") == 0) {
+        if (ardn_parse_u64(s, 0, 63, &u) < 0)
+            return yerr(y, v, "dscp: '%s' is not a number 0..63", s);
+        g->dscp = (int)u;
+    } else if (strcmp(key, "sock-prio") == 0) {
+        if (ardn_parse_u64(s, 0, 6, &u) < 0)
+            return yerr(y, v, "sock-prio: '%s' is not a number 0..6", s);
+        g->sock_prio = (int)u;
+    } else if (strcmp(key, "prio") == 0) {
+        if (ardn_parse_u64(s, 1, 99, &u) < 0)
+            return yerr(y, v, "prio: '%s' is not a number 1..99", s);
+        g->prio = (int)u;
+    } else if (strcmp(key, "cpu") == 0) {
+        if (strlen(s) >= sizeof g->cpu)
+            return yerr(y, v, "cpu: '%s' is too long", s);
+        strcpy(g->cpu, s);
+    } else if (strcmp(key, "stats-file") == 0) {
+        if (strlen(s) >= sizeof g->stats_file)
+            return yerr(y, v, "stats-file: '%s' is too long", s);
+        strcpy(g->stats_file, s);
+    } else {
+        return yerr(y, v,
+                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
+                    "prio, cpu, stats-file)",
+                    key);
+    }
+    return 0;
+}
+
+static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
+{
+    char err[512];
+    if (m->type != YAML_MAPPING_NODE)
+        return yerr(y, m, "%s", "a route must be a mapping (in: ..., out: ...)");
+    ardn_route_init(r);
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
+        const char *key = scalar(k);
+        if (!key)
+            return yerr(y, k, "%s", "a key must be a plain word");
+        if (strcmp(key, "out") == 0 && v->type == YAML_SEQUENCE_NODE) {
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++) {
+                yaml_node_t *o = yaml_document_get_node(y->doc, *it);
+                if (!scalar(o))
+                    return yerr(y, o, "%s", "an output must be a single endpoint");
+                if (ardn_route_option(r, "out", scalar(o), err, sizeof err) < 0)
+                    return yerr(y, o, "%s", err);
+            }
+            continue;
+        }
+        if (!scalar(v))
+            return yerr(y, v, "'%s' must be a single value", key);
+        if (ardn_route_option(r, key, scalar(v), err, sizeof err) < 0)
+            return yerr(y, strncmp(err, "unknown route key", 17) == 0 ? k : v, "%s", err);
+    }
+    if (ardn_route_finish(r, err, sizeof err) < 0)
+        return yerr(y, m, "%s", err);
+    return 0;
+}
+
+int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    int rc = -1;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &doc)) {
+        fprintf(stderr, "%s:%zu:%zu: %s\n", path, parser.problem_mark.line + 1,
+                parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
+        yaml_parser_delete(&parser);
+        fclose(f);
+        return -1;
+    }
+    struct ycx y = {path, &doc};
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root) {
+        fprintf(stderr, "%s:1:1: the file is empty\n", path);
+        goto out;
+    }
+    if (root->type != YAML_MAPPING_NODE) {
+        yerr(&y, root, "%s", "the file must be a mapping with a 'routes' list");
+        goto out;
+    }
+    bool have_routes = false;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+        const char *key = scalar(k);
+        if (!key) {
+            yerr(&y, k, "%s", "a key must be a plain word");
+            goto out;
+        }
+        if (strcmp(key, "routes") != 0) {
+            if (global_key(&y, key, v, g) < 0)
+                goto out;
+            continue;
+        }
+        if (v->type != YAML_SEQUENCE_NODE) {
+            yerr(&y, v, "%s", "'routes' must be a list of routes");
+            goto out;
+        }
+        have_routes = true;
+        for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+             it++) {
+            struct ardn_route *nr = realloc(*routes, (size_t)(*n + 1) * sizeof **routes);
+            if (!nr) {
+                fprintf(stderr, "%s: out of memory\n", path);
+                goto out;
+            }
+            *routes = nr;
+            if (load_route(&y, yaml_document_get_node(&doc, *it), &nr[*n]) < 0)
+                goto out;
+            (*n)++;
+        }
+    }
+    if (!have_routes) {
+        yerr(&y, root, "%s", "no 'routes' list");
+        goto out;
+    }
+    rc = 0;
+out:
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return rc;
+}

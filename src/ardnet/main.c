@@ -1,0 +1,371 @@
+/* main.c - ardnet: command line, process set-up, signals, counters. */
+#include "ardn.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage_text[] =
+    "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...]\n"
+    "       ardnet [OPTIONS] --config FILE\n"
+    "\n"
+    "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
+    "rate reducer). ENDPOINT is a local connection name, udp://HOST:PORT (send to) or, as\n"
+    "input, udp://[ADDR]:PORT (listen on; udp://:PORT for any address).\n"
+    "\n"
+    "Route (the command-line route; a YAML file has the same keys):\n"
+    "  -i, --in ENDPOINT       input endpoint\n"
+    "  -o, --out ENDPOINT      output endpoint (repeatable: a multiplier)\n"
+    "  -s, --size N            packet size, when no local connection tells it\n"
+    "  -t, --type DESC         type descriptor, e.g. \"f64[7] u32\" (with --size)\n"
+    "      --conn-id N         connection id on the wire (default: hash of the local name)\n"
+    "      --from HOST[:PORT]  accept datagrams only from this peer (UDP input)\n"
+    "  -e, --every N           forward every N-th packet\n"
+    "  -r, --max-rate HZ       forward at most HZ packets a second, always the newest\n"
+    "      --name NAME         route name in counters and messages\n"
+    "Process:\n"
+    "  -c, --config FILE       read routes (and the options below) from a YAML file\n"
+    "      --bind ADDR         source address of all sockets\n"
+    "      --dev IFACE         bind all sockets to a network interface (SO_BINDTODEVICE)\n"
+    "      --dscp N            DSCP 0..63 of sent datagrams (e.g. 46 = EF)\n"
+    "      --sock-prio N       SO_PRIORITY 0..6 of the sockets\n"
+    "      --prio N            run with SCHED_FIFO priority N (1..99)\n"
+    "      --cpu LIST          pin to CPUs, e.g. 1 or 0,2-3\n"
+    "      --stats-file PATH   rewrite the counters to PATH every second and at exit\n"
+    "      --ard-domain NAME   domain of local connections (and the other --ard-* options)\n"
+    "  -h, --help              this text\n"
+    "      --version           print the version\n"
+    "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
+    "Exit codes: 0 clean exit, 100 usage or configuration error, 111 system error.\n";
+
+static int usage_error(const char *fmt, const char *a)
+{
+    fprintf(stderr, "ardnet: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, "\n(ardnet --help for usage)\n");
+    return ARDN_EXIT_USAGE;
+}
+
+static int set_cpus(const char *list)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const char *p = list;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno || a < 0 || a >= CPU_SETSIZE)
+            return -1;
+        b = a;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a || b >= CPU_SETSIZE)
+                return -1;
+            p = end;
+        }
+        for (long c = a; c <= b; c++)
+            CPU_SET((int)c, &set);
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    if (CPU_COUNT(&set) == 0)
+        return -1;
+    return sched_setaffinity(0, sizeof set, &set) < 0 ? -2 : 0;
+}
+
+/* Merge: what the command line set wins over the file. */
+static void merge_globals(const struct ardn_global *file, const struct ardn_global *cli)
+{
+    ardn_g = *file;
+    if (cli->bind[0])
+        strcpy(ardn_g.bind, cli->bind);
+    if (cli->dev[0])
+        strcpy(ardn_g.dev, cli->dev);
+    if (cli->dscp >= 0)
+        ardn_g.dscp = cli->dscp;
+    if (cli->sock_prio >= 0)
+        ardn_g.sock_prio = cli->sock_prio;
+    if (cli->prio > 0)
+        ardn_g.prio = cli->prio;
+    if (cli->cpu[0])
+        strcpy(ardn_g.cpu, cli->cpu);
+    if (cli->stats_file[0])
+        strcpy(ardn_g.stats_file, cli->stats_file);
+}
+
+static int copy_opt(char *dst, size_t len, const char *val, const char *opt)
+{
+    if (strlen(val) >= len)
+        return usage_error("%s: value too long", opt);
+    strcpy(dst, val);
+    return 0;
+}
+
+enum {
+    OPT_CONN_ID = 256,
+    OPT_FROM,
+    OPT_NAME,
+    OPT_BIND,
+    OPT_DEV,
+    OPT_DSCP,
+    OPT_SOCK_PRIO,
+    OPT_PRIO,
+    OPT_CPU,
+    OPT_STATS,
+    OPT_VERSION
+};
+
+static const struct option long_opts[] = {
+    {"in", required_argument, NULL, 'i'},
+    {"out", required_argument, NULL, 'o'},
+    {"size", required_argument, NULL, 's'},
+    {"type", required_argument, NULL, 't'},
+    {"conn-id", required_argument, NULL, OPT_CONN_ID},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"every", required_argument, NULL, 'e'},
+    {"max-rate", required_argument, NULL, 'r'},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"config", required_argument, NULL, 'c'},
+    {"bind", required_argument, NULL, OPT_BIND},
+    {"dev", required_argument, NULL, OPT_DEV},
+    {"dscp", required_argument, NULL, OPT_DSCP},
+    {"sock-prio", required_argument, NULL, OPT_SOCK_PRIO},
+    {"prio", required_argument, NULL, OPT_PRIO},
+    {"cpu", required_argument, NULL, OPT_CPU},
+    {"stats-file", required_argument, NULL, OPT_STATS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *route_key(int opt)
+{
+    switch (opt) {
+    case 'i':
+        return "in";
+    case 'o':
+        return "out";
+    case 's':
+        return "size";
+    case 't':
+        return "type";
+    case 'e':
+        return "every";
+    case 'r':
+        return "max-rate";
+    case OPT_CONN_ID:
+        return "conn-id";
+    case OPT_FROM:
+        return "from";
+    case OPT_NAME:
+        return "name";
+    default:
+        return NULL;
+    }
+}
+
+static struct ardn_route *routes;
+static int nroutes;
+
+/* Each local connection may appear once in the whole process: the library wires a port to a
+ * connection by the port's name, so the port is named after its connection. */
+static int check_local_names(void)
+{
+    for (int i = 0; i < nroutes; i++)
+        for (int a = -1; a < routes[i].nout; a++) {
+            const struct ardn_ep *x = a < 0 ? &routes[i].in : &routes[i].out[a];
+            if (x->kind != ARDN_EP_LOCAL)
+                continue;
+            for (int j = i; j < nroutes; j++)
+                for (int b = (j == i ? a + 1 : -1); b < routes[j].nout; b++) {
+                    const struct ardn_ep *y = b < 0 ? &routes[j].in : &routes[j].out[b];
+                    if (y->kind != ARDN_EP_LOCAL || strcmp(x->conn, y->conn) != 0)
+                        continue;
+                    fprintf(stderr,
+                            "ardnet: connection '%s' appears twice (routes '%s' and '%s'); "
+                            "a connection can be used once per ardnet process: give one "
+                            "route several outputs instead\n",
+                            x->conn, routes[i].name, routes[j].name);
+                    return ARDN_EXIT_USAGE;
+                }
+        }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct ardn_global *cli, const char **config)
+{
+    struct ardn_route cl;
+    bool have_cl = false;
+    char err[512];
+    uint64_t u;
+    ardn_route_init(&cl);
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":i:o:s:t:e:r:c:h", long_opts, NULL)) != -1) {
+        const char *key = route_key(opt);
+        if (key) {
+            if (ardn_route_option(&cl, key, optarg, err, sizeof err) < 0)
+                return usage_error("%s", err);
+            have_cl = true;
+            continue;
+        }
+        int rc = 0;
+        switch (opt) {
+        case 'c':
+            *config = optarg;
+            break;
+        case OPT_BIND:
+            rc = copy_opt(cli->bind, sizeof cli->bind, optarg, "--bind");
+            break;
+        case OPT_DEV:
+            rc = copy_opt(cli->dev, sizeof cli->dev, optarg, "--dev");
+            break;
+        case OPT_CPU:
+            rc = copy_opt(cli->cpu, sizeof cli->cpu, optarg, "--cpu");
+            break;
+        case OPT_STATS:
+            rc = copy_opt(cli->stats_file, sizeof cli->stats_file, optarg, "--stats-file");
+            break;
+        case OPT_DSCP:
+            if (ardn_parse_u64(optarg, 0, 63, &u) < 0)
+                return usage_error("--dscp '%s': expected a number 0..63", optarg);
+            cli->dscp = (int)u;
+            break;
+        case OPT_SOCK_PRIO:
+            if (ardn_parse_u64(optarg, 0, 6, &u) < 0)
+                return usage_error("--sock-prio '%s': expected a number 0..6", optarg);
+            cli->sock_prio = (int)u;
+            break;
+        case OPT_PRIO:
+            if (ardn_parse_u64(optarg, 1, 99, &u) < 0)
+                return usage_error("--prio '%s': expected a number 1..99", optarg);
+            cli->prio = (int)u;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("ardnet %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
+            exit(0);
+        case ':':
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (have_cl) {
+        if (ardn_route_finish(&cl, err, sizeof err) < 0)
+            return usage_error("%s", err);
+        routes = realloc(routes, (size_t)(nroutes + 1) * sizeof *routes);
+        if (!routes)
+            return usage_error("%s", "out of memory");
+        routes[nroutes++] = cl;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* ard_init would signal readiness before any route exists: hold it back until then. */
+    char *ready_fd = getenv("ARD_READY_FD");
+    ready_fd = ready_fd ? strdup(ready_fd) : NULL;
+    unsetenv("ARD_READY_FD");
+
+    int rc = ard_init(&argc, argv);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: %s\n", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
+        return rc == ARD_EOPTION || rc == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM;
+    }
+    struct ardn_global cli = {.dscp = -1, .sock_prio = -1}, file = cli;
+    const char *config = NULL;
+    if ((rc = parse_args(argc, argv, &cli, &config)) != 0)
+        return rc;
+    if (config && ardn_config_load(config, &routes, &nroutes, &file) < 0)
+        return ARDN_EXIT_USAGE;
+    merge_globals(&file, &cli);
+    if (nroutes == 0)
+        return usage_error("%s", "no route: give --in and --out, or --config FILE");
+    if ((rc = check_local_names()) != 0)
+        return rc;
+    ardn_g.epoch = (uint64_t)ard_realtime_ns();
+
+    if (ardn_g.cpu[0]) {
+        int c = set_cpus(ardn_g.cpu);
+        if (c == -1)
+            return usage_error("--cpu '%s': expected a list like 1 or 0,2-3", ardn_g.cpu);
+        if (c < 0) {
+            fprintf(stderr, "ardnet: --cpu %s: %s\n", ardn_g.cpu, strerror(errno));
+            return ARDN_EXIT_SYSTEM;
+        }
+    }
+    if (ardn_g.prio > 0) {
+        /* Set before the route threads exist: they inherit it. */
+        struct sched_param sp = {.sched_priority = ardn_g.prio};
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+            fprintf(stderr, "ardnet: --prio %d: SCHED_FIFO refused: %s\n", ardn_g.prio,
+                    strerror(errno));
+            return ARDN_EXIT_SYSTEM;
+        }
+    }
+
+    /* Signals are taken by the main thread only (sigtimedwait); the routes never see them. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGUSR1);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    int exit_code = ARDN_EXIT_OK;
+    for (int i = 0; i < nroutes && exit_code == 0; i++)
+        exit_code = ardn_route_open(&routes[i]);
+    for (int i = 0; i < nroutes && exit_code == 0; i++)
+        exit_code = ardn_route_start(&routes[i]);
+    if (exit_code == 0) {
+        if (ready_fd) {
+            setenv("ARD_READY_FD", ready_fd, 1);
+            if (ard_ready() < 0)
+                fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
+        }
+        for (;;) {
+            struct timespec ts = {1, 0};
+            int sig = sigtimedwait(&sigs, NULL, &ts);
+            if (sig == SIGTERM || sig == SIGINT)
+                break;
+            if (sig == SIGUSR1)
+                ardn_counters_print(stderr, routes, nroutes);
+            if (ardn_g.stats_file[0])
+                ardn_counters_write_file(ardn_g.stats_file, routes, nroutes);
+        }
+    }
+    atomic_store(&ardn_stop, true);
+    for (int i = 0; i < nroutes; i++)
+        ardn_route_join(&routes[i]);
+    if (exit_code == 0) {
+        ardn_counters_print(stderr, routes, nroutes);
+        if (ardn_g.stats_file[0] &&
+            ardn_counters_write_file(ardn_g.stats_file, routes, nroutes) < 0)
+            fprintf(stderr, "ardnet: --stats-file %s: cannot write: %s\n", ardn_g.stats_file,
+                    strerror(errno));
+    }
+    for (int i = 0; i < nroutes; i++)
+        ardn_route_close(&routes[i]);
+    free(routes);
+    free(ready_fd);
+    ard_fini();
+    return exit_code;
+}

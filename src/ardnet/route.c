@@ -1,0 +1,548 @@
+/* route.c - one route: attach the endpoints, then forward in its own thread. */
+#include "ardn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <time.h>
+#include <netinet/ip.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ardn_global ardn_g = {.dscp = -1, .sock_prio = -1};
+atomic_bool ardn_stop;
+
+#define IDLE_NS 250000000LL /* how often an idle route looks at the stop flag */
+
+/* Receive buffers: BATCH slots of one expected datagram plus one byte, so that a longer one
+ * is seen as longer (MSG_TRUNC reports its real length) without 64 KiB per slot. */
+#define BATCH 16
+
+static size_t rx_slot(const struct ardn_route *r)
+{
+    return (ARDW_HDR_SIZE + r->size + 1 + 7) & ~(size_t)7;
+}
+
+static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ardnet: route '%s': ", r->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+static void count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
+{
+    atomic_fetch_add_explicit(&r->cnt.c[c], n, memory_order_relaxed);
+}
+
+static void count_drop(struct ardn_route *r, enum ardw_cause c)
+{
+    atomic_fetch_add_explicit(&r->cnt.drop[c], 1, memory_order_relaxed);
+}
+
+void ardn_route_init(struct ardn_route *r)
+{
+    memset(r, 0, sizeof *r);
+    r->fd_in = -1;
+    for (int i = 0; i < ARDN_MAX_OUT; i++)
+        r->out_fd[i] = -1;
+}
+
+/* Attach a local endpoint. The connection's own size and type win when it exists; the route's
+ * --size/--type are needed only to create it, and must agree when both are known. */
+static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir dir)
+{
+    ard_port *p = ard_create(ep->conn, dir, 0, NULL);
+    if (!p && ard_lasterror() == ARD_ENOENT) {
+        if (r->size == 0)
+            return route_fail(r, ARDN_EXIT_USAGE,
+                              "connection '%s' does not exist and its size is unknown "
+                              "(give --size and --type, or start its writer first)",
+                              ep->conn);
+        p = ard_create(ep->conn, dir, r->size, r->type_given ? r->type : NULL);
+    }
+    if (!p)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "connection '%s': %s", ep->conn,
+                          ard_errdetail()[0] ? ard_errdetail() : ard_strerror(ard_lasterror()));
+    ep->port = p;
+    const char *type = ard_port_type(p);
+    if (r->size != 0 && r->size != ard_port_size(p))
+        return route_fail(r, ARDN_EXIT_USAGE, "connection '%s' has size %zu, the route says %zu",
+                          ep->conn, ard_port_size(p), r->size);
+    if (r->type_given) {
+        char norm[ARD_MAX_TYPE + 1] = "";
+        if (r->type[0] && ard_type_normalize(r->type, norm, sizeof norm) < 0)
+            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+        if (strcmp(norm, type) != 0)
+            return route_fail(r, ARDN_EXIT_USAGE,
+                              "connection '%s' has type '%s', the route says '%s'", ep->conn,
+                              type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
+    }
+    r->size = ard_port_size(p);
+    snprintf(r->type, sizeof r->type, "%s", type);
+    r->type_given = true;
+    return 0;
+}
+
+static int set_sockopts(struct ardn_route *r, int fd, int family)
+{
+    if (ardn_g.dev[0] &&
+        setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev, (socklen_t)strlen(ardn_g.dev)) < 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "--dev %s: %s", ardn_g.dev, strerror(errno));
+    if (ardn_g.dscp >= 0) {
+        int tos = ardn_g.dscp << 2;
+        int rc = family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos)
+                                    : setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
+        if (rc < 0)
+            return route_fail(r, ARDN_EXIT_SYSTEM, "--dscp %d: %s", ardn_g.dscp, strerror(errno));
+    }
+    if (ardn_g.sock_prio >= 0 &&
+        setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &ardn_g.sock_prio, sizeof ardn_g.sock_prio) < 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "--sock-prio %d: %s", ardn_g.sock_prio,
+                          strerror(errno));
+    return 0;
+}
+
+static bool is_any(const struct sockaddr_storage *a)
+{
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+    if (a->ss_family == AF_INET6)
+        return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr);
+    return false;
+}
+
+/* The --bind address with the given port, if --bind was given and matches the family. */
+static int bind_addr(struct ardn_route *r, int family, uint16_t port_be, struct sockaddr_storage *a,
+                     socklen_t *len, bool *have)
+{
+    *have = false;
+    if (!ardn_g.bind[0])
+        return 0;
+    bool has_port;
+    char err[300];
+    if (ardn_resolve(ardn_g.bind, a, len, &has_port, err, sizeof err) < 0)
+        return route_fail(r, ARDN_EXIT_USAGE, "--bind: %s", err);
+    if (a->ss_family != family)
+        return 0;
+    if (family == AF_INET)
+        ((struct sockaddr_in *)a)->sin_port = port_be;
+    else
+        ((struct sockaddr_in6 *)a)->sin6_port = port_be;
+    *have = true;
+    return 0;
+}
+
+static int open_udp_in(struct ardn_route *r)
+{
+    struct ardn_ep *ep = &r->in;
+    int family = ep->addr.ss_family;
+    r->fd_in = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (r->fd_in < 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "socket: %s", strerror(errno));
+    int rc = set_sockopts(r, r->fd_in, family);
+    if (rc)
+        return rc;
+    struct sockaddr_storage a = ep->addr;
+    socklen_t alen = ep->addrlen;
+    if (is_any(&ep->addr)) {
+        uint16_t port = family == AF_INET ? ((struct sockaddr_in *)&ep->addr)->sin_port
+                                          : ((struct sockaddr_in6 *)&ep->addr)->sin6_port;
+        bool have;
+        struct sockaddr_storage b;
+        socklen_t blen;
+        if ((rc = bind_addr(r, family, port, &b, &blen, &have)) != 0)
+            return rc;
+        if (have) {
+            a = b;
+            alen = blen;
+        }
+    }
+    if (bind(r->fd_in, (struct sockaddr *)&a, alen) < 0) {
+        char s[128];
+        ardn_addr_str(&a, s, sizeof s);
+        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot listen on %s (%s): %s", s, ep->text,
+                          strerror(errno));
+    }
+    return 0;
+}
+
+static int open_udp_out(struct ardn_route *r, int i)
+{
+    struct ardn_ep *ep = &r->out[i];
+    int family = ep->addr.ss_family;
+    int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "socket: %s", strerror(errno));
+    r->out_fd[i] = fd;
+    int rc = set_sockopts(r, fd, family);
+    if (rc)
+        return rc;
+    struct sockaddr_storage b;
+    socklen_t blen;
+    bool have;
+    if ((rc = bind_addr(r, family, 0, &b, &blen, &have)) != 0)
+        return rc;
+    if (have && bind(fd, (struct sockaddr *)&b, blen) < 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "--bind %s: %s", ardn_g.bind, strerror(errno));
+    /* Connected: no route lookup per send. */
+    if (connect(fd, (struct sockaddr *)&ep->addr, ep->addrlen) < 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot send to %s: %s", ep->text, strerror(errno));
+    return 0;
+}
+
+int ardn_route_open(struct ardn_route *r)
+{
+    int rc;
+    if (r->nout == 0)
+        return route_fail(r, ARDN_EXIT_USAGE, "no output (--out)");
+    if (r->size > ARDW_MAX_PAYLOAD)
+        return route_fail(r, ARDN_EXIT_USAGE, "size %zu exceeds the largest payload (%u bytes)",
+                          r->size, ARDW_MAX_PAYLOAD);
+    if (r->type_given && r->type[0]) {
+        size_t tsize;
+        if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
+            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+        if (r->size == 0)
+            r->size = tsize;
+    }
+    bool any_udp_out = false;
+    if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
+        return rc;
+    for (int i = 0; i < r->nout; i++) {
+        if (r->out[i].kind == ARDN_EP_LOCAL) {
+            if ((rc = attach_local(r, &r->out[i], ARD_OUT)) != 0)
+                return rc;
+        } else {
+            any_udp_out = true;
+        }
+    }
+    (void)any_udp_out;
+    if (r->size == 0)
+        return route_fail(r, ARDN_EXIT_USAGE,
+                          "the packet size is unknown: a route with no local connection "
+                          "needs --size (and --type)");
+    if (r->size > ARDW_MAX_PAYLOAD)
+        return route_fail(r, ARDN_EXIT_USAGE,
+                          "connection size %zu exceeds the largest datagram payload (%u bytes)",
+                          r->size, ARDW_MAX_PAYLOAD);
+    if (r->type[0]) {
+        size_t n = 0, tsize = 0;
+        if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
+            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+        if (tsize != r->size)
+            return route_fail(r, ARDN_EXIT_USAGE, "type '%s' has size %zu, the route says %zu",
+                              r->type, tsize, r->size);
+        r->fields = calloc(n, sizeof *r->fields);
+        if (!r->fields)
+            return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+        if (ard_type_parse(r->type, r->fields, n, &r->nfields, NULL) < 0)
+            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+    }
+    r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
+    if (!r->conn_id_given) {
+        if (r->in.kind == ARDN_EP_LOCAL)
+            r->conn_id = ardw_conn_id(r->in.conn);
+        for (int i = 0; i < r->nout && r->conn_id == 0; i++)
+            if (r->out[i].kind == ARDN_EP_LOCAL)
+                r->conn_id = ardw_conn_id(r->out[i].conn);
+    }
+    for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
+        struct ard_conn_stat st;
+        if (r->out[i].kind == ARDN_EP_LOCAL && ard_conn_stat(NULL, r->out[i].conn, &st) == 0 &&
+            st.seq > 0 && st.real_ns > r->floor_real_ns)
+            r->floor_real_ns = st.real_ns;
+    }
+    if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
+        return rc;
+    for (int i = 0; i < r->nout; i++)
+        if (r->out[i].kind == ARDN_EP_UDP && (rc = open_udp_out(r, i)) != 0)
+            return rc;
+    r->buf = calloc(1, r->size ? r->size : 1);
+    r->tx = calloc(1, ARDW_HDR_SIZE + r->size);
+    r->rx = r->in.kind == ARDN_EP_UDP ? malloc(BATCH * rx_slot(r)) : NULL;
+    if (!r->buf || !r->tx || (r->in.kind == ARDN_EP_UDP && !r->rx))
+        return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+    return 0;
+}
+
+/* ---- forwarding ---------------------------------------------------------------------------- */
+
+/* Send the packet in r->buf (host order) with header h to every output. */
+static void forward(struct ardn_route *r, const struct ardw_hdr *h)
+{
+    bool encoded = false;
+    for (int i = 0; i < r->nout; i++) {
+        struct ardn_ep *ep = &r->out[i];
+        if (ep->kind == ARDN_EP_LOCAL) {
+            if (ard_send(ep->port, r->buf) == 0)
+                count(r, ARDN_C_SENT, 1);
+            else
+                count(r, ARDN_C_SEND_ERRORS, 1);
+            continue;
+        }
+        if (!encoded) {
+            ardw_put_hdr(r->tx, h);
+            ardw_payload_to_wire(r->tx + ARDW_HDR_SIZE, r->buf, r->size, r->fields, r->nfields);
+            encoded = true;
+        }
+        /* Non-blocking: a full socket buffer drops this packet rather than queueing it. */
+        if (send(r->out_fd[i], r->tx, ARDW_HDR_SIZE + r->size, 0) >= 0)
+            count(r, ARDN_C_SENT, 1);
+        else
+            count(r, ARDN_C_SEND_ERRORS, 1);
+    }
+}
+
+/* Rate reduction state of a route thread. r->buf holds the newest packet. */
+struct reducer {
+    uint64_t seen;
+    bool pending; /* r->buf holds a packet held back by --max-rate */
+    struct ardw_hdr hdr;
+    int64_t period_ns; /* 0: no --max-rate */
+    int64_t next_ns;   /* earliest time of the next forward */
+};
+
+static void reducer_send(struct ardn_route *r, struct reducer *red, int64_t now)
+{
+    forward(r, &red->hdr);
+    red->pending = false;
+    if (red->period_ns) {
+        /* Keep a steady grid under load; after a quiet spell start a new one. */
+        red->next_ns = now < red->next_ns + red->period_ns ? red->next_ns + red->period_ns
+                                                           : now + red->period_ns;
+    }
+}
+
+/* A new packet is in r->buf with header red->hdr. */
+static void reducer_offer(struct ardn_route *r, struct reducer *red, int64_t now)
+{
+    red->seen++;
+    if (r->every > 1 && red->seen % r->every != 0) {
+        count(r, ARDN_C_REDUCED, 1);
+        return;
+    }
+    if (red->period_ns && now < red->next_ns) {
+        if (red->pending)
+            count(r, ARDN_C_REDUCED, 1); /* the held packet is superseded */
+        red->pending = true;
+        return;
+    }
+    if (red->pending)
+        count(r, ARDN_C_REDUCED, 1);
+    reducer_send(r, red, now);
+}
+
+/* Called on every wake-up: forward a held packet once its time has come. */
+static void reducer_tick(struct ardn_route *r, struct reducer *red, int64_t now)
+{
+    if (red->pending && now >= red->next_ns)
+        reducer_send(r, red, now);
+}
+
+static int64_t reducer_timeout(const struct reducer *red, int64_t now)
+{
+    if (!red->pending)
+        return IDLE_NS;
+    int64_t t = red->next_ns - now;
+    return t < 0 ? 0 : (t > IDLE_NS ? IDLE_NS : t);
+}
+
+static void *local_loop(struct ardn_route *r, struct reducer *red)
+{
+    bool reported = false;
+    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+        int64_t now = ard_now_ns();
+        int64_t timeout = reducer_timeout(red, now);
+        /* rec_timed does not copy unless a packet is new, so a held packet stays intact. */
+        int rc = timeout > 0 ? ard_rec_timed(r->in.port, r->buf, timeout) : ARD_ETIMEDOUT;
+        now = ard_now_ns();
+        if (rc == 0) {
+            struct ard_info info = ard_port_info(r->in.port);
+            count(r, ARDN_C_RECEIVED, 1);
+            count(r, ARDN_C_SKIPPED, info.skipped);
+            red->hdr = (struct ardw_hdr){.conn_id = r->conn_id,
+                                         .size = (uint32_t)r->size,
+                                         .epoch = ardn_g.epoch,
+                                         .seq = info.seq,
+                                         .mono_ns = info.mono_ns,
+                                         .real_ns = info.real_ns,
+                                         .type_hash = r->type_hash};
+            reducer_offer(r, red, now);
+        } else if (rc != ARD_ETIMEDOUT && rc != ARD_EINTR) {
+            if (!reported)
+                route_fail(r, 0, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
+            reported = true;
+            struct timespec ts = {0, 100000000};
+            nanosleep(&ts, NULL);
+        }
+        reducer_tick(r, red, now);
+    }
+    return NULL;
+}
+
+static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage *src)
+{
+    if (!r->from[0])
+        return true;
+    if (src->ss_family != r->from_addr.ss_family)
+        return false;
+    if (src->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)src;
+        const struct sockaddr_in *b = (const struct sockaddr_in *)&r->from_addr;
+        return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+               (!r->from_port || a->sin_port == b->sin_port);
+    }
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)src;
+    const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&r->from_addr;
+    return memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0 &&
+           (!r->from_port || a->sin6_port == b->sin6_port);
+}
+
+/* Check one datagram; on success it is the newest, converted into r->buf. */
+enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
+                                const struct sockaddr_storage *src, struct ardw_hdr *h)
+{
+    if (src && !from_peer(r, src))
+        return ARDW_PEER;
+    struct ardw_expect e = {
+        .conn_id = r->conn_id, .size = (uint32_t)r->size, .type_hash = r->type_hash};
+    enum ardw_cause c = ardw_parse(d, len, &e, h);
+    /* A restarted receiver has lost its (epoch, seq) state; the newest packet its output
+     * connection already holds was published at floor_real_ns, so anything written before
+     * that is that packet again or older (assumes the hosts' clocks agree, as for logs). */
+    if (c == ARDW_OK && !r->track.have && h->real_ns <= r->floor_real_ns)
+        c = ARDW_STALE;
+    if (c == ARDW_OK)
+        c = ardw_accept(&r->track, h->epoch, h->seq);
+    if (c == ARDW_OK)
+        ardw_payload_from_wire(r->buf, d + ARDW_HDR_SIZE, r->size, r->fields, r->nfields);
+    return c;
+}
+
+static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
+{
+    if (ns == *current)
+        return;
+    struct timeval tv = {(time_t)(ns / 1000000000), (suseconds_t)(ns % 1000000000 / 1000)};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    *current = ns;
+}
+
+static void *udp_loop(struct ardn_route *r, struct reducer *red)
+{
+    struct mmsghdr msgs[BATCH];
+    struct iovec iov[BATCH];
+    struct sockaddr_storage src[BATCH];
+    size_t slot = rx_slot(r);
+    int64_t rcvtimeo = -1;
+    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+        int64_t now = ard_now_ns();
+        int64_t timeout = reducer_timeout(red, now);
+        int flags = MSG_WAITFORONE | MSG_TRUNC;
+        if (timeout < 1000)
+            flags |= MSG_DONTWAIT; /* SO_RCVTIMEO 0 would mean "forever" */
+        else
+            set_rcvtimeo(r->fd_in, timeout, &rcvtimeo);
+        for (int k = 0; k < BATCH; k++) {
+            iov[k] = (struct iovec){r->rx + k * slot, slot};
+            msgs[k].msg_hdr = (struct msghdr){.msg_name = &src[k],
+                                              .msg_namelen = sizeof src[k],
+                                              .msg_iov = &iov[k],
+                                              .msg_iovlen = 1};
+            msgs[k].msg_len = 0;
+        }
+        /* One system call per wake-up in the common case: blocks for the first datagram,
+         * then takes whatever else is already queued. */
+        int n = recvmmsg(r->fd_in, msgs, BATCH, flags, NULL);
+        bool fresh = false;
+        struct ardw_hdr newest = {0};
+        for (int k = 0; k < n; k++) {
+            size_t len = msgs[k].msg_len;
+            struct ardw_hdr h;
+            enum ardw_cause c;
+            if (!from_peer(r, &src[k]))
+                c = ARDW_PEER;
+            else if (len > slot)
+                c = ARDW_OVERSIZED; /* cut short by the buffer: its real length is too big */
+            else
+                c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h);
+            if (c != ARDW_OK) {
+                count_drop(r, c);
+                continue;
+            }
+            count(r, ARDN_C_RECEIVED, 1);
+            if (fresh)
+                count(r, ARDN_C_SUPERSEDED, 1);
+            fresh = true;
+            newest = h;
+        }
+        now = ard_now_ns();
+        if (fresh) {
+            if (r->conn_id != 0)
+                newest.conn_id = r->conn_id;
+            red->hdr = newest;
+            reducer_offer(r, red, now);
+        }
+        reducer_tick(r, red, now);
+    }
+    return NULL;
+}
+
+static void *route_main(void *arg)
+{
+    struct ardn_route *r = arg;
+    struct reducer red = {0};
+    if (r->max_rate > 0)
+        red.period_ns = (int64_t)(1e9 / r->max_rate);
+    if (r->in.kind == ARDN_EP_LOCAL)
+        return local_loop(r, &red);
+    return udp_loop(r, &red);
+}
+
+int ardn_route_start(struct ardn_route *r)
+{
+    int rc = pthread_create(&r->thread, NULL, route_main, r);
+    if (rc != 0)
+        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot start thread: %s", strerror(rc));
+    r->started = true;
+    return 0;
+}
+
+void ardn_route_join(struct ardn_route *r)
+{
+    if (r->started)
+        pthread_join(r->thread, NULL);
+    r->started = false;
+}
+
+void ardn_route_close(struct ardn_route *r)
+{
+    if (r->fd_in >= 0)
+        close(r->fd_in);
+    r->fd_in = -1;
+    for (int i = 0; i < r->nout; i++) {
+        if (r->out_fd[i] >= 0)
+            close(r->out_fd[i]);
+        r->out_fd[i] = -1;
+        ard_close(r->out[i].port);
+        r->out[i].port = NULL;
+    }
+    ard_close(r->in.port);
+    r->in.port = NULL;
+    free(r->fields);
+    free(r->buf);
+    free(r->tx);
+    free(r->rx);
+    r->fields = NULL;
+    r->buf = r->tx = r->rx = NULL;
+}

@@ -1,0 +1,188 @@
+/* wire.c - datagram header encoding/parsing and payload byte order. */
+#include "wire.h"
+
+#include <string.h>
+
+static const char *const cause_names[ARDW_NCAUSES] = {
+    [ARDW_OK] = "ok",
+    [ARDW_TRUNCATED] = "truncated",
+    [ARDW_OVERSIZED] = "oversized",
+    [ARDW_MAGIC] = "magic",
+    [ARDW_VERSION] = "version",
+    [ARDW_CONN] = "conn",
+    [ARDW_SIZE] = "size",
+    [ARDW_TYPE] = "type",
+    [ARDW_PEER] = "peer",
+    [ARDW_DUPLICATE] = "duplicate",
+    [ARDW_OLD] = "old",
+    [ARDW_OLD_EPOCH] = "old_epoch",
+    [ARDW_STALE] = "stale",
+};
+
+const char *ardw_cause_name(enum ardw_cause c)
+{
+    return (unsigned)c < ARDW_NCAUSES ? cause_names[c] : "?";
+}
+
+/* Byte-wise little-endian access: independent of host order and alignment. */
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+void ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
+{
+    put32(b + 0, ARDW_MAGIC_WORD);
+    b[4] = ARDW_WIRE_VERSION;
+    b[5] = 0;
+    put16(b + 6, ARDW_HDR_SIZE);
+    put32(b + 8, h->conn_id);
+    put32(b + 12, h->size);
+    put64(b + 16, h->epoch);
+    put64(b + 24, h->seq);
+    put64(b + 32, (uint64_t)h->mono_ns);
+    put64(b + 40, (uint64_t)h->real_ns);
+    put64(b + 48, h->type_hash);
+}
+
+enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expect *e,
+                           struct ardw_hdr *h)
+{
+    if (len < ARDW_HDR_SIZE)
+        return len >= 4 && get32(b) != ARDW_MAGIC_WORD ? ARDW_MAGIC : ARDW_TRUNCATED;
+    if (len > ARDW_MAX_DGRAM)
+        return ARDW_OVERSIZED;
+    if (get32(b) != ARDW_MAGIC_WORD)
+        return ARDW_MAGIC;
+    if (b[4] != ARDW_WIRE_VERSION || b[5] != 0 || get16(b + 6) != ARDW_HDR_SIZE)
+        return ARDW_VERSION;
+    h->version = b[4];
+    h->flags = b[5];
+    h->conn_id = get32(b + 8);
+    h->size = get32(b + 12);
+    h->epoch = get64(b + 16);
+    h->seq = get64(b + 24);
+    h->mono_ns = (int64_t)get64(b + 32);
+    h->real_ns = (int64_t)get64(b + 40);
+    h->type_hash = get64(b + 48);
+    /* Length against the declared size first: a damaged size field is a framing error. */
+    if ((uint64_t)len - ARDW_HDR_SIZE < h->size)
+        return ARDW_TRUNCATED;
+    if ((uint64_t)len - ARDW_HDR_SIZE > h->size)
+        return ARDW_OVERSIZED;
+    if (e->conn_id != 0 && h->conn_id != e->conn_id)
+        return ARDW_CONN;
+    if (h->size != e->size)
+        return ARDW_SIZE;
+    if (h->type_hash != e->type_hash)
+        return ARDW_TYPE;
+    return ARDW_OK;
+}
+
+enum ardw_cause ardw_accept(struct ardw_track *t, uint64_t epoch, uint64_t seq)
+{
+    if (t->have) {
+        if (epoch < t->epoch)
+            return ARDW_OLD_EPOCH;
+        /* A restarted sender first re-sends the connection's newest packet, which its previous
+         * run may already have delivered: same seq is the same packet. A lower seq in a new
+         * epoch is a recreated connection and is accepted. */
+        if (seq == t->seq)
+            return ARDW_DUPLICATE;
+        if (epoch == t->epoch && seq < t->seq)
+            return ARDW_OLD;
+    }
+    t->have = true;
+    t->epoch = epoch;
+    t->seq = seq;
+    return ARDW_OK;
+}
+
+static bool host_is_little(void)
+{
+    const uint16_t one = 1;
+    uint8_t b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+void ardw_payload_swap(uint8_t *dst, const uint8_t *src, size_t size,
+                       const struct ard_field *fields, size_t nfields)
+{
+    if (dst != src)
+        memcpy(dst, src, size); /* padding and 1-byte fields */
+    for (size_t f = 0; f < nfields; f++) {
+        size_t es = ard_basic_size(fields[f].kind);
+        if (es <= 1)
+            continue;
+        for (size_t k = 0; k < fields[f].count; k++) {
+            size_t off = (size_t)fields[f].offset + k * es;
+            if (off > size || size - off < es)
+                return; /* a descriptor never exceeds its size; stay in bounds regardless */
+            uint8_t tmp[8];
+            memcpy(tmp, src + off, es);
+            for (size_t i = 0; i < es; i++)
+                dst[off + i] = tmp[es - 1 - i];
+        }
+    }
+}
+
+void ardw_payload_to_wire(uint8_t *dst, const void *src, size_t size,
+                          const struct ard_field *fields, size_t nfields)
+{
+    if (host_is_little() || nfields == 0)
+        memcpy(dst, src, size);
+    else
+        ardw_payload_swap(dst, src, size, fields, nfields);
+}
+
+void ardw_payload_from_wire(void *dst, const uint8_t *src, size_t size,
+                            const struct ard_field *fields, size_t nfields)
+{
+    if (host_is_little() || nfields == 0)
+        memcpy(dst, src, size);
+    else
+        ardw_payload_swap(dst, src, size, fields, nfields);
+}
+
+uint32_t ardw_conn_id(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h ? h : 1;
+}

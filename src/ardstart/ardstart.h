@@ -1,0 +1,56 @@
+/*
+ * ardstart.h - declarations shared by ardstart's source files.
+ */
+#ifndef ARDSTART_H
+#define ARDSTART_H
+
+#include "books.h"
+
+/* Exit codes (documented in docs/ardstart.md). */
+enum {
+    AS_OK = 0,
+    AS_EXEC = 1,    /* the command could not be executed */
+    AS_DIED = 2,    /* --wait: the command ended before it was ready */
+    AS_TIMEOUT = 3, /* --wait: not ready in time (left running) */
+    AS_HOST = 4,    /* the host could not be reached through the transport */
+    AS_RUNNING = 5, /* an entry of that path is already running */
+    AS_USAGE = 100,
+    AS_SYS = 111,
+};
+
+struct as_opts {
+    const char *host;   /* -H: start there through the transport */
+    const char *name;   /* -n */
+    const char *parent; /* -p, else $ARD_PATH */
+    const char *domain;
+    const char *rsh;     /* -e */
+    const char *bindir;  /* --remote-bindir */
+    const char *chdir;   /* -C */
+    const char *cwd_if;  /* --cwd-if-exists (remote starts: the starter's directory) */
+    const char *as_host; /* --as-host: host label given by the starter */
+    const char **env;    /* -E NAME=VALUE, nenv of them */
+    int nenv;
+    int wait_ms; /* -w: 0 = do not wait */
+    bool quiet;
+    bool dry_run;         /* --system: print the generated master script, start nothing */
+    const char **hostmap; /* --set-host ROLE=HOST, nhostmap of them */
+    int nhostmap;
+    char **argv; /* command and arguments */
+    int argc;
+};
+
+/* start.c: start on this host, with a supervisor; returns an exit code. */
+int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *path);
+/* remote.c: start on o->host through the transport; records a remote entry here. */
+int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *path);
+/* ready.c: wait for the supervisor's and the block's report lines on fd. */
+int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e);
+void as_print_log_tail(const char *log, int lines);
+/* system.c: start a system described in a YAML file. */
+int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *file);
+/* list.c */
+int as_list(struct ardb_books *b, const char *prefix, bool raw);
+
+void as_quote_argv(char **argv, int argc, char *buf, size_t len);
+
+#endif /* ARDSTART_H */

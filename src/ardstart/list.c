@@ -1,0 +1,228 @@
+/*
+ * list.c - the tree of entries: this host's books, plus for each remote entry the listing
+ * of that host (fetched through the transport, recursively), merged by path.
+ *
+ * --raw prints one tab-separated line per entry (the form fetched from remote hosts):
+ *   path host pid state code uptime_ms cmd
+ */
+#include "ardstart.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct row {
+    char path[ARDB_MAX_PATH];
+    char host[ARDB_MAX_HOST];
+    long pid;
+    char state[64]; /* word, e.g. "exited" */
+    int code;
+    int64_t uptime_ms;
+    char cmd[ARDB_MAX_CMD];
+};
+
+struct rows {
+    struct row *v;
+    size_t n, cap;
+};
+
+static struct row *add(struct rows *r)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        struct row *v = realloc(r->v, r->cap * sizeof *v);
+        if (!v)
+            abort();
+        r->v = v;
+    }
+    memset(&r->v[r->n], 0, sizeof r->v[0]);
+    return &r->v[r->n++];
+}
+
+/* Replace tabs and newlines so that a field stays one field. */
+static void clean(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\t' || *s == '\n')
+            *s = ' ';
+}
+
+static void parse_raw(char *text, struct rows *r)
+{
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *f[7];
+        int n = 0;
+        char *p = line;
+        while (n < 7) {
+            f[n++] = p;
+            char *tab = n < 7 ? strchr(p, '\t') : NULL;
+            if (!tab)
+                break;
+            *tab = '\0';
+            p = tab + 1;
+        }
+        if (n != 7 || ardb_check_path(f[0]) < 0)
+            continue;
+        struct row *w = add(r);
+        ardb_copy(w->path, sizeof w->path, f[0]);
+        ardb_copy(w->host, sizeof w->host, f[1]);
+        w->pid = atol(f[2]);
+        ardb_copy(w->state, sizeof w->state, f[3]);
+        w->code = atoi(f[4]);
+        w->uptime_ms = atoll(f[5]);
+        ardb_copy(w->cmd, sizeof w->cmd, f[6]);
+    }
+}
+
+/* Ask `e->host` for its listing of `path` and add the rows; on failure one row that says so. */
+static void fetch_remote(const struct ardb_books *b, const struct ardb_entry *e, const char *path,
+                         struct rows *r)
+{
+    struct ardb_str cmd = {0};
+    char prog[PATH_MAX + 16];
+    snprintf(prog, sizeof prog, "%s%sardstart", e->bindir, e->bindir[0] ? "/" : "");
+    ardb_str_quote(&cmd, prog);
+    ardb_str_quote(&cmd, "--domain");
+    ardb_str_quote(&cmd, b->domain);
+    ardb_str_quote(&cmd, "--list");
+    ardb_str_quote(&cmd, "--raw");
+    ardb_str_quote(&cmd, "--");
+    ardb_str_quote(&cmd, path);
+    char **argv;
+    struct ardb_str out = {0};
+    int status = 0, rc = -1;
+    if (ardb_rsh_argv(e->rsh[0] ? e->rsh : ardb_rsh(NULL), e->host, cmd.s, &argv) == 0) {
+        fflush(NULL);
+        rc = ardb_run(argv, 30000, &out, &status);
+        ardb_argv_free(argv);
+    }
+    ardb_str_free(&cmd);
+    if (rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        size_t before = r->n;
+        parse_raw(out.s, r);
+        if (r->n == before && strcmp(path, e->path) == 0) {
+            struct row *w = add(r);
+            ardb_copy(w->path, sizeof w->path, e->path);
+            ardb_copy(w->host, sizeof w->host, e->host);
+            snprintf(w->state, sizeof w->state, "gone");
+            ardb_copy(w->cmd, sizeof w->cmd, e->cmd);
+        }
+    } else if (strcmp(path, e->path) == 0) {
+        struct row *w = add(r);
+        ardb_copy(w->path, sizeof w->path, e->path);
+        ardb_copy(w->host, sizeof w->host, e->host);
+        snprintf(w->state, sizeof w->state, "unreachable");
+        ardb_copy(w->cmd, sizeof w->cmd, e->cmd);
+    }
+    ardb_str_free(&out);
+}
+
+static void add_local(const struct ardb_entry *e, struct rows *r)
+{
+    struct row *w = add(r);
+    ardb_copy(w->path, sizeof w->path, e->path);
+    ardb_copy(w->host, sizeof w->host, e->host);
+    w->pid = e->pid;
+    enum ardb_state st = ardb_effective(e);
+    ardb_copy(w->state, sizeof w->state, ardb_state_word(st));
+    w->code = e->code;
+    int64_t end = e->end_ns && st != ARDB_RUNNING ? e->end_ns : ardb_realtime_ns();
+    w->uptime_ms = e->start_ns ? (end - e->start_ns) / 1000000 : 0;
+    if (w->uptime_ms < 0)
+        w->uptime_ms = 0;
+    ardb_copy(w->cmd, sizeof w->cmd, e->cmd);
+    clean(w->cmd);
+    clean(w->host);
+}
+
+/* Tree order: compare path by path, '/' before every name character. */
+static int tree_order(const void *a, const void *b)
+{
+    const unsigned char *x = (const unsigned char *)((const struct row *)a)->path;
+    const unsigned char *y = (const unsigned char *)((const struct row *)b)->path;
+    for (; *x && *x == *y; x++, y++) {
+    }
+    int cx = *x == '/' ? 1 : *x, cy = *y == '/' ? 1 : *y;
+    return cx - cy;
+}
+
+static void uptime_text(int64_t ms, char *buf, size_t len)
+{
+    int64_t s = ms / 1000;
+    if (s < 60)
+        snprintf(buf, len, "%.1fs", (double)ms / 1000);
+    else if (s < 3600)
+        snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)(s % 60));
+    else if (s < 86400)
+        snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)(s / 60 % 60));
+    else
+        snprintf(buf, len, "%dd%02dh", (int)(s / 86400), (int)(s / 3600 % 24));
+}
+
+int as_list(struct ardb_books *b, const char *prefix, bool raw)
+{
+    struct ardb_entry *v;
+    int n = ardb_list(b, prefix, &v);
+    if (n < 0) {
+        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        return AS_SYS;
+    }
+    struct rows r = {0};
+    for (int i = 0; i < n; i++) {
+        if (v[i].remote)
+            fetch_remote(b, &v[i], v[i].path, &r);
+        else
+            add_local(&v[i], &r);
+    }
+    free(v);
+    if (n == 0 && prefix) {
+        /* The path may lie below an entry that runs on another host. */
+        n = ardb_list(b, NULL, &v);
+        for (int i = 0; i < n; i++)
+            if (v[i].remote && ardb_under(prefix, v[i].path))
+                fetch_remote(b, &v[i], prefix, &r);
+        if (n > 0)
+            free(v);
+    }
+    if (r.n)
+        qsort(r.v, r.n, sizeof r.v[0], tree_order);
+    if (raw) {
+        for (size_t i = 0; i < r.n; i++)
+            printf("%s\t%s\t%ld\t%s\t%d\t%lld\t%s\n", r.v[i].path, r.v[i].host, r.v[i].pid,
+                   r.v[i].state, r.v[i].code, (long long)r.v[i].uptime_ms, r.v[i].cmd);
+        free(r.v);
+        return AS_OK;
+    }
+    if (r.n == 0) {
+        char host[ARDB_MAX_HOST];
+        ardb_host_label(host, sizeof host);
+        printf("nothing started%s%s in domain %s on %s\n", prefix ? " under " : "",
+               prefix ? prefix : "", b->domain, host);
+        return AS_OK;
+    }
+    printf("%-28s %-10s %7s  %-16s %9s  %s\n", "NAME", "HOST", "PID", "STATE", "UPTIME", "COMMAND");
+    for (size_t i = 0; i < r.n; i++) {
+        const struct row *w = &r.v[i];
+        int depth = 0;
+        for (const char *p = w->path; *p; p++)
+            depth += *p == '/';
+        const char *leaf = strrchr(w->path, '/') ? strrchr(w->path, '/') + 1 : w->path;
+        char name[ARDB_MAX_PATH + 64];
+        snprintf(name, sizeof name, "%*s%s", 2 * depth, "", depth == 0 ? w->path : leaf);
+        char st[80], up[32];
+        enum ardb_state s;
+        if (ardb_state_parse(w->state, &s) == 0)
+            ardb_state_text(s, w->code, st, sizeof st);
+        else
+            ardb_copy(st, sizeof st, w->state);
+        uptime_text(w->uptime_ms, up, sizeof up);
+        /* Long commands (a system's generated scripts) are cut: --raw has them whole. */
+        int cut = strlen(w->cmd) > 72;
+        printf("%-28s %-10s %7ld  %-16s %9s  %.*s%s\n", name, w->host, w->pid, st, up,
+               cut ? 69 : 72, w->cmd, cut ? "..." : "");
+    }
+    free(r.v);
+    return AS_OK;
+}

@@ -1,0 +1,319 @@
+/*
+ * ardstart - start a block or a script, here or on another host, and keep books of it.
+ * Options and exit codes: docs/ardstart.md.
+ */
+#include "ardstart.h"
+
+#include "ardnet.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ardstart [OPTIONS] [--] COMMAND [ARGS...]   start COMMAND, detached\n"
+            "       ardstart --list [--raw] [PATH]             show the tree of started entries\n"
+            "       ardstart --log PATH                        print the log file of an entry\n"
+            "       ardstart --ready                           (in a script) tell the starter\n"
+            "       ardstart --system FILE.yaml [--set-host ROLE=HOST]... [--dry-run]\n"
+            "                                                  start a system description\n"
+            "options:\n"
+            "  -H, --host HOST          start on HOST through the transport (ssh)\n"
+            "  -n, --name NAME          entry name (default: command name without extension)\n"
+            "  -p, --parent PATH        parent in the hierarchy (default: $ARD_PATH)\n"
+            "  -w, --wait[=SECONDS]     return when the command is ready (default 10 s)\n"
+            "  -d, --domain NAME        domain (default: $ARD_DOMAIN, else \"default\")\n"
+            "  -e, --rsh COMMAND        transport (default: $ARD_RSH, else\n"
+            "                           \"" ARDB_DEFAULT_RSH "\")\n"
+            "      --remote-bindir DIR  ardstart/ardkill location on remote hosts\n"
+            "                           (default: $ARD_REMOTE_BINDIR, else found in PATH)\n"
+            "  -C, --chdir DIR          working directory of the command\n"
+            "  -E, --env NAME=VALUE     set an environment variable for the command\n"
+            "  -q, --quiet              print errors only\n"
+            "  -h, --help               this text\n"
+            "exit codes: 0 ok, 1 cannot execute, 2 ended before ready, 3 not ready in time,\n"
+            "            4 host unreachable, 5 already running, 100 usage, 111 system error\n");
+}
+
+static int parse_wait(const char *s, int *ms)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > 86400) {
+        fprintf(stderr, "ardstart: --wait '%s': expected seconds > 0\n", s);
+        return -1;
+    }
+    *ms = (int)(v * 1000 + 0.5);
+    return 0;
+}
+
+/* Domain and hierarchy travel to the command through its environment. */
+static int open_books(struct ardb_books *b, const char *domain)
+{
+    if (ardb_open(b, domain) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum {
+        OPT_BINDIR = 256,
+        OPT_LOG,
+        OPT_READY,
+        OPT_RAW,
+        OPT_CWD_IF,
+        OPT_AS_HOST,
+        OPT_SYSTEM,
+        OPT_SET_HOST,
+        OPT_DRY_RUN
+    };
+    static const struct option longopts[] = {
+        {"host", required_argument, NULL, 'H'},
+        {"name", required_argument, NULL, 'n'},
+        {"parent", required_argument, NULL, 'p'},
+        {"wait", optional_argument, NULL, 'w'},
+        {"domain", required_argument, NULL, 'd'},
+        {"rsh", required_argument, NULL, 'e'},
+        {"chdir", required_argument, NULL, 'C'},
+        {"env", required_argument, NULL, 'E'},
+        {"list", no_argument, NULL, 'l'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"remote-bindir", required_argument, NULL, OPT_BINDIR},
+        {"log", no_argument, NULL, OPT_LOG},
+        {"ready", no_argument, NULL, OPT_READY},
+        {"raw", no_argument, NULL, OPT_RAW},
+        {"cwd-if-exists", required_argument, NULL, OPT_CWD_IF},
+        {"as-host", required_argument, NULL, OPT_AS_HOST},
+        {"system", required_argument, NULL, OPT_SYSTEM},
+        {"set-host", required_argument, NULL, OPT_SET_HOST},
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {NULL, 0, NULL, 0},
+    };
+    /* An ignored SIGCHLD is inherited across exec and would make waitpid fail: the
+     * supervisor and the transport runner need their children's status. */
+    signal(SIGCHLD, SIG_DFL);
+    struct as_opts o = {0};
+    bool list = false, log = false, ready = false, raw = false;
+    static const char *env[64], *hostmap[64];
+    o.env = env;
+    o.hostmap = hostmap;
+    const char *system = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "+H:n:p:w::d:e:C:E:lqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'H':
+            o.host = optarg;
+            break;
+        case 'n':
+            o.name = optarg;
+            break;
+        case 'p':
+            o.parent = optarg;
+            break;
+        case 'w':
+            o.wait_ms = 10000;
+            if (optarg && *optarg == '=')
+                optarg++; /* "-w=5" */
+            if (optarg && parse_wait(optarg, &o.wait_ms) < 0)
+                return AS_USAGE;
+            break;
+        case 'd':
+            o.domain = optarg;
+            break;
+        case 'e':
+            o.rsh = optarg;
+            break;
+        case 'C':
+            o.chdir = optarg;
+            break;
+        case 'E':
+            if (!strchr(optarg, '=') || optarg[0] == '=') {
+                fprintf(stderr, "ardstart: --env '%s': expected NAME=VALUE\n", optarg);
+                return AS_USAGE;
+            }
+            if (o.nenv == (int)(sizeof env / sizeof env[0])) {
+                fprintf(stderr, "ardstart: more than %d --env options\n", o.nenv);
+                return AS_USAGE;
+            }
+            o.env[o.nenv++] = optarg;
+            break;
+        case 'l':
+            list = true;
+            break;
+        case 'q':
+            o.quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return AS_OK;
+        case OPT_BINDIR:
+            o.bindir = optarg;
+            break;
+        case OPT_LOG:
+            log = true;
+            break;
+        case OPT_READY:
+            ready = true;
+            break;
+        case OPT_RAW:
+            raw = true;
+            break;
+        case OPT_CWD_IF:
+            o.cwd_if = optarg;
+            break;
+        case OPT_AS_HOST:
+            o.as_host = optarg;
+            break;
+        case OPT_SYSTEM:
+            system = optarg;
+            break;
+        case OPT_SET_HOST:
+            if (!strchr(optarg, '=') || optarg[0] == '=' ||
+                o.nhostmap == (int)(sizeof hostmap / sizeof hostmap[0])) {
+                fprintf(stderr, "ardstart: --set-host '%s': expected ROLE=HOST\n", optarg);
+                return AS_USAGE;
+            }
+            hostmap[o.nhostmap++] = optarg;
+            break;
+        case OPT_DRY_RUN:
+            o.dry_run = true;
+            break;
+        default:
+            usage(stderr);
+            return AS_USAGE;
+        }
+    }
+    o.argv = argv + optind;
+    o.argc = argc - optind;
+    o.domain = ardb_domain(o.domain);
+    if (ardb_check_domain(o.domain) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        return AS_USAGE;
+    }
+
+    if (ready) {
+        int rc = ard_ready();
+        if (rc < 0) {
+            fprintf(stderr, "ardstart: --ready: %s\n", ard_errdetail());
+            return AS_SYS;
+        }
+        if (rc == 0 && !o.quiet)
+            fprintf(stderr, "ardstart: --ready: not started by ardstart --wait; nothing to do\n");
+        return AS_OK;
+    }
+
+    struct ardb_books b;
+    if (list || log) {
+        if (o.argc > 1 || (log && o.argc != 1)) {
+            usage(stderr);
+            return AS_USAGE;
+        }
+        const char *path = o.argc ? o.argv[0] : NULL;
+        if (path && ardb_check_path(path) < 0) {
+            fprintf(stderr, "ardstart: %s\n", ardb_err());
+            return AS_USAGE;
+        }
+        if (open_books(&b, o.domain) < 0)
+            return AS_SYS;
+        int rc;
+        if (list) {
+            rc = as_list(&b, path, raw);
+        } else {
+            struct ardb_entry e;
+            int r = ardb_read(&b, path, &e);
+            if (r == 0 && e.remote) {
+                fprintf(stderr, "ardstart: '%s' runs on %s; its log is there: %s\n", path, e.host,
+                        e.log[0] ? e.log : "(ask: ardstart --log there)");
+                rc = AS_USAGE;
+            } else if (r == 0) {
+                printf("%s\n", e.log);
+                rc = AS_OK;
+            } else {
+                fprintf(stderr, "ardstart: no entry '%s' in domain %s here%s%s\n", path, o.domain,
+                        r < 0 ? ": " : "", r < 0 ? ardb_err() : "");
+                rc = AS_USAGE;
+            }
+        }
+        ardb_close(&b);
+        return rc;
+    }
+
+    if (system) {
+        if (o.argc > 0 || o.host) {
+            fprintf(stderr, "ardstart: --system takes no command and no -H (hosts are in the "
+                            "file, or --set-host)\n");
+            return AS_USAGE;
+        }
+        if (o.name && ardb_check_name("name", o.name) < 0) {
+            fprintf(stderr, "ardstart: %s\n", ardb_err());
+            return AS_USAGE;
+        }
+        setenv("ARD_DOMAIN", o.domain, 1);
+        if (o.rsh)
+            setenv("ARD_RSH", o.rsh, 1);
+        if (o.bindir)
+            setenv("ARD_REMOTE_BINDIR", o.bindir, 1);
+        if (!o.dry_run && open_books(&b, o.domain) < 0)
+            return AS_SYS;
+        int rc = as_start_system(&b, &o, system);
+        if (!o.dry_run)
+            ardb_close(&b);
+        return rc;
+    }
+    if (o.argc < 1) {
+        usage(stderr);
+        return AS_USAGE;
+    }
+    char name[ARDB_MAX_NAME + 1];
+    if (o.name) {
+        if (ardb_check_name("name", o.name) < 0) {
+            fprintf(stderr, "ardstart: %s\n", ardb_err());
+            return AS_USAGE;
+        }
+        ardb_copy(name, sizeof name, o.name);
+    } else {
+        ardb_default_name(o.argv[0], name, sizeof name);
+    }
+    const char *parent = o.parent ? o.parent : getenv("ARD_PATH");
+    char path[ARDB_MAX_PATH + ARDB_MAX_NAME + 2];
+    if (parent && *parent) {
+        if (ardb_check_path(parent) < 0) {
+            fprintf(stderr, "ardstart: parent: %s\n", ardb_err());
+            return AS_USAGE;
+        }
+        snprintf(path, sizeof path, "%s/%s", parent, name);
+    } else {
+        ardb_copy(path, sizeof path, name);
+    }
+    if (ardb_check_path(path) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        return AS_USAGE;
+    }
+    if (o.host && !*o.host) {
+        fprintf(stderr, "ardstart: -H: empty host name\n");
+        return AS_USAGE;
+    }
+    /* A remote start sets these for everything it starts, so that the next level finds
+     * the same domain, transport and binaries. */
+    setenv("ARD_DOMAIN", o.domain, 1);
+    if (o.as_host)
+        setenv("ARD_HOST", o.as_host, 1);
+    if (o.rsh)
+        setenv("ARD_RSH", o.rsh, 1);
+    if (o.bindir)
+        setenv("ARD_REMOTE_BINDIR", o.bindir, 1);
+
+    if (open_books(&b, o.domain) < 0)
+        return AS_SYS;
+    int rc = o.host ? as_start_remote(&b, &o, path) : as_start_local(&b, &o, path);
+    ardb_close(&b);
+    return rc;
+}

@@ -1,0 +1,600 @@
+/*
+ * books.c - where the books are, their lock, and reading/writing one entry atomically.
+ */
+#include "books.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char errbuf[1024];
+
+const char *ardb_err(void)
+{
+    return errbuf;
+}
+
+int ardb_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* mkdir -p with mode for the missing parts; an existing directory is fine. */
+static int mkdirs(const char *dir, mode_t mode)
+{
+    char tmp[PATH_MAX];
+    if (strlen(dir) >= sizeof tmp)
+        return ardb_fail("books directory '%s': path too long", dir);
+    ardb_copy(tmp, sizeof tmp, dir);
+    for (char *p = tmp + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+                return ardb_fail("cannot create books directory '%s': %s", tmp, strerror(errno));
+            *p = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return ardb_fail("books directory '%s' is not a directory", dir);
+    return 0;
+}
+
+static int books_base(char *buf, size_t len)
+{
+    const char *env = getenv("ARD_BOOKS_DIR");
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    int n;
+    if (env && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if (geteuid() == 0)
+        n = snprintf(buf, len, "/run/ardnet");
+    else if (xdg && *xdg)
+        n = snprintf(buf, len, "%s/ardnet", xdg);
+    else
+        n = snprintf(buf, len, "/tmp/ardnet-%ld", (long)geteuid());
+    if (n < 0 || (size_t)n >= len)
+        return ardb_fail("books directory: path too long");
+    return 0;
+}
+
+int ardb_open(struct ardb_books *b, const char *domain)
+{
+    memset(b, 0, sizeof *b);
+    b->lockfd = -1;
+    if (ardb_check_domain(domain) < 0)
+        return -1;
+    ardb_copy(b->domain, sizeof b->domain, domain);
+    char base[PATH_MAX - 80];
+    if (books_base(base, sizeof base) < 0)
+        return -1;
+    if (mkdirs(base, 0700) < 0)
+        return -1;
+    /* A shared /tmp: never use books another user prepared for us. */
+    struct stat st;
+    if (stat(base, &st) == 0 && st.st_uid != geteuid())
+        return ardb_fail("books directory '%s' belongs to uid %ld, not to us", base,
+                         (long)st.st_uid);
+    snprintf(b->dir, sizeof b->dir, "%s/%s", base, domain);
+    char sub[PATH_MAX + 8];
+    snprintf(sub, sizeof sub, "%s/e", b->dir);
+    if (mkdirs(sub, 0700) < 0)
+        return -1;
+    snprintf(sub, sizeof sub, "%s/log", b->dir);
+    if (mkdirs(sub, 0700) < 0)
+        return -1;
+    snprintf(sub, sizeof sub, "%s/lock", b->dir);
+    b->lockfd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (b->lockfd < 0)
+        return ardb_fail("cannot open '%s': %s", sub, strerror(errno));
+    return 0;
+}
+
+void ardb_close(struct ardb_books *b)
+{
+    if (b->lockfd >= 0)
+        close(b->lockfd);
+    b->lockfd = -1;
+}
+
+int ardb_lock(struct ardb_books *b)
+{
+    while (flock(b->lockfd, LOCK_EX) < 0) {
+        if (errno != EINTR)
+            return ardb_fail("cannot lock the books in '%s': %s", b->dir, strerror(errno));
+    }
+    return 0;
+}
+
+void ardb_unlock(struct ardb_books *b)
+{
+    (void)flock(b->lockfd, LOCK_UN);
+}
+
+/* Write `len` bytes to `file` via file.tmp + rename, so readers see old or new, never half. */
+static int write_atomic(const char *dir, const char *file, const char *data, size_t len)
+{
+    char tmp[PATH_MAX + 16], dst[PATH_MAX + 600];
+    snprintf(tmp, sizeof tmp, "%s/.tmp", dir);
+    snprintf(dst, sizeof dst, "%s/%s", dir, file);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ardb_fail("cannot write '%s': %s", tmp, strerror(errno));
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return ardb_fail("cannot write '%s': %s", tmp, strerror(e));
+        }
+        off += (size_t)w;
+    }
+    close(fd);
+    if (rename(tmp, dst) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return ardb_fail("cannot rename '%s' to '%s': %s", tmp, dst, strerror(e));
+    }
+    return 0;
+}
+
+int ardb_next_seq(struct ardb_books *b, uint64_t *seq)
+{
+    char file[PATH_MAX + 8];
+    snprintf(file, sizeof file, "%s/seq", b->dir);
+    uint64_t v = 0;
+    FILE *f = fopen(file, "re");
+    if (f) {
+        if (fscanf(f, "%" SCNu64, &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    v++;
+    char text[32];
+    int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
+    if (write_atomic(b->dir, "seq", text, (size_t)n) < 0)
+        return -1;
+    *seq = v;
+    return 0;
+}
+
+int ardb_hosts(const struct ardb_books *b, struct ardb_host **out)
+{
+    *out = NULL;
+    char file[PATH_MAX + 8];
+    snprintf(file, sizeof file, "%s/hosts", b->dir);
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return errno == ENOENT ? 0 : ardb_fail("cannot read '%s': %s", file, strerror(errno));
+    struct ardb_host *v = NULL;
+    size_t n = 0, cap = 0;
+    char line[ARDB_MAX_HOST + ARDB_MAX_RSH + PATH_MAX + 4];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (!t2)
+            continue;
+        *t1 = *t2 = '\0';
+        if (n == cap) {
+            cap = cap ? 2 * cap : 4;
+            struct ardb_host *nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                free(v);
+                fclose(f);
+                return ardb_fail("out of memory");
+            }
+            v = nv;
+        }
+        ardb_copy(v[n].host, sizeof v[n].host, line);
+        ardb_copy(v[n].rsh, sizeof v[n].rsh, t1 + 1);
+        ardb_copy(v[n].bindir, sizeof v[n].bindir, t2 + 1);
+        n++;
+    }
+    fclose(f);
+    *out = v;
+    return (int)n;
+}
+
+static int write_hosts(struct ardb_books *b, const struct ardb_host *v, int n)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(v[i].host) + strlen(v[i].rsh) + strlen(v[i].bindir) + 3;
+    char *text = malloc(len), *p = text;
+    if (!text)
+        return ardb_fail("out of memory");
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s\t%s\t%s\n", v[i].host, v[i].rsh, v[i].bindir);
+    int rc = write_atomic(b->dir, "hosts", text, (size_t)(p - text));
+    free(text);
+    return rc;
+}
+
+int ardb_note_host(struct ardb_books *b, const char *host, const char *rsh, const char *bindir)
+{
+    if (strpbrk(host, "\t\n") || strpbrk(rsh, "\t\n") || strpbrk(bindir, "\t\n"))
+        return ardb_fail("host '%s': tab or newline in host, transport or bindir", host);
+    if (ardb_lock(b) < 0)
+        return -1;
+    struct ardb_host *v;
+    int n = ardb_hosts(b, &v), rc = 0;
+    if (n >= 0) {
+        int i;
+        for (i = 0; i < n && strcmp(v[i].host, host) != 0; i++) {
+        }
+        struct ardb_host *nv = i == n ? realloc(v, (size_t)(n + 1) * sizeof *v) : v;
+        if (!nv) {
+            rc = ardb_fail("out of memory");
+        } else {
+            v = nv;
+            ardb_copy(v[i].host, sizeof v[i].host, host);
+            ardb_copy(v[i].rsh, sizeof v[i].rsh, rsh);
+            ardb_copy(v[i].bindir, sizeof v[i].bindir, bindir);
+            rc = write_hosts(b, v, i == n ? n + 1 : n);
+        }
+        free(v);
+    } else {
+        rc = -1;
+    }
+    ardb_unlock(b);
+    return rc;
+}
+
+void ardb_forget_host(struct ardb_books *b, const char *host)
+{
+    if (ardb_lock(b) < 0)
+        return;
+    struct ardb_host *v;
+    int n = ardb_hosts(b, &v), k = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].host, host) != 0)
+            v[k++] = v[i];
+    if (n > 0 && k != n && write_hosts(b, v, k) < 0) {
+        /* stays listed; the next ardkill tries it again */
+    }
+    free(v);
+    ardb_unlock(b);
+}
+
+/* "robot/arm" -> "robot+arm": '+' is not a name character, so the mapping is one-to-one. */
+static void encode(const char *path, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", path);
+    for (char *p = buf; *p; p++)
+        if (*p == '/')
+            *p = '+';
+}
+
+void ardb_log_path(const struct ardb_books *b, const char *path, char *buf, size_t len)
+{
+    char enc[ARDB_MAX_PATH];
+    encode(path, enc, sizeof enc);
+    snprintf(buf, len, "%s/log/%s.log", b->dir, enc);
+}
+
+static void entry_file(const struct ardb_books *b, const char *path, char *buf, size_t len)
+{
+    char enc[ARDB_MAX_PATH];
+    encode(path, enc, sizeof enc);
+    snprintf(buf, len, "%s/e/%s.entry", b->dir, enc);
+}
+
+static int read_file(const char *file, char *buf, size_t len)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : ardb_fail("cannot read '%s': %s", file, strerror(errno));
+    size_t off = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + off, len - 1 - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            return ardb_fail("cannot read '%s': %s", file, strerror(e));
+        }
+        if (r == 0 || off + (size_t)r >= len - 1) {
+            off += (size_t)r;
+            break;
+        }
+        off += (size_t)r;
+    }
+    close(fd);
+    buf[off] = '\0';
+    return 0;
+}
+
+int ardb_read(const struct ardb_books *b, const char *path, struct ardb_entry *e)
+{
+    char file[PATH_MAX + 600];
+    entry_file(b, path, file, sizeof file);
+    static char text[ARDB_MAX_CMD * 3 + 8192];
+    int rc = read_file(file, text, sizeof text);
+    if (rc != 0)
+        return rc;
+    if (ardb_parse(text, e) < 0)
+        return ardb_fail("books entry '%s' is damaged: %s", file, ardb_err());
+    return 0;
+}
+
+int ardb_write(const struct ardb_books *b, const struct ardb_entry *e)
+{
+    static char text[ARDB_MAX_CMD * 3 + 8192];
+    int n = ardb_format(e, text, sizeof text);
+    if (n < 0)
+        return -1;
+    char dir[PATH_MAX + 8], enc[ARDB_MAX_PATH], file[ARDB_MAX_PATH + 8];
+    snprintf(dir, sizeof dir, "%s/e", b->dir);
+    encode(e->path, enc, sizeof enc);
+    snprintf(file, sizeof file, "%s.entry", enc);
+    return write_atomic(dir, file, text, (size_t)n);
+}
+
+int ardb_remove(const struct ardb_books *b, const char *path)
+{
+    char file[PATH_MAX + 600];
+    entry_file(b, path, file, sizeof file);
+    if (unlink(file) < 0)
+        return errno == ENOENT ? 1 : ardb_fail("cannot remove '%s': %s", file, strerror(errno));
+    return 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    const struct ardb_entry *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int ardb_list(const struct ardb_books *b, const char *prefix, struct ardb_entry **out)
+{
+    *out = NULL;
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s/e", b->dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return ardb_fail("cannot list '%s': %s", dir, strerror(errno));
+    struct ardb_entry *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t l = strlen(de->d_name);
+        if (de->d_name[0] == '.' || l < 7 || strcmp(de->d_name + l - 6, ".entry") != 0)
+            continue;
+        char path[ARDB_MAX_PATH];
+        if (l - 6 >= sizeof path)
+            continue;
+        memcpy(path, de->d_name, l - 6);
+        path[l - 6] = '\0';
+        for (char *p = path; *p; p++)
+            if (*p == '+')
+                *p = '/';
+        if (prefix && *prefix && !ardb_under(path, prefix))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct ardb_entry *nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                free(v);
+                closedir(d);
+                return ardb_fail("out of memory");
+            }
+            v = nv;
+        }
+        int rc = ardb_read(b, path, &v[n]);
+        if (rc == 1) /* removed meanwhile */
+            continue;
+        if (rc < 0) {
+            free(v);
+            closedir(d);
+            return -1;
+        }
+        n++;
+    }
+    closedir(d);
+    if (n)
+        qsort(v, n, sizeof *v, by_seq);
+    *out = v;
+    return (int)n;
+}
+
+/* ---- the entry text ------------------------------------------------------------------- */
+
+/* Values are one line: backslash, newline and CR are escaped. */
+static void put(char **p, char *end, const char *key, const char *val)
+{
+    int n = snprintf(*p, (size_t)(end - *p), "%s=", key);
+    if (n < 0 || n >= end - *p) {
+        *p = end;
+        return;
+    }
+    *p += n;
+    for (const char *s = val; *s && *p < end - 3; s++) {
+        if (*s == '\\' || *s == '\n' || *s == '\r') {
+            *(*p)++ = '\\';
+            *(*p)++ = *s == '\\' ? '\\' : *s == '\n' ? 'n' : 'r';
+        } else {
+            *(*p)++ = *s;
+        }
+    }
+    if (*p < end - 1)
+        *(*p)++ = '\n';
+    else
+        *p = end;
+}
+
+static void putf(char **p, char *end, const char *key, const char *fmt, ...) ARDB_PRINTF(4, 5);
+static void putf(char **p, char *end, const char *key, const char *fmt, ...)
+{
+    char v[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    put(p, end, key, v);
+}
+
+int ardb_format(const struct ardb_entry *e, char *buf, size_t len)
+{
+    char *p = buf, *end = buf + len;
+    char parent[ARDB_MAX_PATH];
+    ardb_copy(parent, sizeof parent, e->path);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        parent[0] = '\0';
+    put(&p, end, "path", e->path);
+    put(&p, end, "parent", parent);
+    put(&p, end, "host", e->host);
+    putf(&p, end, "remote", "%d", e->remote ? 1 : 0);
+    if (e->remote) {
+        put(&p, end, "rsh", e->rsh);
+        put(&p, end, "bindir", e->bindir);
+    }
+    putf(&p, end, "seq", "%" PRIu64, e->seq);
+    put(&p, end, "state", ardb_state_word(e->state));
+    putf(&p, end, "code", "%d", e->code);
+    putf(&p, end, "pid", "%ld", e->pid);
+    putf(&p, end, "pid_start", "%llu", e->pid_start);
+    putf(&p, end, "pgid", "%ld", e->pgid);
+    putf(&p, end, "pgid_start", "%llu", e->pgid_start);
+    putf(&p, end, "sup", "%ld", e->sup);
+    putf(&p, end, "sup_start", "%llu", e->sup_start);
+    putf(&p, end, "start_ns", "%" PRId64, e->start_ns);
+    putf(&p, end, "end_ns", "%" PRId64, e->end_ns);
+    put(&p, end, "cmd", e->cmd);
+    put(&p, end, "log", e->log);
+    if (p >= end)
+        return ardb_fail("entry '%s' too long", e->path);
+    *p = '\0';
+    return (int)(p - buf);
+}
+
+static void unescape(char *dst, size_t len, const char *src, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < len; i++) {
+        char c = src[i];
+        if (c == '\\' && i + 1 < n) {
+            c = src[++i];
+            c = c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+        }
+        dst[o++] = c;
+    }
+    dst[o] = '\0';
+}
+
+static int num(const char *key, const char *v, long long lo, long long hi, long long *out)
+{
+    char *endp;
+    errno = 0;
+    long long x = strtoll(v, &endp, 10);
+    if (errno || endp == v || *endp || x < lo || x > hi)
+        return ardb_fail("bad value '%s' for %s", v, key);
+    *out = x;
+    return 0;
+}
+
+int ardb_parse(const char *text, struct ardb_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    bool have_path = false, have_state = false;
+    const char *line = text;
+    while (*line) {
+        const char *nl = strchr(line, '\n');
+        size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+        const char *eq = memchr(line, '=', ll);
+        if (!eq)
+            return ardb_fail("line without '='");
+        char key[32];
+        size_t kl = (size_t)(eq - line);
+        if (kl >= sizeof key)
+            return ardb_fail("unknown key");
+        memcpy(key, line, kl);
+        key[kl] = '\0';
+        const char *raw = eq + 1;
+        size_t rl = ll - kl - 1;
+        char v[ARDB_MAX_CMD];
+        unescape(v, sizeof v, raw, rl);
+        long long x;
+        int rc = 0;
+        if (!strcmp(key, "path")) {
+            ardb_copy(e->path, sizeof e->path, v);
+            have_path = true;
+        } else if (!strcmp(key, "host")) {
+            ardb_copy(e->host, sizeof e->host, v);
+        } else if (!strcmp(key, "rsh")) {
+            ardb_copy(e->rsh, sizeof e->rsh, v);
+        } else if (!strcmp(key, "bindir")) {
+            ardb_copy(e->bindir, sizeof e->bindir, v);
+        } else if (!strcmp(key, "cmd")) {
+            ardb_copy(e->cmd, sizeof e->cmd, v);
+        } else if (!strcmp(key, "log")) {
+            ardb_copy(e->log, sizeof e->log, v);
+        } else if (!strcmp(key, "state")) {
+            rc = ardb_state_parse(v, &e->state);
+            have_state = true;
+        } else if (!strcmp(key, "remote")) {
+            if ((rc = num(key, v, 0, 1, &x)) == 0)
+                e->remote = x != 0;
+        } else if (!strcmp(key, "seq")) {
+            if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
+                e->seq = (uint64_t)x;
+        } else if (!strcmp(key, "code")) {
+            if ((rc = num(key, v, INT_MIN, INT_MAX, &x)) == 0)
+                e->code = (int)x;
+        } else if (!strcmp(key, "pid")) {
+            if ((rc = num(key, v, 0, INT_MAX, &x)) == 0)
+                e->pid = (long)x;
+        } else if (!strcmp(key, "pgid")) {
+            if ((rc = num(key, v, 0, INT_MAX, &x)) == 0)
+                e->pgid = (long)x;
+        } else if (!strcmp(key, "sup")) {
+            if ((rc = num(key, v, 0, INT_MAX, &x)) == 0)
+                e->sup = (long)x;
+        } else if (!strcmp(key, "sup_start")) {
+            if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
+                e->sup_start = (unsigned long long)x;
+        } else if (!strcmp(key, "pid_start")) {
+            if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
+                e->pid_start = (unsigned long long)x;
+        } else if (!strcmp(key, "pgid_start")) {
+            if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
+                e->pgid_start = (unsigned long long)x;
+        } else if (!strcmp(key, "start_ns")) {
+            if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
+                e->start_ns = x;
+        } else if (!strcmp(key, "end_ns")) {
+            if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
+                e->end_ns = x;
+        } /* other keys (parent) are derived or from a newer version: ignored */
+        if (rc < 0)
+            return -1;
+        line = nl ? nl + 1 : line + ll;
+    }
+    if (!have_path || !have_state)
+        return ardb_fail("missing %s", have_path ? "state" : "path");
+    if (ardb_check_path(e->path) < 0)
+        return -1;
+    return 0;
+}

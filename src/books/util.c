@@ -1,0 +1,306 @@
+/*
+ * util.c - names and paths of the hierarchy, process liveness, state words, time.
+ */
+#include "books.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static bool name_char(char c, bool dots)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || (dots && c == '.');
+}
+
+int ardb_check_name(const char *what, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > ARDB_MAX_NAME)
+        return ardb_fail("%s '%s': must have 1 to %d characters", what, name, ARDB_MAX_NAME);
+    if (!strcmp(name, ".") || !strcmp(name, ".."))
+        return ardb_fail("%s '%s' is not allowed", what, name);
+    for (const char *p = name; *p; p++)
+        if (!name_char(*p, true))
+            return ardb_fail("%s '%s': character '%c' is not one of [A-Za-z0-9_.-]", what, name,
+                             *p);
+    return 0;
+}
+
+int ardb_check_path(const char *path)
+{
+    if (strlen(path) >= ARDB_MAX_PATH)
+        return ardb_fail("path '%.40s...' is longer than %d characters", path, ARDB_MAX_PATH - 1);
+    if (!*path)
+        return ardb_fail("empty path");
+    char buf[ARDB_MAX_PATH];
+    ardb_copy(buf, sizeof buf, path);
+    char *save = NULL;
+    size_t parts = 0;
+    for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (ardb_check_name("name in path", tok) < 0)
+            return -1;
+        parts++;
+    }
+    if (path[0] == '/' || path[strlen(path) - 1] == '/' || strstr(path, "//"))
+        return ardb_fail("path '%s': names must be joined by single '/'", path);
+    return parts ? 0 : ardb_fail("empty path");
+}
+
+int ardb_check_domain(const char *domain)
+{
+    size_t n = strlen(domain);
+    if (n == 0 || n > ARDB_MAX_NAME)
+        return ardb_fail("domain '%s': must have 1 to %d characters", domain, ARDB_MAX_NAME);
+    for (const char *p = domain; *p; p++)
+        if (!name_char(*p, false))
+            return ardb_fail("domain '%s': character '%c' is not one of [A-Za-z0-9_-]", domain, *p);
+    return 0;
+}
+
+bool ardb_under(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+void ardb_default_name(const char *cmd, char *buf, size_t len)
+{
+    const char *base = strrchr(cmd, '/');
+    base = base ? base + 1 : cmd;
+    snprintf(buf, len, "%s", *base ? base : "block");
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf)
+        *dot = '\0';
+    for (char *p = buf; *p; p++)
+        if (!name_char(*p, true))
+            *p = '_';
+    if (strlen(buf) > ARDB_MAX_NAME)
+        buf[ARDB_MAX_NAME] = '\0';
+}
+
+void ardb_host_label(char *buf, size_t len)
+{
+    const char *env = getenv("ARD_HOST");
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+        return;
+    }
+    if (gethostname(buf, len) < 0 || !*buf)
+        snprintf(buf, len, "localhost");
+    buf[len - 1] = '\0';
+}
+
+const char *ardb_domain(const char *opt)
+{
+    if (opt && *opt)
+        return opt;
+    const char *env = getenv("ARD_DOMAIN");
+    return env && *env ? env : "default";
+}
+
+unsigned long long ardb_proc_start(long pid)
+{
+    if (pid <= 0)
+        return 0;
+    char file[64], buf[1024];
+    snprintf(file, sizeof file, "/proc/%ld/stat", pid);
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* The command name may hold spaces and parentheses: fields start after the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    /* Field 3 (state) is the first after ')'; starttime is field 22. */
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p)
+            return 0;
+    }
+    return strtoull(p + 1, NULL, 10);
+}
+
+bool ardb_proc_alive(long pid, unsigned long long start)
+{
+    if (pid <= 0)
+        return false;
+    unsigned long long s = ardb_proc_start(pid);
+    if (s == 0)
+        return false;
+    if (start != 0 && s != start)
+        return false;
+    /* A zombie is dead for our purposes. */
+    char file[64], buf[512];
+    snprintf(file, sizeof file, "/proc/%ld/stat", pid);
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
+/* true if some process of group pgid is not a zombie. kill(-pgid, 0) alone would count
+ * zombies, which linger as long as their parent (init, for a supervisor whose starter is
+ * gone) has not reaped them. */
+static bool group_has_live_member(long pgid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return true;
+    bool found = false;
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char file[300], buf[512];
+        snprintf(file, sizeof file, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(file, "re");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');
+        char state;
+        long ppid, pgrp;
+        if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
+            state != 'Z' && state != 'X')
+            found = true;
+    }
+    closedir(d);
+    return found;
+}
+
+bool ardb_group_alive(long pgid, unsigned long long pgid_start)
+{
+    if (pgid <= 1)
+        return false;
+    if (kill((pid_t)-pgid, 0) < 0 && errno != EPERM)
+        return false;
+    /* While the group has members its id cannot be reused; if the leader is gone the group
+     * is still ours. A leader with another start time means the id was reused. */
+    unsigned long long s = ardb_proc_start(pgid);
+    if (s != 0 && pgid_start != 0 && s != pgid_start)
+        return false;
+    return group_has_live_member(pgid);
+}
+
+enum ardb_state ardb_effective(const struct ardb_entry *e)
+{
+    if (e->remote)
+        return e->state;
+    if (e->state == ARDB_RUNNING) {
+        if (ardb_proc_alive(e->pid, e->pid_start) || ardb_group_alive(e->pgid, e->pgid_start))
+            return ARDB_RUNNING;
+        return ARDB_LOST;
+    }
+    if (e->state == ARDB_STARTING) {
+        if (ardb_group_alive(e->pgid, e->pgid_start) || ardb_proc_alive(e->sup, e->sup_start))
+            return ARDB_STARTING;
+        /* Reserved, supervisor not there yet: give it time before calling it lost. */
+        if (e->sup == 0 && ardb_realtime_ns() - e->start_ns < 30 * 1000000000LL)
+            return ARDB_STARTING;
+        return ARDB_LOST;
+    }
+    return e->state;
+}
+
+static const char *const words[] = {"starting", "running", "exited", "killed", "failed", "lost"};
+
+const char *ardb_state_word(enum ardb_state st)
+{
+    return (unsigned)st < sizeof words / sizeof words[0] ? words[st] : "unknown";
+}
+
+int ardb_state_parse(const char *word, enum ardb_state *st)
+{
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(word, words[i])) {
+            *st = (enum ardb_state)i;
+            return 0;
+        }
+    return ardb_fail("unknown state '%s'", word);
+}
+
+void ardb_state_text(enum ardb_state st, int code, char *buf, size_t len)
+{
+    switch (st) {
+    case ARDB_EXITED:
+        snprintf(buf, len, "exited %d", code);
+        break;
+    case ARDB_KILLED:
+        snprintf(buf, len, "killed by SIG%s", sigabbrev_np(code) ? sigabbrev_np(code) : "?");
+        break;
+    case ARDB_FAILED:
+        snprintf(buf, len, "failed: %s", strerror(code));
+        break;
+    default:
+        snprintf(buf, len, "%s", ardb_state_word(st));
+    }
+}
+
+int64_t ardb_realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int64_t ardb_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void ardb_sleep_ns(int64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+void ardb_close_fds_except(const int *keep, size_t nkeep)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        for (int fd = 3; fd < 1024; fd++) {
+            bool k = false;
+            for (size_t i = 0; i < nkeep; i++)
+                k = k || keep[i] == fd;
+            if (!k)
+                close(fd);
+        }
+        return;
+    }
+    int dfd = dirfd(d);
+    int fds[1024];
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n < 1024) {
+        int fd = atoi(de->d_name);
+        if (de->d_name[0] < '0' || de->d_name[0] > '9' || fd < 3 || fd == dfd)
+            continue;
+        bool k = false;
+        for (size_t i = 0; i < nkeep; i++)
+            k = k || keep[i] == fd;
+        if (!k)
+            fds[n++] = fd;
+    }
+    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+}

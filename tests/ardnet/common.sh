@@ -1,0 +1,83 @@
+# common.sh - sourced by the ardnet shell tests. Needs $ARDNET, $TBLOCK (set by CTest).
+#
+#   bg NAME CMD...        start CMD in the background; stdout/stderr to $T/NAME.out/.err;
+#                         pid in $T/NAME.pid; killed at exit
+#   bg_ready NAME CMD...  same, and wait until it reports readiness ($ARD_READY_FD)
+#   stop NAME             SIGTERM and wait; returns its exit status
+#   counter FILE ROUTE KEY  value of KEY in the last counters line of ROUTE in FILE
+#   fail MSG              print MSG and the logs, exit 1
+set -euo pipefail
+: "${ARDNET:?} ${TBLOCK:?}"
+T=$(mktemp -d /tmp/ardnet_test.XXXXXX)
+export ARD_DOMAIN="t_${TEST_NAME:-ardnet}_$$"
+# A per-run UDP port base, so that parallel runs rarely collide.
+PORT=$((20000 + ($$ % 15000) * 2))
+
+cleanup_common() {
+    local f
+    for f in "$T"/*.pid; do
+        [ -e "$f" ] || continue
+        kill -TERM "$(cat "$f")" 2>/dev/null || true
+    done
+    sleep 0.2
+    for f in "$T"/*.pid; do
+        [ -e "$f" ] || continue
+        kill -KILL "$(cat "$f")" 2>/dev/null || true
+    done
+    rm -f /dev/shm/ard."$ARD_DOMAIN".* 2>/dev/null || true
+    rm -rf "$T"
+}
+trap cleanup_common EXIT
+
+bg() {
+    local name=$1
+    shift
+    "$@" >"$T/$name.out" 2>"$T/$name.err" &
+    echo $! >"$T/$name.pid"
+}
+
+bg_ready() {
+    local name=$1 i
+    shift
+    : >"$T/$name.ready"
+    ARD_READY_FD=9 "$@" >"$T/$name.out" 2>"$T/$name.err" 9>"$T/$name.ready" &
+    echo $! >"$T/$name.pid"
+    for i in $(seq 200); do
+        grep -q ready "$T/$name.ready" && return 0
+        kill -0 "$(cat "$T/$name.pid")" 2>/dev/null || fail "$name exited at startup"
+        sleep 0.05
+    done
+    fail "$name did not become ready"
+}
+
+stop() {
+    local name=$1 pid rc=0
+    pid=$(cat "$T/$name.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" || rc=$?
+    rm -f "$T/$name.pid"
+    return $rc
+}
+
+counter() {
+    local line
+    line=$(grep "^route $2:" "$1" | tail -1)
+    [ -n "$line" ] || { echo "no counters for route $2 in $1" >&2; echo -1; return 0; }
+    echo "$line" | tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    local f
+    for f in "$T"/*.err "$T"/*.out; do
+        [ -s "$f" ] || continue
+        echo "--- $f" >&2
+        tail -n 20 "$f" >&2
+    done
+    exit 1
+}
+
+# kv FILE KEY: value of KEY=... in a one-line result file (tblock sub --result).
+kv() {
+    tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"
+}

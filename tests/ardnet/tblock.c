@@ -1,0 +1,198 @@
+/*
+ * tblock.c - test blocks for ardnet: a writer that fills a verifiable pattern and a reader
+ * that checks it.
+ *
+ *   tblock pub [--size S] [--rate HZ] [--count N] [--burst B] [--pause-ms P]
+ *   tblock sub [--size S] [--idle-ms T] [--first-ms F] [--duration-ms D] [--result FILE]
+ *
+ * Port "data" (wire it with --ard data=CONNECTION). Packet type "u64 u64 i64 u32[K]":
+ * counter, writer id, writer's send time, then K words derived from counter and writer id.
+ * The counter is strictly increasing, also across writer restarts (it starts from the
+ * realtime clock in microseconds), so a reader can tell an older packet from a newer one.
+ * sub prints "received=N bad=N older=N dup=N first=C last=C" and exits 1 if any packet was
+ * damaged or older than one it already had.
+ */
+#include "ardnet.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+struct head {
+    uint64_t counter;
+    uint64_t writer;
+    int64_t mono_ns;
+};
+
+static uint32_t word(uint64_t counter, uint64_t writer, size_t i)
+{
+    uint64_t x = counter * 0x9E3779B97F4A7C15ull ^ writer ^ (i * 0xBF58476D1CE4E5B9ull);
+    x ^= x >> 31;
+    return (uint32_t)(x ^ (x >> 17));
+}
+
+static void fill(uint8_t *p, size_t size, uint64_t counter, uint64_t writer)
+{
+    struct head h = {counter, writer, ard_now_ns()};
+    memcpy(p, &h, sizeof h);
+    for (size_t i = 0; (i + 1) * 4 + sizeof h <= size; i++) {
+        uint32_t w = word(counter, writer, i);
+        memcpy(p + sizeof h + 4 * i, &w, 4);
+    }
+}
+
+static int check(const uint8_t *p, size_t size, struct head *h)
+{
+    memcpy(h, p, sizeof *h);
+    for (size_t i = 0; (i + 1) * 4 + sizeof *h <= size; i++) {
+        uint32_t w;
+        memcpy(&w, p + sizeof *h + 4 * i, 4);
+        if (w != word(h->counter, h->writer, i))
+            return -1;
+    }
+    return 0;
+}
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static long opt_long(int argc, char **argv, const char *name, long def)
+{
+    for (int i = 2; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return strtol(argv[i + 1], NULL, 10);
+    return def;
+}
+
+static const char *opt_str(int argc, char **argv, const char *name)
+{
+    for (int i = 2; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "pub") != 0 && strcmp(argv[1], "sub") != 0)) {
+        fprintf(stderr, "usage: tblock pub|sub [options] (see tblock.c)\n");
+        return 2;
+    }
+    bool pub = strcmp(argv[1], "pub") == 0;
+    long size = opt_long(argc, argv, "--size", 1024);
+    if (size < 28 || (size - 24) % 4 != 0) {
+        fprintf(stderr, "tblock: --size must be 24 + 4k, k >= 1\n");
+        return 2;
+    }
+    char type[64];
+    snprintf(type, sizeof type, "u64 u64 i64 u32[%ld]", (size - 24) / 4);
+    ard_port *port = ard_create("data", pub ? ARD_OUT : ARD_IN, (size_t)size, type);
+    if (!port || ard_init(&argc, argv) < 0) {
+        fprintf(stderr, "tblock: %s\n", ard_errdetail());
+        return 2;
+    }
+    signal(SIGTERM, on_term);
+    signal(SIGINT, on_term);
+    uint8_t *buf = calloc(1, (size_t)size);
+    if (pub) {
+        long rate = opt_long(argc, argv, "--rate", 1000);
+        long count = opt_long(argc, argv, "--count", 0);
+        long burst = opt_long(argc, argv, "--burst", 1);
+        long pause_ms = opt_long(argc, argv, "--pause-ms", 0);
+        uint64_t writer = (uint64_t)getpid() << 32 ^ (uint64_t)ard_realtime_ns();
+        uint64_t counter = (uint64_t)(ard_realtime_ns() / 1000);
+        ard_period per;
+        if (rate > 0 && ard_period_init(&per, 1000000000LL / rate) < 0)
+            return 2;
+        long sent = 0;
+        while (!stop && (count == 0 || sent < count)) {
+            for (long b = 0; b < burst && (count == 0 || sent < count); b++) {
+                uint64_t now_us = (uint64_t)(ard_realtime_ns() / 1000);
+                counter = now_us > counter ? now_us : counter + 1;
+                fill(buf, (size_t)size, counter, writer);
+                if (ard_send(port, buf) < 0) {
+                    free(buf);
+                    return 2;
+                }
+                sent++;
+            }
+            if (pause_ms > 0) {
+                struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000};
+                nanosleep(&ts, NULL);
+            } else if (rate > 0) {
+                ard_period_wait(&per);
+            }
+        }
+        printf("sent=%ld last=%" PRIu64 "\n", sent, counter);
+        ard_fini();
+        free(buf);
+        return 0;
+    }
+    long idle_ms = opt_long(argc, argv, "--idle-ms", 2000);
+    long first_ms = opt_long(argc, argv, "--first-ms", 20000);
+    long duration_ms = opt_long(argc, argv, "--duration-ms", 0);
+    const char *result = opt_str(argc, argv, "--result");
+    uint64_t received = 0, bad = 0, older = 0, dup = 0, first = 0, last = 0;
+    int64_t t0 = ard_now_ns();
+    while (!stop) {
+        int64_t wait = (received ? idle_ms : first_ms) * 1000000LL;
+        if (duration_ms > 0) {
+            int64_t left = t0 + duration_ms * 1000000LL - ard_now_ns();
+            if (left <= 0)
+                break;
+            if (left < wait)
+                wait = left;
+        }
+        int rc = ard_rec_timed(port, buf, wait);
+        if (rc == ARD_ETIMEDOUT) {
+            if (duration_ms > 0)
+                continue;
+            break;
+        }
+        if (rc == ARD_EINTR)
+            continue;
+        if (rc < 0) {
+            fprintf(stderr, "tblock: %s\n", ard_strerror(rc));
+            return 2;
+        }
+        struct head h;
+        if (check(buf, (size_t)size, &h) < 0) {
+            bad++;
+            continue;
+        }
+        if (received && h.counter < last)
+            older++;
+        else if (received && h.counter == last)
+            dup++;
+        if (!received)
+            first = h.counter;
+        if (!received || h.counter > last)
+            last = h.counter;
+        received++;
+    }
+    char line[256];
+    snprintf(line, sizeof line,
+             "received=%" PRIu64 " bad=%" PRIu64 " older=%" PRIu64 " dup=%" PRIu64 " first=%" PRIu64
+             " last=%" PRIu64 "\n",
+             received, bad, older, dup, first, last);
+    fputs(line, stdout);
+    if (result) {
+        FILE *f = fopen(result, "w");
+        if (f) {
+            fputs(line, f);
+            fclose(f);
+        }
+    }
+    ard_fini();
+    free(buf);
+    return bad || older || dup ? 1 : 0;
+}

@@ -1,0 +1,389 @@
+/*
+ * test_bad_datagrams.c - the hand-made corpus of bad datagrams, fed to a route's receive check
+ * (ardn_route_take, what the UDP loop calls): each is dropped with its cause, nothing is
+ * delivered and the order state is untouched. Also a good datagram goes through intact.
+ *
+ *   test_bad_datagrams                  run the tests
+ *   test_bad_datagrams --write-corpus D [CONN_ID SIZE TYPE]
+ *                                       write every case as a file into D (fuzzer seeds, and
+ *                                       datagrams for a running ardnet with that route)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ardn.h"
+
+/* The route under test; --write-corpus can set other values to match a running ardnet. */
+static const char *TYPE = "u32 f64 u16"; /* 24 bytes with padding */
+static unsigned SIZE = 24;
+static uint32_t CONN = 0x00c0ffeeu;
+#define EPOCH 1000u
+#define MAX_SIZE 4096
+
+static struct ardn_route route;
+static struct sockaddr_storage peer, stranger;
+
+static void make_route(void)
+{
+    ardn_route_init(&route);
+    snprintf(route.name, sizeof route.name, "test");
+    route.size = SIZE;
+    snprintf(route.type, sizeof route.type, "%s", TYPE);
+    static struct ard_field f[64];
+    if (ard_type_parse(TYPE, f, 64, &route.nfields, NULL) < 0)
+        abort();
+    route.fields = f;
+    route.type_hash = ard_type_hash(TYPE);
+    route.conn_id = CONN;
+    static uint8_t buf[MAX_SIZE];
+    route.buf = buf;
+    char err[256];
+    if (ardn_route_option(&route, "from", "10.77.0.11", err, sizeof err) < 0)
+        abort();
+    struct sockaddr_in *p = (struct sockaddr_in *)&peer, *s = (struct sockaddr_in *)&stranger;
+    p->sin_family = s->sin_family = AF_INET;
+    p->sin_addr.s_addr = inet_addr("10.77.0.11");
+    s->sin_addr.s_addr = inet_addr("10.77.0.99");
+    p->sin_port = s->sin_port = htons(40000);
+}
+
+/* A valid datagram with seq, then tweaked by the case. */
+static size_t good(uint8_t *d, uint64_t epoch, uint64_t seq)
+{
+    struct ardw_hdr h = {.conn_id = CONN,
+                         .size = SIZE,
+                         .epoch = epoch,
+                         .seq = seq,
+                         .mono_ns = 1,
+                         .real_ns = 2,
+                         .type_hash = ard_type_hash(TYPE)};
+    ardw_put_hdr(d, &h);
+    for (unsigned i = 0; i < SIZE; i++)
+        d[ARDW_HDR_SIZE + i] = (uint8_t)(seq + i);
+    return ARDW_HDR_SIZE + SIZE;
+}
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+struct bad_case {
+    const char *name;
+    enum ardw_cause want;
+    bool stranger;
+    size_t (*make)(uint8_t *d);
+};
+
+static size_t c_empty(uint8_t *d)
+{
+    (void)d;
+    return 0;
+}
+static size_t c_three_bytes(uint8_t *d)
+{
+    good(d, EPOCH, 50);
+    return 3;
+}
+static size_t c_header_minus_one(uint8_t *d)
+{
+    good(d, EPOCH, 50);
+    return ARDW_HDR_SIZE - 1;
+}
+static size_t c_header_only(uint8_t *d)
+{
+    good(d, EPOCH, 50);
+    return ARDW_HDR_SIZE;
+}
+static size_t c_payload_short(uint8_t *d)
+{
+    return good(d, EPOCH, 50) - 1;
+}
+static size_t c_payload_long(uint8_t *d)
+{
+    return good(d, EPOCH, 50) + 1;
+}
+static size_t c_short_bad_magic(uint8_t *d)
+{
+    memcpy(d, "XXXXYYYY", 8);
+    return 8;
+}
+static size_t c_zeros(uint8_t *d)
+{
+    memset(d, 0, 80);
+    return ARDW_HDR_SIZE + SIZE;
+}
+static size_t c_bad_magic(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[3] = 'X';
+    return n;
+}
+static size_t c_version2(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[4] = 2;
+    return n;
+}
+static size_t c_version0(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[4] = 0;
+    return n;
+}
+static size_t c_flags(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[5] = 1;
+    return n;
+}
+static size_t c_hdr_len(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[6] = 64;
+    return n;
+}
+static size_t c_conn(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[8] ^= 1;
+    return n;
+}
+static size_t c_size_huge(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    put32le(d + 12, 0xffffffffu);
+    return n;
+}
+static size_t c_size_smaller(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    put32le(d + 12, SIZE - 8);
+    return n;
+}
+static size_t c_size_other_consistent(uint8_t *d)
+{
+    good(d, EPOCH, 50);
+    put32le(d + 12, SIZE - 8); /* framing fine, but not the connection's size */
+    return ARDW_HDR_SIZE + SIZE - 8;
+}
+static size_t c_size_zero(uint8_t *d)
+{
+    good(d, EPOCH, 50);
+    put32le(d + 12, 0);
+    return ARDW_HDR_SIZE;
+}
+static size_t c_type(uint8_t *d)
+{
+    size_t n = good(d, EPOCH, 50);
+    d[48] ^= 0x80;
+    return n;
+}
+static size_t c_oversized(uint8_t *d)
+{
+    good(d, EPOCH, 50);
+    return ARDW_MAX_DGRAM + 1;
+}
+static size_t c_stranger(uint8_t *d)
+{
+    return good(d, EPOCH, 50);
+}
+static size_t c_duplicate(uint8_t *d)
+{
+    return good(d, EPOCH, 10);
+} /* last is (EPOCH,10) */
+static size_t c_reordered(uint8_t *d)
+{
+    return good(d, EPOCH, 9);
+}
+static size_t c_old_epoch(uint8_t *d)
+{
+    return good(d, EPOCH - 1, 1000000);
+}
+
+static const struct bad_case cases[] = {
+    {"empty", ARDW_TRUNCATED, false, c_empty},
+    {"three_bytes", ARDW_TRUNCATED, false, c_three_bytes},
+    {"header_minus_one", ARDW_TRUNCATED, false, c_header_minus_one},
+    {"header_only", ARDW_TRUNCATED, false, c_header_only},
+    {"payload_short", ARDW_TRUNCATED, false, c_payload_short},
+    {"payload_long", ARDW_OVERSIZED, false, c_payload_long},
+    {"short_bad_magic", ARDW_MAGIC, false, c_short_bad_magic},
+    {"zeros", ARDW_MAGIC, false, c_zeros},
+    {"bad_magic", ARDW_MAGIC, false, c_bad_magic},
+    {"version2", ARDW_VERSION, false, c_version2},
+    {"version0", ARDW_VERSION, false, c_version0},
+    {"flags", ARDW_VERSION, false, c_flags},
+    {"header_length", ARDW_VERSION, false, c_hdr_len},
+    {"wrong_connection", ARDW_CONN, false, c_conn},
+    {"size_field_huge", ARDW_TRUNCATED, false, c_size_huge},
+    {"size_field_smaller", ARDW_OVERSIZED, false, c_size_smaller},
+    {"other_size", ARDW_SIZE, false, c_size_other_consistent},
+    {"size_zero", ARDW_SIZE, false, c_size_zero},
+    {"wrong_type", ARDW_TYPE, false, c_type},
+    {"oversized", ARDW_OVERSIZED, false, c_oversized},
+    {"other_peer", ARDW_PEER, true, c_stranger},
+    {"duplicate", ARDW_DUPLICATE, false, c_duplicate},
+    {"reordered", ARDW_OLD, false, c_reordered},
+    {"old_epoch", ARDW_OLD_EPOCH, false, c_old_epoch},
+};
+
+static uint8_t dgram[ARDW_MAX_DGRAM + 16];
+
+/* Deliver (EPOCH, 10) first, so that duplicate/reordered/old-epoch have something to lose to. */
+static int setup(void **state)
+{
+    (void)state;
+    make_route();
+    struct ardw_hdr h;
+    size_t n = good(dgram, EPOCH, 10);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+    return 0;
+}
+
+static void test_every_bad_datagram_is_dropped_with_its_cause(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(dgram, 0, sizeof dgram);
+        size_t n = cases[i].make(dgram);
+        memset(route.buf, 0x5a, SIZE);
+        struct ardw_track before = route.track;
+        struct ardw_hdr h;
+        enum ardw_cause c =
+            ardn_route_take(&route, dgram, n, cases[i].stranger ? &stranger : &peer, &h);
+        if (c != cases[i].want)
+            fail_msg("case %s: cause %s, expected %s", cases[i].name, ardw_cause_name(c),
+                     ardw_cause_name(cases[i].want));
+        for (unsigned k = 0; k < SIZE; k++)
+            if (route.buf[k] != 0x5a)
+                fail_msg("case %s: payload was delivered", cases[i].name);
+        assert_memory_equal(&before, &route.track, sizeof before);
+    }
+}
+
+static void test_good_datagram_is_delivered_intact(void **state)
+{
+    (void)state;
+    struct ardw_hdr h;
+    size_t n = good(dgram, EPOCH, 11);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+    assert_memory_equal(route.buf, dgram + ARDW_HDR_SIZE, SIZE);
+    assert_true(h.seq == 11 && h.epoch == EPOCH && h.mono_ns == 1 && h.real_ns == 2);
+}
+
+static void test_restarted_sender_is_accepted(void **state)
+{
+    (void)state;
+    struct ardw_hdr h;
+    size_t n = good(dgram, EPOCH + 1, 1);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+    n = good(dgram, EPOCH, 500);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OLD_EPOCH);
+}
+
+static void test_peer_port_is_checked_when_given(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_int_equal(ardn_route_option(&route, "from", "10.77.0.11:40001", err, sizeof err), 0);
+    struct ardw_hdr h;
+    size_t n = good(dgram, EPOCH, 20);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_PEER);
+    ((struct sockaddr_in *)&peer)->sin_port = htons(40001);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+    ((struct sockaddr_in *)&peer)->sin_port = htons(40000);
+}
+
+static void test_restarted_receiver_drops_what_its_connection_already_holds(void **state)
+{
+    (void)state;
+    make_route();            /* fresh receiver, nothing delivered yet */
+    route.floor_real_ns = 2; /* the output's newest packet was published at t = 2 */
+    struct ardw_hdr h;
+    size_t n = good(dgram, EPOCH, 10); /* written at real_ns 2: that packet again */
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_STALE);
+    n = good(dgram, EPOCH, 11);
+    dgram[40] = 3; /* real_ns 3: written later */
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+}
+
+static void test_random_garbage_is_never_delivered(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t n = (size_t)(x % (ARDW_HDR_SIZE + SIZE + 8));
+        for (size_t k = 0; k < n; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            dgram[k] = (uint8_t)x;
+        }
+        if (i & 1) /* half with a valid magic and version, to get past the first checks */
+            memcpy(dgram, "ARDN\x01\x00\x38\x00", n < 8 ? n : 8);
+        struct ardw_hdr h;
+        assert_int_not_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+    }
+}
+
+static int write_corpus(const char *dir)
+{
+    make_route();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(dgram, 0, sizeof dgram);
+        size_t n = cases[i].make(dgram);
+        if (n > 70000)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.bin", dir, cases[i].name);
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(dgram, 1, n, f) != n) {
+            perror(path);
+            return 1;
+        }
+        fclose(f);
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/good.bin", dir);
+    FILE *f = fopen(path, "wb");
+    size_t n = good(dgram, EPOCH, 11);
+    if (!f || fwrite(dgram, 1, n, f) != n)
+        return 1;
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "--write-corpus") == 0) {
+        if (argc == 6) { /* CONN_ID SIZE TYPE of the route the corpus will be sent to */
+            CONN = (uint32_t)strtoul(argv[3], NULL, 0);
+            SIZE = (unsigned)strtoul(argv[4], NULL, 0);
+            TYPE = argv[5];
+            if (SIZE < 16 || SIZE > MAX_SIZE)
+                return 2;
+        }
+        return write_corpus(argv[2]);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_every_bad_datagram_is_dropped_with_its_cause, setup),
+        cmocka_unit_test_setup(test_good_datagram_is_delivered_intact, setup),
+        cmocka_unit_test_setup(test_restarted_sender_is_accepted, setup),
+        cmocka_unit_test_setup(test_peer_port_is_checked_when_given, setup),
+        cmocka_unit_test(test_restarted_receiver_drops_what_its_connection_already_holds),
+        cmocka_unit_test_setup(test_random_garbage_is_never_delivered, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

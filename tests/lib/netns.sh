@@ -1,0 +1,180 @@
+# netns.sh - "hosts" made of network + mount namespaces, for multi-host tests (bash, sourced).
+#
+# Each host gets its own network namespace with one interface eth0 (a veth) plugged into a
+# bridge that lives in a separate "switch" namespace, so nothing is added to the caller's
+# network namespace. Each host also gets a persistent mount namespace with a private tmpfs on
+# /dev/shm (the hosts share nothing but the wire) and a private /etc/hosts that names every
+# host, so "udp://hostB:7001" or "ssh hostB" resolve inside the hosts.
+#
+# Interface (stable; other tests rely on it):
+#
+#   source "$SRC/tests/lib/netns.sh"
+#   netns_require_root            exit 77 (CTest skip) unless root and `ip netns` works
+#   netns_create HOST...          create the hosts (names [A-Za-z0-9_-], max 8 chars);
+#                                 host i (1-based, in the order given) gets address
+#                                 $NETNS_SUBNET.$((i+10))/24 on eth0; lo is up.
+#                                 Installs an EXIT trap calling netns_destroy unless
+#                                 NETNS_NO_TRAP=1 (then call netns_destroy from your own trap).
+#   netns_run HOST CMD [ARG...]   run CMD on HOST (in its network and mount namespaces).
+#                                 It is a shell function: `netns_run H cmd &` works, but $! is
+#                                 then a subshell, not cmd. When you need cmd's pid, use:
+#   netns_cmd HOST                print the command prefix that runs a command on HOST
+#                                 (nsenter execs, so `$(netns_cmd H) cmd args & pid=$!` gives
+#                                 cmd's own pid)
+#   netns_addr HOST               print HOST's IPv4 address
+#   netns_netns HOST              print the `ip netns` name of HOST (e.g. for `ip -n`, nft)
+#   netns_mnt HOST                print the path of HOST's persistent mount-namespace file
+#   netns_destroy                 kill every process in the hosts (TERM, then KILL after 2 s),
+#                                 delete the namespaces, unmount, remove the state dir.
+#                                 Idempotent; safe to call from a trap after a partial create.
+#
+# Variables (set before netns_create to override):
+#   NETNS_PREFIX   prefix of namespace names (default "ard$$"), unique per test run
+#   NETNS_SUBNET   first three octets (default "10.77.0")
+#   NETNS_DIR      state directory (default: a new mktemp -d)
+#
+# Example:
+#   netns_require_root
+#   netns_create hostA hostB
+#   netns_run hostB ardnet --in udp://:7001 --out arm.state &
+#   netns_run hostA ardnet --in arm.state --out udp://hostB:7001 &
+
+NETNS_PREFIX=${NETNS_PREFIX:-ard$$}
+NETNS_SUBNET=${NETNS_SUBNET:-10.77.0}
+NETNS_DIR=${NETNS_DIR:-}
+NETNS_HOSTS=()
+
+netns_require_root() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "netns: needs root, skipping" >&2
+        exit 77
+    fi
+    local probe="${NETNS_PREFIX}probe"
+    if ! ip netns add "$probe" 2>/dev/null; then
+        echo "netns: cannot create network namespaces, skipping" >&2
+        exit 77
+    fi
+    ip netns del "$probe" 2>/dev/null || true
+}
+
+netns_netns() { echo "${NETNS_PREFIX}-$1"; }
+netns_mnt() { echo "$NETNS_DIR/$1.mnt"; }
+
+netns_addr() {
+    local i
+    for i in "${!NETNS_HOSTS[@]}"; do
+        if [ "${NETNS_HOSTS[$i]}" = "$1" ]; then
+            echo "$NETNS_SUBNET.$((i + 11))"
+            return 0
+        fi
+    done
+    echo "netns: unknown host '$1'" >&2
+    return 1
+}
+
+netns_cmd() {
+    echo nsenter --mount="$NETNS_DIR/$1.mnt" --net="/var/run/netns/$(netns_netns "$1")" --
+}
+
+netns_run() {
+    local host=$1
+    shift
+    nsenter --mount="$NETNS_DIR/$host.mnt" --net="/var/run/netns/$(netns_netns "$host")" -- "$@"
+}
+
+netns_create() {
+    [ "$#" -ge 1 ] || { echo "netns_create: no hosts given" >&2; return 1; }
+    if [ -z "$NETNS_DIR" ]; then
+        NETNS_DIR=$(mktemp -d /tmp/netns.XXXXXX)
+    fi
+    mkdir -p "$NETNS_DIR"
+    if [ "${NETNS_NO_TRAP:-0}" != 1 ]; then
+        trap netns_destroy EXIT
+    fi
+    local sw
+    sw=$(netns_netns sw)
+    echo "$sw" >"$NETNS_DIR/namespaces"
+    ip netns add "$sw"
+    ip -n "$sw" link set lo up
+    ip -n "$sw" link add br0 type bridge
+    ip -n "$sw" link set br0 up
+
+    local h i=0
+    {
+        echo "127.0.0.1 localhost"
+        for h in "$@"; do
+            echo "$NETNS_SUBNET.$((i + 11)) $h"
+            i=$((i + 1))
+        done
+    } >"$NETNS_DIR/hosts"
+
+    i=0
+    for h in "$@"; do
+        if ! [[ "$h" =~ ^[A-Za-z0-9_-]{1,8}$ ]]; then
+            echo "netns_create: bad host name '$h'" >&2
+            return 1
+        fi
+        local ns
+        ns=$(netns_netns "$h")
+        NETNS_HOSTS+=("$h")
+        echo "$ns" >>"$NETNS_DIR/namespaces"
+        ip netns add "$ns"
+        # Made inside the switch namespace, so names cannot clash with other test runs.
+        ip -n "$sw" link add "p$i" type veth peer name eth0 netns "$ns"
+        ip -n "$sw" link set "p$i" master br0 up
+        ip -n "$ns" link set lo up
+        ip -n "$ns" addr add "$NETNS_SUBNET.$((i + 11))/24" dev eth0
+        ip -n "$ns" link set eth0 up
+
+        local mnt="$NETNS_DIR/$h.mnt"
+        touch "$mnt"
+        echo "$mnt" >>"$NETNS_DIR/mounts"
+        unshare --mount="$mnt" --propagation private true
+        nsenter --mount="$mnt" sh -c "mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
+            mount --bind '$NETNS_DIR/hosts' /etc/hosts"
+        i=$((i + 1))
+    done
+    # Wait for the links (bridge ports leave the listening/learning state quickly when STP
+    # is off, but the carrier takes a moment).
+    local n
+    for n in $(seq 50); do
+        if ip -n "$(netns_netns "$1")" link show eth0 | grep -q 'state UP'; then
+            break
+        fi
+        sleep 0.1
+    done
+}
+
+netns_destroy() {
+    [ -n "$NETNS_DIR" ] && [ -d "$NETNS_DIR" ] || return 0
+    local ns pids
+    if [ -f "$NETNS_DIR/namespaces" ]; then
+        for ns in $(cat "$NETNS_DIR/namespaces"); do
+            pids=$(ip netns pids "$ns" 2>/dev/null || true)
+            [ -n "$pids" ] && kill -TERM $pids 2>/dev/null || true
+        done
+        local t
+        for t in $(seq 20); do
+            pids=""
+            for ns in $(cat "$NETNS_DIR/namespaces"); do
+                pids+=$(ip netns pids "$ns" 2>/dev/null || true)
+            done
+            [ -z "$pids" ] && break
+            sleep 0.1
+        done
+        for ns in $(cat "$NETNS_DIR/namespaces"); do
+            pids=$(ip netns pids "$ns" 2>/dev/null || true)
+            [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
+            ip netns del "$ns" 2>/dev/null || true
+        done
+    fi
+    if [ -f "$NETNS_DIR/mounts" ]; then
+        local m
+        for m in $(cat "$NETNS_DIR/mounts"); do
+            umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+        done
+    fi
+    rm -rf "$NETNS_DIR"
+    NETNS_DIR=""
+    NETNS_HOSTS=()
+}
