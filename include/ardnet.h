@@ -112,6 +112,13 @@ ARD_NODISCARD int ard_init(int *argc, char **argv);
  * Returns 0, ARD_EINVAL (not an OUT port), ARD_ESTATE (port not attached). */
 ARD_NODISCARD int ard_send(ard_port *out, const void *packet);
 
+/* ard_send with the send times given by the caller instead of read from the clocks: for a
+ * bridge or a replayer that republishes a packet with its writer's times (CLOCK_REALTIME from
+ * another host lines up; CLOCK_MONOTONIC does not, so a bridge passes its own). Otherwise
+ * exactly like ard_send; the sequence number is still the connection's own. */
+ARD_NODISCARD int ard_send_stamped(ard_port *out, const void *packet, int64_t mono_ns,
+                                   int64_t real_ns);
+
 /* Copy the newest packet into `packet` (port->size bytes). Blocks until a packet newer than
  * the last one this port returned exists; returns at once if there already is one.
  * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it

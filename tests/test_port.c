@@ -741,6 +741,31 @@ static void test_opaque_side_accepts_any_type_and_typed_side_records_it(void **s
     reap(o, SIGKILL);
 }
 
+static void test_send_stamped_carries_given_times(void **state)
+{
+    (void)state;
+    ard_port *w = ard_create("st_w", ARD_OUT, 8, "u64");
+    ard_port *r = ard_create("st_r", ARD_IN, 8, "u64");
+    assert_non_null(w);
+    assert_non_null(r);
+    int argc = 3;
+    char *argv[] = {"t", "--ard", "st_r=st_w", NULL};
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    uint64_t v = 5, got = 0;
+    assert_int_equal(ard_send_stamped(w, &v, 1234, 5678), 0);
+    assert_int_equal(ard_tryrec(r, &got), 1);
+    struct ard_info i = ard_port_info(r);
+    assert_int_equal(got, 5);
+    assert_int_equal(i.mono_ns, 1234);
+    assert_int_equal(i.real_ns, 5678);
+    /* The sequence stays the connection's own. */
+    assert_int_equal(ard_send(w, &v), 0);
+    assert_int_equal(ard_tryrec(r, &got), 1);
+    assert_int_equal(ard_port_info(r).seq, i.seq + 1);
+    assert_true(ard_port_info(r).real_ns > 5678);
+}
+
 /* ======================================================================================
  * Readers
  * ==================================================================================== */
@@ -1212,6 +1237,7 @@ int main(int argc, char **argv)
         T(test_size_mismatch_refused_naming_both_sizes),
         T(test_type_mismatch_refused_naming_both_types),
         T(test_size_zero_adopts_connection_layout),
+        T(test_send_stamped_carries_given_times),
         T(test_opaque_side_accepts_any_type_and_typed_side_records_it),
         T(test_many_readers_each_own_new_state),
         T(test_domains_with_same_connection_isolated),

@@ -284,7 +284,10 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
     for (int i = 0; i < r->nout; i++) {
         struct ardn_ep *ep = &r->out[i];
         if (ep->kind == ARDN_EP_LOCAL) {
-            if (ard_send(ep->port, r->buf) == 0)
+            /* Republish with the writer's CLOCK_REALTIME so that logs on both hosts line up;
+             * its CLOCK_MONOTONIC is meaningful only on the writer's own host. */
+            int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : ard_now_ns();
+            if (ard_send_stamped(ep->port, r->buf, mono, h->real_ns) == 0)
                 count(r, ARDN_C_SENT, 1);
             else
                 count(r, ARDN_C_SEND_ERRORS, 1);
@@ -418,8 +421,9 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
         .conn_id = r->conn_id, .size = (uint32_t)r->size, .type_hash = r->type_hash};
     enum ardw_cause c = ardw_parse(d, len, &e, h);
     /* A restarted receiver has lost its (epoch, seq) state; the newest packet its output
-     * connection already holds was published at floor_real_ns, so anything written before
-     * that is that packet again or older (assumes the hosts' clocks agree, as for logs). */
+     * connection already holds carries its writer's send time floor_real_ns (republished
+     * with ard_send_stamped), so anything the writer sent no later is that packet again or
+     * older. Both times come from the writer's clock. */
     if (c == ARDW_OK && !r->track.have && h->real_ns <= r->floor_real_ns)
         c = ARDW_STALE;
     if (c == ARDW_OK)

@@ -67,7 +67,7 @@ static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct ti
     return syscall(SYS_futex, uaddr, op, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
-int ard_send(ard_port *p, const void *packet)
+static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t real)
 {
     if (p == NULL || packet == NULL || p->dir != ARD_OUT)
         return ardi_fail(ARD_EINVAL, "ard_send: %s", p == NULL ? "port is NULL"
@@ -79,7 +79,6 @@ int ard_send(ard_port *p, const void *packet)
 
     uint64_t seq = p->last_seq + 1;
     struct ardi_slot *slot = ardi_slot_at(s, seq);
-    int64_t mono = ard_now_ns(), real = ard_realtime_ns();
 
     atomic_store_explicit(&slot->lock, 2 * seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -100,6 +99,16 @@ int ard_send(ard_port *p, const void *packet)
     p->last_seq = seq;
     p->info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real, .skipped = 0};
     return 0;
+}
+
+int ard_send(ard_port *p, const void *packet)
+{
+    return publish(p, packet, ard_now_ns(), ard_realtime_ns());
+}
+
+int ard_send_stamped(ard_port *p, const void *packet, int64_t mono_ns, int64_t real_ns)
+{
+    return publish(p, packet, mono_ns, real_ns);
 }
 
 static int check_in(ard_port *p, const void *packet, const char *fn)

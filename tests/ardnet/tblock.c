@@ -6,7 +6,9 @@
  *   tblock sub [--size S] [--idle-ms T] [--first-ms F] [--duration-ms D] [--result FILE]
  *
  * Port "data" (wire it with --ard data=CONNECTION). Packet type "u64 u64 i64 u32[K]":
- * counter, writer id, writer's send time, then K words derived from counter and writer id.
+ * counter, writer id, writer's CLOCK_REALTIME send time (also given to ard_send_stamped, so
+ * the reader checks that the packet's real_ns arrived unchanged, across bridges too), then K
+ * words derived from counter and writer id.
  * The counter is strictly increasing, also across writer restarts (it starts from the
  * realtime clock in microseconds), so a reader can tell an older packet from a newer one.
  * sub prints "received=N bad=N older=N dup=N first=C last=C" and exits 1 if any packet was
@@ -26,7 +28,7 @@
 struct head {
     uint64_t counter;
     uint64_t writer;
-    int64_t mono_ns;
+    int64_t real_ns;
 };
 
 static uint32_t word(uint64_t counter, uint64_t writer, size_t i)
@@ -38,7 +40,7 @@ static uint32_t word(uint64_t counter, uint64_t writer, size_t i)
 
 static void fill(uint8_t *p, size_t size, uint64_t counter, uint64_t writer)
 {
-    struct head h = {counter, writer, ard_now_ns()};
+    struct head h = {counter, writer, ard_realtime_ns()};
     memcpy(p, &h, sizeof h);
     for (size_t i = 0; (i + 1) * 4 + sizeof h <= size; i++) {
         uint32_t w = word(counter, writer, i);
@@ -119,7 +121,9 @@ int main(int argc, char **argv)
                 uint64_t now_us = (uint64_t)(ard_realtime_ns() / 1000);
                 counter = now_us > counter ? now_us : counter + 1;
                 fill(buf, (size_t)size, counter, writer);
-                if (ard_send(port, buf) < 0) {
+                struct head hd;
+                memcpy(&hd, buf, sizeof hd);
+                if (ard_send_stamped(port, buf, ard_now_ns(), hd.real_ns) < 0) {
                     free(buf);
                     return 2;
                 }
@@ -141,7 +145,7 @@ int main(int argc, char **argv)
     long first_ms = opt_long(argc, argv, "--first-ms", 20000);
     long duration_ms = opt_long(argc, argv, "--duration-ms", 0);
     const char *result = opt_str(argc, argv, "--result");
-    uint64_t received = 0, bad = 0, older = 0, dup = 0, first = 0, last = 0;
+    uint64_t received = 0, bad = 0, older = 0, dup = 0, first = 0, last = 0, badtime = 0;
     int64_t t0 = ard_now_ns();
     while (!stop) {
         int64_t wait = (received ? idle_ms : first_ms) * 1000000LL;
@@ -169,6 +173,8 @@ int main(int argc, char **argv)
             bad++;
             continue;
         }
+        if (ard_port_info(port).real_ns != h.real_ns)
+            badtime++;
         if (received && h.counter < last)
             older++;
         else if (received && h.counter == last)
@@ -182,8 +188,8 @@ int main(int argc, char **argv)
     char line[256];
     snprintf(line, sizeof line,
              "received=%" PRIu64 " bad=%" PRIu64 " older=%" PRIu64 " dup=%" PRIu64 " first=%" PRIu64
-             " last=%" PRIu64 "\n",
-             received, bad, older, dup, first, last);
+             " last=%" PRIu64 " badtime=%" PRIu64 "\n",
+             received, bad, older, dup, first, last, badtime);
     fputs(line, stdout);
     if (result) {
         FILE *f = fopen(result, "w");
@@ -194,5 +200,5 @@ int main(int argc, char **argv)
     }
     ard_fini();
     free(buf);
-    return bad || older || dup ? 1 : 0;
+    return bad || older || dup || badtime ? 1 : 0;
 }
