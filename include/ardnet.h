@@ -42,20 +42,20 @@ extern "C" {
 /* Error codes: always negative. */
 enum ard_err {
     ARD_OK = 0,
-    ARD_EINVAL = -1,    /* bad argument: NULL, wrong direction, malformed name or value */
-    ARD_ENOMEM = -2,    /* out of memory (only before or during ard_init / ard_create) */
-    ARD_ESYS = -3,      /* a system call failed; the detail text names it and errno */
-    ARD_EOPTION = -4,   /* a --ard* command-line option is unknown or malformed */
-    ARD_ETYPE = -5,     /* bad type descriptor, or size/type differ from the connection's */
-    ARD_EBUSY = -6,     /* the connection already has a live writer (detail names its pid) */
-    ARD_ENODATA = -7,   /* ard_tryrec: nothing was ever sent on the connection */
-    ARD_ETIMEDOUT = -8, /* ard_rec_timed: no new packet before the deadline */
-    ARD_EACCES = -9,    /* permission denied on the shared-memory object */
-    ARD_ENOENT = -10,   /* connection does not exist (and the port cannot create it) */
-    ARD_ESTALE = -11,   /* shared-memory object is foreign, of another version, or damaged */
+    ARD_EINVAL = -1,      /* bad argument: NULL, wrong direction, malformed name or value */
+    ARD_ENOMEM = -2,      /* out of memory (only before or during ard_init / ard_create) */
+    ARD_ESYS = -3,        /* a system call failed; the detail text names it and errno */
+    ARD_EOPTION = -4,     /* a --ard* command-line option is unknown or malformed */
+    ARD_ETYPE = -5,       /* bad type descriptor, or size/type differ from the connection's */
+    ARD_EBUSY = -6,       /* the connection already has a live writer (detail names its pid) */
+    ARD_ENODATA = -7,     /* ard_tryrec: nothing was ever sent on the connection */
+    ARD_ETIMEDOUT = -8,   /* ard_rec_timed: no new packet before the deadline */
+    ARD_EACCES = -9,      /* permission denied on the shared-memory object */
+    ARD_ENOENT = -10,     /* connection does not exist (and the port cannot create it) */
+    ARD_ESTALE = -11,     /* shared-memory object is foreign, of another version, or damaged */
     ARD_ERTREFUSED = -12, /* a realtime request (priority, affinity, memory lock) was refused */
-    ARD_ESTATE = -13,   /* call not valid in this state (e.g. send before ard_init) */
-    ARD_EINTR = -14,    /* a blocking call was interrupted by a signal handler */
+    ARD_ESTATE = -13,     /* call not valid in this state (e.g. send before ard_init) */
+    ARD_EINTR = -14,      /* a blocking call was interrupted by a signal handler */
 };
 
 /* Text for an error code ("connection busy: it has a live writer"); never NULL. */
@@ -142,11 +142,11 @@ ARD_NODISCARD int ard_rec_timed(ard_port *in, void *packet, int64_t timeout_ns);
  * ---------------------------------------------------------------------------------------- */
 
 struct ard_info {
-    uint64_t seq;        /* sequence number, 1 for the first packet ever sent, never reused */
-    int64_t mono_ns;     /* writer's CLOCK_MONOTONIC at send, ns */
-    int64_t real_ns;     /* writer's CLOCK_REALTIME at send, ns */
-    uint64_t skipped;    /* packets sent between the previous one this port returned and
-                          * this one (0 for the first; 0 when the same packet is re-read) */
+    uint64_t seq;     /* sequence number, 1 for the first packet ever sent, never reused */
+    int64_t mono_ns;  /* writer's CLOCK_MONOTONIC at send, ns */
+    int64_t real_ns;  /* writer's CLOCK_REALTIME at send, ns */
+    uint64_t skipped; /* packets sent between the previous one this port returned and
+                       * this one (0 for the first; 0 when the same packet is re-read) */
 };
 
 /* Info about the packet last returned by rec/tryrec/rec_timed on this port (for an OUT port:
@@ -187,8 +187,8 @@ ARD_NODISCARD int ard_ready(void);
  * Domains and connections (for tools: introspection, ardkill, ardnet)
  * ---------------------------------------------------------------------------------------- */
 
-#define ARD_MAX_NAME 63          /* longest port, connection or domain name */
-#define ARD_MAX_TYPE 1023        /* longest type descriptor */
+#define ARD_MAX_NAME 63            /* longest port, connection or domain name */
+#define ARD_MAX_TYPE 1023          /* longest type descriptor */
 #define ARD_MAX_PACKET (64u << 20) /* largest packet: 64 MiB */
 
 /* The domain in force: set by --ard-domain, else $ARD_DOMAIN, else "default". */
@@ -201,12 +201,12 @@ struct ard_conn_stat {
     char name[ARD_MAX_NAME + 1];
     char type[ARD_MAX_TYPE + 1];
     size_t size;
-    int32_t writer_pid;   /* live writer's pid, 0 if none */
-    uint32_t readers;     /* attached IN ports (approximate: counts attaches minus closes) */
-    uint64_t seq;         /* newest sequence number, 0 if nothing sent */
-    int64_t mono_ns;      /* send time of the newest packet */
+    int32_t writer_pid; /* live writer's pid, 0 if none */
+    uint32_t readers;   /* attached IN ports (approximate: counts attaches minus closes) */
+    uint64_t seq;       /* newest sequence number, 0 if nothing sent */
+    int64_t mono_ns;    /* send time of the newest packet */
     int64_t real_ns;
-    uint32_t mode;        /* permission bits of the object */
+    uint32_t mode; /* permission bits of the object */
 };
 
 /* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
@@ -216,8 +216,8 @@ ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard
 /* Call fn for every connection of `domain` (NULL: the domain in force), in name order.
  * fn returns 0 to continue, anything else to stop (that value is returned).
  * Returns the count of connections visited (>= 0) or an error. */
-ARD_NODISCARD int ard_conn_list(const char *domain,
-                                int (*fn)(const char *name, void *arg), void *arg);
+ARD_NODISCARD int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg),
+                                void *arg);
 
 /* Remove connection `name` of `domain` (NULL: the domain in force). Attached ports keep
  * working on the old object; new attaches create a new one. Returns 0, ARD_ENOENT, ... */
@@ -237,13 +237,22 @@ ARD_NODISCARD int ard_domain_unlink(const char *domain);
  * ---------------------------------------------------------------------------------------- */
 
 enum ard_basic {
-    ARD_I8, ARD_U8, ARD_I16, ARD_U16, ARD_I32, ARD_U32, ARD_I64, ARD_U64, ARD_F32, ARD_F64
+    ARD_I8,
+    ARD_U8,
+    ARD_I16,
+    ARD_U16,
+    ARD_I32,
+    ARD_U32,
+    ARD_I64,
+    ARD_U64,
+    ARD_F32,
+    ARD_F64
 };
 
 struct ard_field {
     enum ard_basic kind;
-    uint32_t count;   /* array length, 1 for a scalar */
-    uint32_t offset;  /* byte offset in the packet */
+    uint32_t count;  /* array length, 1 for a scalar */
+    uint32_t offset; /* byte offset in the packet */
 };
 
 /* Parse `desc`. Writes up to `max` fields (fields may be NULL with max 0 to only count),
@@ -275,9 +284,9 @@ uint64_t ard_type_hash(const char *desc);
 
 typedef struct ard_period {
     int64_t period_ns;
-    int64_t next_ns;      /* absolute CLOCK_MONOTONIC deadline of the next wake-up */
-    uint64_t overruns;    /* periods missed in total */
-    uint64_t cycles;      /* completed waits */
+    int64_t next_ns;   /* absolute CLOCK_MONOTONIC deadline of the next wake-up */
+    uint64_t overruns; /* periods missed in total */
+    uint64_t cycles;   /* completed waits */
 } ard_period;
 
 /* Start a periodic schedule: the first deadline is one period from now. Sets the thread's

@@ -292,8 +292,8 @@ static void test_malformed_options_refused_naming_option(void **state)
 static void test_malformed_environment_refused_naming_variable(void **state)
 {
     (void)state;
-    const char *vars[][2] = {{"ARD_SPIN_NS", "lots"}, {"ARD_SHM_MODE", "0777"},
-                             {"ARD_DOMAIN", "has.dot"}};
+    const char *vars[][2] = {
+        {"ARD_SPIN_NS", "lots"}, {"ARD_SHM_MODE", "0777"}, {"ARD_DOMAIN", "has.dot"}};
     char *saved_domain = getenv("ARD_DOMAIN") ? strdup(getenv("ARD_DOMAIN")) : NULL;
     for (size_t i = 0; i < 3; i++) {
         setenv(vars[i][0], vars[i][1], 1);

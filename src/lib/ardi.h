@@ -52,9 +52,9 @@ struct ardi_seg {
     _Atomic uint64_t magic;
     uint32_t version;
     uint32_t nslots;
-    uint64_t size;       /* packet size */
-    uint64_t stride;     /* bytes per slot including its header */
-    uint64_t total;      /* bytes of the whole object */
+    uint64_t size;   /* packet size */
+    uint64_t stride; /* bytes per slot including its header */
+    uint64_t total;  /* bytes of the whole object */
     uint64_t type_hash;
     char conn[ARD_MAX_NAME + 1];
     char type[ARD_MAX_TYPE + 1];
@@ -83,11 +83,11 @@ struct ardi_map {
 struct ardi_attach_req {
     const char *domain;
     const char *conn;
-    const char *port;      /* for messages */
-    size_t size;           /* 0: adopt existing */
-    const char *type;      /* canonical descriptor, "" for opaque */
+    const char *port; /* for messages */
+    size_t size;      /* 0: adopt existing */
+    const char *type; /* canonical descriptor, "" for opaque */
     bool writer;
-    unsigned mode;         /* for a newly created object */
+    unsigned mode; /* for a newly created object */
 };
 
 ARDI_HIDDEN int ardi_seg_attach(const struct ardi_attach_req *req, struct ardi_map *m);
@@ -108,10 +108,10 @@ struct ard_port {
     enum ard_dir dir;
     size_t size;
     bool attached;
-    bool wired;            /* connection given by --ard */
+    bool wired; /* connection given by --ard */
     int64_t spin_ns;
     struct ardi_map map;
-    uint64_t last_seq;     /* IN: seq last returned; OUT: seq last sent */
+    uint64_t last_seq; /* IN: seq last returned; OUT: seq last sent */
     struct ard_info info;
 };
 
@@ -129,7 +129,7 @@ struct ardi_state {
     int64_t spin_ns;
     struct ardi_wire *wires;
     size_t nwires;
-    ard_port *ports;       /* in creation order */
+    ard_port *ports; /* in creation order */
 };
 
 ARDI_HIDDEN extern struct ardi_state ardi_g;

@@ -104,8 +104,10 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
         if (e == ENOENT)
             return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
                              dom);
-        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e, "connection '%s': "
-                               "shm_open(%s)", name, shm);
+        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e,
+                               "connection '%s': "
+                               "shm_open(%s)",
+                               name, shm);
     }
     struct stat sb;
     struct ardi_seg *s = MAP_FAILED;
@@ -116,8 +118,10 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
         if (s != MAP_FAILED)
             munmap(s, (size_t)sb.st_size);
         close(fd);
-        return ardi_fail(ARD_ESTALE, "connection '%s': /dev/shm%s is not an ardnet object of "
-                         "this version", name, shm);
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is not an ardnet object of "
+                         "this version",
+                         name, shm);
     }
     memset(st, 0, sizeof *st);
     snprintf(st->name, sizeof st->name, "%s", name);

@@ -11,22 +11,38 @@ static _Thread_local int last_code;
 const char *ard_strerror(int code)
 {
     switch (code) {
-    case ARD_OK: return "success";
-    case ARD_EINVAL: return "invalid argument";
-    case ARD_ENOMEM: return "out of memory";
-    case ARD_ESYS: return "system call failed";
-    case ARD_EOPTION: return "bad command-line option";
-    case ARD_ETYPE: return "packet size or type mismatch";
-    case ARD_EBUSY: return "connection already has a live writer";
-    case ARD_ENODATA: return "nothing was ever sent on the connection";
-    case ARD_ETIMEDOUT: return "timed out waiting for a new packet";
-    case ARD_EACCES: return "permission denied";
-    case ARD_ENOENT: return "no such connection";
-    case ARD_ESTALE: return "shared memory object is foreign, stale or damaged";
-    case ARD_ERTREFUSED: return "realtime request refused";
-    case ARD_ESTATE: return "call not valid in this state";
-    case ARD_EINTR: return "interrupted by a signal";
-    default: return "unknown error code";
+    case ARD_OK:
+        return "success";
+    case ARD_EINVAL:
+        return "invalid argument";
+    case ARD_ENOMEM:
+        return "out of memory";
+    case ARD_ESYS:
+        return "system call failed";
+    case ARD_EOPTION:
+        return "bad command-line option";
+    case ARD_ETYPE:
+        return "packet size or type mismatch";
+    case ARD_EBUSY:
+        return "connection already has a live writer";
+    case ARD_ENODATA:
+        return "nothing was ever sent on the connection";
+    case ARD_ETIMEDOUT:
+        return "timed out waiting for a new packet";
+    case ARD_EACCES:
+        return "permission denied";
+    case ARD_ENOENT:
+        return "no such connection";
+    case ARD_ESTALE:
+        return "shared memory object is foreign, stale or damaged";
+    case ARD_ERTREFUSED:
+        return "realtime request refused";
+    case ARD_ESTATE:
+        return "call not valid in this state";
+    case ARD_EINTR:
+        return "interrupted by a signal";
+    default:
+        return "unknown error code";
     }
 }
 

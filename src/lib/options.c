@@ -47,8 +47,10 @@ int ardi_parse_mode(const char *what, const char *s, unsigned *mode)
         return ardi_fail(ARD_EOPTION, "%s '%s': not an octal mode like 0600 or 0660", what,
                          s ? s : "");
     if ((v & 0600) != 0600 || (v & 0111) != 0 || (v & 0007) != 0)
-        return ardi_fail(ARD_EOPTION, "%s '%s': mode must be 0600 plus optional group bits "
-                         "(0640, 0660); others may never have access", what, s);
+        return ardi_fail(ARD_EOPTION,
+                         "%s '%s': mode must be 0600 plus optional group bits "
+                         "(0640, 0660); others may never have access",
+                         what, s);
     *mode = (unsigned)v;
     return 0;
 }
@@ -130,8 +132,10 @@ static int add_wire(const char *arg)
     char port[ARD_MAX_NAME + 2], conn[ARD_MAX_NAME + 2];
     size_t pl = (size_t)(eq - arg);
     if (pl == 0 || pl > ARD_MAX_NAME || strlen(eq + 1) > ARD_MAX_NAME || eq[1] == '\0')
-        return ardi_fail(ARD_EOPTION, "option '--ard %s': expected PORT=CONNECTION with names "
-                         "of 1..%d characters", arg, ARD_MAX_NAME);
+        return ardi_fail(ARD_EOPTION,
+                         "option '--ard %s': expected PORT=CONNECTION with names "
+                         "of 1..%d characters",
+                         arg, ARD_MAX_NAME);
     memcpy(port, arg, pl);
     port[pl] = '\0';
     snprintf(conn, sizeof conn, "%s", eq + 1);
@@ -142,8 +146,10 @@ static int add_wire(const char *arg)
     }
     for (size_t i = 0; i < ardi_g.nwires; i++)
         if (strcmp(ardi_g.wires[i].port, port) == 0)
-            return ardi_fail(ARD_EOPTION, "option '--ard %s': port '%s' is wired twice (also to "
-                             "'%s')", arg, port, ardi_g.wires[i].conn);
+            return ardi_fail(ARD_EOPTION,
+                             "option '--ard %s': port '%s' is wired twice (also to "
+                             "'%s')",
+                             arg, port, ardi_g.wires[i].conn);
     struct ardi_wire *w = realloc(ardi_g.wires, (ardi_g.nwires + 1) * sizeof *w);
     if (w == NULL)
         return ardi_fail(ARD_ENOMEM, "option '--ard %s': out of memory", arg);
@@ -157,8 +163,8 @@ static int add_wire(const char *arg)
 
 static int scan(int *argc, char **argv, struct opts *o)
 {
-    static const char *const valued[] = {"--ard-domain", "--ard-prio", "--ard-cpu",
-                                         "--ard-spin", "--ard-mode"};
+    static const char *const valued[] = {"--ard-domain", "--ard-prio", "--ard-cpu", "--ard-spin",
+                                         "--ard-mode"};
     const char **slots[] = {&o->domain, &o->prio, &o->cpu, &o->spin, &o->mode};
     int out = 1, i = 1;
     while (i < *argc) {
@@ -192,9 +198,11 @@ static int scan(int *argc, char **argv, struct opts *o)
             if (rc < 0)
                 return rc;
             if (rc == 0)
-                return ardi_fail(ARD_EOPTION, "unknown option '%s' (standard options: --ard "
+                return ardi_fail(ARD_EOPTION,
+                                 "unknown option '%s' (standard options: --ard "
                                  "PORT=CONN, --ard-domain, --ard-prio, --ard-cpu, --ard-lock, "
-                                 "--ard-spin, --ard-mode, --ard-help)", a);
+                                 "--ard-spin, --ard-mode, --ard-help)",
+                                 a);
         }
         i += used;
     }
@@ -214,16 +222,18 @@ static int parse_cpus(const char *list, cpu_set_t *set)
         errno = 0;
         long a = strtol(p, &end, 10), b;
         if (end == p || errno || a < 0 || a >= CPU_SETSIZE)
-            return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': bad CPU number at '%s' "
-                             "(expected a list like 0,2-3)", list, p);
+            return ardi_fail(ARD_EOPTION,
+                             "option '--ard-cpu %s': bad CPU number at '%s' "
+                             "(expected a list like 0,2-3)",
+                             list, p);
         b = a;
         p = end;
         if (*p == '-') {
             const char *q = ++p;
             b = strtol(q, &end, 10);
             if (end == q || errno || b < a || b >= CPU_SETSIZE)
-                return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': bad range end at '%s'",
-                                 list, q);
+                return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': bad range end at '%s'", list,
+                                 q);
             p = end;
         }
         for (long c = a; c <= b; c++)
@@ -247,18 +257,23 @@ static int apply_realtime(const struct opts *o)
     if (o->cpu && parse_cpus(o->cpu, &set) < 0)
         return ARD_EOPTION;
     if (o->cpu && sched_setaffinity(0, sizeof set, &set) < 0)
-        return ardi_fail_errno(ARD_ERTREFUSED, errno, "option '--ard-cpu %s': "
+        return ardi_fail_errno(ARD_ERTREFUSED, errno,
+                               "option '--ard-cpu %s': "
                                "sched_setaffinity refused (CPU offline or outside this "
-                               "process's cpuset?)", o->cpu);
+                               "process's cpuset?)",
+                               o->cpu);
     if (o->lock && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
-        return ardi_fail_errno(ARD_ERTREFUSED, errno, "option '--ard-lock': mlockall refused "
+        return ardi_fail_errno(ARD_ERTREFUSED, errno,
+                               "option '--ard-lock': mlockall refused "
                                "(needs CAP_IPC_LOCK or a large RLIMIT_MEMLOCK)");
     if (o->prio) {
         struct sched_param sp = {.sched_priority = (int)prio};
         if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
-            return ardi_fail_errno(ARD_ERTREFUSED, errno, "option '--ard-prio %s': "
+            return ardi_fail_errno(ARD_ERTREFUSED, errno,
+                                   "option '--ard-prio %s': "
                                    "sched_setscheduler(SCHED_FIFO) refused (needs CAP_SYS_NICE "
-                                   "or RLIMIT_RTPRIO >= %s)", o->prio, o->prio);
+                                   "or RLIMIT_RTPRIO >= %s)",
+                                   o->prio, o->prio);
     }
     return 0;
 }
@@ -268,8 +283,8 @@ static void print_help(const char *prog)
     printf("%s: ports (domain '%s')\n", prog ? prog : "block", ardi_g.domain);
     printf("  %-20s %-4s %10s  %-24s %s\n", "PORT", "DIR", "SIZE", "CONNECTION", "TYPE");
     for (ard_port *p = ardi_g.ports; p; p = p->next)
-        printf("  %-20s %-4s %10zu  %-24s %s\n", p->name, p->dir == ARD_IN ? "in" : "out",
-               p->size, p->conn, p->type[0] ? p->type : "(opaque)");
+        printf("  %-20s %-4s %10zu  %-24s %s\n", p->name, p->dir == ARD_IN ? "in" : "out", p->size,
+               p->conn, p->type[0] ? p->type : "(opaque)");
     printf("standard options: --ard PORT=CONNECTION, --ard-domain NAME, --ard-prio N, "
            "--ard-cpu LIST, --ard-lock, --ard-spin NS, --ard-mode OCTAL, --ard-help\n");
     fflush(stdout);
@@ -294,8 +309,8 @@ static int init_locked(int *argc, char **argv)
     if (o.mode == NULL && env_mode != NULL && *env_mode) {
         if ((rc = ardi_parse_mode("ARD_SHM_MODE", env_mode, &ardi_g.mode)) < 0)
             return rc;
-    } else if (o.mode != NULL && (rc = ardi_parse_mode("option '--ard-mode'", o.mode,
-                                                       &ardi_g.mode)) < 0) {
+    } else if (o.mode != NULL &&
+               (rc = ardi_parse_mode("option '--ard-mode'", o.mode, &ardi_g.mode)) < 0) {
         return rc;
     }
     const char *spin = o.spin ? o.spin : env_spin;
@@ -326,9 +341,10 @@ static int init_locked(int *argc, char **argv)
         while (p && strcmp(p->name, ardi_g.wires[i].port) != 0)
             p = p->next;
         if (p == NULL)
-            return ardi_fail(ARD_EOPTION, "option '--ard %s=%s': this block has no port "
-                             "named '%s'", ardi_g.wires[i].port, ardi_g.wires[i].conn,
-                             ardi_g.wires[i].port);
+            return ardi_fail(ARD_EOPTION,
+                             "option '--ard %s=%s': this block has no port "
+                             "named '%s'",
+                             ardi_g.wires[i].port, ardi_g.wires[i].conn, ardi_g.wires[i].port);
         snprintf(p->conn, sizeof p->conn, "%s", ardi_g.wires[i].conn);
         p->wired = ardi_g.wires[i].used = true;
     }

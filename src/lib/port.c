@@ -48,8 +48,8 @@ int64_t ard_realtime_ns(void)
 
 /* Copy packet `seq` out of its slot. False if the writer has begun to reuse the slot, in which
  * case a newer packet exists and the caller reads head again. */
-static bool copy_packet(struct ardi_seg *s, uint64_t seq, void *dst, size_t size,
-                        int64_t *mono, int64_t *real)
+static bool copy_packet(struct ardi_seg *s, uint64_t seq, void *dst, size_t size, int64_t *mono,
+                        int64_t *real)
 {
     struct ardi_slot *slot = ardi_slot_at(s, seq);
     uint64_t v1 = atomic_load_explicit(&slot->lock, memory_order_acquire);
@@ -70,12 +70,16 @@ static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct ti
 static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t real)
 {
     if (p == NULL || packet == NULL || p->dir != ARD_OUT)
-        return ardi_fail(ARD_EINVAL, "ard_send: %s", p == NULL ? "port is NULL"
-                         : packet == NULL ? "packet is NULL" : "not an OUT port");
+        return ardi_fail(ARD_EINVAL, "ard_send: %s",
+                         p == NULL        ? "port is NULL"
+                         : packet == NULL ? "packet is NULL"
+                                          : "not an OUT port");
     struct ardi_seg *s = p->map.seg;
     if (s == NULL)
-        return ardi_fail(ARD_ESTATE, "port '%s': ard_send before the port is attached (call "
-                         "ard_init first)", p->name);
+        return ardi_fail(ARD_ESTATE,
+                         "port '%s': ard_send before the port is attached (call "
+                         "ard_init first)",
+                         p->name);
 
     uint64_t seq = p->last_seq + 1;
     struct ardi_slot *slot = ardi_slot_at(s, seq);
@@ -114,11 +118,15 @@ int ard_send_stamped(ard_port *p, const void *packet, int64_t mono_ns, int64_t r
 static int check_in(ard_port *p, const void *packet, const char *fn)
 {
     if (p == NULL || packet == NULL || p->dir != ARD_IN)
-        return ardi_fail(ARD_EINVAL, "%s: %s", fn, p == NULL ? "port is NULL"
-                         : packet == NULL ? "packet is NULL" : "not an IN port");
+        return ardi_fail(ARD_EINVAL, "%s: %s", fn,
+                         p == NULL        ? "port is NULL"
+                         : packet == NULL ? "packet is NULL"
+                                          : "not an IN port");
     if (p->map.seg == NULL)
-        return ardi_fail(ARD_ESTATE, "port '%s': %s before the port is attached (call ard_init "
-                         "first)", p->name, fn);
+        return ardi_fail(ARD_ESTATE,
+                         "port '%s': %s before the port is attached (call ard_init "
+                         "first)",
+                         p->name, fn);
     return 0;
 }
 
@@ -138,7 +146,9 @@ static int take_newest(ard_port *p, void *packet)
             p->info.skipped = 0;
             return 0;
         }
-        p->info = (struct ard_info){.seq = h, .mono_ns = mono, .real_ns = real,
+        p->info = (struct ard_info){.seq = h,
+                                    .mono_ns = mono,
+                                    .real_ns = real,
                                     .skipped = p->last_seq ? h - p->last_seq - 1 : 0};
         p->last_seq = h;
         return 1;
@@ -259,8 +269,10 @@ int ardi_check_name(const char *what, const char *s, bool dots)
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '_' || c == '-' || (c == '.' && dots);
         if (!ok)
-            return ardi_fail(ARD_EINVAL, "%s name '%s': character '%c' at %zu is not allowed "
-                             "(use A-Z a-z 0-9 _ -%s)", what, s, c, i + 1, dots ? " ." : "");
+            return ardi_fail(ARD_EINVAL,
+                             "%s name '%s': character '%c' at %zu is not allowed "
+                             "(use A-Z a-z 0-9 _ -%s)",
+                             what, s, c, i + 1, dots ? " ." : "");
     }
     if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
         return ardi_fail(ARD_EINVAL, "%s name '%s' is not allowed", what, s);
@@ -348,8 +360,8 @@ ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char
             return NULL;
         }
         if (tsize != size) {
-            ardi_fail(ARD_ETYPE, "port '%s': type '%s' has size %zu, the port declares %zu",
-                      name, p->type, tsize, size);
+            ardi_fail(ARD_ETYPE, "port '%s': type '%s' has size %zu, the port declares %zu", name,
+                      p->type, tsize, size);
             free(p);
             return NULL;
         }
@@ -406,8 +418,10 @@ void ard_close(ard_port *p)
 int ard_port_set_spin(ard_port *p, int64_t spin_ns)
 {
     if (p == NULL || p->dir != ARD_IN || spin_ns < 0)
-        return ardi_fail(ARD_EINVAL, "ard_port_set_spin: %s", p == NULL ? "port is NULL"
-                         : p->dir != ARD_IN ? "not an IN port" : "negative spin time");
+        return ardi_fail(ARD_EINVAL, "ard_port_set_spin: %s",
+                         p == NULL          ? "port is NULL"
+                         : p->dir != ARD_IN ? "not an IN port"
+                                            : "negative spin time");
     if (p->map.seg != NULL && (p->spin_ns > 0) != (spin_ns > 0))
         atomic_fetch_add(&p->map.seg->spinners, spin_ns > 0 ? 1u : (uint32_t)-1);
     p->spin_ns = spin_ns;
@@ -464,7 +478,6 @@ int ard_ready(void)
     close((int)fd);
     unsetenv("ARD_READY_FD");
     if (w != n)
-        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "readiness: write to ARD_READY_FD=%s",
-                               s);
+        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "readiness: write to ARD_READY_FD=%s", s);
     return 1;
 }

@@ -55,8 +55,10 @@ static int take_init_lock(int fd, const struct ardi_attach_req *rq)
                                    rq->conn);
         sleep_ms(1);
     }
-    return ardi_fail(ARD_ESTALE, "connection '%s': another process has held the object's init "
-                     "lock for over 5 s (stopped while attaching?)", rq->conn);
+    return ardi_fail(ARD_ESTALE,
+                     "connection '%s': another process has held the object's init "
+                     "lock for over 5 s (stopped while attaching?)",
+                     rq->conn);
 }
 
 static size_t round_up(size_t v, size_t a)
@@ -102,19 +104,24 @@ static int check_header(const struct ardi_seg *s, size_t len, const struct ardi_
                         const char *shm)
 {
     if (atomic_load_explicit(&s->magic, memory_order_acquire) != ARDI_MAGIC)
-        return ardi_fail(ARD_ESTALE, "connection '%s': /dev/shm%s is not an ardnet object "
-                         "(bad magic); remove it if it is stale", rq->conn, shm);
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is not an ardnet object "
+                         "(bad magic); remove it if it is stale",
+                         rq->conn, shm);
     if (s->version != ARDI_VERSION)
-        return ardi_fail(ARD_ESTALE, "connection '%s': /dev/shm%s has layout version %u, this "
-                         "library uses %u", rq->conn, shm, s->version, ARDI_VERSION);
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s has layout version %u, this "
+                         "library uses %u",
+                         rq->conn, shm, s->version, ARDI_VERSION);
     uint32_t nslots;
     uint64_t stride, total;
     layout(s->size, &nslots, &stride, &total);
-    if (s->size == 0 || s->size > ARD_MAX_PACKET || s->nslots != nslots ||
-        s->stride != stride || s->total != total || total != len ||
-        memchr(s->type, '\0', sizeof s->type) == NULL)
-        return ardi_fail(ARD_ESTALE, "connection '%s': /dev/shm%s is damaged (header does not "
-                         "match its %zu bytes)", rq->conn, shm, len);
+    if (s->size == 0 || s->size > ARD_MAX_PACKET || s->nslots != nslots || s->stride != stride ||
+        s->total != total || total != len || memchr(s->type, '\0', sizeof s->type) == NULL)
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is damaged (header does not "
+                         "match its %zu bytes)",
+                         rq->conn, shm, len);
     return 0;
 }
 
@@ -126,9 +133,11 @@ static int check_layout(const struct ardi_seg *s, const struct ardi_attach_req *
     bool type_ok = rq->type[0] == '\0' || s->type[0] == '\0' || strcmp(rq->type, s->type) == 0;
     if (size_ok && type_ok)
         return 0;
-    return ardi_fail(ARD_ETYPE, "port '%s': connection '%s' exists with size %llu type '%s', "
-                     "this port declares size %zu type '%s'", rq->port, rq->conn,
-                     (unsigned long long)s->size, s->type[0] ? s->type : "(opaque)", rq->size,
+    return ardi_fail(ARD_ETYPE,
+                     "port '%s': connection '%s' exists with size %llu type '%s', "
+                     "this port declares size %zu type '%s'",
+                     rq->port, rq->conn, (unsigned long long)s->size,
+                     s->type[0] ? s->type : "(opaque)", rq->size,
                      rq->type[0] ? rq->type : "(opaque)");
 }
 
@@ -140,14 +149,17 @@ static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", rq->conn);
     if (st.st_size == 0) {
         if (rq->size == 0)
-            return ardi_fail(ARD_ENOENT, "port '%s': connection '%s' does not exist yet and the "
-                             "port declares no size", rq->port, rq->conn);
+            return ardi_fail(ARD_ENOENT,
+                             "port '%s': connection '%s' does not exist yet and the "
+                             "port declares no size",
+                             rq->port, rq->conn);
         return init_header(fd, rq, rq->size, rq->type);
     }
     if ((size_t)st.st_size < sizeof(struct ardi_seg))
-        return ardi_fail(ARD_ESTALE, "connection '%s': /dev/shm%s is %lld bytes, too small to "
-                         "be an ardnet object; remove it if it is stale", rq->conn, shm,
-                         (long long)st.st_size);
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is %lld bytes, too small to "
+                         "be an ardnet object; remove it if it is stale",
+                         rq->conn, shm, (long long)st.st_size);
     struct ardi_seg *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (s == MAP_FAILED)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap", rq->conn);
@@ -193,12 +205,15 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT)
-            return ardi_fail(ARD_ENOENT, "port '%s': connection '%s' does not exist in domain "
-                             "'%s' and the port declares no size", rq->port, rq->conn,
-                             rq->domain);
+            return ardi_fail(ARD_ENOENT,
+                             "port '%s': connection '%s' does not exist in domain "
+                             "'%s' and the port declares no size",
+                             rq->port, rq->conn, rq->domain);
         if (e == EACCES)
-            return ardi_fail(ARD_EACCES, "port '%s': connection '%s': permission denied on "
-                             "/dev/shm%s (owned by another user?)", rq->port, rq->conn, shm);
+            return ardi_fail(ARD_EACCES,
+                             "port '%s': connection '%s': permission denied on "
+                             "/dev/shm%s (owned by another user?)",
+                             rq->port, rq->conn, shm);
         return ardi_fail_errno(ARD_ESYS, e, "port '%s': shm_open(%s)", rq->port, shm);
     }
     /* Apply the mode exactly (the umask may have narrowed it); only an object we just
@@ -224,8 +239,7 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
         close(fd);
         return rc;
     }
-    struct ardi_seg *s = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-                              fd, 0);
+    struct ardi_seg *s = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (s == MAP_FAILED) {
         rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap of %lld bytes", rq->conn,
                              (long long)st.st_size);
@@ -236,8 +250,10 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
         if (ofd_lock(fd, LOCK_WRITER, F_WRLCK, false) < 0) {
             int e = errno;
             if (e == EAGAIN || e == EACCES)
-                rc = ardi_fail(ARD_EBUSY, "port '%s': connection '%s' already has a live writer "
-                               "(pid %d)", rq->port, rq->conn, writer_pid_of(s));
+                rc = ardi_fail(ARD_EBUSY,
+                               "port '%s': connection '%s' already has a live writer "
+                               "(pid %d)",
+                               rq->port, rq->conn, writer_pid_of(s));
             else
                 rc = ardi_fail_errno(ARD_ESYS, e, "connection '%s': writer lock", rq->conn);
             munmap(s, (size_t)st.st_size);
@@ -262,8 +278,7 @@ void ardi_seg_detach(struct ardi_map *m, bool writer, bool spinner)
         /* Only our own pid: a forked child closing an inherited port must not erase it. */
         int32_t me = (int32_t)getpid();
         atomic_compare_exchange_strong(&m->seg->writer_pid, &me, 0);
-    }
-    else
+    } else
         atomic_fetch_sub(&m->seg->readers, 1);
     if (spinner)
         atomic_fetch_sub(&m->seg->spinners, 1);

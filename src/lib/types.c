@@ -8,10 +8,9 @@ static const struct {
     const char *name;
     size_t size;
 } basics[] = {
-    [ARD_I8] = {"i8", 1},   [ARD_U8] = {"u8", 1},   [ARD_I16] = {"i16", 2},
-    [ARD_U16] = {"u16", 2}, [ARD_I32] = {"i32", 4}, [ARD_U32] = {"u32", 4},
-    [ARD_I64] = {"i64", 8}, [ARD_U64] = {"u64", 8}, [ARD_F32] = {"f32", 4},
-    [ARD_F64] = {"f64", 8},
+    [ARD_I8] = {"i8", 1},   [ARD_U8] = {"u8", 1},   [ARD_I16] = {"i16", 2}, [ARD_U16] = {"u16", 2},
+    [ARD_I32] = {"i32", 4}, [ARD_U32] = {"u32", 4}, [ARD_I64] = {"i64", 8}, [ARD_U64] = {"u64", 8},
+    [ARD_F32] = {"f32", 4}, [ARD_F64] = {"f64", 8},
 };
 #define NBASICS (sizeof basics / sizeof basics[0])
 
@@ -55,26 +54,28 @@ static int parse_token(const char *desc, const char **pp, enum ard_basic *kind, 
     if (*p == '[') {
         const char *lb = p++;
         if (*p < '0' || *p > '9')
-            return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: '[' must be followed by a "
-                             "count", desc, (size_t)(lb - desc) + 1);
+            return ardi_fail(ARD_ETYPE,
+                             "type '%s': at column %zu: '[' must be followed by a "
+                             "count",
+                             desc, (size_t)(lb - desc) + 1);
         n = 0;
         while (*p >= '0' && *p <= '9') {
             n = n * 10 + (uint64_t)(*p++ - '0');
             if (n > ARD_MAX_PACKET)
-                return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: array count too large",
-                                 desc, (size_t)(lb - desc) + 2);
+                return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: array count too large", desc,
+                                 (size_t)(lb - desc) + 2);
         }
         if (*p != ']')
             return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: expected ']'", desc,
                              (size_t)(p - desc) + 1);
         p++;
         if (n == 0)
-            return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: array count must be >= 1",
-                             desc, (size_t)(lb - desc) + 2);
+            return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: array count must be >= 1", desc,
+                             (size_t)(lb - desc) + 2);
     }
     if (*p && !is_sep(*p))
-        return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: unexpected '%c' after field",
-                         desc, (size_t)(p - desc) + 1, *p);
+        return ardi_fail(ARD_ETYPE, "type '%s': at column %zu: unexpected '%c' after field", desc,
+                         (size_t)(p - desc) + 1, *p);
     *kind = (enum ard_basic)k;
     *count = (uint32_t)n;
     *pp = p;
@@ -144,8 +145,8 @@ int ard_type_normalize(const char *desc, char *buf, size_t buflen)
                             : snprintf(tok, sizeof tok, "%s%s[%u]", len ? " " : "",
                                        basics[kind].name, count);
         if (len + (size_t)tl + 1 > buflen)
-            return ardi_fail(ARD_EINVAL, "type '%.60s': canonical form longer than %zu bytes",
-                             desc, buflen - 1);
+            return ardi_fail(ARD_EINVAL, "type '%.60s': canonical form longer than %zu bytes", desc,
+                             buflen - 1);
         memcpy(buf + len, tok, (size_t)tl + 1);
         len += (size_t)tl;
     }
