@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, then builds and tests ardnet in four
+# The whole test suite: installs what is missing, then builds and tests ardnet in five
 # configurations, each with warnings as errors:
 #   gcc     release build, every test (the multi-host ones need root)
 #   clang   release build, every test except the long stress and multi-host runs
 #   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test but the model
+#   tsan    clang with ThreadSanitizer: the threaded library test
 #   fuzz    clang libFuzzer target of the ardnet datagram parser, about a minute
-# Usage: scripts/test.sh [CONFIG...]   (default: all four)
+# Usage: scripts/test.sh [CONFIG...]   (default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 
 configs=("$@")
-((${#configs[@]})) || configs=(gcc clang asan fuzz)
+((${#configs[@]})) || configs=(gcc clang asan tsan fuzz)
 jobs=${ARD_TEST_JOBS:-2}
 failed=()
 
@@ -33,8 +34,9 @@ for c in "${configs[@]}"; do
     gcc) run gcc gcc "-LE fuzz" || failed+=(gcc) ;;
     clang) run clang clang "-LE fuzz|long|root" || failed+=(clang) ;;
     asan) run asan gcc "-LE fuzz|model" -DARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || failed+=(asan) ;;
+    tsan) run tsan clang "-L threads" -DARD_TSAN=ON || failed+=(tsan) ;;
     fuzz) run fuzz clang "-L fuzz" -DARD_FUZZ=ON || failed+=(fuzz) ;;
-    *) echo "test.sh: unknown configuration '$c' (gcc clang asan fuzz)" >&2; exit 100 ;;
+    *) echo "test.sh: unknown configuration '$c' (gcc clang asan tsan fuzz)" >&2; exit 100 ;;
     esac
 done
 

@@ -28,7 +28,8 @@ function(ard_lib_test name)
   target_link_libraries(${name} PRIVATE ardnet_static PkgConfig::CMOCKA)
 endfunction()
 
-foreach(t test_types test_options test_port test_conn test_period test_realtime test_stress)
+foreach(t test_types test_options test_port test_conn test_period test_realtime test_stress
+          test_threads)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
     ard_lib_test(${t})
   endif()
@@ -96,4 +97,11 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${PROJECT_BINARY_DIR}
                    ${CMAKE_C_COMPILER} "${ARD_INSTALL_TEST_CFLAGS}")
   set_tests_properties(lib.install PROPERTIES TIMEOUT 300 LABELS "lib")
+endif()
+
+# Threads of one process on one connection; scripts/test.sh also runs it under ThreadSanitizer.
+if(TARGET test_threads)
+  target_link_libraries(test_threads PRIVATE Threads::Threads)
+  add_test(NAME lib.threads COMMAND test_threads)
+  set_tests_properties(lib.threads PROPERTIES TIMEOUT 300 LABELS "lib;threads")
 endif()

@@ -41,8 +41,8 @@ ARDI_HIDDEN void ardi_shm_name(char *buf, const char *domain, const char *conn);
  * fills it with packet `seq`, 2*seq once complete. */
 struct ardi_slot {
     _Atomic uint64_t lock;
-    int64_t mono_ns;
-    int64_t real_ns;
+    _Atomic int64_t mono_ns; /* relaxed: protected by `lock` like the payload */
+    _Atomic int64_t real_ns;
     uint8_t pad[ARDI_CACHELINE - 24];
     /* packet bytes follow, `stride - sizeof(struct ardi_slot)` of them */
 };

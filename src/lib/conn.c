@@ -142,7 +142,8 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
             break;
         struct ardi_slot *slot = ardi_slot_at(s, h);
         uint64_t v = atomic_load(&slot->lock);
-        int64_t mono = slot->mono_ns, real = slot->real_ns;
+        int64_t mono = atomic_load_explicit(&slot->mono_ns, memory_order_relaxed);
+        int64_t real = atomic_load_explicit(&slot->real_ns, memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
         if (v == 2 * h && atomic_load(&slot->lock) == v) {
             st->seq = h;

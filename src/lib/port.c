@@ -56,8 +56,8 @@ static bool copy_packet(struct ardi_seg *s, uint64_t seq, void *dst, size_t size
     if (v1 != 2 * seq)
         return false;
     memcpy(dst, slot + 1, size);
-    *mono = slot->mono_ns;
-    *real = slot->real_ns;
+    *mono = atomic_load_explicit(&slot->mono_ns, memory_order_relaxed);
+    *real = atomic_load_explicit(&slot->real_ns, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&slot->lock, memory_order_relaxed) == v1;
 }
@@ -87,8 +87,8 @@ static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t
     atomic_store_explicit(&slot->lock, 2 * seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     memcpy(slot + 1, packet, p->size);
-    slot->mono_ns = mono;
-    slot->real_ns = real;
+    atomic_store_explicit(&slot->mono_ns, mono, memory_order_relaxed);
+    atomic_store_explicit(&slot->real_ns, real, memory_order_relaxed);
     atomic_store_explicit(&slot->lock, 2 * seq, memory_order_release);
     atomic_store_explicit(&s->head, seq, memory_order_release);
     if (atomic_load_explicit(&s->spinners, memory_order_relaxed) != 0)

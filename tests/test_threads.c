@@ -1,0 +1,207 @@
+/*
+ * test_threads.c - one connection used by several threads of one process: a writer, readers
+ * that rec, tryrec and rec_timed, an observer that reads the connection's stat, and threads
+ * that create and close ports meanwhile. Every packet a reader gets must be intact and newer
+ * than its previous one. Built also with ThreadSanitizer (scripts/test.sh tsan), which checks
+ * the library's in-process synchronisation: the port list under concurrent create/close, the
+ * per-thread error details, the process-wide options (a build without the port-list mutex
+ * fails it). TSan cannot judge the slot protocol itself: every port maps the object at its
+ * own address, so TSan sees no shared address. That protocol is checked by the SPIN model
+ * (tests/model) and the torn-packet stress test.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ardnet.h"
+
+#define WORDS 128 /* 1 KiB packets */
+#define END UINT64_MAX
+
+#ifndef THREADS_PACKETS
+#define THREADS_PACKETS 100000
+#endif
+
+static char domain[64];
+static ard_port *writer, *readers[3];
+static atomic_bool writer_done;
+
+static void fill(uint64_t *p, uint64_t v)
+{
+    p[0] = v;
+    for (size_t i = 1; i < WORDS; i++)
+        p[i] = v * 0x9E3779B97F4A7C15ull + i;
+}
+
+static bool intact(const uint64_t *p)
+{
+    for (size_t i = 1; i < WORDS; i++)
+        if (p[i] != p[0] * 0x9E3779B97F4A7C15ull + i)
+            return false;
+    return true;
+}
+
+static void *write_all(void *arg)
+{
+    (void)arg;
+    uint64_t buf[WORDS];
+    for (uint64_t v = 1; v <= THREADS_PACKETS; v++) {
+        fill(buf, v);
+        if (ard_send(writer, buf) != 0)
+            return (void *)"send failed";
+        if ((v & 1023) == 0)
+            sched_yield(); /* let blocked readers run now and then */
+    }
+    fill(buf, END);
+    atomic_store(&writer_done, true);
+    return ard_send(writer, buf) == 0 ? NULL : (void *)"send failed";
+}
+
+struct reader_result {
+    uint64_t got, torn, older;
+};
+
+static void *read_all(void *arg)
+{
+    int mode = (int)(intptr_t)arg;
+    ard_port *in = readers[mode];
+    struct reader_result *res = calloc(1, sizeof *res);
+    uint64_t buf[WORDS], last = 0, last_seq = 0;
+    for (;;) {
+        int rc;
+        if (mode == 0) {
+            rc = ard_rec(in, buf);
+        } else if (mode == 1) {
+            rc = ard_tryrec(in, buf);
+            if (rc == 0 || rc == ARD_ENODATA) {
+                sched_yield();
+                continue;
+            }
+            rc = rc == 1 ? 0 : rc;
+        } else {
+            rc = ard_rec_timed(in, buf, 10000000);
+            if (rc == ARD_ETIMEDOUT)
+                continue;
+        }
+        if (rc != 0)
+            break;
+        struct ard_info info = ard_port_info(in);
+        if (!intact(buf))
+            res->torn++;
+        else if (buf[0] <= last || info.seq <= last_seq)
+            res->older++;
+        last = buf[0];
+        last_seq = info.seq;
+        res->got++;
+        if (buf[0] == END)
+            break;
+    }
+    return res;
+}
+
+/* Reads the connection's stat while packets fly: its seq must never go backwards. */
+static void *observe(void *arg)
+{
+    (void)arg;
+    uint64_t last = 0;
+    while (!atomic_load(&writer_done)) {
+        struct ard_conn_stat st;
+        if (ard_conn_stat(domain, "tw", &st) != 0)
+            return (void *)"stat failed";
+        if (st.seq < last)
+            return (void *)"stat seq went backwards";
+        last = st.seq;
+        sched_yield();
+    }
+    return NULL;
+}
+
+/* Creates and closes ports of its own while the others run (the port list is shared). */
+static void *churn(void *arg)
+{
+    char name[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "c%d_%d", (int)(intptr_t)arg, i);
+        ard_port *p = ard_create(name, i % 2 ? ARD_IN : ARD_OUT, 64, "u64[8]");
+        if (p == NULL)
+            return (void *)"create failed";
+        ard_close(p);
+        if (ard_conn_unlink(domain, name) != 0)
+            return (void *)"unlink failed";
+    }
+    return NULL;
+}
+
+static void test_threads_share_a_connection_safely(void **state)
+{
+    (void)state;
+    writer = ard_create("tw", ARD_OUT, sizeof(uint64_t[WORDS]), "u64[128]");
+    const char *names[] = {"tr0", "tr1", "tr2"};
+    for (int i = 0; i < 3; i++)
+        readers[i] = ard_create(names[i], ARD_IN, sizeof(uint64_t[WORDS]), "u64[128]");
+    char *argv[] = {"t", "--ard", "tr0=tw", "--ard", "tr1=tw", "--ard", "tr2=tw", NULL};
+    int argc = 7;
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+
+    pthread_t r[3], w, o, c[2];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&r[i], NULL, read_all, (void *)(intptr_t)i), 0);
+    assert_int_equal(pthread_create(&o, NULL, observe, NULL), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&c[i], NULL, churn, (void *)(intptr_t)i), 0);
+    assert_int_equal(pthread_create(&w, NULL, write_all, NULL), 0);
+
+    void *err;
+    pthread_join(w, &err);
+    if (err)
+        fail_msg("writer: %s", (const char *)err);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(c[i], &err);
+        if (err)
+            fail_msg("churn: %s: %s", (const char *)err, ard_errdetail());
+    }
+    pthread_join(o, &err);
+    if (err)
+        fail_msg("observer: %s", (const char *)err);
+    for (int i = 0; i < 3; i++) {
+        struct reader_result *res;
+        pthread_join(r[i], (void **)&res);
+        printf("reader %d: %llu packets, %llu torn, %llu older\n", i, (unsigned long long)res->got,
+               (unsigned long long)res->torn, (unsigned long long)res->older);
+        assert_int_equal(res->torn, 0);
+        assert_int_equal(res->older, 0);
+        assert_true(res->got >= 1); /* at least the END packet */
+        free(res);
+    }
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ard_fini();
+    if (ard_domain_unlink(domain) < 0)
+        fprintf(stderr, "ard_domain_unlink: %s\n", ard_errdetail());
+    return 0;
+}
+
+int main(void)
+{
+    snprintf(domain, sizeof domain, "t_threads_%d", (int)getpid());
+    setenv("ARD_DOMAIN", domain, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_threads_share_a_connection_safely, teardown),
+    };
+    return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
+}
