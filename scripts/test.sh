@@ -21,9 +21,10 @@ run() {
     shift 3
     local dir=build-test-$name
     echo "=== $name: configure and build ($cc)"
-    CC=$cc cmake -S . -B "$dir" -DARD_WERROR=ON "$@" >"$dir.configure.log" 2>&1 ||
-        { cat "$dir.configure.log"; return 1; }
-    cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; return 1; }
+    mkdir -p "$dir"
+    CC=$cc cmake -S . -B "$dir" -DARD_WERROR=ON "$@" >"$dir/configure.log" 2>&1 ||
+        { cat "$dir/configure.log"; return 1; }
+    cmake --build "$dir" -j"$jobs" >"$dir/build.log" 2>&1 || { cat "$dir/build.log"; return 1; }
     echo "=== $name: test"
     # shellcheck disable=SC2086
     (cd "$dir" && ctest --output-on-failure -j"$jobs" $ctest_args)
