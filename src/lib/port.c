@@ -171,13 +171,15 @@ static bool has_new(const ard_port *p)
 
 /* Poll for up to p->spin_ns, but only while the writer last ran on another CPU: on a shared
  * CPU spinning would only steal the writer's time. */
-static bool spin_for_new(const ard_port *p)
+static bool spin_for_new(const ard_port *p, int64_t deadline)
 {
     struct ardi_seg *s = p->map.seg;
     uint32_t wcpu = atomic_load_explicit(&s->writer_cpu, memory_order_relaxed);
     if (wcpu == (uint32_t)sched_getcpu())
         return false;
     int64_t end = ard_now_ns() + p->spin_ns;
+    if (deadline >= 0 && deadline < end)
+        end = deadline;
     for (unsigned i = 1;; i++) {
         if (has_new(p))
             return true;
@@ -192,7 +194,7 @@ static bool spin_for_new(const ard_port *p)
 static int wait_new(ard_port *p, int64_t deadline)
 {
     struct ardi_seg *s = p->map.seg;
-    if (p->spin_ns > 0 && spin_for_new(p))
+    if (p->spin_ns > 0 && spin_for_new(p, deadline))
         return 0;
     for (;;) {
         uint32_t w = atomic_load_explicit(&s->wake, memory_order_seq_cst);
