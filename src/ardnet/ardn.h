@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 /* Exit codes (docs/ardnet.md). */
 #define ARDN_EXIT_OK 0
@@ -43,6 +44,8 @@ enum ardn_counter {
     ARDN_C_SKIPPED,     /* local input: packets the writer sent that this route never saw */
     ARDN_C_SUPERSEDED,  /* UDP input: valid datagrams replaced by a newer one read in the same
                          * burst (latest value: a backlog is not replayed) */
+    ARDN_C_FRAGMENTS,   /* fragment datagrams sent (UDP outputs), or kept for reassembly
+                         * (UDP input) */
     ARDN_C_NCOUNTERS
 };
 
@@ -64,17 +67,24 @@ struct ardn_route {
     char from[ARDN_EP_TEXT]; /* configured peer "HOST[:PORT]", "" for any */
     struct sockaddr_storage from_addr;
     socklen_t from_len;
-    bool from_port;  /* peer port given: compare it too */
-    uint64_t every;  /* 0/1: every packet */
-    double max_rate; /* 0: unlimited */
+    bool from_port;   /* peer port given: compare it too */
+    uint64_t every;   /* 0/1: every packet */
+    double max_rate;  /* 0: unlimited */
+    size_t max_dgram; /* largest datagram sent (UDP payload bytes); 0: the default */
 
     /* Set up by ardn_route_open. */
     int fd_in;                /* UDP input socket, -1 */
     int out_fd[ARDN_MAX_OUT]; /* connected socket per UDP output, -1 */
     uint8_t *buf;             /* newest packet, host order (size bytes) */
-    uint8_t *tx;              /* datagram being sent */
+    uint8_t *tx;              /* payload being sent, wire order (size bytes) */
+    uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_FRAG_HDR_SIZE each */
+    struct mmsghdr *tx_msg;   /* one per datagram of a packet */
+    struct iovec *tx_iov;     /* two per datagram: header, payload piece */
+    unsigned nfrag;           /* datagrams per packet (1: not fragmented) */
+    size_t chunk;             /* payload bytes per fragment */
     uint8_t *rx;              /* datagram being received */
     struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
+    struct ardw_reasm reasm;  /* the fragmented packet in progress of a UDP input */
     int64_t floor_real_ns;    /* until the first delivery: drop what was written before
                                * this (the local output's newest packet at start-up) */
     struct ard_field *fields;
@@ -118,7 +128,9 @@ void ardn_route_join(struct ardn_route *r);
 void ardn_route_close(struct ardn_route *r);
 void ardn_route_init(struct ardn_route *r);
 /* Check one received datagram against the route (peer, header, order; src NULL skips the
- * peer check); on ARDW_OK it is recorded as delivered and its payload is in r->buf. */
+ * peer check); on ARDW_OK it is recorded as delivered and its payload is in r->buf. A
+ * fragment is kept for reassembly (ARDW_PENDING) until its packet is complete (ARDW_OK);
+ * a packet given up incomplete is counted here as drop ARDW_INCOMPLETE. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
                                 const struct sockaddr_storage *src, struct ardw_hdr *h);
 

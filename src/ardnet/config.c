@@ -114,6 +114,15 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val, ch
         r->every = u;
         return 0;
     }
+    if (strcmp(key, "max-datagram") == 0) {
+        if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0) {
+            snprintf(err, errlen, "max-datagram '%s' is not a number %u..%u", val, ARDW_MIN_DGRAM,
+                     ARDW_MAX_DGRAM);
+            return -1;
+        }
+        r->max_dgram = (size_t)u;
+        return 0;
+    }
     if (strcmp(key, "max-rate") == 0) {
         if (ardn_parse_double(val, 1e-3, 1e6, &r->max_rate) < 0) {
             snprintf(err, errlen, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);

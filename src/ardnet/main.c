@@ -26,6 +26,9 @@ static const char usage_text[] =
     "      --from HOST[:PORT]  accept datagrams only from this peer (UDP input)\n"
     "  -e, --every N           forward every N-th packet\n"
     "  -r, --max-rate HZ       forward at most HZ packets a second, always the newest\n"
+    "      --max-datagram N    largest datagram sent, 512..65507 bytes (default 1472, IPv6\n"
+    "                          1452: no IP fragmentation on Ethernet); larger packets are\n"
+    "                          sent as fragments\n"
     "      --name NAME         route name in counters and messages\n"
     "Process:\n"
     "  -c, --config FILE       read routes (and the options below) from a YAML file\n"
@@ -120,7 +123,8 @@ enum {
     OPT_PRIO,
     OPT_CPU,
     OPT_STATS,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_MAX_DGRAM
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +137,7 @@ static const struct option long_opts[] = {
     {"every", required_argument, NULL, 'e'},
     {"max-rate", required_argument, NULL, 'r'},
     {"name", required_argument, NULL, OPT_NAME},
+    {"max-datagram", required_argument, NULL, OPT_MAX_DGRAM},
     {"config", required_argument, NULL, 'c'},
     {"bind", required_argument, NULL, OPT_BIND},
     {"dev", required_argument, NULL, OPT_DEV},
@@ -167,6 +172,8 @@ static const char *route_key(int opt)
         return "from";
     case OPT_NAME:
         return "name";
+    case OPT_MAX_DGRAM:
+        return "max-datagram";
     default:
         return NULL;
     }

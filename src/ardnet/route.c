@@ -22,7 +22,20 @@ atomic_bool ardn_stop;
 
 static size_t rx_slot(const struct ardn_route *r)
 {
-    return (ARDW_HDR_SIZE + r->size + 1 + 7) & ~(size_t)7;
+    /* The largest valid datagram is a fragment header with the whole payload but one byte. */
+    return (ARDW_FRAG_HDR_SIZE + r->size + 1 + 7) & ~(size_t)7;
+}
+
+/* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams
+ * at once. Capped by net.core.[rw]mem_max; a failure leaves the default. */
+static void grow_sockbuf(int fd, int opt, size_t want)
+{
+    int cur = 0;
+    socklen_t len = sizeof cur;
+    if (getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 && (size_t)cur / 2 >= want)
+        return; /* the kernel reports twice the value set */
+    int v = want > (size_t)(64 << 20) ? 64 << 20 : (int)want;
+    (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
 }
 
 static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
@@ -173,6 +186,8 @@ static int open_udp_in(struct ardn_route *r)
         return route_fail(r, ARDN_EXIT_SYSTEM, "cannot listen on %s (%s): %s", s, ep->text,
                           strerror(errno));
     }
+    if (r->size > ARDW_DEFAULT_DGRAM)
+        grow_sockbuf(r->fd_in, SO_RCVBUF, 4 * (r->size + r->size / 8));
     return 0;
 }
 
@@ -197,6 +212,8 @@ static int open_udp_out(struct ardn_route *r, int i)
     /* Connected: no route lookup per send. */
     if (connect(fd, (struct sockaddr *)&ep->addr, ep->addrlen) < 0)
         return route_fail(r, ARDN_EXIT_SYSTEM, "cannot send to %s: %s", ep->text, strerror(errno));
+    if (r->nfrag > 1)
+        grow_sockbuf(fd, SO_SNDBUF, 4 * (r->size + r->size / 8));
     return 0;
 }
 
@@ -232,9 +249,10 @@ int ardn_route_open(struct ardn_route *r)
                           "the packet size is unknown: a route with no local connection "
                           "needs --size (and --type)");
     if (r->size > ARDW_MAX_PAYLOAD)
-        return route_fail(r, ARDN_EXIT_USAGE,
-                          "connection size %zu exceeds the largest datagram payload (%u bytes)",
-                          r->size, ARDW_MAX_PAYLOAD);
+        return route_fail(
+            r, ARDN_EXIT_USAGE,
+            "connection size %zu exceeds the largest packet ardnet carries (%u bytes)", r->size,
+            ARDW_MAX_PAYLOAD);
     if (r->type[0]) {
         size_t n = 0, tsize = 0;
         if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
@@ -262,20 +280,66 @@ int ardn_route_open(struct ardn_route *r)
             st.seq > 0 && st.real_ns > r->floor_real_ns)
             r->floor_real_ns = st.real_ns;
     }
+    if (r->max_dgram == 0) {
+        r->max_dgram = ARDW_DEFAULT_DGRAM;
+        for (int i = 0; i < r->nout; i++)
+            if (r->out[i].kind == ARDN_EP_UDP && r->out[i].addr.ss_family == AF_INET6)
+                r->max_dgram = ARDW_DEFAULT_DGRAM6;
+    }
+    r->nfrag = ardw_frag_plan(r->size, r->max_dgram, &r->chunk);
+    if (r->nfrag > ARDW_MAX_FRAGS) /* not reachable with max_dgram >= ARDW_MIN_DGRAM */
+        return route_fail(r, ARDN_EXIT_USAGE, "size %zu needs %u fragments of %zu bytes (max %u)",
+                          r->size, r->nfrag, r->max_dgram, ARDW_MAX_FRAGS);
     if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
         return rc;
     for (int i = 0; i < r->nout; i++)
         if (r->out[i].kind == ARDN_EP_UDP && (rc = open_udp_out(r, i)) != 0)
             return rc;
-    r->buf = calloc(1, r->size ? r->size : 1);
-    r->tx = calloc(1, ARDW_HDR_SIZE + r->size);
-    r->rx = r->in.kind == ARDN_EP_UDP ? malloc(BATCH * rx_slot(r)) : NULL;
-    if (!r->buf || !r->tx || (r->in.kind == ARDN_EP_UDP && !r->rx))
+    /* Everything a packet needs is allocated here, none per packet. */
+    r->buf = calloc(1, r->size);
+    r->tx = calloc(1, r->size);
+    r->tx_hdr = calloc(r->nfrag, ARDW_FRAG_HDR_SIZE);
+    r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
+    r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
+    if (!r->buf || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
         return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+    if (r->in.kind == ARDN_EP_UDP) {
+        /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
+        r->rx = malloc(BATCH * rx_slot(r));
+        r->reasm.data = malloc(r->size);
+        r->reasm.cap = (uint32_t)r->size;
+        if (!r->rx || !r->reasm.data)
+            return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+    }
     return 0;
 }
 
 /* ---- forwarding ---------------------------------------------------------------------------- */
+
+/* Put the packet in r->buf (header h) into r->tx and the datagram list r->tx_msg: one
+ * datagram, or r->nfrag fragments of r->chunk payload bytes (the last one shorter). */
+static void encode(struct ardn_route *r, const struct ardw_hdr *h)
+{
+    ardw_payload_to_wire(r->tx, r->buf, r->size, r->fields, r->nfields);
+    for (unsigned i = 0; i < r->nfrag; i++) {
+        struct ardw_hdr fh = *h; /* (a relayed header may come from a received fragment) */
+        fh.frag_index = fh.frag_count = 0;
+        fh.frag_off = 0;
+        size_t off = 0, len = r->size;
+        if (r->nfrag > 1) {
+            off = i * r->chunk;
+            len = r->size - off < r->chunk ? r->size - off : r->chunk;
+            fh.frag_index = (uint16_t)i;
+            fh.frag_count = (uint16_t)r->nfrag;
+            fh.frag_off = (uint32_t)off;
+        }
+        uint8_t *hb = r->tx_hdr + (size_t)i * ARDW_FRAG_HDR_SIZE;
+        size_t hlen = ardw_put_hdr(hb, &fh);
+        r->tx_iov[2 * i] = (struct iovec){hb, hlen};
+        r->tx_iov[2 * i + 1] = (struct iovec){r->tx + off, len};
+        r->tx_msg[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &r->tx_iov[2 * i], .msg_iovlen = 2}};
+    }
+}
 
 /* Send the packet in r->buf (host order) with header h to every output. */
 static void forward(struct ardn_route *r, const struct ardw_hdr *h)
@@ -294,12 +358,16 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
             continue;
         }
         if (!encoded) {
-            ardw_put_hdr(r->tx, h);
-            ardw_payload_to_wire(r->tx + ARDW_HDR_SIZE, r->buf, r->size, r->fields, r->nfields);
+            encode(r, h);
             encoded = true;
         }
-        /* Non-blocking: a full socket buffer drops this packet rather than queueing it. */
-        if (send(r->out_fd[i], r->tx, ARDW_HDR_SIZE + r->size, 0) >= 0)
+        /* Non-blocking, all fragments back to back in one call: a full socket buffer drops
+         * the rest of this packet rather than queueing it (the receiver gives it up when the
+         * next packet comes). */
+        int n = sendmmsg(r->out_fd[i], r->tx_msg, r->nfrag, 0);
+        if (r->nfrag > 1 && n > 0)
+            count(r, ARDN_C_FRAGMENTS, (uint64_t)n);
+        if (n == (int)r->nfrag)
             count(r, ARDN_C_SENT, 1);
         else
             count(r, ARDN_C_SEND_ERRORS, 1);
@@ -427,9 +495,24 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
     if (c == ARDW_OK && !r->track.have && h->real_ns <= r->floor_real_ns)
         c = ARDW_STALE;
     if (c == ARDW_OK)
-        c = ardw_accept(&r->track, h->epoch, h->seq);
+        c = ardw_order(&r->track, h->epoch, h->seq);
+    if (c != ARDW_OK)
+        return c;
+    const uint8_t *payload = d + ARDW_HDR_SIZE;
+    if (h->frag_count != 0) {
+        bool abandoned;
+        c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, &abandoned);
+        if (abandoned)
+            count_drop(r, ARDW_INCOMPLETE);
+        if (c != ARDW_OK)
+            return c;
+        payload = r->reasm.data;
+    } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
+        count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
+    }
+    c = ardw_accept(&r->track, h->epoch, h->seq);
     if (c == ARDW_OK)
-        ardw_payload_from_wire(r->buf, d + ARDW_HDR_SIZE, r->size, r->fields, r->nfields);
+        ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
     return c;
 }
 
@@ -480,6 +563,10 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
                 c = ARDW_OVERSIZED; /* cut short by the buffer: its real length is too big */
             else
                 c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h);
+            if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0))
+                count(r, ARDN_C_FRAGMENTS, 1);
+            if (c == ARDW_PENDING)
+                continue;
             if (c != ARDW_OK) {
                 count_drop(r, c);
                 continue;
@@ -546,7 +633,13 @@ void ardn_route_close(struct ardn_route *r)
     free(r->fields);
     free(r->buf);
     free(r->tx);
+    free(r->tx_hdr);
+    free(r->tx_msg);
+    free(r->tx_iov);
     free(r->rx);
+    free(r->reasm.data);
     r->fields = NULL;
-    r->buf = r->tx = r->rx = NULL;
+    r->buf = r->tx = r->tx_hdr = r->rx = r->reasm.data = NULL;
+    r->tx_msg = NULL;
+    r->tx_iov = NULL;
 }

@@ -17,10 +17,17 @@ static const char *const cause_names[ARDW_NCAUSES] = {
     [ARDW_OLD] = "old",
     [ARDW_OLD_EPOCH] = "old_epoch",
     [ARDW_STALE] = "stale",
+    [ARDW_FRAG_INVALID] = "frag_invalid",
+    [ARDW_FRAG_CONFLICT] = "frag_conflict",
+    [ARDW_FRAG_DUPLICATE] = "frag_duplicate",
+    [ARDW_FRAG_OLD] = "frag_old",
+    [ARDW_INCOMPLETE] = "incomplete",
 };
 
 const char *ardw_cause_name(enum ardw_cause c)
 {
+    if (c == ARDW_PENDING)
+        return "pending";
     return (unsigned)c < ARDW_NCAUSES ? cause_names[c] : "?";
 }
 
@@ -64,12 +71,14 @@ static uint64_t get64(const uint8_t *p)
     return v;
 }
 
-void ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
+size_t ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
 {
+    bool frag = h->frag_count != 0;
+    size_t hlen = frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE;
     put32(b + 0, ARDW_MAGIC_WORD);
     b[4] = ARDW_WIRE_VERSION;
-    b[5] = 0;
-    put16(b + 6, ARDW_HDR_SIZE);
+    b[5] = frag ? ARDW_FLAG_FRAG : 0;
+    put16(b + 6, (uint16_t)hlen);
     put32(b + 8, h->conn_id);
     put32(b + 12, h->size);
     put64(b + 16, h->epoch);
@@ -77,6 +86,36 @@ void ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
     put64(b + 32, (uint64_t)h->mono_ns);
     put64(b + 40, (uint64_t)h->real_ns);
     put64(b + 48, h->type_hash);
+    if (frag) {
+        put32(b + 56, h->frag_off);
+        put16(b + 60, h->frag_index);
+        put16(b + 62, h->frag_count);
+    }
+    return hlen;
+}
+
+/* A fragment on its own: one piece of a payload of h->size bytes cut into chunks of equal
+ * length, the last one 1..chunk bytes. Sets h->frag_chunk. */
+static bool frag_geometry_ok(struct ardw_hdr *h)
+{
+    uint64_t n = h->frag_count, i = h->frag_index, off = h->frag_off, len = h->frag_len;
+    uint64_t size = h->size;
+    if (n < 2 || n > ARDW_MAX_FRAGS || i >= n || len == 0 || off > size || len > size - off)
+        return false;
+    uint64_t chunk;
+    if (i < n - 1) {
+        chunk = len;
+        if (off != i * chunk || (n - 1) * chunk >= size || size > n * chunk)
+            return false;
+    } else {
+        if (off + len != size || off % i != 0)
+            return false;
+        chunk = off / i;
+        if (len > chunk)
+            return false;
+    }
+    h->frag_chunk = (uint32_t)chunk;
+    return true;
 }
 
 enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expect *e,
@@ -88,8 +127,12 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
         return ARDW_OVERSIZED;
     if (get32(b) != ARDW_MAGIC_WORD)
         return ARDW_MAGIC;
-    if (b[4] != ARDW_WIRE_VERSION || b[5] != 0 || get16(b + 6) != ARDW_HDR_SIZE)
+    bool frag = b[5] == ARDW_FLAG_FRAG;
+    if (b[4] != ARDW_WIRE_VERSION || (b[5] != 0 && !frag) ||
+        get16(b + 6) != (frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE))
         return ARDW_VERSION;
+    if (frag && len < ARDW_FRAG_HDR_SIZE)
+        return ARDW_TRUNCATED;
     h->version = b[4];
     h->flags = b[5];
     h->conn_id = get32(b + 8);
@@ -99,11 +142,22 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
     h->mono_ns = (int64_t)get64(b + 32);
     h->real_ns = (int64_t)get64(b + 40);
     h->type_hash = get64(b + 48);
-    /* Length against the declared size first: a damaged size field is a framing error. */
-    if ((uint64_t)len - ARDW_HDR_SIZE < h->size)
-        return ARDW_TRUNCATED;
-    if ((uint64_t)len - ARDW_HDR_SIZE > h->size)
-        return ARDW_OVERSIZED;
+    h->frag_index = h->frag_count = 0;
+    h->frag_off = h->frag_len = h->frag_chunk = 0;
+    if (frag) {
+        h->frag_off = get32(b + 56);
+        h->frag_index = get16(b + 60);
+        h->frag_count = get16(b + 62);
+        h->frag_len = (uint32_t)(len - ARDW_FRAG_HDR_SIZE);
+        if (!frag_geometry_ok(h))
+            return ARDW_FRAG_INVALID;
+    } else {
+        /* Length against the declared size first: a damaged size field is a framing error. */
+        if ((uint64_t)len - ARDW_HDR_SIZE < h->size)
+            return ARDW_TRUNCATED;
+        if ((uint64_t)len - ARDW_HDR_SIZE > h->size)
+            return ARDW_OVERSIZED;
+    }
     if (e->conn_id != 0 && h->conn_id != e->conn_id)
         return ARDW_CONN;
     if (h->size != e->size)
@@ -113,7 +167,7 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
     return ARDW_OK;
 }
 
-enum ardw_cause ardw_accept(struct ardw_track *t, uint64_t epoch, uint64_t seq)
+enum ardw_cause ardw_order(const struct ardw_track *t, uint64_t epoch, uint64_t seq)
 {
     if (t->have) {
         if (epoch < t->epoch)
@@ -126,10 +180,90 @@ enum ardw_cause ardw_accept(struct ardw_track *t, uint64_t epoch, uint64_t seq)
         if (epoch == t->epoch && seq < t->seq)
             return ARDW_OLD;
     }
+    return ARDW_OK;
+}
+
+enum ardw_cause ardw_accept(struct ardw_track *t, uint64_t epoch, uint64_t seq)
+{
+    enum ardw_cause c = ardw_order(t, epoch, seq);
+    if (c != ARDW_OK)
+        return c;
     t->have = true;
     t->epoch = epoch;
     t->seq = seq;
     return ARDW_OK;
+}
+
+unsigned ardw_frag_plan(size_t size, size_t max_dgram, size_t *chunk)
+{
+    *chunk = 0;
+    if (ARDW_HDR_SIZE + size <= max_dgram)
+        return 1;
+    *chunk = max_dgram - ARDW_FRAG_HDR_SIZE;
+    return (unsigned)((size + *chunk - 1) / *chunk);
+}
+
+/* Packet order as the sender sees it; a larger epoch is always newer (a restarted sender). */
+static bool newer(uint64_t e1, uint64_t s1, uint64_t e0, uint64_t s0)
+{
+    return e1 > e0 || (e1 == e0 && s1 > s0);
+}
+
+static void reasm_start(struct ardw_reasm *a, const struct ardw_hdr *h)
+{
+    a->busy = true;
+    a->epoch = h->epoch;
+    a->seq = h->seq;
+    a->mono_ns = h->mono_ns;
+    a->real_ns = h->real_ns;
+    a->conn_id = h->conn_id;
+    a->size = h->size;
+    a->chunk = h->frag_chunk;
+    a->type_hash = h->type_hash;
+    a->count = h->frag_count;
+    a->got = 0;
+    a->stall = 0;
+    memset(a->bits, 0, sizeof a->bits);
+}
+
+enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, const uint8_t *frag,
+                               bool *abandoned)
+{
+    *abandoned = false;
+    if (!a->data || h->size > a->cap || h->frag_index >= ARDW_MAX_FRAGS)
+        return ARDW_FRAG_INVALID; /* parse guarantees the rest of the geometry */
+    if (a->busy && (h->epoch != a->epoch || h->seq != a->seq)) {
+        if (!newer(h->epoch, h->seq, a->epoch, a->seq) && ++a->stall <= 4u * a->count + 16u)
+            return ARDW_FRAG_OLD;
+        *abandoned = true;
+        a->busy = false;
+    }
+    if (!a->busy) {
+        reasm_start(a, h);
+    } else {
+        if (h->frag_count != a->count || h->frag_chunk != a->chunk || h->size != a->size ||
+            h->mono_ns != a->mono_ns || h->real_ns != a->real_ns || h->conn_id != a->conn_id ||
+            h->type_hash != a->type_hash)
+            return ARDW_FRAG_CONFLICT;
+        if (a->bits[h->frag_index / 64] >> (h->frag_index % 64) & 1u)
+            return ARDW_FRAG_DUPLICATE;
+    }
+    memcpy(a->data + h->frag_off, frag, h->frag_len);
+    a->bits[h->frag_index / 64] |= (uint64_t)1 << (h->frag_index % 64);
+    a->got++;
+    a->stall = 0;
+    if (a->got < a->count)
+        return ARDW_PENDING;
+    a->busy = false;
+    return ARDW_OK;
+}
+
+bool ardw_reasm_supersede(struct ardw_reasm *a, uint64_t epoch, uint64_t seq)
+{
+    if (!a->busy || newer(a->epoch, a->seq, epoch, seq))
+        return false;
+    a->busy = false;
+    return true;
 }
 
 static bool host_is_little(void)

@@ -15,7 +15,7 @@ expect() {
 }
 
 "$ARDNET" --help >"$T/help" || fail "--help failed"
-for o in --in --out --size --type --conn-id --from --every --max-rate --name --config --bind \
+for o in --in --out --size --type --conn-id --from --every --max-rate --max-datagram --name --config --bind \
     --dev --dscp --sock-prio --prio --cpu --stats-file --ard-domain --help --version; do
     grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
@@ -35,6 +35,9 @@ expect 100 "neither udp://HOST:PORT nor a connection name" --in 'bad name' --out
 expect 100 "only udp://" --in tcp://x:1 --out x
 expect 100 "size '0' is not a number" --in x --out y --size 0
 expect 100 "size '70000' is not a number" --in x --out y --size 70000
+expect 100 "size '65537' is not a number 1..65536" --in x --out y --size 65537
+expect 100 "max-datagram '511' is not a number 512..65507" --in x --out y --max-datagram 511
+expect 100 "max-datagram '65508'" --in x --out y --max-datagram 65508
 expect 100 "is not a basic type" --in x --out y --size 8 --type f65
 expect 100 "type 'f64' has size 8, the route says 16" --in udp://:$PORT --out udp://127.0.0.1:9 --size 16 --type f64
 expect 100 "--dscp '64'" --dscp 64 --in x --out y
@@ -104,6 +107,14 @@ Y
 expect 100 "connection 'exists' appears twice \(routes 'exists' and 'again'\)" --config "$T/c.yaml"
 expect 100 "connection 'y' appears twice" --in exists --out y --out y
 
+yaml <<'Y'
+routes:
+  - in: x
+    out: y
+    max-datagram: 100
+Y
+expect 100 "c.yaml:4:19: max-datagram '100' is not a number 512..65507" --config "$T/c.yaml"
+
 # A good file: two routes, both counted; SIGTERM exits 0 and prints the counters.
 yaml <<Y
 # a bridge's sender side plus a local multiplier
@@ -111,6 +122,7 @@ dscp: 46
 routes:
   - in: exists
     out: udp://127.0.0.1:$PORT
+    max-datagram: 9000
   - name: copy
     in: exists2
     out: [copy1, copy2]

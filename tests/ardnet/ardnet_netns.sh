@@ -8,6 +8,9 @@
 #     repeated, nothing damaged is delivered.
 #  3. >= 10^5 packets through the impairment relay (20% loss, 10% duplicates, 20% reordered
 #     by up to 5 ms): same checks, and B counted duplicates and reordered datagrams.
+#  4. 64 KiB packets (65536 bytes, 47 fragments each at the default --max-datagram 1472)
+#     through the relay with loss, duplicates and reordering: every delivered packet is
+#     intact and never older; B counted duplicated and old fragments and incomplete packets.
 TEST_NAME=netns
 source "$(dirname "$0")/common.sh"
 source "$SRCDIR/tests/lib/netns.sh"
@@ -112,4 +115,28 @@ echo "B: $(grep '^route' "$T/B.stats")"
 [ "$(counter "$T/B.stats" arm.state drop_duplicate)" -ge 10 ] || fail "no duplicates dropped"
 [ "$(counter "$T/B.stats" arm.state drop_old)" -ge 10 ] || fail "no reordered datagrams dropped"
 grep -q 'dropped=[1-9]' "$T/relay.stats" || fail "relay dropped nothing"
+
+# ---- 4. 64 KiB packets through the relay ----------------------------------------------------
+S64=65536
+T64="u64 u64 i64 u32[$(((S64 - 24) / 4))]"
+bg_ready ardB $B "$ARDNET" --in udp://:7011 --out arm.big --size $S64 --type "$T64" \
+    --from hostA --stats-file "$T/B64.stats"
+bg relay $A "$RELAY" --listen 7012 --to hostB:7011 --seed 43 --drop 1 --dup 5 --reorder 5 \
+    --delay-ms 2 --stats "$T/relay64.stats"
+bg sub4 $B "$TBLOCK" sub --size $S64 --ard data=arm.big --idle-ms 5000 --result "$T/sub4.result"
+bg_ready ardA $A "$ARDNET" --in arm.big --out udp://127.0.0.1:7012 --size $S64 --type "$T64" \
+    --stats-file "$T/A64.stats"
+$A "$TBLOCK" pub --size $S64 --ard data=arm.big --rate 250 --count 2500 >"$T/pub4.out"
+finish_sub sub4
+stop ardA
+stop ardB
+stop relay
+echo "relay: $(cat "$T/relay64.stats")"
+echo "A: $(grep '^route' "$T/A64.stats")"
+echo "B: $(grep '^route' "$T/B64.stats")"
+[ "$(kv "$T/sub4.result" received)" -ge 100 ] || fail "too few 64 KiB packets through the relay"
+[ "$(counter "$T/A64.stats" arm.big fragments)" -ge $((47 * 1000)) ] || fail "A did not fragment"
+[ "$(counter "$T/B64.stats" arm.big drop_frag_duplicate)" -ge 10 ] || fail "no duplicated fragments dropped"
+[ "$(counter "$T/B64.stats" arm.big drop_incomplete)" -ge 10 ] || fail "no incomplete packets counted"
+[ "$(counter "$T/B64.stats" arm.big drop_frag_old)" -ge 1 ] || fail "no fragment of an older packet dropped"
 echo PASS

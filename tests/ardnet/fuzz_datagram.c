@@ -1,8 +1,13 @@
 /*
  * fuzz_datagram.c - libFuzzer target for the receive path of a route: header parsing, order
- * tracking and payload conversion (ardn_route_take). The first input byte picks the route's
- * type (typed or opaque) and whether the datagram comes from the configured peer.
- * Invariant checked: a datagram is only delivered when its framing and header are right.
+ * tracking, fragment reassembly and payload conversion (ardn_route_take). The first input byte
+ * picks the route's type (typed or opaque, bits 0-1) and whether the datagrams come from the
+ * configured peer (bit 2). Bit 3 selects the multi-datagram mode: the rest of the input is a
+ * sequence of [u16 little-endian length][datagram], fed in order to one fresh route, so that
+ * reassembly sees reordered, duplicated, conflicting and interleaved fragments.
+ * Invariants checked: a datagram is only delivered when its framing and header are right; a
+ * delivered packet is newer than the one before; a reassembled packet consists only of bytes
+ * of fragments of its own (epoch, seq).
  */
 #include "ardn.h"
 
@@ -13,7 +18,7 @@
 static const char *const types[] = {"u32 f64 u16", "", "u8[24]", "i16 i64 f32"};
 static struct ardn_route routes[4];
 static struct ard_field fields[4][8];
-static uint8_t bufs[4][24];
+static uint8_t bufs[4][24], reasm[4][24];
 
 static void setup(void)
 {
@@ -34,6 +39,8 @@ static void setup(void)
         r->type_hash = types[i][0] ? ard_type_hash(types[i]) : 0;
         r->conn_id = i == 3 ? 0 : 0x00c0ffeeu; /* 0: any connection id */
         r->buf = bufs[i];
+        r->reasm.data = reasm[i];
+        r->reasm.cap = 24;
         char err[128];
         if (ardn_route_option(r, "from", "10.77.0.11", err, sizeof err) < 0)
             abort();
@@ -41,6 +48,50 @@ static void setup(void)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Which (epoch, seq) wrote each byte of the reassembly buffer. */
+static struct owner {
+    uint64_t epoch, seq;
+} owner[24];
+
+static void multi(struct ardn_route *r, const struct sockaddr_storage *src, const uint8_t *p,
+                  size_t n)
+{
+    r->track = (struct ardw_track){0};
+    r->reasm.busy = false;
+    r->floor_real_ns = 0;
+    struct ardw_track last = {0};
+    while (n >= 2) {
+        size_t len = (size_t)(p[0] | p[1] << 8);
+        p += 2;
+        n -= 2;
+        if (len > n)
+            len = n;
+        uint8_t *d = malloc(len ? len : 1);
+        if (!d)
+            return;
+        memcpy(d, p, len);
+        p += len;
+        n -= len;
+        struct ardw_hdr h;
+        enum ardw_cause c = ardn_route_take(r, d, len, src, &h);
+        free(d);
+        if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0)) {
+            if (h.frag_off > 24 || h.frag_len > 24 - h.frag_off)
+                abort(); /* kept a fragment outside the packet */
+            for (uint32_t i = h.frag_off; i < h.frag_off + h.frag_len; i++)
+                owner[i] = (struct owner){h.epoch, h.seq};
+        }
+        if (c != ARDW_OK)
+            continue;
+        if (ardw_order(&last, h.epoch, h.seq) != ARDW_OK)
+            abort(); /* delivered a packet not newer than the one before */
+        ardw_accept(&last, h.epoch, h.seq);
+        for (size_t i = 0; h.frag_count != 0 && i < 24; i++)
+            if (owner[i].epoch != h.epoch || owner[i].seq != h.seq)
+                abort(); /* a mix of two packets */
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,6 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sockaddr_in *s = (struct sockaddr_in *)&src;
     s->sin_family = AF_INET;
     s->sin_addr.s_addr = (data[0] & 4) ? inet_addr("10.77.0.12") : inet_addr("10.77.0.11");
+    if (data[0] & 8) {
+        multi(r, &src, data + 1, size - 1);
+        return 0;
+    }
     /* Copy so that reading past the end is caught by ASan exactly at `size`. */
     size_t n = size - 1;
     uint8_t *d = malloc(n ? n : 1);
@@ -60,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(d, data + 1, n);
     struct ardw_hdr h;
     enum ardw_cause c = ardn_route_take(r, d, n, &src, &h);
-    if (c == ARDW_OK && (n != ARDW_HDR_SIZE + 24 || (data[0] & 4) || memcmp(d, "ARDN", 4) != 0))
+    if ((c == ARDW_OK || c == ARDW_PENDING) && ((h.frag_count == 0 && n != ARDW_HDR_SIZE + 24) ||
+                                                (data[0] & 4) || memcmp(d, "ARDN", 4) != 0))
         abort();
     free(d);
     return 0;

@@ -42,8 +42,10 @@ static void make_route(void)
     route.fields = f;
     route.type_hash = ard_type_hash(TYPE);
     route.conn_id = CONN;
-    static uint8_t buf[MAX_SIZE];
+    static uint8_t buf[MAX_SIZE], reasm[MAX_SIZE];
     route.buf = buf;
+    route.reasm.data = reasm;
+    route.reasm.cap = SIZE;
     char err[256];
     if (ardn_route_option(&route, "from", "10.77.0.11", err, sizeof err) < 0)
         abort();
@@ -74,6 +76,27 @@ static void put32le(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Fragment idx (0..2) of a valid packet cut into three. */
+#define FCHUNK ((SIZE + 2) / 3)
+static size_t frag(uint8_t *d, uint64_t epoch, uint64_t seq, unsigned idx)
+{
+    struct ardw_hdr h = {.conn_id = CONN,
+                         .size = SIZE,
+                         .epoch = epoch,
+                         .seq = seq,
+                         .mono_ns = 1,
+                         .real_ns = 2,
+                         .type_hash = ard_type_hash(TYPE),
+                         .frag_index = (uint16_t)idx,
+                         .frag_count = 3,
+                         .frag_off = idx * FCHUNK};
+    size_t hl = ardw_put_hdr(d, &h);
+    size_t len = idx < 2 ? FCHUNK : SIZE - 2 * FCHUNK;
+    for (size_t i = 0; i < len; i++)
+        d[hl + i] = (uint8_t)(seq + idx * FCHUNK + i);
+    return hl + len;
 }
 
 struct bad_case {
@@ -209,6 +232,85 @@ static size_t c_old_epoch(uint8_t *d)
     return good(d, EPOCH - 1, 1000000);
 }
 
+static size_t c_frag_count_one(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 0);
+    d[62] = 1;
+    return n;
+}
+static size_t c_frag_index_too_big(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 2);
+    d[60] = 3;
+    return n;
+}
+static size_t c_frag_offset_wrong(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 1);
+    put32le(d + 56, FCHUNK + 1);
+    return n;
+}
+static size_t c_frag_empty(uint8_t *d)
+{
+    frag(d, EPOCH, 50, 1);
+    return ARDW_FRAG_HDR_SIZE;
+}
+static size_t c_frag_past_end(uint8_t *d)
+{
+    return frag(d, EPOCH, 50, 2) + 1;
+}
+static size_t c_frag_short_middle(uint8_t *d)
+{
+    return frag(d, EPOCH, 50, 1) - 1;
+}
+static size_t c_frag_size_field(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 2);
+    put32le(d + 12, 0xffffffffu);
+    return n;
+}
+static size_t c_frag_header_cut(uint8_t *d)
+{
+    frag(d, EPOCH, 50, 0);
+    return ARDW_FRAG_HDR_SIZE - 2;
+}
+static size_t c_frag_short_header_length(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 0);
+    d[6] = ARDW_HDR_SIZE;
+    return n;
+}
+static size_t c_frag_unknown_flag(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 0);
+    d[5] = 0x81;
+    return n;
+}
+static size_t c_frag_conn(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 1);
+    d[9] ^= 1;
+    return n;
+}
+static size_t c_frag_type(uint8_t *d)
+{
+    size_t n = frag(d, EPOCH, 50, 1);
+    d[50] ^= 1;
+    return n;
+}
+static size_t c_frag_duplicate(uint8_t *d)
+{
+    return frag(d, EPOCH, 10, 1);
+}
+static size_t c_frag_reordered(uint8_t *d)
+{
+    return frag(d, EPOCH, 9, 2);
+}
+static size_t c_frag_old_epoch(uint8_t *d)
+{
+    return frag(d, EPOCH - 1, 1000000, 0);
+}
+
 static const struct bad_case cases[] = {
     {"empty", ARDW_TRUNCATED, false, c_empty},
     {"three_bytes", ARDW_TRUNCATED, false, c_three_bytes},
@@ -234,6 +336,22 @@ static const struct bad_case cases[] = {
     {"duplicate", ARDW_DUPLICATE, false, c_duplicate},
     {"reordered", ARDW_OLD, false, c_reordered},
     {"old_epoch", ARDW_OLD_EPOCH, false, c_old_epoch},
+    {"frag_count_one", ARDW_FRAG_INVALID, false, c_frag_count_one},
+    {"frag_index_too_big", ARDW_FRAG_INVALID, false, c_frag_index_too_big},
+    {"frag_offset_wrong", ARDW_FRAG_INVALID, false, c_frag_offset_wrong},
+    {"frag_empty", ARDW_FRAG_INVALID, false, c_frag_empty},
+    {"frag_past_end", ARDW_FRAG_INVALID, false, c_frag_past_end},
+    {"frag_short_middle", ARDW_FRAG_INVALID, false, c_frag_short_middle},
+    {"frag_size_field", ARDW_FRAG_INVALID, false, c_frag_size_field},
+    {"frag_header_cut", ARDW_TRUNCATED, false, c_frag_header_cut},
+    {"frag_short_header_length", ARDW_VERSION, false, c_frag_short_header_length},
+    {"frag_unknown_flag", ARDW_VERSION, false, c_frag_unknown_flag},
+    {"frag_wrong_connection", ARDW_CONN, false, c_frag_conn},
+    {"frag_wrong_type", ARDW_TYPE, false, c_frag_type},
+    {"frag_other_peer", ARDW_PEER, true, c_frag_duplicate},
+    {"frag_duplicate", ARDW_DUPLICATE, false, c_frag_duplicate},
+    {"frag_reordered", ARDW_OLD, false, c_frag_reordered},
+    {"frag_old_epoch", ARDW_OLD_EPOCH, false, c_frag_old_epoch},
 };
 
 static uint8_t dgram[ARDW_MAX_DGRAM + 16];
@@ -267,7 +385,35 @@ static void test_every_bad_datagram_is_dropped_with_its_cause(void **state)
             if (route.buf[k] != 0x5a)
                 fail_msg("case %s: payload was delivered", cases[i].name);
         assert_memory_equal(&before, &route.track, sizeof before);
+        assert_false(route.reasm.busy); /* nothing was kept for reassembly either */
     }
+}
+
+static void test_good_fragments_survive_bad_ones_between_them(void **state)
+{
+    (void)state;
+    struct ardw_hdr h;
+    static uint8_t want[MAX_SIZE];
+    size_t n = frag(dgram, EPOCH, 12, 2);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_PENDING);
+    memcpy(want + 2 * FCHUNK, dgram + ARDW_FRAG_HDR_SIZE, n - ARDW_FRAG_HDR_SIZE);
+    /* every bad case between the fragments: none is delivered, none spoils the packet */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t bad[ARDW_FRAG_HDR_SIZE + MAX_SIZE + 16];
+        size_t bn = cases[i].make(bad);
+        if (bn > sizeof bad)
+            continue;
+        assert_int_not_equal(
+            ardn_route_take(&route, bad, bn, cases[i].stranger ? &stranger : &peer, &h), ARDW_OK);
+    }
+    n = frag(dgram, EPOCH, 12, 0);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_PENDING);
+    memcpy(want, dgram + ARDW_FRAG_HDR_SIZE, n - ARDW_FRAG_HDR_SIZE);
+    n = frag(dgram, EPOCH, 12, 1);
+    memcpy(want + FCHUNK, dgram + ARDW_FRAG_HDR_SIZE, n - ARDW_FRAG_HDR_SIZE);
+    assert_int_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+    assert_memory_equal(route.buf, want, SIZE);
+    assert_true(h.seq == 12 && h.epoch == EPOCH && h.real_ns == 2);
 }
 
 static void test_good_datagram_is_delivered_intact(void **state)
@@ -331,10 +477,16 @@ static void test_random_garbage_is_never_delivered(void **state)
             x ^= x << 17;
             dgram[k] = (uint8_t)x;
         }
-        if (i & 1) /* half with a valid magic and version, to get past the first checks */
+        /* a quarter each with a valid whole-packet or fragment header start, to get past
+         * the first checks */
+        if (i % 4 == 1)
             memcpy(dgram, "ARDN\x01\x00\x38\x00", n < 8 ? n : 8);
+        if (i % 4 == 2)
+            memcpy(dgram, "ARDN\x01\x01\x40\x00", n < 8 ? n : 8);
         struct ardw_hdr h;
-        assert_int_not_equal(ardn_route_take(&route, dgram, n, &peer, &h), ARDW_OK);
+        enum ardw_cause c = ardn_route_take(&route, dgram, n, &peer, &h);
+        assert_int_not_equal(c, ARDW_OK);
+        assert_int_not_equal(c, ARDW_PENDING);
     }
 }
 
@@ -362,6 +514,22 @@ static int write_corpus(const char *dir)
     if (!f || fwrite(dgram, 1, n, f) != n)
         return 1;
     fclose(f);
+    /* Fuzzer seed of its multi-datagram mode (see fuzz_datagram.c): selector 0x08, then
+     * [u16 length][datagram]...: a packet's fragments reordered and duplicated, a newer one. */
+    snprintf(path, sizeof path, "%s/fragments.fuzz", dir);
+    f = fopen(path, "wb");
+    if (!f)
+        return 1;
+    fputc(0x08, f);
+    const unsigned order[][2] = {{11, 2}, {11, 0}, {11, 0}, {12, 1}, {11, 1},
+                                 {12, 0}, {12, 2}, {12, 2}, {13, 0}};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        n = frag(dgram, EPOCH, order[k][0], order[k][1]);
+        fputc((int)(n & 0xff), f);
+        fputc((int)(n >> 8), f);
+        fwrite(dgram, 1, n, f);
+    }
+    fclose(f);
     return 0;
 }
 
@@ -380,6 +548,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_every_bad_datagram_is_dropped_with_its_cause, setup),
         cmocka_unit_test_setup(test_good_datagram_is_delivered_intact, setup),
+        cmocka_unit_test_setup(test_good_fragments_survive_bad_ones_between_them, setup),
         cmocka_unit_test_setup(test_restarted_sender_is_accepted, setup),
         cmocka_unit_test_setup(test_peer_port_is_checked_when_given, setup),
         cmocka_unit_test(test_restarted_receiver_drops_what_its_connection_already_holds),

@@ -172,6 +172,121 @@ static void test_accept_takes_a_new_epoch_and_refuses_an_old_one(void **state)
     assert_int_equal(ardw_accept(&t, 400, 1), ARDW_OK);
 }
 
+static void test_fragment_header_encodes_to_exact_bytes(void **state)
+{
+    (void)state;
+    struct ardw_hdr h = known_hdr;
+    h.size = 1000;
+    h.frag_off = 600;
+    h.frag_index = 2;
+    h.frag_count = 4;
+    uint8_t b[ARDW_FRAG_HDR_SIZE];
+    assert_int_equal(ardw_put_hdr(b, &h), ARDW_FRAG_HDR_SIZE);
+    uint8_t want[ARDW_FRAG_HDR_SIZE];
+    memcpy(want, known_hdr_bytes, ARDW_HDR_SIZE);
+    want[5] = 0x01;                                                     /* flags: fragment */
+    want[6] = 0x40;                                                     /* header length 64 */
+    want[12] = 0xe8, want[13] = 0x03;                                   /* size 1000 */
+    const uint8_t tail[8] = {0x58, 0x02, 0, 0, 0x02, 0x00, 0x04, 0x00}; /* 600, 2, 4 */
+    memcpy(want + ARDW_HDR_SIZE, tail, 8);
+    assert_memory_equal(b, want, sizeof want);
+    /* and a whole packet keeps the 56-byte version 1 header */
+    assert_int_equal(ardw_put_hdr(b, &known_hdr), ARDW_HDR_SIZE);
+    assert_memory_equal(b, known_hdr_bytes, ARDW_HDR_SIZE);
+}
+
+/* A fragment of a 1000-byte payload cut into chunks of 300: 300 300 300 100. */
+static enum ardw_cause parse_frag(uint32_t size, uint32_t off, uint16_t idx, uint16_t cnt,
+                                  size_t len, struct ardw_hdr *out)
+{
+    static uint8_t d[ARDW_FRAG_HDR_SIZE + 2000];
+    struct ardw_hdr h = known_hdr;
+    h.size = size;
+    h.frag_off = off;
+    h.frag_count = 2;
+    ardw_put_hdr(d, &h);
+    d[60] = (uint8_t)idx, d[61] = (uint8_t)(idx >> 8); /* any values, 0 included */
+    d[62] = (uint8_t)cnt, d[63] = (uint8_t)(cnt >> 8);
+    struct ardw_expect e = {known_hdr.conn_id, size, known_hdr.type_hash};
+    return ardw_parse(d, ARDW_FRAG_HDR_SIZE + len, &e, out);
+}
+
+static void test_fragment_fields_decode_and_are_checked_on_their_own(void **state)
+{
+    (void)state;
+    struct ardw_hdr h;
+    assert_int_equal(parse_frag(1000, 0, 0, 4, 300, &h), ARDW_OK);
+    assert_int_equal(h.frag_count, 4);
+    assert_int_equal(h.frag_chunk, 300);
+    assert_int_equal(h.frag_len, 300);
+    assert_int_equal(parse_frag(1000, 600, 2, 4, 300, &h), ARDW_OK);
+    assert_int_equal(h.frag_off, 600);
+    assert_int_equal(h.frag_index, 2);
+    assert_int_equal(parse_frag(1000, 900, 3, 4, 100, &h), ARDW_OK);
+    assert_int_equal(h.frag_chunk, 300); /* the last one tells the chunk by its offset */
+    assert_int_equal(parse_frag(1000, 500, 1, 2, 500, &h), ARDW_OK); /* two equal halves */
+    /* each inconsistency on its own */
+    assert_int_equal(parse_frag(1000, 0, 0, 1, 1000, &h), ARDW_FRAG_INVALID); /* count 1 */
+    assert_int_equal(parse_frag(1000, 0, 0, 0, 300, &h), ARDW_FRAG_INVALID);  /* count 0 */
+    assert_int_equal(parse_frag(1000, 0, 0, ARDW_MAX_FRAGS + 1, 300, &h), ARDW_FRAG_INVALID);
+    assert_int_equal(parse_frag(1000, 900, 4, 4, 100, &h), ARDW_FRAG_INVALID); /* index */
+    assert_int_equal(parse_frag(1000, 301, 1, 4, 300, &h), ARDW_FRAG_INVALID); /* offset */
+    assert_int_equal(parse_frag(1000, 900, 3, 4, 99, &h), ARDW_FRAG_INVALID);  /* short end */
+    assert_int_equal(parse_frag(1000, 900, 3, 4, 101, &h), ARDW_FRAG_INVALID); /* past end */
+    assert_int_equal(parse_frag(1000, 600, 2, 3, 400, &h), ARDW_FRAG_INVALID); /* last > chunk */
+    assert_int_equal(parse_frag(1000, 0, 0, 4, 200, &h), ARDW_FRAG_INVALID);   /* 4 too few */
+    assert_int_equal(parse_frag(1000, 0, 0, 4, 400, &h), ARDW_FRAG_INVALID);   /* 3 would do */
+    assert_int_equal(parse_frag(1000, 0, 0, 4, 0, &h), ARDW_FRAG_INVALID);     /* empty */
+    assert_int_equal(parse_frag(1000, 1000, 3, 4, 0, &h), ARDW_FRAG_INVALID);
+    assert_int_equal(parse_frag(1000, 0xfffffff0u, 3, 4, 100, &h), ARDW_FRAG_INVALID);
+    /* framing of the flags and header length */
+    uint8_t d[ARDW_FRAG_HDR_SIZE + 300];
+    struct ardw_hdr fh = known_hdr;
+    fh.size = 1000;
+    fh.frag_count = 4;
+    ardw_put_hdr(d, &fh);
+    struct ardw_expect e = {known_hdr.conn_id, 1000, known_hdr.type_hash};
+    assert_int_equal(ardw_parse(d, ARDW_FRAG_HDR_SIZE - 1, &e, &h), ARDW_TRUNCATED);
+    d[6] = ARDW_HDR_SIZE; /* fragment flag with the short header length */
+    assert_int_equal(ardw_parse(d, sizeof d, &e, &h), ARDW_VERSION);
+    d[6] = ARDW_FRAG_HDR_SIZE;
+    d[5] = 0x02; /* unknown flag */
+    assert_int_equal(ardw_parse(d, sizeof d, &e, &h), ARDW_VERSION);
+    d[5] = 0x03;
+    assert_int_equal(ardw_parse(d, sizeof d, &e, &h), ARDW_VERSION);
+    d[5] = 0x00; /* no flag with the long header length */
+    assert_int_equal(ardw_parse(d, sizeof d, &e, &h), ARDW_VERSION);
+}
+
+static void test_fragment_plan_keeps_datagrams_within_the_maximum(void **state)
+{
+    (void)state;
+    size_t chunk;
+    assert_int_equal(ardw_frag_plan(1416, 1472, &chunk), 1); /* 56 + 1416 = 1472 */
+    assert_int_equal(chunk, 0);
+    assert_int_equal(ardw_frag_plan(1417, 1472, &chunk), 2);
+    assert_int_equal(chunk, 1408); /* 1472 - 64 */
+    assert_int_equal(ardw_frag_plan(65536, 1472, &chunk), 47);
+    assert_int_equal(ardw_frag_plan(65451, ARDW_MAX_DGRAM, &chunk), 1);
+    assert_int_equal(ardw_frag_plan(65536, ARDW_MAX_DGRAM, &chunk), 2);
+    assert_int_equal(chunk, ARDW_MAX_DGRAM - ARDW_FRAG_HDR_SIZE);
+    assert_true(ardw_frag_plan(ARDW_MAX_PAYLOAD, ARDW_MIN_DGRAM, &chunk) <= ARDW_MAX_FRAGS);
+}
+
+static void test_order_decides_without_recording(void **state)
+{
+    (void)state;
+    struct ardw_track t = {0};
+    assert_int_equal(ardw_order(&t, 100, 5), ARDW_OK);
+    assert_false(t.have);
+    assert_int_equal(ardw_accept(&t, 100, 5), ARDW_OK);
+    assert_int_equal(ardw_order(&t, 100, 5), ARDW_DUPLICATE);
+    assert_int_equal(ardw_order(&t, 100, 4), ARDW_OLD);
+    assert_int_equal(ardw_order(&t, 99, 9), ARDW_OLD_EPOCH);
+    assert_int_equal(ardw_order(&t, 100, 6), ARDW_OK);
+    assert_true(t.seq == 5);
+}
+
 static void test_conn_id_is_stable_and_never_zero(void **state)
 {
     (void)state;
@@ -193,6 +308,10 @@ int main(void)
         cmocka_unit_test(test_accept_drops_duplicates_and_older),
         cmocka_unit_test(test_accept_takes_a_new_epoch_and_refuses_an_old_one),
         cmocka_unit_test(test_conn_id_is_stable_and_never_zero),
+        cmocka_unit_test(test_fragment_header_encodes_to_exact_bytes),
+        cmocka_unit_test(test_fragment_fields_decode_and_are_checked_on_their_own),
+        cmocka_unit_test(test_fragment_plan_keeps_datagrams_within_the_maximum),
+        cmocka_unit_test(test_order_decides_without_recording),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
