@@ -87,6 +87,13 @@ typedef struct ard_port ard_port;
  * Returns NULL on error (ard_errdetail says why; ard_lasterror() gives the code). */
 ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char *type);
 
+/* ard_create with a default connection other than the port's name (NULL: the name). For
+ * programs that create ports at run time, e.g. a bridge with many routes, where several ports
+ * of one process use one connection. An --ard PORT=CONNECTION given for the port before
+ * ard_init still wins: the command line has the last word. */
+ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir dir, size_t size,
+                        const char *type);
+
 /* Apply and remove the standard options from argv (argc updated, argv[argc] stays NULL),
  * then attach every created port. Options:
  *   --ard PORT=CONNECTION   wire a port (repeatable; a port named twice is an error)

@@ -741,6 +741,42 @@ static void test_opaque_side_accepts_any_type_and_typed_side_records_it(void **s
     reap(o, SIGKILL);
 }
 
+static void test_create_on_names_the_connection(void **state)
+{
+    (void)state;
+    /* Before ard_init: the command line still rewires the port. */
+    ard_port *early = ard_create_on("early", "con_a", ARD_IN, 8, "u64");
+    assert_non_null(early);
+    int argc = 3;
+    char *argv[] = {"t", "--ard", "early=con_b", NULL};
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    assert_string_equal(ard_port_connection(early), "con_b");
+
+    /* After ard_init: several ports of one process on one connection, each its own reader. */
+    ard_port *w = ard_create_on("w", "con_x", ARD_OUT, 8, "u64");
+    ard_port *a = ard_create_on("a", "con_x", ARD_IN, 8, "u64");
+    ard_port *b = ard_create_on("b", "con_x", ARD_IN, 0, NULL);
+    assert_non_null(w);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t v = 42, got = 0;
+    assert_int_equal(ard_send(w, &v), 0);
+    assert_int_equal(ard_tryrec(a, &got), 1);
+    assert_int_equal(got, 42);
+    got = 0;
+    assert_int_equal(ard_tryrec(b, &got), 1);
+    assert_int_equal(got, 42);
+    assert_int_equal(ard_tryrec(a, &got), 0);
+
+    /* A second writer on the connection, even in the same process, is refused. */
+    assert_null(ard_create_on("w2", "con_x", ARD_OUT, 8, "u64"));
+    assert_int_equal(ard_lasterror(), ARD_EBUSY);
+    /* A bad connection name is refused by name. */
+    assert_null(ard_create_on("c", "bad/name", ARD_IN, 8, "u64"));
+    ASSERT_CONTAINS(ard_errdetail(), "bad/name");
+}
+
 static void test_send_stamped_carries_given_times(void **state)
 {
     (void)state;
@@ -1238,6 +1274,7 @@ int main(int argc, char **argv)
         T(test_type_mismatch_refused_naming_both_types),
         T(test_size_zero_adopts_connection_layout),
         T(test_send_stamped_carries_given_times),
+        T(test_create_on_names_the_connection),
         T(test_opaque_side_accepts_any_type_and_typed_side_records_it),
         T(test_many_readers_each_own_new_state),
         T(test_domains_with_same_connection_isolated),

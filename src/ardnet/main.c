@@ -182,8 +182,8 @@ static const char *route_key(int opt)
 static struct ardn_route *routes;
 static int nroutes;
 
-/* Each local connection may appear once in the whole process: the library wires a port to a
- * connection by the port's name, so the port is named after its connection. */
+/* A local connection may be read by any number of routes, but written only once in the process
+ * (it has one writer), and a route must not write its own input (a loop). */
 static int check_local_names(void)
 {
     for (int i = 0; i < nroutes; i++)
@@ -196,11 +196,15 @@ static int check_local_names(void)
                     const struct ardn_ep *y = b < 0 ? &routes[j].in : &routes[j].out[b];
                     if (y->kind != ARDN_EP_LOCAL || strcmp(x->conn, y->conn) != 0)
                         continue;
+                    bool twice = a >= 0 && b >= 0, loop = i == j && (a < 0) != (b < 0);
+                    if (!twice && !loop)
+                        continue;
                     fprintf(stderr,
-                            "ardnet: connection '%s' appears twice (routes '%s' and '%s'); "
-                            "a connection can be used once per ardnet process: give one "
-                            "route several outputs instead\n",
-                            x->conn, routes[i].name, routes[j].name);
+                            "ardnet: connection '%s' is %s (routes '%s' and '%s'); a "
+                            "connection has one writer, and a route must not write its own "
+                            "input\n",
+                            x->conn, twice ? "written twice" : "both input and output",
+                            routes[i].name, routes[j].name);
                     return ARDN_EXIT_USAGE;
                 }
         }

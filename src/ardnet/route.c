@@ -74,14 +74,18 @@ void ardn_route_init(struct ardn_route *r)
  * --size/--type are needed only to create it, and must agree when both are known. */
 static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir dir)
 {
-    ard_port *p = ard_create(ep->conn, dir, 0, NULL);
+    /* Ports get names of their own, so that several routes can read one connection. */
+    static atomic_uint nports;
+    char name[24];
+    snprintf(name, sizeof name, "p%u", atomic_fetch_add(&nports, 1));
+    ard_port *p = ard_create_on(name, ep->conn, dir, 0, NULL);
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)
             return route_fail(r, ARDN_EXIT_USAGE,
                               "connection '%s' does not exist and its size is unknown "
                               "(give --size and --type, or start its writer first)",
                               ep->conn);
-        p = ard_create(ep->conn, dir, r->size, r->type_given ? r->type : NULL);
+        p = ard_create_on(name, ep->conn, dir, r->size, r->type_given ? r->type : NULL);
     }
     if (!p)
         return route_fail(r, ARDN_EXIT_SYSTEM, "connection '%s': %s", ep->conn,

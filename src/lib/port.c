@@ -326,7 +326,15 @@ int ardi_port_attach(ard_port *p)
 
 ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char *type)
 {
+    return ard_create_on(name, NULL, dir, size, type);
+}
+
+ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir dir, size_t size,
+                        const char *type)
+{
     if (ardi_check_name("port", name, true) < 0)
+        return NULL;
+    if (connection != NULL && ardi_check_name("connection", connection, true) < 0)
         return NULL;
     if (dir != ARD_IN && dir != ARD_OUT) {
         ardi_fail(ARD_EINVAL, "port '%s': direction must be ARD_IN or ARD_OUT", name);
@@ -347,7 +355,7 @@ ard_port *ard_create(const char *name, enum ard_dir dir, size_t size, const char
         return NULL;
     }
     snprintf(p->name, sizeof p->name, "%s", name);
-    snprintf(p->conn, sizeof p->conn, "%s", name);
+    snprintf(p->conn, sizeof p->conn, "%s", connection ? connection : name);
     p->dir = dir;
     p->size = size;
     p->map.fd = -1;

@@ -99,13 +99,14 @@ expect 100 "cannot open" --config "$T/none.yaml"
 yaml <<'Y'
 routes:
   - in: exists
-    out: udp://127.0.0.1:9
+    out: dup
   - name: again
-    in: exists
-    out: other
+    in: exists2
+    out: dup
 Y
-expect 100 "connection 'exists' appears twice \(routes 'exists' and 'again'\)" --config "$T/c.yaml"
-expect 100 "connection 'y' appears twice" --in exists --out y --out y
+expect 100 "connection 'dup' is written twice \(routes 'exists' and 'again'\)" --config "$T/c.yaml"
+expect 100 "connection 'y' is written twice" --in exists --out y --out y
+expect 100 "connection 'exists' is both input and output" --in exists --out exists
 
 yaml <<'Y'
 routes:
@@ -127,6 +128,10 @@ routes:
     in: exists2
     out: [copy1, copy2]
     every: 2
+  - name: slow
+    in: exists
+    out: slowcopy
+    max-rate: 50
 Y
 "$TBLOCK" pub --ard data=exists2 --size 64 --count 1 >/dev/null
 bg_ready good "$ARDNET" --config "$T/c.yaml"
@@ -138,6 +143,9 @@ sleep 0.3
 stop good || fail "SIGTERM: exit $?"
 grep -q "^route exists: received=" "$T/good.err" || fail "no counters for route exists"
 grep -q "^route copy: received=" "$T/good.err" || fail "no counters for route copy"
+# Two routes read one connection, each with its own state.
+grep -qE "^route slow: received=[1-9]" "$T/good.err" || fail "route slow received nothing"
+grep -qE "^route exists: received=[1-9]" "$T/good.err" || fail "route exists received nothing"
 n=$(grep "^route copy:" "$T/good.err" | tail -1 | sed 's/.* sent=\([0-9]*\).*/\1/')
 [ "$n" -ge 100 ] || fail "route copy sent only $n"
 echo PASS
