@@ -251,7 +251,7 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
             say(o, "%s on %s (pid %ld): already gone, status unknown", e->path, e->host, e->pid);
         else
             say(o, "%s on %s (pid %ld): had already %s", e->path, e->host, e->pid, st);
-        ardb_remove(b, e->path);
+        ardb_remove_seq(b, e->path, e->seq);
         return AK_OK;
     }
     int64_t t0 = ardb_mono_ns();
@@ -283,7 +283,8 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
     } else {
         say(o, "stopped %s on %s (pid %ld) by SIGTERM, %.3f s", e->path, e->host, e->pid, took);
     }
-    ardb_remove(b, e->path);
+    /* By seq: once the command ended, a new start of the path may already be recorded. */
+    ardb_remove_seq(b, e->path, e->seq);
     return AK_OK;
 }
 
@@ -298,11 +299,23 @@ int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
     char host[ARDB_MAX_HOST];
     ardb_host_label(host, sizeof host);
     int rc = AK_OK;
+    if (b->damaged) {
+        /* Its process is unknown: stopping it is left to the user, the rest is stopped. */
+        fprintf(stderr,
+                "ardkill: %s; %d such entr%s not stopped (remove the file once its "
+                "process is stopped)\n",
+                b->damage, b->damaged, b->damaged == 1 ? "y" : "ies");
+        rc = AK_SYS;
+    }
     if (n == 0) {
         free(v);
         /* The path may lie below an entry that was started on another host. */
         if (path) {
             n = ardb_list(b, NULL, &v);
+            if (n < 0) {
+                fprintf(stderr, "ardkill: %s\n", ardb_err());
+                return AK_SYS;
+            }
             bool found = false;
             for (int i = 0; i < n; i++)
                 if (v[i].remote && ardb_under(path, v[i].path)) {
@@ -317,7 +330,7 @@ int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
         }
         say(o, "nothing to stop%s%s in domain %s on %s", path ? " under " : "", path ? path : "",
             o->domain, host);
-        return AK_OK;
+        return rc;
     }
     for (int i = n - 1; i >= 0; i--) {
         int r;
@@ -325,7 +338,7 @@ int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
             r = stop_remote(o, v[i].host, v[i].rsh, v[i].bindir, v[i].path, NULL);
             /* The remote entry goes once its host confirmed (exit 0 or 1: it looked). */
             if (r == AK_OK || r == AK_SURVIVED)
-                ardb_remove(b, v[i].path);
+                ardb_remove_seq(b, v[i].path, v[i].seq);
         } else {
             r = stop_local(b, o, &v[i]);
         }

@@ -7,7 +7,6 @@
 #include "ardnet.h"
 
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +43,7 @@ int main(int argc, char **argv)
         {"visited", required_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would break waitpid on the transport */
+    ardb_main_init();
     struct ak_opts o = {.grace_ns = 2000000000LL};
     int c;
     while ((c = getopt_long(argc, argv, "d:g:e:uqh", longopts, NULL)) != -1) {
@@ -52,16 +51,10 @@ int main(int argc, char **argv)
         case 'd':
             o.domain = optarg;
             break;
-        case 'g': {
-            char *end;
-            double g = strtod(optarg, &end);
-            if (end == optarg || *end || !(g >= 0) || g > 3600) {
-                fprintf(stderr, "ardkill: --grace '%s': expected seconds >= 0\n", optarg);
+        case 'g':
+            if (ardb_opt_seconds("ardkill", "--grace", optarg, true, 3600, &o.grace_ns) < 0)
                 return AK_USAGE;
-            }
-            o.grace_ns = (int64_t)(g * 1e9);
             break;
-        }
         case 'e':
             o.rsh = optarg;
             break;
@@ -75,6 +68,10 @@ int main(int argc, char **argv)
             usage(stdout);
             return AK_OK;
         case 'A': /* host label given by the ardkill that called us through the transport */
+            if (ardb_check_host("--as-host", optarg) < 0) {
+                fprintf(stderr, "ardkill: %s\n", ardb_err());
+                return AK_USAGE;
+            }
             setenv("ARD_HOST", optarg, 1);
             break;
         case 'V':
@@ -85,11 +82,8 @@ int main(int argc, char **argv)
             return AK_USAGE;
         }
     }
-    o.domain = ardb_domain(o.domain);
-    if (ardb_check_domain(o.domain) < 0) {
-        fprintf(stderr, "ardkill: %s\n", ardb_err());
+    if (!(o.domain = ardb_opt_domain("ardkill", o.domain)))
         return AK_USAGE;
-    }
     for (int i = optind; i < argc; i++)
         if (ardb_check_path(argv[i]) < 0) {
             fprintf(stderr, "ardkill: %s\n", ardb_err());

@@ -169,6 +169,12 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
         fprintf(stderr, "ardstart: %s\n", ardb_err());
         return AS_SYS;
     }
+    int rc = AS_OK;
+    if (b->damaged) {
+        fprintf(stderr, "ardstart: %s (%d such entr%s not listed)\n", b->damage, b->damaged,
+                b->damaged == 1 ? "y" : "ies");
+        rc = AS_SYS;
+    }
     struct rows r = {0};
     for (int i = 0; i < n; i++) {
         if (v[i].remote)
@@ -180,6 +186,11 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
     if (n == 0 && prefix) {
         /* The path may lie below an entry that runs on another host. */
         n = ardb_list(b, NULL, &v);
+        if (n < 0) {
+            fprintf(stderr, "ardstart: %s\n", ardb_err());
+            free(r.v);
+            return AS_SYS;
+        }
         for (int i = 0; i < n; i++)
             if (v[i].remote && ardb_under(prefix, v[i].path))
                 fetch_remote(b, &v[i], prefix, &r);
@@ -193,14 +204,14 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
             printf("%s\t%s\t%ld\t%s\t%d\t%lld\t%s\n", r.v[i].path, r.v[i].host, r.v[i].pid,
                    r.v[i].state, r.v[i].code, (long long)r.v[i].uptime_ms, r.v[i].cmd);
         free(r.v);
-        return AS_OK;
+        return rc;
     }
     if (r.n == 0) {
         char host[ARDB_MAX_HOST];
         ardb_host_label(host, sizeof host);
         printf("nothing started%s%s in domain %s on %s\n", prefix ? " under " : "",
                prefix ? prefix : "", b->domain, host);
-        return AS_OK;
+        return rc;
     }
     printf("%-28s %-10s %7s  %-16s %9s  %s\n", "NAME", "HOST", "PID", "STATE", "UPTIME", "COMMAND");
     for (size_t i = 0; i < r.n; i++) {
@@ -224,5 +235,5 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
                cut ? 69 : 72, w->cmd, cut ? "..." : "");
     }
     free(r.v);
-    return AS_OK;
+    return rc;
 }

@@ -7,7 +7,6 @@
 #include "ardnet.h"
 
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +40,43 @@ static void usage(FILE *f)
 
 static int parse_wait(const char *s, int *ms)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v > 0) || v > 86400) {
-        fprintf(stderr, "ardstart: --wait '%s': expected seconds > 0\n", s);
+    int64_t ns;
+    if (ardb_opt_seconds("ardstart", "--wait", s, false, 86400, &ns) < 0)
         return -1;
-    }
-    *ms = (int)(v * 1000 + 0.5);
+    *ms = (int)((ns + 999999) / 1000000); /* never 0: that would mean "do not wait" */
     return 0;
 }
 
-/* Domain and hierarchy travel to the command through its environment. */
+/* Set for everything this ardstart starts, so that the next level (a script's ardstart,
+ * here or on a remote host) finds the same domain, transport and binaries. */
+static void export_env(const struct as_opts *o)
+{
+    setenv("ARD_DOMAIN", o->domain, 1);
+    if (o->as_host)
+        setenv("ARD_HOST", o->as_host, 1);
+    if (o->rsh)
+        setenv("ARD_RSH", o->rsh, 1);
+    if (o->bindir)
+        setenv("ARD_REMOTE_BINDIR", o->bindir, 1);
+}
+
+int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t len)
+{
+    const char *parent = o->parent ? o->parent : getenv("ARD_PATH");
+    if (parent && *parent && ardb_check_path(parent) < 0) {
+        fprintf(stderr, "ardstart: parent: %s\n", ardb_err());
+        return -1;
+    }
+    int n = parent && *parent ? snprintf(path, len, "%s/%s", parent, name)
+                              : snprintf(path, len, "%s", name);
+    if (n < 0 || (size_t)n >= len || ardb_check_path(path) < 0) {
+        fprintf(stderr, "ardstart: %s\n",
+                n < 0 || (size_t)n >= len ? "path of the entry is too long" : ardb_err());
+        return -1;
+    }
+    return 0;
+}
+
 static int open_books(struct ardb_books *b, const char *domain)
 {
     if (ardb_open(b, domain) < 0) {
@@ -97,9 +122,7 @@ int main(int argc, char **argv)
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {NULL, 0, NULL, 0},
     };
-    /* An ignored SIGCHLD is inherited across exec and would make waitpid fail: the
-     * supervisor and the transport runner need their children's status. */
-    signal(SIGCHLD, SIG_DFL);
+    ardb_main_init();
     struct as_opts o = {0};
     bool list = false, log = false, ready = false, raw = false;
     static const char *env[64], *hostmap[64];
@@ -181,6 +204,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ardstart: --set-host '%s': expected ROLE=HOST\n", optarg);
                 return AS_USAGE;
             }
+            if (strchr(optarg, '=')[1] &&
+                ardb_check_host("--set-host", strchr(optarg, '=') + 1) < 0) {
+                fprintf(stderr, "ardstart: %s\n", ardb_err());
+                return AS_USAGE;
+            }
             hostmap[o.nhostmap++] = optarg;
             break;
         case OPT_DRY_RUN:
@@ -193,8 +221,9 @@ int main(int argc, char **argv)
     }
     o.argv = argv + optind;
     o.argc = argc - optind;
-    o.domain = ardb_domain(o.domain);
-    if (ardb_check_domain(o.domain) < 0) {
+    if (!(o.domain = ardb_opt_domain("ardstart", o.domain)))
+        return AS_USAGE;
+    if (o.as_host && ardb_check_host("--as-host", o.as_host) < 0) {
         fprintf(stderr, "ardstart: %s\n", ardb_err());
         return AS_USAGE;
     }
@@ -256,11 +285,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "ardstart: %s\n", ardb_err());
             return AS_USAGE;
         }
-        setenv("ARD_DOMAIN", o.domain, 1);
-        if (o.rsh)
-            setenv("ARD_RSH", o.rsh, 1);
-        if (o.bindir)
-            setenv("ARD_REMOTE_BINDIR", o.bindir, 1);
+        export_env(&o);
         if (!o.dry_run && open_books(&b, o.domain) < 0)
             return AS_SYS;
         int rc = as_start_system(&b, &o, system);
@@ -282,34 +307,14 @@ int main(int argc, char **argv)
     } else {
         ardb_default_name(o.argv[0], name, sizeof name);
     }
-    const char *parent = o.parent ? o.parent : getenv("ARD_PATH");
-    char path[ARDB_MAX_PATH + ARDB_MAX_NAME + 2];
-    if (parent && *parent) {
-        if (ardb_check_path(parent) < 0) {
-            fprintf(stderr, "ardstart: parent: %s\n", ardb_err());
-            return AS_USAGE;
-        }
-        snprintf(path, sizeof path, "%s/%s", parent, name);
-    } else {
-        ardb_copy(path, sizeof path, name);
-    }
-    if (ardb_check_path(path) < 0) {
+    char path[ARDB_MAX_PATH];
+    if (as_entry_path(&o, name, path, sizeof path) < 0)
+        return AS_USAGE;
+    if (o.host && ardb_check_host("host", o.host) < 0) {
         fprintf(stderr, "ardstart: %s\n", ardb_err());
         return AS_USAGE;
     }
-    if (o.host && !*o.host) {
-        fprintf(stderr, "ardstart: -H: empty host name\n");
-        return AS_USAGE;
-    }
-    /* A remote start sets these for everything it starts, so that the next level finds
-     * the same domain, transport and binaries. */
-    setenv("ARD_DOMAIN", o.domain, 1);
-    if (o.as_host)
-        setenv("ARD_HOST", o.as_host, 1);
-    if (o.rsh)
-        setenv("ARD_RSH", o.rsh, 1);
-    if (o.bindir)
-        setenv("ARD_REMOTE_BINDIR", o.bindir, 1);
+    export_env(&o);
 
     if (open_books(&b, o.domain) < 0)
         return AS_SYS;

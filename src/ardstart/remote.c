@@ -77,41 +77,23 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
     e.start_ns = ardb_realtime_ns();
     as_quote_argv(o->argv, o->argc, e.cmd, sizeof e.cmd);
 
-    /* Recorded before the remote start, so a starter killed meanwhile leaves a trace that
-     * ardkill follows. A previous remote entry is put back if this start is refused. */
-    struct ardb_entry old;
-    if (ardb_lock(b) < 0)
-        goto sys;
-    int had = ardb_read(b, path, &old);
-    if (had < 0) {
-        ardb_unlock(b);
-        goto sys;
-    }
-    if (had == 0 && !old.remote) {
-        enum ardb_state st = ardb_effective(&old);
-        if (st == ARDB_RUNNING || st == ARDB_STARTING) {
-            ardb_unlock(b);
-            fprintf(stderr,
-                    "ardstart: '%s' is already running here (pid %ld); stop it first "
-                    "(ardkill %s)\n",
-                    path, old.pid, path);
-            return AS_RUNNING;
-        }
-    }
-    if (ardb_next_seq(b, &e.seq) < 0 || ardb_write(b, &e) < 0) {
-        ardb_unlock(b);
-        goto sys;
-    }
-    ardb_unlock(b);
-
     struct ardb_str cmd = {0};
     remote_command(o, path, &cmd);
     char **argv;
     if (ardb_rsh_argv(e.rsh, o->host, cmd.s, &argv) < 0) {
         ardb_str_free(&cmd);
-        ardb_remove(b, path);
         fprintf(stderr, "ardstart: %s\n", ardb_err());
         return AS_USAGE;
+    }
+    /* Recorded before the remote start, so a starter killed meanwhile leaves a trace that
+     * ardkill follows. A previous remote entry (old.path set) is put back if this start is
+     * refused there. */
+    struct ardb_entry old;
+    int code = as_reserve(b, &e, true, &old);
+    if (code != AS_OK) {
+        ardb_str_free(&cmd);
+        ardb_argv_free(argv);
+        return code;
     }
     ardb_str_free(&cmd);
     fflush(NULL);
@@ -121,7 +103,6 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
     int rc = ardb_run(argv, limit, NULL, &status);
     ardb_argv_free(argv);
 
-    int code;
     if (rc < 0) {
         fprintf(stderr, "ardstart: %s: %s\n", path, ardb_err());
         code = AS_HOST;
@@ -161,7 +142,7 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
             now.state = ARDB_RUNNING;
             if (ardb_write(b, &now) < 0)
                 fprintf(stderr, "ardstart: %s\n", ardb_err());
-        } else if (had == 0 && old.remote) {
+        } else if (old.path[0]) {
             if (ardb_write(b, &old) < 0)
                 fprintf(stderr, "ardstart: %s\n", ardb_err());
         } else {

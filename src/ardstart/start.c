@@ -150,9 +150,7 @@ static void exec_command(const struct as_opts *o, const char *path, int report_f
         execvp(o->argv[0], o->argv);
         e = errno;
     }
-    ssize_t w = write(exec_fd, &e, sizeof e);
-    (void)w;
-    _exit(127);
+    ardb_exec_failed(exec_fd, e);
 }
 
 /* The supervisor: never returns. */
@@ -239,14 +237,9 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
         gw = write(go[1], "g", 1);
     while (gw < 0 && errno == EINTR);
     close(go[1]);
-    int e = 0;
-    ssize_t r;
-    do
-        r = read(ex[0], &e, sizeof e);
-    while (r < 0 && errno == EINTR);
-    close(ex[0]);
+    int e = ardb_exec_result(ex[0]);
     int st;
-    if (r == (ssize_t)sizeof e) {
+    if (e != 0) {
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
         struct ending end = {ARDB_FAILED, e};
@@ -276,6 +269,50 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
     _exit(0);
 }
 
+int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
+               struct ardb_entry *old)
+{
+    struct ardb_entry prev;
+    if (!old)
+        old = &prev;
+    if (ardb_lock(b) < 0)
+        goto sys;
+    int had = ardb_read(b, e->path, old);
+    if (had < 0) {
+        ardb_unlock(b);
+        goto sys;
+    }
+    if (had == 0 && old->remote && !replace_remote) {
+        ardb_unlock(b);
+        fprintf(stderr,
+                "ardstart: '%s' is already started on host %s; stop it first (ardkill %s)\n",
+                e->path, old->host, e->path);
+        return AS_RUNNING;
+    }
+    if (had == 0 && !old->remote) {
+        enum ardb_state st = ardb_effective(old);
+        if (st == ARDB_RUNNING || st == ARDB_STARTING) {
+            ardb_unlock(b);
+            fprintf(stderr,
+                    "ardstart: '%s' is already running here (pid %ld); stop it first "
+                    "(ardkill %s) or choose another name (-n)\n",
+                    e->path, old->pid, e->path);
+            return AS_RUNNING;
+        }
+    }
+    if (had != 0)
+        memset(old, 0, sizeof *old);
+    if (ardb_next_seq(b, &e->seq) < 0 || ardb_write(b, e) < 0) {
+        ardb_unlock(b);
+        goto sys;
+    }
+    ardb_unlock(b);
+    return AS_OK;
+sys:
+    fprintf(stderr, "ardstart: %s\n", ardb_err());
+    return AS_SYS;
+}
+
 int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *path)
 {
     struct ardb_entry e = {0};
@@ -286,48 +323,23 @@ int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *pa
     as_quote_argv(o->argv, o->argc, e.cmd, sizeof e.cmd);
     ardb_log_path(b, path, e.log, sizeof e.log);
 
-    if (ardb_lock(b) < 0)
-        goto sys;
-    struct ardb_entry old;
-    int rc = ardb_read(b, path, &old);
-    if (rc < 0) {
-        ardb_unlock(b);
-        goto sys;
-    }
-    if (rc == 0) {
-        enum ardb_state st = ardb_effective(&old);
-        if (old.remote || st == ARDB_RUNNING || st == ARDB_STARTING) {
-            ardb_unlock(b);
-            if (old.remote)
-                fprintf(stderr,
-                        "ardstart: '%s' is already started on host %s; stop it first "
-                        "(ardkill %s)\n",
-                        path, old.host, path);
-            else
-                fprintf(stderr,
-                        "ardstart: '%s' is already running (pid %ld); stop it first "
-                        "(ardkill %s) or choose another name (-n)\n",
-                        path, old.pid, path);
-            return AS_RUNNING;
-        }
-    }
-    if (ardb_next_seq(b, &e.seq) < 0 || ardb_write(b, &e) < 0) {
-        ardb_unlock(b);
-        goto sys;
-    }
-    ardb_unlock(b);
+    int rc = as_reserve(b, &e, false, NULL);
+    if (rc != AS_OK)
+        return rc;
 
     int rep[2];
     if (pipe2(rep, O_CLOEXEC) < 0) {
-        fprintf(stderr, "ardstart: pipe: %s\n", strerror(errno));
-        ardb_remove(b, path);
+        fprintf(stderr, "ardstart: %s: pipe: %s\n", path, strerror(errno));
+        ardb_remove_seq(b, path, e.seq);
         return AS_SYS;
     }
     fflush(NULL);
     pid_t sup = fork();
     if (sup < 0) {
-        fprintf(stderr, "ardstart: fork: %s\n", strerror(errno));
-        ardb_remove(b, path);
+        fprintf(stderr, "ardstart: %s: fork: %s\n", path, strerror(errno));
+        ardb_remove_seq(b, path, e.seq);
+        close(rep[0]);
+        close(rep[1]);
         return AS_SYS;
     }
     if (sup == 0) {
@@ -338,7 +350,4 @@ int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *pa
     rc = as_wait_report(rep[0], o, &e);
     close(rep[0]);
     return rc;
-sys:
-    fprintf(stderr, "ardstart: %s\n", ardb_err());
-    return AS_SYS;
 }

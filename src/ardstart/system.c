@@ -15,10 +15,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #define MAXB 256 /* blocks, subsystems, connections: plenty for one description */
@@ -35,6 +37,7 @@ struct block {
     struct wire wires[16];
     int nwires;
     int sub;
+    yaml_node_t *node; /* for the line in messages */
 };
 
 struct subsys {
@@ -115,12 +118,29 @@ static int name_ok(struct sys *s, yaml_node_t *n, const char *what, const char *
     return 0;
 }
 
+/* A name: value into dst (ARDB_MAX_NAME + 1 bytes), checked. */
+static int take_name(struct sys *s, yaml_node_t *v, const char *what, char *dst)
+{
+    const char *n = scalar(s, v, "name");
+    if (!n || name_ok(s, v, what, n) < 0)
+        return -1;
+    ardb_copy(dst, ARDB_MAX_NAME + 1, n);
+    return 0;
+}
+
 /* hosts: checked here, resolved on demand (resolve_host). */
+static int host_ok(struct sys *s, yaml_node_t *n, const char *what, const char *v)
+{
+    if (ardb_check_host(what, v) < 0)
+        return bad(s, n, "%s", ardb_err());
+    return 0;
+}
+
 static int host_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
 {
-    (void)k;
     (void)arg;
-    if (!scalar(s, v, key))
+    const char *h = scalar(s, v, key);
+    if (!h || name_ok(s, k, "host role", key) < 0 || (*h && host_ok(s, v, "host", h) < 0))
         return -1;
     return 0;
 }
@@ -142,6 +162,14 @@ static const char *resolve_host(struct sys *s, yaml_node_t *hosts, const char *r
     return role;
 }
 
+static const struct conn *find_conn(const struct sys *s, const char *name)
+{
+    for (int i = 0; i < s->nconns; i++)
+        if (!strcmp(s->conns[i].name, name))
+            return &s->conns[i];
+    return NULL;
+}
+
 static int conn_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
 {
     (void)arg;
@@ -149,6 +177,8 @@ static int conn_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t
         return -1;
     if (s->nconns == MAXB)
         return bad(s, k, "more than %d connections", MAXB);
+    if (find_conn(s, key))
+        return bad(s, k, "connection '%s' given twice", key);
     const char *type = scalar(s, v, key);
     if (!type)
         return -1;
@@ -187,13 +217,15 @@ static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
 {
     struct block *b = arg;
     if (!strcmp(key, "name")) {
-        const char *n = scalar(s, v, "name");
-        if (!n || name_ok(s, v, "block name", n) < 0)
+        if (take_name(s, v, "block name", b->name) < 0)
             return -1;
-        ardb_copy(b->name, sizeof b->name, n);
     } else if (!strcmp(key, "cmd")) {
         if (!(b->cmd = scalar(s, v, "cmd")))
             return -1;
+        /* It becomes one line of the subsystem script: a second line would run there. */
+        if (strpbrk(b->cmd, "\n\r") || !b->cmd[strspn(b->cmd, " \t")])
+            return bad(s, v, "cmd: expected one command line, got %s",
+                       strpbrk(b->cmd, "\n\r") ? "several lines" : "an empty one");
     } else if (!strcmp(key, "in") || !strcmp(key, "out")) {
         struct wire_arg w = {b, key[0] == 'o'};
         return each_pair(s, v, key, wire_pair, &w);
@@ -213,15 +245,16 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
 {
     struct sub_arg *a = arg;
     if (!strcmp(key, "name")) {
-        const char *n = scalar(s, v, "name");
-        if (!n || name_ok(s, v, "subsystem name", n) < 0)
+        if (take_name(s, v, "subsystem name", a->sub->name) < 0)
             return -1;
-        ardb_copy(a->sub->name, sizeof a->sub->name, n);
     } else if (!strcmp(key, "host")) {
         const char *h = scalar(s, v, "host");
         if (!h)
             return -1;
-        ardb_copy(a->sub->host, sizeof a->sub->host, resolve_host(s, a->hosts, h, a->o));
+        const char *r = resolve_host(s, a->hosts, h, a->o);
+        if (*r && host_ok(s, v, "host", r) < 0)
+            return -1;
+        ardb_copy(a->sub->host, sizeof a->sub->host, r);
     } else if (!strcmp(key, "blocks")) {
         if (v->type != YAML_SEQUENCE_NODE)
             return bad(s, v, "blocks: expected a list (- name: ...)");
@@ -233,10 +266,14 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
             memset(b, 0, sizeof *b);
             b->sub = (int)(a->sub - s->subs);
             yaml_node_t *bn = node(s, *i);
+            b->node = bn;
             if (each_pair(s, bn, "block", block_pair, b) < 0)
                 return -1;
             if (!b->name[0] || !b->cmd)
                 return bad(s, bn, "a block needs 'name' and 'cmd'");
+            for (int j = 0; j < s->nblocks; j++)
+                if (s->blocks[j].sub == b->sub && !strcmp(s->blocks[j].name, b->name))
+                    return bad(s, bn, "block '%s' named twice in a subsystem", b->name);
             s->nblocks++;
         }
     } else {
@@ -253,16 +290,14 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
 {
     struct top_arg *t = arg;
     if (!strcmp(key, "name")) {
-        const char *n = scalar(s, v, "name");
-        if (!n || name_ok(s, v, "system name", n) < 0)
+        if (take_name(s, v, "system name", s->name) < 0)
             return -1;
-        ardb_copy(s->name, sizeof s->name, n);
     } else if (!strcmp(key, "hosts")) {
         t->hosts = v;
         return each_pair(s, v, "hosts", host_pair, NULL);
     } else if (!strcmp(key, "local_host")) {
         const char *h = scalar(s, v, "local_host");
-        if (!h)
+        if (!h || host_ok(s, v, "local_host", h) < 0)
             return -1;
         ardb_copy(s->local, sizeof s->local, h);
     } else if (!strcmp(key, "bridge_port")) {
@@ -283,14 +318,6 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
                    key);
     }
     return 0;
-}
-
-static const struct conn *find_conn(const struct sys *s, const char *name)
-{
-    for (int i = 0; i < s->nconns; i++)
-        if (!strcmp(s->conns[i].name, name))
-            return &s->conns[i];
-    return NULL;
 }
 
 static const char *host_of(const struct sys *s, const struct block *b)
@@ -427,7 +454,8 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
                     if (strcmp(x->conn, wi->conn) != 0 || (b2 == b && w2 == w))
                         continue;
                     if (x->out)
-                        return bad(s, NULL, "connection '%s' has two writers: %s and %s", wi->conn,
+                        return bad(s, s->blocks[b2].node,
+                                   "connection '%s' has two writers: %s and %s", wi->conn,
                                    s->blocks[b].name, s->blocks[b2].name);
                     const char *wh = host_of(s, &s->blocks[b]), *rh = host_of(s, &s->blocks[b2]);
                     if (!strcmp(wh, rh))
@@ -440,7 +468,7 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
                         continue;
                     const struct conn *c = find_conn(s, wi->conn);
                     if (!c)
-                        return bad(s, NULL,
+                        return bad(s, s->blocks[b2].node,
                                    "connection '%s' runs from host '%s' to '%s': a bridge is "
                                    "needed, give its type under 'connections'",
                                    wi->conn, wh[0] ? wh : s->local, rh[0] ? rh : s->local);
@@ -454,6 +482,8 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
         }
 
     int wait_s = o->wait_ms > 0 ? (o->wait_ms + 999) / 1000 : 20;
+    if (wait_s > 86400 / 4)
+        wait_s = 86400 / 4; /* a subsystem waits 4 block times: keep within --wait's limit */
     ardb_str_addf(master, "# system %s (%s)\nset -e\n", s->name, s->file);
     for (int i = 0; i < s->nsubs; i++) {
         struct ardb_str script = {0};
@@ -473,6 +503,39 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
     return 0;
 }
 
+/* libyaml takes time quadratic in the nesting depth of flow collections ([[[...), and
+ * recursion to load them; a description needs 6 levels, so deeper input is refused by a
+ * first pass over the events, which stops there. The loader reports other errors. */
+#define MAX_DEPTH 16
+static int check_depth(const char *file, FILE *f)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int depth = 0, rc = 0;
+    for (bool end = false; !end;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > MAX_DEPTH) {
+                fprintf(stderr, "ardstart: %s:%lu: nested deeper than %d levels\n", file,
+                        (unsigned long)ev.start_mark.line + 1, MAX_DEPTH);
+                rc = -1;
+                end = true;
+            }
+        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        } else if (ev.type == YAML_STREAM_END_EVENT) {
+            end = true;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    rewind(f);
+    return rc;
+}
+
 int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *file)
 {
     struct sys *s = calloc(1, sizeof *s);
@@ -482,6 +545,18 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     FILE *f = fopen(file, "re");
     if (!f) {
         fprintf(stderr, "ardstart: cannot open '%s': %s\n", file, strerror(errno));
+        free(s);
+        return AS_USAGE;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "ardstart: cannot read '%s': %s\n", file, strerror(EISDIR));
+        fclose(f);
+        free(s);
+        return AS_USAGE;
+    }
+    if (check_depth(file, f) < 0) {
+        fclose(f);
         free(s);
         return AS_USAGE;
     }
@@ -505,24 +580,21 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
             printf("%s", master.s);
             rc = AS_OK;
         } else {
-            const char *parent = o->parent ? o->parent : getenv("ARD_PATH");
-            char path[ARDB_MAX_PATH + ARDB_MAX_NAME + 2];
             const char *name = o->name ? o->name : s->name;
-            if (parent && *parent)
-                snprintf(path, sizeof path, "%s/%s", parent, name);
-            else
-                snprintf(path, sizeof path, "%s", name);
+            char path[ARDB_MAX_PATH];
+            if (as_entry_path(o, name, path, sizeof path) < 0)
+                goto out;
             char *argv[] = {"bash", "-c", master.s, (char *)name, NULL};
             struct as_opts mo = *o;
             mo.argv = argv;
             mo.argc = 4;
-            if (mo.wait_ms <= 0)
-                mo.wait_ms = 20000 * (s->nsubs + 1) * 4;
-            else
-                mo.wait_ms *= (s->nsubs + 1) * 4;
-            rc = ardb_check_path(path) < 0 ? AS_USAGE : as_start_local(b, &mo, path);
+            /* The master is ready when every subsystem is: each may take 4 block waits. */
+            int64_t ms = (int64_t)(o->wait_ms > 0 ? o->wait_ms : 20000) * (s->nsubs + 1) * 4;
+            mo.wait_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+            rc = as_start_local(b, &mo, path);
         }
     }
+out:
     ardb_str_free(&master);
     yaml_document_delete(&s->doc);
     free(s);

@@ -332,8 +332,12 @@ int ardb_read(const struct ardb_books *b, const char *path, struct ardb_entry *e
     int rc = read_file(file, text, sizeof text);
     if (rc != 0)
         return rc;
-    if (ardb_parse(text, e) < 0)
-        return ardb_fail("books entry '%s' is damaged: %s", file, ardb_err());
+    if (ardb_parse(text, e) < 0) {
+        char cause[256]; /* ardb_err's buffer is also the destination: copied first */
+        ardb_copy(cause, sizeof cause, ardb_err());
+        ardb_fail("books entry '%s' is damaged: %s", file, cause);
+        return -2;
+    }
     return 0;
 }
 
@@ -359,15 +363,29 @@ int ardb_remove(const struct ardb_books *b, const char *path)
     return 0;
 }
 
+int ardb_remove_seq(struct ardb_books *b, const char *path, uint64_t seq)
+{
+    if (ardb_lock(b) < 0)
+        return -1;
+    struct ardb_entry e;
+    int rc = ardb_read(b, path, &e);
+    if (rc == 0)
+        rc = e.seq == seq ? ardb_remove(b, path) : 1;
+    ardb_unlock(b);
+    return rc;
+}
+
 static int by_seq(const void *a, const void *b)
 {
     const struct ardb_entry *x = a, *y = b;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int ardb_list(const struct ardb_books *b, const char *prefix, struct ardb_entry **out)
+int ardb_list(struct ardb_books *b, const char *prefix, struct ardb_entry **out)
 {
     *out = NULL;
+    b->damaged = 0;
+    b->damage[0] = '\0';
     char dir[PATH_MAX + 8];
     snprintf(dir, sizeof dir, "%s/e", b->dir);
     DIR *d = opendir(dir);
@@ -403,6 +421,11 @@ int ardb_list(const struct ardb_books *b, const char *prefix, struct ardb_entry 
         int rc = ardb_read(b, path, &v[n]);
         if (rc == 1) /* removed meanwhile */
             continue;
+        if (rc == -2) {
+            b->damaged++;
+            ardb_copy(b->damage, sizeof b->damage, ardb_err());
+            continue;
+        }
         if (rc < 0) {
             free(v);
             closedir(d);

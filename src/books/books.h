@@ -64,6 +64,8 @@ struct ardb_books {
     char domain[ARDB_MAX_NAME + 1];
     char dir[PATH_MAX];
     int lockfd;
+    int damaged;      /* entries ardb_list passed over because they could not be parsed */
+    char damage[640]; /* why, for the last of them (names the file) */
 };
 
 /* strcpy that truncates to fit (size >= 1). */
@@ -90,16 +92,21 @@ void ardb_unlock(struct ardb_books *b);
 
 /* The following need the lock held by the caller (reads are safe without it). */
 ARDB_NODISCARD int ardb_next_seq(struct ardb_books *b, uint64_t *seq);
-/* 0, 1 if there is no such entry, -1 on error. */
+/* 0, 1 if there is no such entry, -1 on error, -2 if the entry cannot be parsed. */
 ARDB_NODISCARD int ardb_read(const struct ardb_books *b, const char *path, struct ardb_entry *e);
 ARDB_NODISCARD int ardb_write(const struct ardb_books *b, const struct ardb_entry *e);
 /* 0, or 1 if there was no such entry. */
 int ardb_remove(const struct ardb_books *b, const char *path);
+/* Remove the entry only if it is still the start numbered `seq` (takes the lock): a later
+ * start of the same path, recorded meanwhile, is never dropped from the books. 0 if
+ * removed, 1 if there was no such entry or it was another start, -1 on error. */
+int ardb_remove_seq(struct ardb_books *b, const char *path, uint64_t seq);
 
 /* Entries whose path is `prefix` or below it (NULL or "": all), sorted by seq ascending.
- * *out is malloc'ed (free it). Returns the count or -1. */
-ARDB_NODISCARD int ardb_list(const struct ardb_books *b, const char *prefix,
-                             struct ardb_entry **out);
+ * *out is malloc'ed (free it). Returns the count or -1. An entry that cannot be parsed (a
+ * damaged file, or one written by a newer version) is passed over, so that the others can
+ * still be listed and stopped: it is counted in b->damaged, with the cause in b->damage. */
+ARDB_NODISCARD int ardb_list(struct ardb_books *b, const char *prefix, struct ardb_entry **out);
 
 /* Hosts this host started something on (file "hosts": host TAB rsh TAB bindir per line), so
  * that stopping the whole domain reaches them even after their entries are gone. */
@@ -130,6 +137,9 @@ ARDB_NODISCARD int ardb_check_name(const char *what, const char *name);
 ARDB_NODISCARD int ardb_check_path(const char *path);
 /* 0 if a valid domain ([A-Za-z0-9_-], 1..63). */
 ARDB_NODISCARD int ardb_check_domain(const char *domain);
+/* 0 if a usable host for the transport: 1..255 of [A-Za-z0-9_.:@%-] (names, user@host,
+ * IPv4/IPv6 addresses), not starting with '-' (the transport would take it for an option). */
+ARDB_NODISCARD int ardb_check_host(const char *what, const char *host);
 /* true if path equals prefix or lies below it ("a/b" is under "a", "ab" is not). */
 bool ardb_under(const char *path, const char *prefix);
 /* Default entry name from a command: basename without a ".sh"/".py"/... extension, with
@@ -159,8 +169,26 @@ int64_t ardb_realtime_ns(void);
 int64_t ardb_mono_ns(void);
 void ardb_sleep_ns(int64_t ns);
 
+/* Reporting a failed exec to the parent through a close-on-exec pipe: the child, after
+ * exec failed with `err`, sends it and exits 127 (never returns); the parent reads 0 (EOF:
+ * the exec succeeded and closed the pipe) or the child's errno, and closes fd. */
+__attribute__((noreturn)) void ardb_exec_failed(int fd, int err);
+int ardb_exec_result(int fd);
+
 /* Close every descriptor >= 3 except those listed. */
 void ardb_close_fds_except(const int *keep, size_t nkeep);
+
+/* ---- command line (cli.c) ------------------------------------------------------------ */
+
+/* First thing in main: descriptors 0-2 open (on /dev/null where closed, so that no
+ * descriptor opened later becomes stdout or stderr), SIGCHLD at its default. */
+void ardb_main_init(void);
+/* Option value in seconds (> 0, or >= 0 if zero_ok; at most max) into *ns; else prints
+ * "PROG: OPT 'S': expected ..." and returns -1. */
+ARDB_NODISCARD int ardb_opt_seconds(const char *prog, const char *opt, const char *s, bool zero_ok,
+                                    double max, int64_t *ns);
+/* Domain in force (see ardb_domain), checked; NULL after printing "PROG: cause". */
+const char *ardb_opt_domain(const char *prog, const char *opt);
 
 /* ---- transport (rsh.c) --------------------------------------------------------------- */
 

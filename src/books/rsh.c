@@ -188,19 +188,11 @@ int ardb_run(char *const argv[], int64_t timeout_ms, struct ardb_str *out, int *
         if (out)
             dup2(pfd[1], 1);
         execvp(argv[0], argv);
-        int e = errno;
-        ssize_t w = write(efd[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
+        ardb_exec_failed(efd[1], errno);
     }
     close(efd[1]);
-    int e = 0;
-    ssize_t r;
-    do
-        r = read(efd[0], &e, sizeof e);
-    while (r < 0 && errno == EINTR);
-    close(efd[0]);
-    if (r == (ssize_t)sizeof e) {
+    int e = ardb_exec_result(efd[0]);
+    if (e != 0) {
         waitpid(pid, NULL, 0);
         if (out) {
             close(pfd[0]);

@@ -63,6 +63,20 @@ int ardb_check_domain(const char *domain)
     return 0;
 }
 
+int ardb_check_host(const char *what, const char *host)
+{
+    size_t n = strlen(host);
+    if (n == 0 || n >= ARDB_MAX_HOST)
+        return ardb_fail("%s '%.40s': must have 1 to %d characters", what, host, ARDB_MAX_HOST - 1);
+    if (host[0] == '-')
+        return ardb_fail("%s '%s': must not start with '-'", what, host);
+    for (const char *p = host; *p; p++)
+        if (!name_char(*p, true) && !strchr(":@%", *p))
+            return ardb_fail("%s '%s': character '%c' is not one of [A-Za-z0-9_.:@%%-]", what, host,
+                             *p);
+    return 0;
+}
+
 bool ardb_under(const char *path, const char *prefix)
 {
     size_t n = strlen(prefix);
@@ -271,6 +285,26 @@ void ardb_sleep_ns(int64_t ns)
     struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
     }
+}
+
+void ardb_exec_failed(int fd, int err)
+{
+    ssize_t w;
+    do
+        w = write(fd, &err, sizeof err);
+    while (w < 0 && errno == EINTR);
+    _exit(127);
+}
+
+int ardb_exec_result(int fd)
+{
+    int e = 0;
+    ssize_t r;
+    do
+        r = read(fd, &e, sizeof e);
+    while (r < 0 && errno == EINTR);
+    close(fd);
+    return r == (ssize_t)sizeof e ? e : 0;
 }
 
 void ardb_close_fds_except(const int *keep, size_t nkeep)

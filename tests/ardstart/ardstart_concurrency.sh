@@ -4,6 +4,7 @@
 # finds them all. Parallel starts of one path: exactly one wins.
 TEST_NAME=conc
 source "$(dirname "$0")/common.sh"
+local_books
 N=40
 
 echo "== $N parallel starts with readiness"

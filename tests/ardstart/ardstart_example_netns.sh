@@ -3,42 +3,13 @@
 # rt1, control on rt2, wired by the ardnet bridges the subsystem scripts insert. Checks that
 # the monitor on rt2 sees the plant on rt1 follow the trajectory, then that ardkill leaves
 # nothing on any host.
-set -euo pipefail
-: "${ARDSTART:?}" "${ARDKILL:?}" "${SRCDIR:?}" "${ARM_BIN:?}"
+: "${ARM_BIN:?}"
 [ -n "${ARDNET:-}" ] && [ -x "$ARDNET" ] || { echo "no ardnet: skipping" >&2; exit 77; }
-source "$SRCDIR/tests/lib/netns.sh"
-source "$SRCDIR/tests/lib/sshd.sh"
-netns_require_root
-
-T=$(mktemp -d /tmp/ardstart_example.XXXXXX)
-NETNS_DIR="$T/ns"
-NETNS_NO_TRAP=1
-D="t_example_$$"
-cleanup() {
-    netns_destroy
-    rm -rf "$T"
-}
-trap cleanup EXIT
-BIN="$T/bin"
-mkdir -p "$BIN"
-ln -s "$ARDSTART" "$BIN/ardstart"
-ln -s "$ARDKILL" "$BIN/ardkill"
-ln -s "$ARDNET" "$BIN/ardnet"
-export PATH="$BIN:$ARM_BIN:$PATH"
-SSHD_PATH="$PATH"
-netns_create station rt1 rt2
-sshd_start station rt1 rt2
-on() {
-    local h=$1
-    shift
-    netns_run "$h" env -C "$T" ARD_DOMAIN="$D" ARD_RSH="ssh -F $SSHD_CONFIG" ARD_HOST="$h" \
-        PATH="$PATH" ARM_BIN="$ARM_BIN" ARM_SIM_HOST=rt1 ARM_CTRL_HOST=rt2 "$@"
-}
-fail() {
-    echo "FAIL: $*" >&2
-    on station ardstart --list >&2 || true
-    exit 1
-}
+TEST_NAME=example
+source "$(dirname "$0")/common.sh"
+export PATH="$PATH:$ARM_BIN"
+ON_ENV=(ARM_BIN="$ARM_BIN" ARM_SIM_HOST=rt1 ARM_CTRL_HOST=rt2)
+hosts_start station rt1 rt2
 
 echo "== start examples/arm/master.sh on the station, sim on rt1, control on rt2"
 on station "$SRCDIR/examples/arm/master.sh" || fail "master.sh failed"
@@ -52,19 +23,6 @@ for want in "arm station" "arm/sim rt1" "arm/sim/plant rt1" "arm/sim/cmd_in rt1"
         <<<"$raw" || fail "$1 not running on $2"
 done
 
-nothing_left() {
-    for h in station rt1 rt2; do
-        left=$(netns_run "$h" sh -c "ls /dev/shm | grep -c '^ard\.$D\.' || true")
-        [ "$left" = 0 ] || fail "$left shm objects left on $h"
-        n=$(netns_run "$h" sh -c "ls /run/ardnet/$D/e 2>/dev/null | wc -l")
-        [ "$n" = 0 ] || fail "$n entries left in $h's books"
-    done
-    for p in $(pgrep -f "arm_|ardnet" || true); do
-        if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "ARD_DOMAIN=$D"; then
-            fail "process $p of the example still runs"
-        fi
-    done
-}
 tracking() { # the monitor on rt2: lines with state packets arriving and an error below 5 deg
     local log="/run/ardnet/$D/log/arm+control+monitor.log" i
     for i in $(seq 100); do
@@ -84,7 +42,7 @@ tracking
 
 echo "== ardkill: nothing left on any host"
 on station ardkill || fail "ardkill failed"
-nothing_left
+hosts_clean "arm_|ardnet"
 
 echo "== the same system from examples/arm/arm.yaml, mapped to rt1 and rt2: bridges inserted"
 on station ardstart --system "$SRCDIR/examples/arm/arm.yaml" --wait=20 \
@@ -99,5 +57,5 @@ for want in "arm/sim/plant rt1" "arm/sim/from_arm.cmd rt1" "arm/sim/to_rt2_arm.s
 done
 tracking
 on station ardkill || fail "ardkill failed"
-nothing_left
+hosts_clean "arm_|ardnet"
 echo "PASS"

@@ -3,6 +3,7 @@
 # subtree and whole-system stop, SIGKILL after the grace time, idempotence.
 TEST_NAME=local
 source "$(dirname "$0")/common.sh"
+local_books
 D=$ARD_DOMAIN
 
 echo "== readiness: the port exists when ardstart --wait returns"
@@ -105,11 +106,7 @@ grep -q "removed [1-9][0-9]* shared memory objects of domain $D" <<<"$out" || fa
 for p in $pids; do alive "$p" && fail "pid $p alive after ardkill"; done
 [ "$(shm_count)" = 0 ] || fail "shm left: $(ls /dev/shm | grep "ard.$D.")"
 [ -z "$("$ARDSTART" --list --raw)" ] || fail "entries left in the books"
-for p in $(pgrep -f "ardstart_tblock" || true); do
-    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "ARD_DOMAIN=$D"; then
-        fail "tblock $p of this test still runs"
-    fi
-done
+[ -z "$(domain_pids ardstart_tblock "$D")" ] || fail "tblocks of this test still run"
 
 echo "== idempotent: again, and for an unknown name, exit 0"
 out=$("$ARDKILL") || fail "second ardkill failed"

@@ -5,54 +5,11 @@
 # hosts by ardnet bridges. Checks the listing, a subsystem stop that leaves the rest
 # running, a whole-system stop that leaves no process and no shared memory on any host,
 # and that an unreachable host fails fast with exit 4.
-set -euo pipefail
-: "${ARDSTART:?}" "${ARDKILL:?}" "${TBLOCK:?}" "${SRCDIR:?}"
-source "$SRCDIR/tests/lib/netns.sh"
-source "$SRCDIR/tests/lib/sshd.sh"
-netns_require_root
-
-T=$(mktemp -d /tmp/ardstart_netns.XXXXXX)
-NETNS_DIR="$T/ns"
-NETNS_NO_TRAP=1
-D="t_netns_$$"
-cleanup() {
-    netns_destroy
-    rm -rf "$T"
-}
-trap cleanup EXIT
-
-BIN="$T/bin"
-mkdir -p "$BIN"
-ln -s "$ARDSTART" "$BIN/ardstart"
-ln -s "$ARDKILL" "$BIN/ardkill"
-ln -s "$TBLOCK" "$BIN/tblock"
-BRIDGE=0
-if [ -n "${ARDNET:-}" ] && [ -x "$ARDNET" ]; then
-    ln -s "$ARDNET" "$BIN/ardnet"
-    BRIDGE=1
-fi
-export PATH="$BIN:$PATH"
-SSHD_PATH="$PATH"
-
-netns_create station rt1 rt2
-sshd_start station rt1 rt2
-RSH="ssh -F $SSHD_CONFIG"
-
-fail() {
-    echo "FAIL: $*" >&2
-    on station ardstart --list >&2 || true
-    for h in station rt1 rt2; do
-        echo "--- logs on $h" >&2
-        netns_run "$h" sh -c "tail -n 5 /run/ardnet/$D/log/*.log" >&2 || true
-    done
-    exit 1
-}
-# Run on a host as a user there would: domain, transport and host label in the environment.
-on() {
-    local h=$1
-    shift
-    netns_run "$h" env -C "$T" ARD_DOMAIN="$D" ARD_RSH="$RSH" ARD_HOST="$h" PATH="$PATH" "$@"
-}
+TEST_NAME=netns
+: "${TBLOCK:?}"
+source "$(dirname "$0")/common.sh"
+hosts_start station rt1 rt2
+BRIDGE=$HAVE_ARDNET
 
 # ---- the system: robot (station) -> arm (rt1) -> drive (rt2) -> motor (rt2)
 cat >"$T/master.sh" <<'SH'
@@ -224,17 +181,7 @@ echo "== ardkill of everything: no process, no shared memory on any host"
 out=$(on station ardkill) || fail "ardkill failed"
 echo "$out"
 for p in $rest_pids; do kill -0 "$p" 2>/dev/null && fail "pid $p alive after ardkill"; done
-for p in $(pgrep -f "ardstart_tblock|ardnet" || true); do
-    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "ARD_DOMAIN=$D"; then
-        fail "process $p of the system still runs"
-    fi
-done
-for h in station rt1 rt2; do
-    left=$(netns_run "$h" sh -c "ls /dev/shm | grep -c '^ard\.$D\.' || true")
-    [ "$left" = 0 ] || fail "$left shared memory objects of $D left on $h"
-    n=$(netns_run "$h" sh -c "ls /run/ardnet/$D/e | wc -l")
-    [ "$n" = 0 ] || fail "$n entries left in $h's books"
-done
+hosts_clean "ardstart_tblock|ardnet"
 grep -q "removed .* of domain $D on rt2" <<<"$out" || fail "no shm removal on rt2 reported"
 
 echo "== idempotent"

@@ -3,6 +3,7 @@
 # unaccounted for: the books keep it and ardkill stops it.
 TEST_NAME=orph
 source "$(dirname "$0")/common.sh"
+local_books
 
 echo "== the starting shell is killed with -9 while it runs"
 cat >"$T/starter.sh" <<'SH'

@@ -182,6 +182,50 @@ static void test_written_entries_are_listed_in_start_order_by_subtree(void **sta
     ardb_close(&b);
 }
 
+/* ardkill removes what it stopped by start number: a new start of the same path, recorded
+ * after the old command ended, stays in the books. */
+static void test_remove_by_seq_keeps_a_later_start(void **state)
+{
+    (void)state;
+    struct ardb_books b;
+    assert_int_equal(ardb_open(&b, "t_books_seq"), 0);
+    struct ardb_entry e = sample("p", 1);
+    assert_int_equal(ardb_write(&b, &e), 0);
+    e.seq = 2; /* the path started again */
+    assert_int_equal(ardb_write(&b, &e), 0);
+    assert_int_equal(ardb_remove_seq(&b, "p", 1), 1);
+    struct ardb_entry now;
+    assert_int_equal(ardb_read(&b, "p", &now), 0);
+    assert_int_equal(now.seq, 2);
+    assert_int_equal(ardb_remove_seq(&b, "p", 2), 0);
+    assert_int_equal(ardb_read(&b, "p", &now), 1);
+    assert_int_equal(ardb_remove_seq(&b, "p", 2), 1);
+    ardb_close(&b);
+}
+
+static void test_hosts_and_seconds_are_checked(void **state)
+{
+    (void)state;
+    assert_int_equal(ardb_check_host("host", "rt1"), 0);
+    assert_int_equal(ardb_check_host("host", "root@10.77.0.2"), 0);
+    assert_int_equal(ardb_check_host("host", "fe80::1%eth0"), 0);
+    assert_int_equal(ardb_check_host("host", ""), -1);
+    assert_int_equal(ardb_check_host("host", "-oProxyCommand=x"), -1);
+    assert_non_null(strstr(ardb_err(), "must not start with '-'"));
+    assert_int_equal(ardb_check_host("host", "a;b"), -1);
+    assert_non_null(strstr(ardb_err(), "host 'a;b': character ';'"));
+    int64_t ns = 0;
+    assert_int_equal(ardb_opt_seconds("t", "--x", "1.5", false, 10, &ns), 0);
+    assert_int_equal(ns, 1500000000LL);
+    assert_int_equal(ardb_opt_seconds("t", "--x", "0", true, 10, &ns), 0);
+    assert_int_equal(ns, 0);
+    assert_int_equal(ardb_opt_seconds("t", "--x", "0", false, 10, &ns), -1);
+    assert_int_equal(ardb_opt_seconds("t", "--x", "11", true, 10, &ns), -1);
+    assert_int_equal(ardb_opt_seconds("t", "--x", "nan", true, 10, &ns), -1);
+    assert_int_equal(ardb_opt_seconds("t", "--x", "1s", true, 10, &ns), -1);
+    assert_int_equal(ardb_opt_seconds("t", "--x", "", true, 10, &ns), -1);
+}
+
 /* Many processes take a number and write an entry at the same time: no number twice, no
  * entry lost, every entry readable. */
 static void test_concurrent_writers_never_corrupt_the_books(void **state)
@@ -312,6 +356,8 @@ int main(void)
         cmocka_unit_test(test_under_matches_whole_names_only),
         cmocka_unit_test(test_default_name_is_basename_without_extension),
         cmocka_unit_test(test_written_entries_are_listed_in_start_order_by_subtree),
+        cmocka_unit_test(test_remove_by_seq_keeps_a_later_start),
+        cmocka_unit_test(test_hosts_and_seconds_are_checked),
         cmocka_unit_test(test_concurrent_writers_never_corrupt_the_books),
         cmocka_unit_test(test_liveness_follows_the_process_and_its_start_time),
         cmocka_unit_test(test_transport_argv_splits_words_and_keeps_the_command_whole),
