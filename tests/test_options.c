@@ -24,17 +24,9 @@
 #include <unistd.h>
 
 #include "ardnet.h"
+#include "testutil.h"
 
-#define NOBODY_UID 65534
-#define NOGROUP_GID 65534
 #define MAXARGS 16
-
-#define ASSERT_CONTAINS(hay, needle)                                                               \
-    do {                                                                                           \
-        const char *h_ = (hay), *n_ = (needle);                                                    \
-        if (strstr(h_, n_) == NULL)                                                                \
-            fail_msg("expected \"%s\" in \"%s\"", n_, h_);                                         \
-    } while (0)
 
 static char domain[64];
 

@@ -34,19 +34,11 @@
 #include <unistd.h>
 
 #include "ardnet.h"
+#include "testutil.h"
 
 #define NOTHING 0xEEEEEEEEEEEEEEEEull
 #define REPLY_TIMEOUT_MS 30000
 #define QUIET_MS 300 /* how long a blocked rec must stay silent */
-#define NOBODY_UID 65534
-#define NOGROUP_GID 65534
-
-#define ASSERT_CONTAINS(hay, needle)                                                               \
-    do {                                                                                           \
-        const char *h_ = (hay), *n_ = (needle);                                                    \
-        if (strstr(h_, n_) == NULL)                                                                \
-            fail_msg("expected \"%s\" in \"%s\"", n_, h_);                                         \
-    } while (0)
 
 static char exe_path[PATH_MAX];
 static char domain[64];

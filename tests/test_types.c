@@ -14,13 +14,7 @@
 #include <string.h>
 
 #include "ardnet.h"
-
-#define ASSERT_CONTAINS(hay, needle)                                                               \
-    do {                                                                                           \
-        const char *h_ = (hay), *n_ = (needle);                                                    \
-        if (strstr(h_, n_) == NULL)                                                                \
-            fail_msg("expected \"%s\" in \"%s\"", n_, h_);                                         \
-    } while (0)
+#include "testutil.h"
 
 /* ---- layout equals the C struct ------------------------------------------------------- */
 
