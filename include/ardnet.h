@@ -180,6 +180,15 @@ void ard_fini(void);
 /* Code of the last failure in this thread (for ard_create, which returns NULL). */
 int ard_lasterror(void);
 
+/* Apply realtime requests to the calling thread, exactly as --ard-cpu, --ard-lock and
+ * --ard-prio do, for programs whose settings come from elsewhere (a configuration file).
+ * `cpus`: NULL or a CPU list like "1" or "0,2-3"; `lock`: nonzero for mlockall(MCL_CURRENT |
+ * MCL_FUTURE); `prio`: 0 to leave the policy alone, else SCHED_FIFO priority 1..99. Call it
+ * before creating threads: they inherit affinity and policy.
+ * Returns 0, ARD_EINVAL (malformed request, detail points at it), ARD_ERTREFUSED (the system
+ * said no; detail names the call and errno). */
+ARD_NODISCARD int ard_realtime(const char *cpus, int lock, int prio);
+
 /* ------------------------------------------------------------------------------------------
  * Readiness (used by ardstart)
  * ---------------------------------------------------------------------------------------- */

@@ -424,6 +424,35 @@ static void test_refused_realtime_request_is_an_error(void **state)
     expect_refused("--ard-cpu", "--ard-cpu", "1000-1010");
 }
 
+static void test_realtime_call_checks_and_applies(void **state)
+{
+    (void)state;
+    /* Nothing asked: nothing done. */
+    assert_int_equal(ard_realtime(NULL, 0, 0), 0);
+    /* Malformed requests name what was wrong. */
+    assert_int_equal(ard_realtime("0,x", 0, 0), ARD_EINVAL);
+    ASSERT_CONTAINS(ard_errdetail(), "CPU list '0,x'");
+    assert_int_equal(ard_realtime(NULL, 0, 100), ARD_EINVAL);
+    ASSERT_CONTAINS(ard_errdetail(), "priority 100");
+    /* A CPU that does not exist is refused by the system. */
+    assert_int_equal(ard_realtime("1000", 0, 0), ARD_ERTREFUSED);
+    ASSERT_CONTAINS(ard_errdetail(), "sched_setaffinity");
+    /* A valid request is applied (in a child: it changes the process). */
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        cpu_set_t set;
+        int rc = ard_realtime("0", 0, 0);
+        sched_getaffinity(0, sizeof set, &set);
+        _exit(rc == 0 && CPU_COUNT(&set) == 1 && CPU_ISSET(0, &set) ? 0 : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_granted_realtime_request_applied(void **state)
 {
     (void)state;
@@ -524,6 +553,7 @@ int main(void)
         T(test_set_domain_checks_name),
         T(test_help_prints_ports_and_exits_0),
         T(test_refused_realtime_request_is_an_error),
+        T(test_realtime_call_checks_and_applies),
         T(test_granted_realtime_request_applied),
         T(test_init_writes_ready_line_to_ready_fd),
         T(test_init_without_ready_fd_tells_nobody),

@@ -53,37 +53,6 @@ static int usage_error(const char *fmt, const char *a)
     return ARDN_EXIT_USAGE;
 }
 
-static int set_cpus(const char *list)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    const char *p = list;
-    while (*p) {
-        char *end;
-        errno = 0;
-        long a = strtol(p, &end, 10), b;
-        if (end == p || errno || a < 0 || a >= CPU_SETSIZE)
-            return -1;
-        b = a;
-        p = end;
-        if (*p == '-') {
-            b = strtol(p + 1, &end, 10);
-            if (end == p + 1 || b < a || b >= CPU_SETSIZE)
-                return -1;
-            p = end;
-        }
-        for (long c = a; c <= b; c++)
-            CPU_SET((int)c, &set);
-        if (*p == ',')
-            p++;
-        else if (*p)
-            return -1;
-    }
-    if (CPU_COUNT(&set) == 0)
-        return -1;
-    return sched_setaffinity(0, sizeof set, &set) < 0 ? -2 : 0;
-}
-
 /* Merge: what the command line set wins over the file. */
 static void merge_globals(const struct ardn_global *file, const struct ardn_global *cli)
 {
@@ -312,23 +281,11 @@ int main(int argc, char **argv)
         return rc;
     ardn_g.epoch = (uint64_t)ard_realtime_ns();
 
-    if (ardn_g.cpu[0]) {
-        int c = set_cpus(ardn_g.cpu);
-        if (c == -1)
-            return usage_error("--cpu '%s': expected a list like 1 or 0,2-3", ardn_g.cpu);
-        if (c < 0) {
-            fprintf(stderr, "ardnet: --cpu %s: %s\n", ardn_g.cpu, strerror(errno));
-            return ARDN_EXIT_SYSTEM;
-        }
-    }
-    if (ardn_g.prio > 0) {
-        /* Set before the route threads exist: they inherit it. */
-        struct sched_param sp = {.sched_priority = ardn_g.prio};
-        if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
-            fprintf(stderr, "ardnet: --prio %d: SCHED_FIFO refused: %s\n", ardn_g.prio,
-                    strerror(errno));
-            return ARDN_EXIT_SYSTEM;
-        }
+    /* Before the route threads exist: they inherit affinity and policy. */
+    rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
+        return rc == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM;
     }
 
     /* Signals are taken by the main thread only (sigtimedwait); the routes never see them. */

@@ -211,29 +211,27 @@ static int scan(int *argc, char **argv, struct opts *o)
     return 0;
 }
 
-static int parse_cpus(const char *list, cpu_set_t *set)
+/* `what` names the source of the list in messages ("option --ard-cpu", "CPU list"). */
+static int parse_cpus(const char *what, const char *list, cpu_set_t *set, int bad)
 {
     CPU_ZERO(set);
     const char *p = list;
     if (*p == '\0')
-        return ardi_fail(ARD_EOPTION, "option '--ard-cpu': empty CPU list");
+        return ardi_fail(bad, "%s: empty CPU list", what);
     while (*p) {
         char *end;
         errno = 0;
         long a = strtol(p, &end, 10), b;
         if (end == p || errno || a < 0 || a >= CPU_SETSIZE)
-            return ardi_fail(ARD_EOPTION,
-                             "option '--ard-cpu %s': bad CPU number at '%s' "
-                             "(expected a list like 0,2-3)",
-                             list, p);
+            return ardi_fail(bad, "%s '%s': bad CPU number at '%s' (expected a list like 0,2-3)",
+                             what, list, p);
         b = a;
         p = end;
         if (*p == '-') {
             const char *q = ++p;
             b = strtol(q, &end, 10);
             if (end == q || errno || b < a || b >= CPU_SETSIZE)
-                return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': bad range end at '%s'", list,
-                                 q);
+                return ardi_fail(bad, "%s '%s': bad range end at '%s'", what, list, q);
             p = end;
         }
         for (long c = a; c <= b; c++)
@@ -241,41 +239,61 @@ static int parse_cpus(const char *list, cpu_set_t *set)
         if (*p == ',' && p[1] != '\0')
             p++;
         else if (*p != '\0')
-            return ardi_fail(ARD_EOPTION, "option '--ard-cpu %s': unexpected '%s'", list, p);
+            return ardi_fail(bad, "%s '%s': unexpected '%s'", what, list, p);
     }
     return 0;
 }
 
+struct rt_names {
+    const char *cpu, *lock, *prio;
+    int bad; /* code for a malformed request */
+};
+
 /* Realtime requests, applied in the order that makes the later ones effective: affinity,
- * then memory lock, then priority. */
-static int apply_realtime(const struct opts *o)
+ * then memory lock, then priority (0: leave the policy alone). */
+static int realtime(const char *cpus, bool lock, int prio, const struct rt_names *n)
 {
-    int64_t prio = 0;
     cpu_set_t set;
-    if (o->prio && ardi_parse_i64(o->prio, 1, 99, &prio) < 0)
-        return ardi_fail(ARD_EOPTION, "option '--ard-prio %s': not a priority 1..99", o->prio);
-    if (o->cpu && parse_cpus(o->cpu, &set) < 0)
-        return ARD_EOPTION;
-    if (o->cpu && sched_setaffinity(0, sizeof set, &set) < 0)
+    if (cpus && parse_cpus(n->cpu, cpus, &set, n->bad) < 0)
+        return n->bad;
+    if (cpus && sched_setaffinity(0, sizeof set, &set) < 0)
         return ardi_fail_errno(ARD_ERTREFUSED, errno,
-                               "option '--ard-cpu %s': "
-                               "sched_setaffinity refused (CPU offline or outside this "
+                               "%s '%s': sched_setaffinity refused (CPU offline or outside this "
                                "process's cpuset?)",
-                               o->cpu);
-    if (o->lock && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+                               n->cpu, cpus);
+    if (lock && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
         return ardi_fail_errno(ARD_ERTREFUSED, errno,
-                               "option '--ard-lock': mlockall refused "
-                               "(needs CAP_IPC_LOCK or a large RLIMIT_MEMLOCK)");
-    if (o->prio) {
-        struct sched_param sp = {.sched_priority = (int)prio};
+                               "%s: mlockall refused (needs CAP_IPC_LOCK or a large "
+                               "RLIMIT_MEMLOCK)",
+                               n->lock);
+    if (prio > 0) {
+        struct sched_param sp = {.sched_priority = prio};
         if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
             return ardi_fail_errno(ARD_ERTREFUSED, errno,
-                                   "option '--ard-prio %s': "
-                                   "sched_setscheduler(SCHED_FIFO) refused (needs CAP_SYS_NICE "
-                                   "or RLIMIT_RTPRIO >= %s)",
-                                   o->prio, o->prio);
+                                   "%s %d: sched_setscheduler(SCHED_FIFO) refused (needs "
+                                   "CAP_SYS_NICE or RLIMIT_RTPRIO >= %d)",
+                                   n->prio, prio, prio);
     }
     return 0;
+}
+
+static int apply_realtime(const struct opts *o)
+{
+    static const struct rt_names names = {"option --ard-cpu", "option --ard-lock",
+                                          "option --ard-prio", ARD_EOPTION};
+    int64_t prio = 0;
+    if (o->prio && ardi_parse_i64(o->prio, 1, 99, &prio) < 0)
+        return ardi_fail(ARD_EOPTION, "option '--ard-prio %s': not a priority 1..99", o->prio);
+    return realtime(o->cpu, o->lock, (int)prio, &names);
+}
+
+int ard_realtime(const char *cpus, int lock, int prio)
+{
+    static const struct rt_names names = {"CPU list", "memory lock", "SCHED_FIFO priority",
+                                          ARD_EINVAL};
+    if (prio < 0 || prio > 99)
+        return ardi_fail(ARD_EINVAL, "SCHED_FIFO priority %d: not 1..99 (0: leave alone)", prio);
+    return realtime(cpus, lock != 0, prio, &names);
 }
 
 static void print_help(const char *prog)

@@ -44,7 +44,8 @@ expect 100 "--dscp '64'" --dscp 64 --in x --out y
 expect 100 "every '0'" --in x --out y --every 0
 expect 100 "max-rate 'abc'" --in x --out y --max-rate abc
 expect 100 "from: only a udp:// input" --in x --out y --from 127.0.0.1
-expect 100 "--cpu 'x'" --cpu x --in udp://:$PORT --out udp://127.0.0.1:9 --size 8
+expect 100 "--cpu/--prio: CPU list 'x': bad CPU number" --cpu x --in udp://:$PORT --out udp://127.0.0.1:9 --size 8
+expect 111 "--cpu/--prio: CPU list '1000': sched_setaffinity refused" --cpu 1000 --in udp://:$PORT --out udp://127.0.0.1:9 --size 8
 expect 100 "unknown --ard option|--ard-bogus" --ard-bogus 1 --in x --out y
 
 # A connection that exists: its size and type are used, and a contradiction is an error.
