@@ -99,6 +99,14 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh)
   set_tests_properties(lib.install PROPERTIES TIMEOUT 300 LABELS "lib")
 endif()
 
+# Header fields of a live connection rewritten to hostile values (white-box: uses ardi.h).
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_hostile.c)
+  ard_lib_test(test_hostile)
+  target_link_libraries(test_hostile PRIVATE ardnet_internal)
+  add_test(NAME lib.hostile COMMAND test_hostile)
+  set_tests_properties(lib.hostile PROPERTIES TIMEOUT 600 LABELS "lib")
+endif()
+
 # Threads of one process on one connection; scripts/test.sh also runs it under ThreadSanitizer.
 if(TARGET test_threads)
   target_link_libraries(test_threads PRIVATE Threads::Threads)

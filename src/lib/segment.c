@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,22 +44,22 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* Bounded wait for the init lock: a creator holds it for microseconds; a process of ours
- * that is stopped (SIGSTOP, debugger) while holding it must not hang us forever. */
-static int take_init_lock(int fd, const struct ardi_attach_req *rq)
+/* Bounded wait for the init lock (exclusive to create or check a header, shared to inspect
+ * one): a creator holds it for microseconds; a process of ours that is stopped (SIGSTOP,
+ * debugger) while holding it must not hang us forever. */
+static int take_init_lock(int fd, const char *conn, short type)
 {
     for (int i = 0; i < 5000; i++) {
-        if (ofd_lock(fd, LOCK_INIT, F_WRLCK, false) == 0)
+        if (ofd_lock(fd, LOCK_INIT, type, false) == 0)
             return 0;
         if (errno != EAGAIN && errno != EACCES)
-            return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fcntl(F_OFD_SETLK)",
-                                   rq->conn);
+            return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fcntl(F_OFD_SETLK)", conn);
         sleep_ms(1);
     }
     return ardi_fail(ARD_ESTALE,
                      "connection '%s': another process has held the object's init "
                      "lock for over 5 s (stopped while attaching?)",
-                     rq->conn);
+                     conn);
 }
 
 static size_t round_up(size_t v, size_t a)
@@ -100,49 +101,112 @@ static int init_header(int fd, const struct ardi_attach_req *rq, size_t size, co
     return 0;
 }
 
-static int check_header(const struct ardi_seg *s, size_t len, const struct ardi_attach_req *rq,
-                        const char *shm)
+int ardi_seg_check(const struct ardi_seg *s, size_t len, const char *conn, const char *shm,
+                   struct ardi_geom *g)
 {
-    if (atomic_load_explicit(&s->magic, memory_order_acquire) != ARDI_MAGIC)
+    if (len < sizeof *s)
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is %zu bytes, too small to be an "
+                         "ardnet object; remove it if it is stale",
+                         conn, shm, len);
+    /* One snapshot of the immutable part: every check below and the caller's private copy
+     * see the same values, whatever another process writes meanwhile. */
+    uint64_t magic = atomic_load_explicit(&s->magic, memory_order_acquire);
+    struct ardi_seg h;
+    memcpy((char *)&h + sizeof h.magic, (const char *)s + sizeof h.magic,
+           offsetof(struct ardi_seg, head) - sizeof h.magic);
+    if (magic != ARDI_MAGIC)
         return ardi_fail(ARD_ESTALE,
                          "connection '%s': /dev/shm%s is not an ardnet object "
                          "(bad magic); remove it if it is stale",
-                         rq->conn, shm);
-    if (s->version != ARDI_VERSION)
+                         conn, shm);
+    if (h.version != ARDI_VERSION)
         return ardi_fail(ARD_ESTALE,
                          "connection '%s': /dev/shm%s has layout version %u, this "
                          "library uses %u",
-                         rq->conn, shm, s->version, ARDI_VERSION);
+                         conn, shm, h.version, ARDI_VERSION);
     uint32_t nslots;
     uint64_t stride, total;
-    layout(s->size, &nslots, &stride, &total);
-    if (s->size == 0 || s->size > ARD_MAX_PACKET || s->nslots != nslots || s->stride != stride ||
-        s->total != total || total != len || memchr(s->type, '\0', sizeof s->type) == NULL)
+    layout(h.size, &nslots, &stride, &total);
+    const char *bad = NULL;
+    if (h.size == 0 || h.size > ARD_MAX_PACKET)
+        bad = "packet size";
+    else if (h.nslots != nslots || (nslots & (nslots - 1)) != 0)
+        bad = "slot count";
+    else if (h.stride != stride)
+        bad = "slot stride";
+    else if (h.total != total || total != len)
+        bad = "object size";
+    else if (memchr(h.type, '\0', sizeof h.type) == NULL)
+        bad = "type descriptor";
+    if (bad == NULL && h.type[0] != '\0') {
+        size_t tsize;
+        if (ard_type_parse(h.type, NULL, 0, NULL, &tsize) < 0 || tsize != h.size)
+            bad = "type descriptor";
+    }
+    if (bad != NULL)
         return ardi_fail(ARD_ESTALE,
-                         "connection '%s': /dev/shm%s is damaged (header does not "
-                         "match its %zu bytes)",
-                         rq->conn, shm, len);
+                         "connection '%s': /dev/shm%s is damaged (%s in the header does "
+                         "not match its %zu bytes)",
+                         conn, shm, bad, len);
+    g->nslots = h.nslots;
+    g->stride = h.stride;
+    g->size = h.size;
+    g->total = h.total;
+    memcpy(g->type, h.type, sizeof g->type);
     return 0;
 }
 
-/* Does an existing, valid header agree with the request? 0 or ARD_ETYPE. */
-static int check_layout(const struct ardi_seg *s, const struct ardi_attach_req *rq)
+void ardi_map_geom(struct ardi_map *m, const struct ardi_geom *g)
 {
-    bool size_ok = rq->size == 0 || rq->size == s->size;
+    m->slots = m->seg->slots;
+    m->slot_mask = g->nslots - 1;
+    m->stride = g->stride;
+}
+
+/* Does the validated geometry agree with the request? 0 or ARD_ETYPE. */
+static int check_layout(const struct ardi_geom *g, const struct ardi_attach_req *rq)
+{
+    bool size_ok = rq->size == 0 || rq->size == g->size;
     /* An opaque side accepts any type; two typed sides must agree. */
-    bool type_ok = rq->type[0] == '\0' || s->type[0] == '\0' || strcmp(rq->type, s->type) == 0;
+    bool type_ok = rq->type[0] == '\0' || g->type[0] == '\0' || strcmp(rq->type, g->type) == 0;
     if (size_ok && type_ok)
         return 0;
     return ardi_fail(ARD_ETYPE,
                      "port '%s': connection '%s' exists with size %llu type '%s', "
                      "this port declares size %zu type '%s'",
-                     rq->port, rq->conn, (unsigned long long)s->size,
-                     s->type[0] ? s->type : "(opaque)", rq->size,
+                     rq->port, rq->conn, (unsigned long long)g->size,
+                     g->type[0] ? g->type : "(opaque)", rq->size,
                      rq->type[0] ? rq->type : "(opaque)");
 }
 
-/* Under the init lock: make sure the object has a valid header matching the request. */
-static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm)
+/* Map the whole object behind fd and validate it. On success *sp and *lenp hold the mapping. */
+static int map_checked(int fd, const char *conn, const char *shm, int prot, struct ardi_seg **sp,
+                       size_t *lenp, struct ardi_geom *g)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", conn);
+    size_t len = (size_t)st.st_size;
+    if (len < sizeof(struct ardi_seg))
+        return ardi_seg_check(NULL, len, conn, shm, g); /* names the size; reads nothing */
+    struct ardi_seg *s = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
+    if (s == MAP_FAILED)
+        return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap of %zu bytes", conn, len);
+    int rc = ardi_seg_check(s, len, conn, shm, g);
+    if (rc < 0) {
+        munmap(s, len);
+        return rc;
+    }
+    *sp = s;
+    *lenp = len;
+    return 0;
+}
+
+/* Under the init lock: make sure the object has a valid header matching the request, and map
+ * it. Its geometry is validated once, here, on the mapping the port keeps. */
+static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm, struct ardi_seg **sp,
+                   size_t *lenp, struct ardi_geom *g)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
@@ -153,30 +217,30 @@ static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm)
                              "port '%s': connection '%s' does not exist yet and the "
                              "port declares no size",
                              rq->port, rq->conn);
-        return init_header(fd, rq, rq->size, rq->type);
+        int rc = init_header(fd, rq, rq->size, rq->type);
+        if (rc < 0)
+            return rc;
     }
-    if ((size_t)st.st_size < sizeof(struct ardi_seg))
-        return ardi_fail(ARD_ESTALE,
-                         "connection '%s': /dev/shm%s is %lld bytes, too small to "
-                         "be an ardnet object; remove it if it is stale",
-                         rq->conn, shm, (long long)st.st_size);
-    struct ardi_seg *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (s == MAP_FAILED)
-        return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap", rq->conn);
-    int rc = check_header(s, (size_t)st.st_size, rq, shm);
+    int rc = map_checked(fd, rq->conn, shm, PROT_READ | PROT_WRITE, sp, lenp, g);
     if (rc == 0)
-        rc = check_layout(s, rq);
-    if (rc == 0 && rq->type[0] != '\0' && s->type[0] == '\0') {
+        rc = check_layout(g, rq);
+    if (rc == 0 && rq->type[0] != '\0' && g->type[0] == '\0') {
         /* An opaque creator left the type open: record it so tools can decode. */
+        struct ardi_seg *s = *sp;
         snprintf(s->type, sizeof s->type, "%s", rq->type);
         s->type_hash = ard_type_hash(rq->type);
+        snprintf(g->type, sizeof g->type, "%s", rq->type);
     }
-    munmap(s, sizeof *s);
-    if (rc == ARD_ETYPE && rq->size != 0 && ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) == 0) {
-        /* Nobody is attached: the object is left over from an earlier run with another
-         * layout. Its last value is meaningless to the new layout, so start afresh. */
-        ofd_lock(fd, LOCK_ATTACHED, F_UNLCK, false);
-        rc = init_header(fd, rq, rq->size, rq->type);
+    if (rc == ARD_ETYPE) {
+        munmap(*sp, *lenp);
+        if (rq->size != 0 && ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) == 0) {
+            /* Nobody is attached: the object is left over from an earlier run with another
+             * layout. Its last value is meaningless to the new layout, so start afresh. */
+            ofd_lock(fd, LOCK_ATTACHED, F_UNLCK, false);
+            rc = init_header(fd, rq, rq->size, rq->type);
+            if (rc == 0)
+                rc = map_checked(fd, rq->conn, shm, PROT_READ | PROT_WRITE, sp, lenp, g);
+        }
     }
     return rc;
 }
@@ -193,7 +257,7 @@ static int writer_pid_of(const struct ardi_seg *s)
     return 0;
 }
 
-int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
+int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m, struct ardi_geom *g)
 {
     char shm[ARDI_SHM_NAME_MAX];
     ardi_shm_name(shm, rq->domain, rq->conn);
@@ -222,27 +286,18 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
     if (fstat(fd, &st) == 0 && st.st_size == 0 && st.st_uid == geteuid())
         (void)fchmod(fd, rq->mode);
 
-    int rc = take_init_lock(fd, rq);
+    struct ardi_seg *s = NULL;
+    size_t len = 0;
+    int rc = take_init_lock(fd, rq->conn, F_WRLCK);
     if (rc == 0) {
-        rc = prepare(fd, rq, shm);
-        if (rc == 0 && ofd_lock(fd, LOCK_ATTACHED, F_RDLCK, false) < 0)
+        rc = prepare(fd, rq, shm, &s, &len, g);
+        if (rc == 0 && ofd_lock(fd, LOCK_ATTACHED, F_RDLCK, false) < 0) {
             rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': attach lock", rq->conn);
+            munmap(s, len);
+        }
         ofd_lock(fd, LOCK_INIT, F_UNLCK, false);
     }
     if (rc < 0) {
-        close(fd);
-        return rc;
-    }
-
-    if (fstat(fd, &st) < 0) {
-        rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", rq->conn);
-        close(fd);
-        return rc;
-    }
-    struct ardi_seg *s = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (s == MAP_FAILED) {
-        rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap of %lld bytes", rq->conn,
-                             (long long)st.st_size);
         close(fd);
         return rc;
     }
@@ -256,7 +311,7 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
                                rq->port, rq->conn, writer_pid_of(s));
             else
                 rc = ardi_fail_errno(ARD_ESYS, e, "connection '%s': writer lock", rq->conn);
-            munmap(s, (size_t)st.st_size);
+            munmap(s, len);
             close(fd);
             return rc;
         }
@@ -266,7 +321,8 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m)
     }
     m->fd = fd;
     m->seg = s;
-    m->len = (size_t)st.st_size;
+    m->len = len;
+    ardi_map_geom(m, g);
     return 0;
 }
 
@@ -284,6 +340,59 @@ void ardi_seg_detach(struct ardi_map *m, bool writer, bool spinner)
         atomic_fetch_sub(&m->seg->spinners, 1);
     munmap(m->seg, m->len);
     close(m->fd); /* drops this port's locks */
+    m->seg = NULL;
+    m->fd = -1;
+}
+
+int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m, struct ardi_geom *g,
+                     unsigned *mode)
+{
+    char shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, domain, name);
+    m->fd = -1;
+    m->seg = NULL;
+    int fd = shm_open(shm, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
+                             domain);
+        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e,
+                               "connection '%s': shm_open(%s)", name, shm);
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", name);
+        close(fd);
+        return rc;
+    }
+    if (mode)
+        *mode = st.st_mode & 07777;
+    /* Shared init lock: no attach of ours is half-way through the header while we read it. */
+    struct ardi_seg *s = NULL;
+    size_t len = 0;
+    int rc = take_init_lock(fd, name, F_RDLCK);
+    if (rc == 0) {
+        rc = map_checked(fd, name, shm, PROT_READ, &s, &len, g);
+        ofd_lock(fd, LOCK_INIT, F_UNLCK, false);
+    }
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    m->fd = fd;
+    m->seg = s;
+    m->len = len;
+    ardi_map_geom(m, g);
+    return 0;
+}
+
+void ardi_seg_unmap(struct ardi_map *m)
+{
+    if (m->seg != NULL)
+        munmap(m->seg, m->len);
+    if (m->fd >= 0)
+        close(m->fd);
     m->seg = NULL;
     m->fd = -1;
 }
