@@ -50,7 +50,7 @@ enum ard_err {
     ARD_EBUSY = -6,       /* the connection already has a live writer (detail names its pid) */
     ARD_ENODATA = -7,     /* ard_tryrec: nothing was ever sent on the connection */
     ARD_ETIMEDOUT = -8,   /* ard_rec_timed: no new packet before the deadline */
-    ARD_EACCES = -9,      /* permission denied on the shared-memory object */
+    ARD_EACCES = -9,      /* permission denied, or the object is another user's or too open */
     ARD_ENOENT = -10,     /* connection does not exist (and the port cannot create it) */
     ARD_ESTALE = -11,     /* shared-memory object is foreign, of another version, or damaged */
     ARD_ERTREFUSED = -12, /* a realtime request (priority, affinity, memory lock) was refused */
@@ -102,14 +102,17 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
  *   --ard-cpu LIST          CPU affinity, e.g. "1", "0,2-3"
  *   --ard-lock              mlockall(MCL_CURRENT | MCL_FUTURE)
  *   --ard-spin NS           spin up to NS nanoseconds before sleeping in rec (all IN ports)
- *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660
+ *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660;
+ *                           an existing object whose mode allows more is refused
+ *   --ard-allow-foreign     accept objects created by another uid (refused by default,
+ *                           also for root; see docs/options.md)
  *   --ard-help              print the ports (name, direction, size, type, connection) to
  *                           stdout and exit(0)
  * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
  * An invalid $ARD_DOMAIN is an ARD_EOPTION error naming the variable.
- * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names a file
- * descriptor (set by ardstart), a readiness line is written to it after all ports are
- * attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
+ * Also honours $ARD_SPIN_NS, $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN (1 or 0) as defaults. When
+ * $ARD_READY_FD names a file descriptor (set by ardstart), a readiness line is written to it after
+ * all ports are attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
  * Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, or any attach error. */
 ARD_NODISCARD int ard_init(int *argc, char **argv);
 
@@ -226,7 +229,10 @@ struct ard_conn_stat {
 };
 
 /* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
- * Returns 0, ARD_ENOENT, ARD_EACCES, ARD_ESTALE. */
+ * The object is checked exactly as an attach checks it: owner and mode (after ard_init with
+ * its options, before with $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN), then the header.
+ * Returns 0, ARD_ENOENT, ARD_EACCES (foreign or too open: detail names owner and mode),
+ * ARD_ESTALE (not an ardnet object, or damaged). */
 ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st);
 
 /* Call fn for every connection of `domain` (NULL: the domain in force), in name order.

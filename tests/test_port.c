@@ -945,6 +945,33 @@ static void test_shm_world_writable_mode_refused(void **state)
     assert_int_equal(stat(path, &st), -1); /* nothing was created */
 }
 
+static void test_own_object_with_wider_mode_refused(void **state)
+{
+    (void)state;
+    struct helper *w = spawn_ok("wide", "out", 8, "u64", NULL);
+    assert_int_equal(cmd(w, "send 1").rc, 0);
+    char path[160];
+    shm_path(path, sizeof path, domain, "wide");
+    assert_int_equal(chmod(path, 0666), 0);
+    struct reply init;
+    spawn_as(NULL, &init, "wide", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    char want[128];
+    snprintf(want, sizeof want, "connection 'wide' is owned by uid %d with mode 0666: refusing",
+             (int)geteuid());
+    ASSERT_CONTAINS(init.detail, want);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(domain, "wide", &st), ARD_EACCES);
+    ASSERT_CONTAINS(ard_errdetail(), want);
+    /* A group mode that the reader is not configured for is refused the same way. */
+    assert_int_equal(chmod(path, 0640), 0);
+    spawn_as(NULL, &init, "wide", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "with mode 0640: refusing");
+    struct helper *r = spawn_ok("wide", "in", 8, "u64", "--ard-mode", "0640", NULL);
+    assert_int_equal(cmd(r, "tryrec").value, 1);
+}
+
 /* ======================================================================================
  * Stale and foreign objects
  * ==================================================================================== */
@@ -1205,17 +1232,98 @@ static void test_group_mode_lets_group_members_attach(void **state)
     struct stat st;
     shm_path(path, sizeof path, domain, "grp");
     assert_int_equal(stat(path, &st), 0);
-    /* A member of the object's group may attach; a non-member may not. */
+    /* A member of the object's group that runs with the group mode too may attach. */
     struct spawn_opts member = {
         .uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 1, .groups = {st.st_gid}};
     struct spawn_opts stranger = {.uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 0};
     struct reply init;
-    struct helper *r = spawn_as(&member, &init, "grp", "in", 8, "u64", NULL);
+    struct helper *r = spawn_as(&member, &init, "grp", "in", 8, "u64", "--ard-mode", "0660", NULL);
     if (init.rc != 0)
         fail_msg("group member: %d %s", init.rc, init.detail);
     assert_int_equal(cmd(r, "tryrec").value, 5);
-    spawn_as(&stranger, &init, "grp", "in", 8, "u64", NULL);
+    /* A member configured for private objects (0600) does not trust a group object. */
+    spawn_as(&member, &init, "grp", "in", 8, "u64", NULL);
     assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "connection 'grp' is owned by uid 0 with mode 0660: refusing");
+    /* A non-member cannot even open it; the message names owner and mode. */
+    spawn_as(&stranger, &init, "grp", "in", 8, "u64", "--ard-mode", "0660", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "owned by uid 0 with mode 0660");
+}
+
+/* Make the object of `conn` look as if uid/gid had created it with `mode`. */
+static void squat(const char *conn, uid_t uid, gid_t gid, mode_t mode)
+{
+    char path[160];
+    shm_path(path, sizeof path, domain, conn);
+    assert_int_equal(chown(path, uid, gid), 0);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_squatted_object_refused_naming_owner_and_mode(void **state)
+{
+    (void)state;
+    /* Another user (daemon) made the connection world-writable before the victim started. */
+    struct helper *sq = spawn_ok("sq", "out", 8, "u64", NULL);
+    assert_int_equal(cmd(sq, "send 66").rc, 0);
+    kill_helper(sq);
+    squat("sq", DAEMON_UID, DAEMON_GID, 0666);
+    struct spawn_opts victim = {.uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 0};
+    struct reply init;
+    for (int d = 0; d < 2; d++) {
+        spawn_as(&victim, &init, "sq", d ? "out" : "in", 8, "u64", NULL);
+        assert_int_equal(init.rc, ARD_EACCES);
+        char want[128];
+        snprintf(want, sizeof want, "connection 'sq' is owned by uid %d with mode 0666: refusing",
+                 DAEMON_UID);
+        ASSERT_CONTAINS(init.detail, want);
+    }
+    /* Not even its group mode lets the victim trust another user's world-writable object. */
+    spawn_as(&victim, &init, "sq", "in", 8, "u64", "--ard-mode", "0660", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    /* Readable by others but not writable: the victim cannot open it; owner and mode named. */
+    squat("sq", DAEMON_UID, DAEMON_GID, 0644);
+    spawn_as(&victim, &init, "sq", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "with mode 0644");
+}
+
+static void test_root_refuses_foreign_object_unless_allowed(void **state)
+{
+    (void)state;
+    struct spawn_opts other = {.uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 0};
+    struct reply init;
+    struct helper *w = spawn_as(&other, &init, "fo", "out", 8, "u64", NULL);
+    assert_int_equal(init.rc, 0);
+    assert_int_equal(cmd(w, "send 9").rc, 0);
+    char want[128];
+    snprintf(want, sizeof want, "connection 'fo' is owned by uid %d with mode 0600: refusing",
+             NOBODY_UID);
+    /* Root, for whom no permission bit protects anything, refuses by default... */
+    spawn_as(NULL, &init, "fo", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, want);
+    ASSERT_CONTAINS(init.detail, "--ard-allow-foreign");
+    struct ard_conn_stat st;
+    unsetenv("ARD_ALLOW_FOREIGN");
+    assert_int_equal(ard_conn_stat(domain, "fo", &st), ARD_EACCES);
+    ASSERT_CONTAINS(ard_errdetail(), want);
+    /* ...and accepts when told to, by option or environment. */
+    struct helper *r = spawn_ok("fo", "in", 8, "u64", "--ard-allow-foreign", NULL);
+    assert_int_equal(cmd(r, "tryrec").value, 9);
+    setenv("ARD_ALLOW_FOREIGN", "1", 1);
+    r = spawn_ok("fo", "in", 8, "u64", NULL);
+    int rc = ard_conn_stat(domain, "fo", &st);
+    unsetenv("ARD_ALLOW_FOREIGN");
+    assert_int_equal(rc, 0);
+    assert_int_equal(st.seq, 1);
+    assert_int_equal(cmd(r, "tryrec").value, 9);
+    /* A malformed value is an option error naming the variable. */
+    setenv("ARD_ALLOW_FOREIGN", "yes", 1);
+    spawn_as(NULL, &init, "fo", "in", 8, "u64", NULL);
+    unsetenv("ARD_ALLOW_FOREIGN");
+    assert_int_equal(init.rc, ARD_EOPTION);
+    ASSERT_CONTAINS(init.detail, "ARD_ALLOW_FOREIGN");
 }
 
 /* ======================================================================================
@@ -1247,6 +1355,8 @@ int main(int argc, char **argv)
         const struct CMUnitTest root_tests[] = {
             T(test_other_uid_cannot_attach),
             T(test_group_mode_lets_group_members_attach),
+            T(test_squatted_object_refused_naming_owner_and_mode),
+            T(test_root_refuses_foreign_object_unless_allowed),
         };
         return cmocka_run_group_tests_name("port_root", root_tests, NULL, NULL);
     }
@@ -1273,6 +1383,7 @@ int main(int argc, char **argv)
         T(test_shm_created_mode_0600),
         T(test_shm_group_mode_by_option_and_env),
         T(test_shm_world_writable_mode_refused),
+        T(test_own_object_with_wider_mode_refused),
         T(test_foreign_shm_object_gives_estale),
         T(test_damaged_ardnet_object_gives_estale),
         T(test_timestamps_plausible_and_seq_matches),

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define ARDI_HIDDEN __attribute__((visibility("hidden")))
@@ -102,7 +103,8 @@ struct ardi_attach_req {
     size_t size;      /* 0: adopt existing */
     const char *type; /* canonical descriptor, "" for opaque */
     bool writer;
-    unsigned mode; /* for a newly created object */
+    unsigned mode;      /* for a newly created object, and the most an existing one may allow */
+    bool allow_foreign; /* accept objects created by another uid */
 };
 
 /* The one validator of a connection header: reads each field of the header at `s` (an object
@@ -119,6 +121,13 @@ ARDI_HIDDEN void ardi_seg_detach(struct ardi_map *m, bool writer, bool spinner);
 ARDI_HIDDEN int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m,
                                  struct ardi_geom *g, unsigned *mode);
 ARDI_HIDDEN void ardi_seg_unmap(struct ardi_map *m);
+/* Refuse an object (fd open, `st` its fstat) that another uid created or whose mode gives
+ * group or others more than `mode` allows: ARD_EACCES naming owner and mode. */
+ARDI_HIDDEN int ardi_check_owner(const struct stat *st, const char *conn, unsigned mode,
+                                 bool allow_foreign);
+/* The trust settings in force: after ard_init its options; before, $ARD_SHM_MODE and
+ * $ARD_ALLOW_FOREIGN (for tools that inspect connections without ard_init). */
+ARDI_HIDDEN void ardi_trust(unsigned *mode, bool *allow_foreign);
 ARDI_HIDDEN void ardi_map_geom(struct ardi_map *m, const struct ardi_geom *g);
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -214,6 +223,7 @@ struct ardi_state {
     char domain[ARD_MAX_NAME + 1];
     bool domain_set;
     unsigned mode;
+    bool allow_foreign;
     int64_t spin_ns;
     struct ardi_wire *wires;
     size_t nwires;

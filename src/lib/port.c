@@ -305,6 +305,7 @@ int ardi_port_attach(ard_port *p)
         .type = p->type,
         .writer = p->dir == ARD_OUT,
         .mode = ardi_g.mode,
+        .allow_foreign = ardi_g.allow_foreign,
     };
     struct ardi_geom g;
     int rc = ardi_seg_attach(&rq, &p->map, &g);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -60,6 +61,57 @@ static int take_init_lock(int fd, const char *conn, short type)
                      "connection '%s': another process has held the object's init "
                      "lock for over 5 s (stopped while attaching?)",
                      conn);
+}
+
+static bool in_my_groups(gid_t gid)
+{
+    if (getegid() == gid)
+        return true;
+    int n = getgroups(0, NULL);
+    gid_t *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+    bool found = false;
+    if (v != NULL && (n = getgroups(n, v)) > 0)
+        for (int i = 0; i < n && !found; i++)
+            found = v[i] == gid;
+    free(v);
+    return found;
+}
+
+int ardi_check_owner(const struct stat *st, const char *conn, unsigned mode, bool allow_foreign)
+{
+    uid_t me = geteuid();
+    unsigned have = st->st_mode & 07777;
+    const char *why = NULL;
+    if (have & ~mode & 07777)
+        why = "its mode gives group or others more than the configured mode allows";
+    else if (st->st_uid != me && !allow_foreign) {
+        /* With a group mode configured, the object's group members are trusted peers; root
+         * trusts nobody else's objects unless told to (for root no permission bit protects). */
+        bool peer = me != 0 && (mode & 0070) != 0 && in_my_groups(st->st_gid);
+        if (!peer)
+            why = "created by another user; --ard-allow-foreign or ARD_ALLOW_FOREIGN=1 accepts "
+                  "that";
+    }
+    if (why == NULL)
+        return 0;
+    return ardi_fail(ARD_EACCES,
+                     "connection '%s' is owned by uid %u with mode %04o: refusing (%s; "
+                     "configured mode %04o)",
+                     conn, (unsigned)st->st_uid, have, why, mode);
+}
+
+/* shm_open said EACCES: name the owner and mode of what we may not open. */
+static int denied(const char *conn, const char *shm)
+{
+    char path[ARDI_SHM_NAME_MAX + sizeof ARDI_SHM_DIR];
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return ardi_fail(ARD_EACCES,
+                         "connection '%s' is owned by uid %u with mode %04o: permission "
+                         "denied",
+                         conn, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    return ardi_fail(ARD_EACCES, "connection '%s': permission denied on /dev/shm%s", conn, shm);
 }
 
 static size_t round_up(size_t v, size_t a)
@@ -274,21 +326,27 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m, struct
                              "'%s' and the port declares no size",
                              rq->port, rq->conn, rq->domain);
         if (e == EACCES)
-            return ardi_fail(ARD_EACCES,
-                             "port '%s': connection '%s': permission denied on "
-                             "/dev/shm%s (owned by another user?)",
-                             rq->port, rq->conn, shm);
+            return denied(rq->conn, shm);
         return ardi_fail_errno(ARD_ESYS, e, "port '%s': shm_open(%s)", rq->port, shm);
     }
     /* Apply the mode exactly (the umask may have narrowed it); only an object we just
      * created has size 0 and our uid, and fchmod on someone else's object fails harmlessly. */
     struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size == 0 && st.st_uid == geteuid())
-        (void)fchmod(fd, rq->mode);
+    int rc = 0;
+    if (fstat(fd, &st) < 0)
+        rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", rq->conn);
+    else if (st.st_size == 0 && st.st_uid == geteuid() && fchmod(fd, rq->mode) == 0)
+        st.st_mode = (st.st_mode & ~07777u) | rq->mode;
+    if (rc == 0)
+        rc = ardi_check_owner(&st, rq->conn, rq->mode, rq->allow_foreign);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
 
     struct ardi_seg *s = NULL;
     size_t len = 0;
-    int rc = take_init_lock(fd, rq->conn, F_WRLCK);
+    rc = take_init_lock(fd, rq->conn, F_WRLCK);
     if (rc == 0) {
         rc = prepare(fd, rq, shm, &s, &len, g);
         if (rc == 0 && ofd_lock(fd, LOCK_ATTACHED, F_RDLCK, false) < 0) {
@@ -357,12 +415,20 @@ int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m, s
         if (e == ENOENT)
             return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
                              domain);
-        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e,
-                               "connection '%s': shm_open(%s)", name, shm);
+        if (e == EACCES)
+            return denied(name, shm);
+        return ardi_fail_errno(ARD_ESYS, e, "connection '%s': shm_open(%s)", name, shm);
     }
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", name);
+    unsigned trust_mode;
+    bool foreign;
+    ardi_trust(&trust_mode, &foreign);
+    int rc = 0;
+    if (fstat(fd, &st) < 0)
+        rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", name);
+    else
+        rc = ardi_check_owner(&st, name, trust_mode, foreign);
+    if (rc < 0) {
         close(fd);
         return rc;
     }
@@ -371,7 +437,7 @@ int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m, s
     /* Shared init lock: no attach of ours is half-way through the header while we read it. */
     struct ardi_seg *s = NULL;
     size_t len = 0;
-    int rc = take_init_lock(fd, name, F_RDLCK);
+    rc = take_init_lock(fd, name, F_RDLCK);
     if (rc == 0) {
         rc = map_checked(fd, name, shm, PROT_READ, &s, &len, g);
         ofd_lock(fd, LOCK_INIT, F_UNLCK, false);
