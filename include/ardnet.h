@@ -241,11 +241,17 @@ ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard
 ARD_NODISCARD int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg),
                                 void *arg);
 
-/* Remove connection `name` of `domain` (NULL: the domain in force). Attached ports keep
- * working on the old object; new attaches create a new one. Returns 0, ARD_ENOENT, ... */
+/* Remove connection `name` of `domain` (NULL: the domain in force), but only when no port of
+ * any process is attached to it (decided with the object's attach lock, which the kernel
+ * drops when a process dies, so a kill -9'd block does not keep an object alive). An attach
+ * racing with the removal either finishes first (then ARD_EBUSY) or creates a new object.
+ * Returns 0, ARD_ENOENT, ARD_EBUSY (still attached; detail names it), ARD_EACCES, ARD_ESYS. */
 ARD_NODISCARD int ard_conn_unlink(const char *domain, const char *name);
 
-/* Remove every connection object of `domain`. Returns the count removed or an error. */
+/* Remove every connection object of `domain` to which no port is attached (as
+ * ard_conn_unlink). Returns the count removed, or ARD_EBUSY when some objects were still
+ * attached and left in place (the detail names them and says how many were removed; every
+ * other object is removed all the same), or another error. */
 ARD_NODISCARD int ard_domain_unlink(const char *domain);
 
 /* ------------------------------------------------------------------------------------------

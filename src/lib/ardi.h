@@ -36,6 +36,9 @@ ARDI_HIDDEN void ardi_shm_name(char *buf, const char *domain, const char *conn);
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 
 #define ARDI_MAGIC 0x31304e445241ull /* "ARDN01" read as little-endian bytes */
+/* The first 8 bytes while a creator initialises the object; a creator that dies leaves this,
+ * and the next creator (holding the init lock, so the first one is gone) starts afresh. */
+#define ARDI_MAGIC_INIT 0x54494e494e445241ull /* "ARDNINIT" */
 #define ARDI_VERSION 1u
 #define ARDI_CACHELINE 64
 
@@ -121,6 +124,8 @@ ARDI_HIDDEN void ardi_seg_detach(struct ardi_map *m, bool writer, bool spinner);
 ARDI_HIDDEN int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m,
                                  struct ardi_geom *g, unsigned *mode);
 ARDI_HIDDEN void ardi_seg_unmap(struct ardi_map *m);
+/* Remove object `name` of `domain` unless a port is attached to it (ARD_EBUSY). */
+ARDI_HIDDEN int ardi_seg_remove(const char *domain, const char *name);
 /* Refuse an object (fd open, `st` its fstat) that another uid created or whose mode gives
  * group or others more than `mode` allows: ARD_EACCES naming owner and mode. */
 ARDI_HIDDEN int ardi_check_owner(const struct stat *st, const char *conn, unsigned mode,

@@ -134,20 +134,11 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
 
 int ard_conn_unlink(const char *domain, const char *name)
 {
-    char dom[ARD_MAX_NAME + 1], shm[ARDI_SHM_NAME_MAX];
+    char dom[ARD_MAX_NAME + 1];
     int rc = pick_domain(domain, dom);
     if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
         return rc;
-    ardi_shm_name(shm, dom, name);
-    if (shm_unlink(shm) < 0) {
-        int e = errno;
-        if (e == ENOENT)
-            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
-                             dom);
-        return ardi_fail_errno(e == EACCES || e == EPERM ? ARD_EACCES : ARD_ESYS, e,
-                               "connection '%s': shm_unlink(%s)", name, shm);
-    }
-    return 0;
+    return ardi_seg_remove(dom, name);
 }
 
 int ard_domain_unlink(const char *domain)
@@ -163,13 +154,28 @@ int ard_domain_unlink(const char *domain)
         return rc;
     }
     int removed = 0;
+    char busy[512] = "";
+    size_t nbusy = 0, blen = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         int r = ard_conn_unlink(dom, v[i]);
         if (r == 0)
             removed++;
-        else if (r != ARD_ENOENT)
+        else if (r == ARD_EBUSY) {
+            /* Still in use: skipped, and named in the report. */
+            if (blen < sizeof busy)
+                blen += (size_t)snprintf(busy + blen, sizeof busy - blen, "%s'%s'",
+                                         nbusy ? ", " : "", v[i]);
+            nbusy++;
+        } else if (r != ARD_ENOENT)
             rc = r;
     }
     free_names(v, n);
-    return rc < 0 ? rc : removed;
+    if (rc < 0)
+        return rc;
+    if (nbusy > 0)
+        return ardi_fail(ARD_EBUSY,
+                         "domain '%s': removed %d object%s; %zu still attached, left in place: "
+                         "%s",
+                         dom, removed, removed == 1 ? "" : "s", nbusy, busy);
+    return removed;
 }

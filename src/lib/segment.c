@@ -48,9 +48,9 @@ static void sleep_ms(long ms)
 /* Bounded wait for the init lock (exclusive to create or check a header, shared to inspect
  * one): a creator holds it for microseconds; a process of ours that is stopped (SIGSTOP,
  * debugger) while holding it must not hang us forever. */
-static int take_init_lock(int fd, const char *conn, short type)
+static int take_init_lock(int fd, const char *conn, short type, int max_ms)
 {
-    for (int i = 0; i < 5000; i++) {
+    for (int i = 0; i < max_ms; i++) {
         if (ofd_lock(fd, LOCK_INIT, type, false) == 0)
             return 0;
         if (errno != EAGAIN && errno != EACCES)
@@ -59,8 +59,8 @@ static int take_init_lock(int fd, const char *conn, short type)
     }
     return ardi_fail(ARD_ESTALE,
                      "connection '%s': another process has held the object's init "
-                     "lock for over 5 s (stopped while attaching?)",
-                     conn);
+                     "lock for over %d ms (stopped while attaching?)",
+                     conn, max_ms);
 }
 
 static bool in_my_groups(gid_t gid)
@@ -127,14 +127,18 @@ static void layout(size_t size, uint32_t *nslots, uint64_t *stride, uint64_t *to
     *total = round_up(sizeof(struct ardi_seg) + *nslots * *stride, 4096);
 }
 
-/* Write a fresh header into an object of the right length (under the init lock). */
+/* Write a fresh header into the object (under the init lock, nobody attached). The object
+ * carries ARDI_MAGIC_INIT from before it has its length until the header is complete, so a
+ * creator killed at any step leaves either an empty object or one marked as abandoned. */
 static int init_header(int fd, const struct ardi_attach_req *rq, size_t size, const char *type)
 {
     uint32_t nslots;
     uint64_t stride, total;
     layout(size, &nslots, &stride, &total);
+    const uint64_t init_magic = ARDI_MAGIC_INIT;
     /* Shrinking to 0 first zeroes every slot, also when re-initialising a stale object. */
-    if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)total) < 0)
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, &init_magic, sizeof init_magic, 0) != 8 ||
+        ftruncate(fd, (off_t)total) < 0)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': ftruncate to %llu bytes",
                                rq->conn, (unsigned long long)total);
     struct ardi_seg *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -167,6 +171,11 @@ int ardi_seg_check(const struct ardi_seg *s, size_t len, const char *conn, const
     struct ardi_seg h;
     memcpy((char *)&h + sizeof h.magic, (const char *)s + sizeof h.magic,
            offsetof(struct ardi_seg, head) - sizeof h.magic);
+    if (magic == ARDI_MAGIC_INIT)
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is being created, or its creator died "
+                         "while creating it (the next port that declares a size re-creates it)",
+                         conn, shm);
     if (magic != ARDI_MAGIC)
         return ardi_fail(ARD_ESTALE,
                          "connection '%s': /dev/shm%s is not an ardnet object "
@@ -263,7 +272,13 @@ static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm, st
     struct stat st;
     if (fstat(fd, &st) < 0)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", rq->conn);
-    if (st.st_size == 0) {
+    uint64_t magic = 0;
+    bool abandoned = st.st_size >= 8 && pread(fd, &magic, sizeof magic, 0) == 8 &&
+                     magic == ARDI_MAGIC_INIT && ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) == 0;
+    if (abandoned)
+        ofd_lock(fd, LOCK_ATTACHED, F_UNLCK, false);
+    if (st.st_size == 0 || abandoned) {
+        /* New, or its creator died half-way (it held the init lock we hold now). */
         if (rq->size == 0)
             return ardi_fail(ARD_ENOENT,
                              "port '%s': connection '%s' does not exist yet and the "
@@ -309,13 +324,9 @@ static int writer_pid_of(const struct ardi_seg *s)
     return 0;
 }
 
-int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m, struct ardi_geom *g)
+/* Open (creating if the port declares a size) and check owner and mode. */
+static int open_checked(const struct ardi_attach_req *rq, const char *shm, int *fdp)
 {
-    char shm[ARDI_SHM_NAME_MAX];
-    ardi_shm_name(shm, rq->domain, rq->conn);
-    m->fd = -1;
-    m->seg = NULL;
-
     int flags = O_RDWR | O_CLOEXEC | (rq->size ? O_CREAT : 0);
     int fd = shm_open(shm, flags, rq->mode);
     if (fd < 0) {
@@ -343,17 +354,43 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m, struct
         close(fd);
         return rc;
     }
+    *fdp = fd;
+    return 0;
+}
 
+int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m, struct ardi_geom *g)
+{
+    char shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, rq->domain, rq->conn);
+    m->fd = -1;
+    m->seg = NULL;
+
+    int fd = -1, rc = 0;
     struct ardi_seg *s = NULL;
     size_t len = 0;
-    rc = take_init_lock(fd, rq->conn, F_WRLCK);
-    if (rc == 0) {
+    /* A remover may unlink the object while we wait for its init lock: then open anew. */
+    for (int tries = 0;; tries++) {
+        rc = open_checked(rq, shm, &fd);
+        if (rc < 0)
+            return rc;
+        rc = take_init_lock(fd, rq->conn, F_WRLCK, 5000);
+        if (rc < 0) {
+            close(fd);
+            return rc;
+        }
+        struct stat st;
+        if (fstat(fd, &st) == 0 && st.st_nlink == 0 && tries < 100) {
+            ofd_lock(fd, LOCK_INIT, F_UNLCK, false);
+            close(fd);
+            continue;
+        }
         rc = prepare(fd, rq, shm, &s, &len, g);
         if (rc == 0 && ofd_lock(fd, LOCK_ATTACHED, F_RDLCK, false) < 0) {
             rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': attach lock", rq->conn);
             munmap(s, len);
         }
         ofd_lock(fd, LOCK_INIT, F_UNLCK, false);
+        break;
     }
     if (rc < 0) {
         close(fd);
@@ -434,14 +471,15 @@ int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m, s
     }
     if (mode)
         *mode = st.st_mode & 07777;
-    /* Shared init lock: no attach of ours is half-way through the header while we read it. */
+    /* Shared init lock, so that no attach is half-way through the header while we read it;
+     * a process stopped while holding it delays us only briefly (the validator trusts
+     * nothing anyway). */
     struct ardi_seg *s = NULL;
     size_t len = 0;
-    rc = take_init_lock(fd, name, F_RDLCK);
-    if (rc == 0) {
-        rc = map_checked(fd, name, shm, PROT_READ, &s, &len, g);
+    bool locked = take_init_lock(fd, name, F_RDLCK, 200) == 0;
+    rc = map_checked(fd, name, shm, PROT_READ, &s, &len, g);
+    if (locked)
         ofd_lock(fd, LOCK_INIT, F_UNLCK, false);
-    }
     if (rc < 0) {
         close(fd);
         return rc;
@@ -461,4 +499,36 @@ void ardi_seg_unmap(struct ardi_map *m)
         close(m->fd);
     m->seg = NULL;
     m->fd = -1;
+}
+
+int ardi_seg_remove(const char *domain, const char *name)
+{
+    char shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, domain, name);
+    int fd = shm_open(shm, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
+                             domain);
+        if (e == EACCES)
+            return denied(name, shm);
+        return ardi_fail_errno(ARD_ESYS, e, "connection '%s': shm_open(%s)", name, shm);
+    }
+    /* Under the init lock no attach is half-way; an attach that waits for it sees the object
+     * unlinked afterwards and opens anew. The attach marker is free only if nobody is
+     * attached. */
+    int rc = take_init_lock(fd, name, F_WRLCK, 5000);
+    if (rc == 0) {
+        if (ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) < 0)
+            rc = ardi_fail(ARD_EBUSY,
+                           "connection '%s' of domain '%s' is still attached by a live "
+                           "process: not removed",
+                           name, domain);
+        else if (shm_unlink(shm) < 0 && errno != ENOENT)
+            rc = ardi_fail_errno(errno == EACCES || errno == EPERM ? ARD_EACCES : ARD_ESYS, errno,
+                                 "connection '%s': shm_unlink(%s)", name, shm);
+    }
+    close(fd); /* drops our locks */
+    return rc;
 }
