@@ -61,6 +61,39 @@ static void answer(int rc, uint64_t value, const struct ard_info *in)
     fflush(stdout);
 }
 
+/* -1 if pkt is exactly what fill(pkt, size, v) wrote, else the first byte that differs. */
+static long first_bad_byte(const unsigned char *pkt, size_t size, uint64_t v)
+{
+    size_t head = size < 8 ? size : 8;
+    for (size_t i = 0; i < head; i++)
+        if (pkt[i] != ((const unsigned char *)&v)[i])
+            return (long)i;
+    for (size_t i = head; i < size; i++)
+        if (pkt[i] != (unsigned char)(v + i))
+            return (long)i;
+    return -1;
+}
+
+/* Answer to a receive: the DETAIL field says whether the whole packet is the one its first
+ * 8 bytes name. */
+static void answer_packet(int rc, uint64_t value, const struct ard_info *in,
+                          const unsigned char *pkt, size_t size)
+{
+    if (rc < 0) {
+        answer(rc, value, in);
+        return;
+    }
+    long bad = first_bad_byte(pkt, size, value);
+    char what[64];
+    if (bad < 0)
+        snprintf(what, sizeof what, "whole");
+    else
+        snprintf(what, sizeof what, "torn at byte %ld", bad);
+    printf("r %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s\n", rc, value,
+           in->seq, in->skipped, in->mono_ns, in->real_ns, what);
+    fflush(stdout);
+}
+
 static int helper_main(int argc, char **argv)
 {
     if (argc < 6)
@@ -124,11 +157,28 @@ static int helper_main(int argc, char **argv)
                 rc = ard_rec_timed(p, pkt, t);
             memcpy(&v, pkt, 8);
             info = ard_port_info(p);
-            answer(rc, v, &info);
-        } else if (strncmp(line, "poll", 4) == 0) {
-            /* Read for ever (until killed): the parent stops us at random moments. */
-            for (;;)
-                (void)!ard_tryrec(p, pkt);
+            answer_packet(rc, v, &info, pkt, size);
+        } else if (sscanf(line, "poll %llu", &a) == 1) {
+            /* Read until the packet whose first 8 bytes are a has come (the parent stops us at
+             * random moments meanwhile), checking every copy whole; answer how many were not. */
+            uint64_t torn = 0, got = 0;
+            for (;;) {
+                rc = ard_tryrec(p, pkt);
+                if (rc < 0 && rc != ARD_ENODATA)
+                    break;
+                if (rc < 0)
+                    continue;
+                memcpy(&v, pkt, 8);
+                got++;
+                if (first_bad_byte(pkt, size, v) >= 0)
+                    torn++;
+                if (v >= a)
+                    break;
+            }
+            info = ard_port_info(p);
+            printf("r %d %" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 torn %" PRIu64 " of %" PRIu64 "\n",
+                   rc < 0 ? rc : 0, v, info.seq, torn, torn, got);
+            fflush(stdout);
         } else if (strncmp(line, "close", 5) == 0) {
             ard_close(p);
             p = NULL;
@@ -405,6 +455,7 @@ static void test_latest_value_reader_skips_what_it_slept_through(void **state)
     a = cmd(r, "rec");
     assert_int_equal(a.rc, 0);
     assert_int_equal(a.value, 1001); /* the 1000th of the burst */
+    assert_string_equal(a.detail, "whole");
     assert_int_equal(a.seq, 1001);
     assert_int_equal(a.skipped, 999);
 
@@ -596,9 +647,9 @@ static void test_send_never_waits_for_stopped_reader(void **state)
     struct helper *r = spawn_ok("big", "in", 65536, NULL, NULL);
     struct helper *r2 = spawn_ok("big", "in", 65536, NULL, NULL);
     assert_int_equal(cmd(w, "send 1").rc, 0);
-    post(r, "poll");
+    uint64_t v = 2, last = 2 + 20 * 50 - 1;
+    post(r, "poll %llu", (unsigned long long)last);
     srand((unsigned)getpid());
-    uint64_t v = 2;
     for (int k = 0; k < 20; k++) {
         struct timespec ts = {0, (rand() % 2000) * 1000L};
         nanosleep(&ts, NULL);
@@ -609,12 +660,19 @@ static void test_send_never_waits_for_stopped_reader(void **state)
         v += 50;
         kill(r->pid, SIGCONT);
     }
-    /* Another reader gets the newest packet, whole. */
+    /* Another reader gets the newest packet, whole, byte for byte. */
     struct reply a = cmd(r2, "tryrec");
     assert_int_equal(a.rc, 1);
     assert_int_equal(a.value, v - 1);
     assert_int_equal(a.seq, v - 1);
-    kill_helper(r);
+    assert_string_equal(a.detail, "whole");
+    /* The reader that was stopped again and again never copied out a torn packet, and it
+     * reached the last one. */
+    a = wait_reply(r);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(a.value, last);
+    if (strncmp(a.detail, "torn 0 ", 7) != 0)
+        fail_msg("stopped reader: %s", a.detail);
 }
 
 static void test_rec_with_spin_blocks_and_wakes(void **state)
