@@ -133,18 +133,20 @@ ARD_NODISCARD int ard_send_stamped(ard_port *out, const void *packet, int64_t mo
  * the last one this port returned exists; returns at once if there already is one.
  * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it
  * first polls for up to the spin time when the writer last ran on another CPU.
- * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE. */
+ * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE,
+ * ARD_ESTALE (the connection's shared header was rewritten by another process so that its
+ * data can no longer be trusted; the detail names port and connection). */
 ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
 
 /* Copy the newest packet at once, without waiting.
  * Returns 1 when the packet is newer than the last one this port returned, 0 when it is the
- * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error.
- * Never makes a system call. */
+ * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error
+ * (ARD_ESTALE as for ard_rec). Never makes a system call. */
 ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
 
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
- * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE. */
+ * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */
 ARD_NODISCARD int ard_rec_timed(ard_port *in, void *packet, int64_t timeout_ns);
 
 /* ------------------------------------------------------------------------------------------
