@@ -193,10 +193,14 @@ ARD_NODISCARD int ard_realtime(const char *cpus, int lock, int prio);
  * Readiness (used by ardstart)
  * ---------------------------------------------------------------------------------------- */
 
-/* Tell the starter that this block is ready: if $ARD_READY_FD names an open descriptor,
- * write "ready PID\n" to it, close it and unset the variable. ard_init calls this after
+/* Tell the starter that this block is ready. ardstart --wait sets $ARD_READY_FD to
+ * "FD:DEV:INO": a descriptor of its readiness pipe and that pipe's st_dev and st_ino. The line
+ * "ready PID\n" is written only if FD is open, is a FIFO and has that device and inode; then FD
+ * is closed. In every case the variable is unset, and a descriptor that is not the pipe (closed
+ * and reused for another file, say) is neither written nor closed. ard_init calls this after
  * attaching every port; a program that does not use ard_init may call it itself.
- * Returns 1 if a starter was told, 0 if there was none, or ARD_ESYS. */
+ * Returns 1 if a starter was told, 0 if there was none (no variable, or FD is not the pipe),
+ * ARD_EINVAL if the variable is malformed (detail names it; nothing is written), or ARD_ESYS. */
 ARD_NODISCARD int ard_ready(void);
 
 /* ------------------------------------------------------------------------------------------

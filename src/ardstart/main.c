@@ -4,12 +4,14 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
 #include "ardnet.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -229,7 +231,9 @@ int main(int argc, char **argv)
     }
 
     if (ready) {
-        int rc = ard_ready();
+        /* On behalf of the script that runs us: its starter takes readiness from the
+         * command's own process only (see docs/ardstart.md, Readiness). */
+        int rc = ardi_ready_for((long)getppid());
         if (rc < 0) {
             fprintf(stderr, "ardstart: --ready: %s\n", ard_errdetail());
             return AS_SYS;

@@ -12,6 +12,7 @@
 #include "ardstart.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -118,9 +119,14 @@ static void exec_command(const struct as_opts *o, const char *path, int report_f
     if (o->wait_ms > 0) {
         /* The command (or a script's `ardstart --ready`) writes "ready PID" here. */
         int fd = dup(report_fd);
-        char v[16];
-        snprintf(v, sizeof v, "%d", fd);
-        setenv("ARD_READY_FD", v, 1);
+        struct stat ps;
+        char v[80];
+        if (fd >= 0 && fstat(fd, &ps) == 0) {
+            snprintf(v, sizeof v, "%d:%ju:%ju", fd, (uintmax_t)ps.st_dev, (uintmax_t)ps.st_ino);
+            setenv("ARD_READY_FD", v, 1);
+        } else {
+            unsetenv("ARD_READY_FD");
+        }
     } else {
         unsetenv("ARD_READY_FD");
     }
