@@ -11,6 +11,8 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -176,7 +178,7 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
         dup2(fd, 0);
         close(fd);
     }
-    fd = open(en->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    fd = open(en->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         fd = open("/dev/null", O_WRONLY);
     dup2(fd, 1);
@@ -315,7 +317,7 @@ int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
     ardb_unlock(b);
     return AS_OK;
 sys:
-    fprintf(stderr, "ardstart: %s\n", ardb_err());
+    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return AS_SYS;
 }
 
