@@ -107,10 +107,11 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
  *                           stdout and exit(0)
  * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
  * An invalid $ARD_DOMAIN is an ARD_EOPTION error naming the variable.
- * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names a file
- * descriptor (set by ardstart), a readiness line is written to it after all ports are
- * attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
- * Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, or any attach error. */
+ * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names the
+ * starter's readiness pipe (set by ardstart --wait), a readiness line is written to it after
+ * all ports are attached (see ard_ready). Call once. Allocates; may block briefly like
+ * ard_create. Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, ARD_EINVAL
+ * (a malformed $ARD_READY_FD, named in the detail), or any attach error. */
 ARD_NODISCARD int ard_init(int *argc, char **argv);
 
 /* Publish one packet (port->size bytes from `packet`) as the connection's newest.
