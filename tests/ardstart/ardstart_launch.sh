@@ -94,6 +94,13 @@ expect_fail 111 "books directory '$ARD_BOOKS_DIR/planted' is a symbolic link: re
     "$ARDSTART" -d planted -n x -- true
 expect_fail 111 "is a symbolic link: refusing" "$ARDKILL" -d planted
 [ -z "$(ls "$T/elsewhere")" ] || fail "something was written through the link"
+# The base itself, as a link another user could plant in a shared /tmp.
+ln -s "$T/elsewhere" "$T/linkbase"
+expect_fail 111 "books directory '$T/linkbase' is a symbolic link: refusing" \
+    env ARD_BOOKS_DIR="$T/linkbase" "$ARDSTART" -n x -- true
+expect_fail 111 "books directory '$T/linkbase' is a symbolic link: refusing" \
+    env ARD_BOOKS_DIR="$T/linkbase" "$ARDKILL"
+[ -z "$(ls "$T/elsewhere")" ] || fail "something was written through the link"
 mkdir -m 0755 "$ARD_BOOKS_DIR/open"
 expect_fail 111 "books directory '$ARD_BOOKS_DIR/open' is owned by uid $(id -u) with mode 0755: refusing" \
     "$ARDSTART" -d open -n x -- true
