@@ -463,8 +463,8 @@ int ardb_list(struct ardb_books *b, const char *prefix, struct ardb_entry **out)
     char dir[PATH_MAX + 8];
     snprintf(dir, sizeof dir, "%s/e", b->dir);
     if (b->efd < 0)
-        return 0; /* books that do not exist hold nothing */
-    int dfd = dup(b->efd);
+        return 0;                                /* books that do not exist hold nothing */
+    int dfd = fcntl(b->efd, F_DUPFD_CLOEXEC, 0); /* its own descriptor for closedir */
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (!d) {
         int e = errno;
