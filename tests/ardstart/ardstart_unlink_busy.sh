@@ -18,7 +18,8 @@ set +e
 err=$("$ARDKILL" -g 0.2 2>&1 >/dev/null); rc=$?
 set -e
 echo "  $rc: $err"
-[ -e "/dev/shm/ard.$D.held.x" ] || fail "ardkill removed held.x while a block had it attached"
+[ -e "/dev/shm/ard.$D.held.x" ] ||
+    fail "ardkill removed held.x while a block had it attached (ard_conn_unlink must refuse an attached object with ARD_EBUSY)"
 [ ! -e "/dev/shm/ard.$D.gone.x" ] || fail "gone.x (writer stopped) was not removed"
 [ "$rc" = 111 ] || fail "exit $rc, expected 111"
 grep -qF "kept shared memory 'held.x' of domain $D" <<<"$err" || fail "not named: $err"
