@@ -472,27 +472,3 @@ enum ard_dir ard_port_dir(const ard_port *p)
 {
     return p ? p->dir : ARD_IN;
 }
-
-int ard_ready(void)
-{
-    const char *env = getenv("ARD_READY_FD");
-    if (env == NULL || *env == '\0')
-        return 0;
-    char s[32];
-    snprintf(s, sizeof s, "%s", env);
-    int64_t fd;
-    if (ardi_parse_i64(s, 0, INT_MAX, &fd) < 0)
-        return ardi_fail(ARD_EINVAL, "ARD_READY_FD='%s' is not a file descriptor", s);
-    char line[40];
-    int n = snprintf(line, sizeof line, "ready %ld\n", (long)getpid());
-    ssize_t w;
-    do
-        w = write((int)fd, line, (size_t)n);
-    while (w < 0 && errno == EINTR);
-    int e = errno;
-    close((int)fd);
-    unsetenv("ARD_READY_FD");
-    if (w != n)
-        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "readiness: write to ARD_READY_FD=%s", s);
-    return 1;
-}

@@ -40,7 +40,12 @@ bg_ready() {
     local name=$1 i
     shift
     : >"$T/$name.ready"
-    ARD_READY_FD=9 "$@" >"$T/$name.out" 2>"$T/$name.err" 9>"$T/$name.ready" &
+    # Readiness is written only to the starter's pipe, named with its device and inode
+    # (ARD_READY_FD=FD:DEV:INO, as ardstart passes it): a FIFO, relayed into the .ready file.
+    rm -f "$T/$name.fifo" && mkfifo "$T/$name.fifo"
+    cat "$T/$name.fifo" >"$T/$name.ready" &
+    ARD_READY_FD="9:$(stat -c %d:%i "$T/$name.fifo")" "$@" >"$T/$name.out" 2>"$T/$name.err" \
+        9>"$T/$name.fifo" &
     echo $! >"$T/$name.pid"
     for i in $(seq 200); do
         grep -q ready "$T/$name.ready" && return 0
