@@ -23,7 +23,7 @@
 # without run/norun/compile, or an indented code block fails the check, so that no command
 # in the docs goes unchecked by accident.
 #
-# How blocks run: as root, in a private mount namespace where /usr/local and /etc are
+# How blocks run: as root, in a private mount namespace where /usr/local, /opt and /etc are
 # throwaway overlays and /dev/shm a fresh tmpfs, so a block may `cmake --install` into
 # /usr/local and run ldconfig without touching the machine. The source tree is mirrored (by
 # symlinks) into a temporary directory, built there into build/ exactly as README.md says, and
@@ -202,9 +202,10 @@ if [ "$inside" = 0 ]; then
     exit
 fi
 
-for d in usr-local etc; do mkdir -p "$T/ov/$d.up" "$T/ov/$d.work"; done
+for d in usr-local etc opt; do mkdir -p "$T/ov/$d.up" "$T/ov/$d.work"; done
 mount -t overlay overlay -o "lowerdir=/usr/local,upperdir=$T/ov/usr-local.up,workdir=$T/ov/usr-local.work" /usr/local &&
     mount -t overlay overlay -o "lowerdir=/etc,upperdir=$T/ov/etc.up,workdir=$T/ov/etc.work" /etc &&
+    mount -t overlay overlay -o "lowerdir=/opt,upperdir=$T/ov/opt.up,workdir=$T/ov/opt.work" /opt &&
     mount -t tmpfs -o mode=1777 tmpfs /dev/shm || {
     echo "doccheck: cannot set up the private mounts" >&2
     exit 1
@@ -281,7 +282,7 @@ last_out=""
 run_file=""
 finish_file() { # stop whatever the blocks of a file started
     [ -n "$run_file" ] || return 0
-    ardkill -q >"$T/ardkill.out" 2>&1 || {
+    "$W/build/src/ardkill/ardkill" -q >"$T/ardkill.out" 2>&1 || {
         fail "$run_file" "ardkill after its blocks failed: $(cat "$T/ardkill.out")"
     }
 }
@@ -292,6 +293,9 @@ while IFS=$'\t' read -r n f line info; do
         finish_file
         run_file=$f
         last_out=""
+        # every file starts from the tree installed in /usr/local (a file may uninstall it)
+        (cd "$W" && cmake --install build --prefix /usr/local) >"$T/install.log" 2>&1 ||
+            fail "$f" "cmake --install before its blocks failed"
     fi
     k=$(kind_of "$info")
     b=$T/blocks/$n
