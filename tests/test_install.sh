@@ -103,22 +103,27 @@ if [ "${ARD_INSTALL_TEST_SYSTEM:-}" = inner ]; then
         fail "overlay on /usr/local"
     mount -t overlay overlay -o "lowerdir=/etc,upperdir=$T/etc.up,workdir=$T/etc.work" /etc ||
         fail "overlay on /etc"
-    ! ldconfig -p | grep -q 'libardnet\.so\.0 ' || fail "libardnet.so.0 is already in the linker's cache"
+    # (ldconfig's output is kept first: grep -q ending a pipe early would fail it under pipefail.)
+    cache=$(ldconfig -p)
+    ! grep -q 'libardnet\.so\.0 ' <<<"$cache" || fail "libardnet.so.0 is already in the linker's cache"
     cmake --install "$build" --prefix /usr/local >"$T/install.log" 2>&1 ||
         { cat "$T/install.log"; fail "cmake --install --prefix /usr/local"; }
     grep -q 'ardnet: ran ldconfig' "$T/install.log" || fail "the install did not say it ran ldconfig"
-    ldconfig -p | grep -q 'libardnet\.so\.0 .*/usr/local/lib' ||
+    cache=$(ldconfig -p)
+    grep -q 'libardnet\.so\.0 .*/usr/local/lib' <<<"$cache" ||
         fail "libardnet.so.0 is not in the linker's cache after the install"
     # Exactly the README's way: plain pkg-config (its default path has /usr/local), no
     # LD_LIBRARY_PATH, no RPATH.
     flags=$(env -u PKG_CONFIG_PATH pkg-config --cflags --libs ardnet) || fail "pkg-config finds no ardnet in /usr/local"
     # shellcheck disable=SC2086 # flags are words on purpose
     "$cc" $extra -o "$T/sys_block" "$T/src/main.c" $flags || fail "system prefix: build with pkg-config"
-    ! readelf -d "$T/sys_block" | grep -q 'RPATH\|RUNPATH' || fail "sys_block has an RPATH"
+    dyn=$(readelf -d "$T/sys_block")
+    ! grep -q 'RPATH\|RUNPATH' <<<"$dyn" || fail "sys_block has an RPATH"
     (unset LD_LIBRARY_PATH; run system-prefix "$T/sys_block")
     cmake --build "$build" --target uninstall >"$T/uninstall.log" 2>&1 ||
         { cat "$T/uninstall.log"; fail "uninstall from /usr/local"; }
-    ! ldconfig -p | grep -q 'libardnet\.so\.0 ' || fail "libardnet.so.0 still in the linker's cache after uninstall"
+    cache=$(ldconfig -p)
+    ! grep -q 'libardnet\.so\.0 ' <<<"$cache" || fail "libardnet.so.0 still in the linker's cache after uninstall"
     [ ! -e /usr/local/lib/libardnet.so.0 ] && [ ! -e /usr/local/bin/ardstart ] &&
         [ ! -e /usr/local/share/ardnet ] || fail "uninstall left files in /usr/local"
     echo "system prefix: ok (ldconfig at install and uninstall)"
