@@ -132,7 +132,7 @@ kind_of() { # kind_of INFO -> prints the kind, or "bad:REASON"
     case "$lang" in
     '') echo "bad:a fence without a language (text, sh, c, yaml, ...)" ;;
     sh | bash | shell | console | c)
-        [ "$lang" = c ] || lang=sh
+        [ "$lang" = c ] || lang="sh"
         case "$rest" in
         run | "run "*) echo "$lang-run" ;;
         compile | "compile "*)
@@ -260,7 +260,8 @@ match_output() { # match_output EXPECTED-FILE GOT-FILE -> 0 if it matches
 }
 
 compile_c() { # compile_c BLOCK INFO EXE
-    local src="$T/c/$(basename "$1").c"
+    local src
+    src="$T/c/${1##*/}.c"
     mkdir -p "$T/c"
     if has_word "$2" main; then
         {
