@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh - two "hosts" with an ardnet bridge between them, in network namespaces (run as root).
 #
-#   sudo examples/bridge/run.sh [BUILD_DIR] [SECONDS]      (defaults: build, 10)
+#   examples/bridge/run.sh [BUILD_DIR] [SECONDS]      (as root; defaults: build, 10)
 #
 # Host "sim" runs the simulated arm (arm_plant); host "ctrl" runs the trajectory generator,
 # the controller and the monitor. Each host has its own network namespace and its own
