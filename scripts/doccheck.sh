@@ -211,13 +211,13 @@ mount -t overlay overlay -o "lowerdir=/usr/local,upperdir=$T/ov/usr-local.up,wor
     exit 1
 }
 
-# The tree: the sources by symlinks (never a build directory of the sources), built as the
-# README says, and installed.
+# The tree: a copy of the sources (never a build directory of them), so that a script's
+# `$here/../..` stays inside it; built as the README says, and installed.
 W=$T/tree
 mkdir -p "$W"
 for e in "$SRC"/* "$SRC"/.clang-format; do
     case "${e##*/}" in build | build-*) continue ;; esac
-    ln -s "$e" "$W/${e##*/}"
+    cp -r "$e" "$W/${e##*/}"
 done
 export ARD_DOMAIN=doc$$ ARD_BOOKS_DIR=$T/books
 unset ARD_PATH ARD_READY_FD ARD_RSH ARD_REMOTE_BINDIR

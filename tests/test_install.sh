@@ -75,7 +75,9 @@ int main(int argc, char **argv)
            ard_port_info(in).seq, ard_port_connection(in), argc, argc > 1 ? argv[1] : "",
            size);
     /* Remove this run's one connection ("in" is wired to "out") while its domain is still
-     * the one in force. */
+     * the one in force; attached objects are never removed, so close the ports first. */
+    ard_close(in);
+    ard_close(out);
     int removed = ard_domain_unlink(NULL);
     ard_fini();
     return removed == 1 ? 0 : 1;
