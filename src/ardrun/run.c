@@ -441,6 +441,7 @@ int ardr_run_group(struct ardr_group *g)
         if (r == 0) {
             struct ardr_ctl_reply rep = {0};
             handle_ctl(g, &c, &rep, running);
+            stats_publish(g, &s); /* the state after the command, before the reply */
             (void)!ard_send(reply, &rep);
         }
     }
