@@ -146,6 +146,9 @@ struct ardr_group {
  * file, line and key. */
 int ardr_config_load(struct ardr_group *g, const char *file);
 void ardr_config_free(struct ardr_group *g);
+/* Where plugin `name` is: a bare file name is looked up in $ARDRUN_PLUGIN_PATH (a colon list)
+ * first; a relative path is relative to the directory of `yaml` (NULL: the working one). */
+void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml);
 
 /* ---- scheme.c: the scheme check and the tick order ---------------------------------- */
 

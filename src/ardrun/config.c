@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 struct cx {
@@ -129,6 +130,29 @@ static int get_kvs(const struct cx *c, yaml_node_t *n, const char *key, struct a
     return 0;
 }
 
+void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml)
+{
+    if (strchr(name, '/') == NULL) { /* a bare file name: $ARDRUN_PLUGIN_PATH first */
+        const char *path = getenv("ARDRUN_PLUGIN_PATH");
+        while (path && *path) {
+            size_t len = strcspn(path, ":");
+            if (len > 0 && len < 2048) {
+                snprintf(out, n, "%.*s/%s", (int)len, path, name);
+                if (access(out, F_OK) == 0)
+                    return;
+            }
+            path += len + (path[len] == ':');
+        }
+    }
+    if (name[0] == '/' || yaml == NULL) {
+        snprintf(out, n, "%s", name);
+        return;
+    }
+    const char *slash = strrchr(yaml, '/'); /* relative to the YAML file's directory */
+    int dlen = slash ? (int)(slash - yaml) : 1;
+    snprintf(out, n, "%.*s/%s", dlen, slash ? yaml : ".", name);
+}
+
 #define FOR_PAIRS(c, n, k, v, ks)                                                                  \
     for (yaml_node_pair_t *p_ = (n)->data.mapping.pairs.start; p_ < (n)->data.mapping.pairs.top;   \
          p_++)                                                                                     \
@@ -189,13 +213,7 @@ static int load_block(struct cx *c, yaml_node_t *n, struct ardr_group *g, struct
                 return ARD_EINVAL;
             if (!*s || strlen(s) > 2000)
                 return bad(c, v, "'plugin' must be a file name%s%s", "", "");
-            if (s[0] == '/') {
-                snprintf(b->path, sizeof b->path, "%s", s);
-            } else { /* relative to the YAML file's directory */
-                const char *slash = strrchr(g->file, '/');
-                int dlen = slash ? (int)(slash - g->file) : 1;
-                snprintf(b->path, sizeof b->path, "%.*s/%s", dlen, slash ? g->file : ".", s);
-            }
+            ardr_plugin_path(b->path, sizeof b->path, s, g->file);
         } else if (!strcmp(ks, "rate")) {
             rc = get_name(c, v, "rate", rate, ARDR_NAME_MAX);
             rate_node = v;

@@ -85,7 +85,9 @@ int ardr_cmd_block(int argc, char **argv)
     if ((rate > 0) == (trigger != NULL))
         return usage_error("%s", "give exactly one of --rate HZ and --trigger PORT");
 
-    if (ardr_plugin_load(&b->pl, plugin, "ardrun --block") < 0) {
+    static char path[4096];
+    ardr_plugin_path(path, sizeof path, plugin, NULL);
+    if (ardr_plugin_load(&b->pl, path, "ardrun --block") < 0) {
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
         return ARDR_EXIT_PLUGIN;
     }
