@@ -25,6 +25,7 @@
 #define ARDR_MAX_BLOCKS 256
 #define ARDR_MAX_RATES 16
 #define ARDR_STR_MAX 255
+#define ARDR_DELAY_BINS 2048
 
 /* ---- plugin.c: a loaded and checked plugin --------------------------------------------- */
 
@@ -123,6 +124,9 @@ struct ardr_rate {
     /* run time */
     pthread_t thread;
     _Atomic uint64_t cycles, overruns;
+    /* wake-up delay (now - deadline) of each tick: 1 us bins, the last one open */
+    uint32_t delay_hist[ARDR_DELAY_BINS];
+    int64_t delay_min, delay_max;
     _Atomic int first_done;
     int error;
     char why[256];

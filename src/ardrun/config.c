@@ -328,9 +328,12 @@ static int load_root(struct cx *c, struct ardr_group *g)
             return rc;
         g->nblocks = i + 1;
         for (int j = 0; j < i; j++)
-            if (!strcmp(g->blocks[j].name, g->blocks[i].name))
-                return bad(c, e, "block '%s' is defined twice (also at line %s)",
-                           g->blocks[i].name, "earlier");
+            if (!strcmp(g->blocks[j].name, g->blocks[i].name)) {
+                char line[16];
+                snprintf(line, sizeof line, "%d", g->blocks[j].line);
+                return bad(c, e, "block '%s' is defined twice (first at line %s)",
+                           g->blocks[i].name, line);
+            }
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "ardrun.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,13 @@ static void *rate_thread(void *arg)
     p.next_ns = a->t0;
     (void)ard_period_wait(&p);
     uint64_t limit = g->ticks > 0 ? (uint64_t)(g->ticks / rt->divide) : 0;
+    rt->delay_min = INT64_MAX;
     while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
-        int64_t now = ard_now_ns();
+        int64_t now = ard_now_ns(), delay = now - (p.next_ns - p.period_ns);
+        int64_t bin = delay / 1000;
+        rt->delay_hist[bin < 0 ? 0 : bin >= ARDR_DELAY_BINS ? ARDR_DELAY_BINS - 1 : bin]++;
+        rt->delay_min = delay < rt->delay_min ? delay : rt->delay_min;
+        rt->delay_max = delay > rt->delay_max ? delay : rt->delay_max;
         for (int k = 0; k < rt->n; k++) {
             struct ardr_block *b = &g->blocks[rt->order[k]];
             apply_request(b);
@@ -174,13 +180,33 @@ static const char *state_name(int st)
     return st >= 0 && st <= 3 ? n[st] : "?";
 }
 
+/* The bin where the q-quantile of the wake-up delays falls, in us (upper edge). */
+static long delay_quantile(const struct ardr_rate *rt, double q)
+{
+    uint64_t total = 0, seen = 0;
+    for (int i = 0; i < ARDR_DELAY_BINS; i++)
+        total += rt->delay_hist[i];
+    for (int i = 0; i < ARDR_DELAY_BINS; i++) {
+        seen += rt->delay_hist[i];
+        if (total && (double)seen >= q * (double)total)
+            return i + 1;
+    }
+    return 0;
+}
+
+/* After the rate threads ended (their histograms are no longer written). */
 static void summary(struct ardr_group *g)
 {
-    for (int r = 0; r < g->nrates; r++)
-        fprintf(stderr, "ardrun: %s: rate '%s' (%d): cycles %llu overruns %llu\n", g->name,
-                g->rates[r].name, g->rates[r].divide,
-                (unsigned long long)atomic_load(&g->rates[r].cycles),
-                (unsigned long long)atomic_load(&g->rates[r].overruns));
+    for (int r = 0; r < g->nrates; r++) {
+        const struct ardr_rate *rt = &g->rates[r];
+        fprintf(stderr,
+                "ardrun: %s: rate '%s' (%d): cycles %llu overruns %llu wake-up delay min %.1f "
+                "median <%ld p99 <%ld max %.1f us\n",
+                g->name, rt->name, rt->divide, (unsigned long long)atomic_load(&rt->cycles),
+                (unsigned long long)atomic_load(&rt->overruns),
+                rt->delay_max ? (double)rt->delay_min / 1e3 : 0.0, delay_quantile(rt, 0.5),
+                delay_quantile(rt, 0.99), (double)rt->delay_max / 1e3);
+    }
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
         uint64_t steps = atomic_load(&b->steps);

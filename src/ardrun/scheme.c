@@ -60,7 +60,7 @@ static int load_all(struct ardr_group *g, int *plugin_errors)
                 SCHEME_ERR("block '%s' port '%s': %s", b->name, b->wires[w].key, ard_errdetail());
                 continue;
             }
-            snprintf(b->conn[p], sizeof b->conn[p], "%s", b->wires[w].val);
+            snprintf(b->conn[p], sizeof b->conn[p], "%.63s", b->wires[w].val); /* checked above */
         }
     }
     return errors;
