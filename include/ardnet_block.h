@@ -50,10 +50,10 @@ extern "C" {
 /* Parameter types. Values come as text from the group YAML (`params: {k: v}`) or the command
  * line (`--param k=v`) and are checked against the type before anything runs. */
 enum ard_param_type {
-    ARD_PARAM_I64 = 1, /* integer, decimal or 0x hex, fits int64_t */
-    ARD_PARAM_F64 = 2, /* finite double */
+    ARD_PARAM_I64 = 1,  /* integer, decimal or 0x hex, fits int64_t */
+    ARD_PARAM_F64 = 2,  /* finite double */
     ARD_PARAM_BOOL = 3, /* true/false, yes/no, on/off, 1/0 */
-    ARD_PARAM_STR = 4, /* any text up to 255 bytes */
+    ARD_PARAM_STR = 4,  /* any text up to 255 bytes */
 };
 
 struct ard_block_port {
@@ -64,10 +64,10 @@ struct ard_block_port {
 };
 
 struct ard_block_param {
-    const char *name;         /* [A-Za-z0-9_-], at most 31 characters */
+    const char *name; /* [A-Za-z0-9_-], at most 31 characters */
     enum ard_param_type type;
-    const char *def;          /* default value as text; NULL: the parameter must be given */
-    const char *doc;          /* one line for --help-block; may be NULL */
+    const char *def; /* default value as text; NULL: the parameter must be given */
+    const char *doc; /* one line for --help-block; may be NULL */
 };
 
 typedef struct ard_block_ctx ard_block_ctx;
@@ -79,12 +79,12 @@ struct ard_block_desc {
     const struct ard_block_port *ports;
     uint32_t nports; /* at most ARD_BLOCK_MAX_PORTS */
     const struct ard_block_param *params;
-    uint32_t nparams; /* at most ARD_BLOCK_MAX_PARAMS */
-    int (*init)(ard_block_ctx *ctx);  /* required */
-    int (*step)(ard_block_ctx *ctx);  /* required */
+    uint32_t nparams;                  /* at most ARD_BLOCK_MAX_PARAMS */
+    int (*init)(ard_block_ctx *ctx);   /* required */
+    int (*step)(ard_block_ctx *ctx);   /* required */
     void (*close)(ard_block_ctx *ctx); /* required (may do nothing) */
-    int (*start)(ard_block_ctx *ctx); /* optional, NULL */
-    int (*stop)(ard_block_ctx *ctx);  /* optional, NULL */
+    int (*start)(ard_block_ctx *ctx);  /* optional, NULL */
+    int (*stop)(ard_block_ctx *ctx);   /* optional, NULL */
 };
 
 #define ARD_BLOCK_MAX_PORTS 64
@@ -103,19 +103,19 @@ struct ard_block_host {
 /* The context of one block instance. Fields are read-only for the block except `state`
  * and what ard_block_out() marks. */
 struct ard_block_ctx {
-    uint32_t api;           /* ARD_BLOCK_API of the host */
-    uint32_t nports;        /* = the descriptor's nports */
-    const char *instance;   /* the instance's name ("ctrl" in a group; the plugin's name alone) */
-    void *state;            /* the block's own data: set it in init, free it in close */
-    void *const *buf;       /* buf[i]: port i's packet buffer (IN: the newest packet received;
-                             * OUT: what will be sent, kept from the previous step) */
-    const int8_t *fresh;    /* IN port i: 1 a new packet this tick, 0 the same one as before,
-                             * -1 nothing was ever received (buf[i] is all zeroes) */
-    uint8_t *send;          /* OUT port i: nonzero = send buf[i] after this step */
+    uint32_t api;         /* ARD_BLOCK_API of the host */
+    uint32_t nports;      /* = the descriptor's nports */
+    const char *instance; /* the instance's name ("ctrl" in a group; the plugin's name alone) */
+    void *state;          /* the block's own data: set it in init, free it in close */
+    void *const *buf;     /* buf[i]: port i's packet buffer (IN: the newest packet received;
+                           * OUT: what will be sent, kept from the previous step) */
+    const int8_t *fresh;  /* IN port i: 1 a new packet this tick, 0 the same one as before,
+                           * -1 nothing was ever received (buf[i] is all zeroes) */
+    uint8_t *send;        /* OUT port i: nonzero = send buf[i] after this step */
     const struct ard_info *info; /* per port: sequence and times of the packet in buf[i] */
-    uint64_t steps;         /* steps this instance completed before the current one */
-    int64_t now_ns;         /* CLOCK_MONOTONIC time of this tick's wake-up */
-    int64_t period_ns;      /* the block's period (0 in trigger mode: driven by a port) */
+    uint64_t steps;              /* steps this instance completed before the current one */
+    int64_t now_ns;              /* CLOCK_MONOTONIC time of this tick's wake-up */
+    int64_t period_ns;           /* the block's period (0 in trigger mode: driven by a port) */
     const struct ard_block_host *host;
 };
 

@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 /* Exit codes (docs/ardrun.md). */
-#define ARDR_EXIT_USAGE 100   /* bad command line or group YAML */
-#define ARDR_EXIT_PLUGIN 101  /* a plugin could not be loaded or was refused */
-#define ARDR_EXIT_SCHEME 102  /* the scheme check failed (nothing was run) */
-#define ARDR_EXIT_INIT 103    /* a block's init (or first start) failed */
-#define ARDR_EXIT_CTL 104     /* ctl: no reply from the group, or the command was refused */
-#define ARDR_EXIT_FAILED 105  /* --block: the block's step failed */
+#define ARDR_EXIT_USAGE 100  /* bad command line or group YAML */
+#define ARDR_EXIT_PLUGIN 101 /* a plugin could not be loaded or was refused */
+#define ARDR_EXIT_SCHEME 102 /* the scheme check failed (nothing was run) */
+#define ARDR_EXIT_INIT 103   /* a block's init (or first start) failed */
+#define ARDR_EXIT_CTL 104    /* ctl: no reply from the group, or the command was refused */
+#define ARDR_EXIT_FAILED 105 /* --block: the block's step failed */
 #define ARDR_EXIT_SYS 111
 
 #define ARDR_NAME_MAX 31 /* instance, port and parameter names */
@@ -96,8 +96,8 @@ struct ardr_block {
 };
 
 /* Parse `text` as a parameter value of `type` into v; `what` prefixes the message. */
-int ardr_param_parse(const char *what, const char *name, enum ard_param_type type,
-                     const char *text, struct ardr_pval *v);
+int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
+                     struct ardr_pval *v);
 /* Parse and check the block's parameter values against its descriptor (defaults filled in). */
 int ardr_block_params(struct ardr_block *b);
 /* Set up buffers and the context (after the plugin is loaded and ports exist). */

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-int ardr_param_parse(const char *what, const char *name, enum ard_param_type type,
-                     const char *text, struct ardr_pval *v)
+int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
+                     struct ardr_pval *v)
 {
     memset(v, 0, sizeof *v);
     v->type = type;
@@ -54,8 +54,10 @@ int ardr_param_parse(const char *what, const char *name, enum ard_param_type typ
 
 static const char *type_name(enum ard_param_type t)
 {
-    return t == ARD_PARAM_I64 ? "i64" : t == ARD_PARAM_F64 ? "f64" : t == ARD_PARAM_BOOL ? "bool"
-                                                                                          : "str";
+    return t == ARD_PARAM_I64    ? "i64"
+           : t == ARD_PARAM_F64  ? "f64"
+           : t == ARD_PARAM_BOOL ? "bool"
+                                 : "str";
 }
 
 int ardr_block_params(struct ardr_block *b)

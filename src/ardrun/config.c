@@ -78,15 +78,14 @@ static int get_name(const struct cx *c, yaml_node_t *n, const char *key, char *o
         ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
              *p == '_' || *p == '-';
     if (!ok)
-        return bad(c, n, "'%s': '%s' is not a name ([A-Za-z0-9_-], at most 31 characters)", key,
-                   s);
+        return bad(c, n, "'%s': '%s' is not a name ([A-Za-z0-9_-], at most 31 characters)", key, s);
     snprintf(out, max + 1, "%s", s);
     return 0;
 }
 
 /* A mapping of names to scalar values (params, ard), or for `ard` also a list "PORT=CONN". */
-static int get_kvs(const struct cx *c, yaml_node_t *n, const char *key, struct ardr_kv *kv,
-                   int max, int *count, bool list_ok)
+static int get_kvs(const struct cx *c, yaml_node_t *n, const char *key, struct ardr_kv *kv, int max,
+                   int *count, bool list_ok)
 {
     *count = 0;
     if (n->type == YAML_SEQUENCE_NODE && list_ok) {
@@ -351,8 +350,7 @@ int ardr_config_load(struct ardr_group *g, const char *file)
     yaml_parser_set_input_file(&parser, f);
     int rc;
     if (!yaml_parser_load(&parser, &c.doc)) {
-        rc = ardi_fail(ARD_EINVAL, "%s:%d: YAML error: %s", file,
-                       (int)parser.problem_mark.line + 1,
+        rc = ardi_fail(ARD_EINVAL, "%s:%d: YAML error: %s", file, (int)parser.problem_mark.line + 1,
                        parser.problem ? parser.problem : "unknown");
         yaml_parser_delete(&parser);
         fclose(f);

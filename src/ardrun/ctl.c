@@ -112,8 +112,8 @@ int ardr_cmd_ctl(int argc, char **argv)
     memcpy(c.block, block, strlen(block));
     c.id = (uint32_t)getpid() ^ (uint32_t)ard_now_ns();
     snprintf(conn, sizeof conn, "%s.ctl-reply", group);
-    ard_port *rep = ard_create_on("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply),
-                                  ARDR_CTL_REPLY_TYPE);
+    ard_port *rep =
+        ard_create_on("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE);
     snprintf(conn, sizeof conn, "%s.ctl", group);
     ard_port *out =
         rep ? ard_create_on("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl), ARDR_CTL_TYPE) : NULL;

@@ -27,14 +27,14 @@ int ardr_cmd_new(int argc, char **argv)
             return ARDR_EXIT_USAGE;
         }
     }
-    bool ok = name && *name && strlen(name) <= ARDR_NAME_MAX &&
-              !(name[0] >= '0' && name[0] <= '9');
+    bool ok = name && *name && strlen(name) <= ARDR_NAME_MAX && !(name[0] >= '0' && name[0] <= '9');
     for (const char *p = name; ok && *p; p++)
         ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
              *p == '_';
     if (!ok) {
-        fprintf(stderr, "ardrun --new: '%s' is not a block name (a C identifier: [A-Za-z0-9_], "
-                        "at most 31 characters)\n",
+        fprintf(stderr,
+                "ardrun --new: '%s' is not a block name (a C identifier: [A-Za-z0-9_], "
+                "at most 31 characters)\n",
                 name ? name : "");
         return ARDR_EXIT_USAGE;
     }

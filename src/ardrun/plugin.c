@@ -87,8 +87,8 @@ static int check_type(const char *what, const char *port, size_t size, const cha
 static int check_desc(const struct ard_block_desc *d, const char *what, const char *path)
 {
     if (d == NULL)
-        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': ard_block_descriptor() returned NULL",
-                         what, path);
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': ard_block_descriptor() returned NULL", what,
+                         path);
     if (d->api != ARD_BLOCK_API)
         return ardi_fail(ARD_EINVAL,
                          "%s: plugin '%s' was built against block API version %u, this ardrun "
@@ -106,23 +106,23 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
         return ardi_fail(ARD_EINVAL, "%s: plugin '%s': block '%s' has no %s callback", what, path,
                          d->name, missing);
     if (d->nports > ARD_BLOCK_MAX_PORTS || (d->nports && !d->ports))
-        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': bad port table (%u ports, at most %d)",
-                         what, path, d->nports, ARD_BLOCK_MAX_PORTS);
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': bad port table (%u ports, at most %d)", what,
+                         path, d->nports, ARD_BLOCK_MAX_PORTS);
     if (d->nparams > ARD_BLOCK_MAX_PARAMS || (d->nparams && !d->params))
-        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': bad parameter table (%u, at most %d)",
-                         what, path, d->nparams, ARD_BLOCK_MAX_PARAMS);
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': bad parameter table (%u, at most %d)", what,
+                         path, d->nparams, ARD_BLOCK_MAX_PARAMS);
     for (uint32_t i = 0; i < d->nports; i++) {
         const struct ard_block_port *p = &d->ports[i];
         if (!short_name_ok(p->name))
-            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port %u has a bad name '%s'", what,
-                             path, i, p->name ? p->name : "(null)");
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port %u has a bad name '%s'", what, path,
+                             i, p->name ? p->name : "(null)");
         if (p->dir != ARD_IN && p->dir != ARD_OUT)
-            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' has no direction", what,
-                             path, p->name);
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' has no direction", what, path,
+                             p->name);
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(d->ports[j].name, p->name))
-                return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' is declared twice",
-                                 what, path, p->name);
+                return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' is declared twice", what,
+                                 path, p->name);
         char w[600];
         snprintf(w, sizeof w, "%s: plugin '%s'", what, path);
         int rc = check_type(w, p->name, p->size, p->type);
@@ -132,8 +132,8 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
     for (uint32_t i = 0; i < d->nparams; i++) {
         const struct ard_block_param *p = &d->params[i];
         if (!short_name_ok(p->name))
-            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter %u has a bad name '%s'",
-                             what, path, i, p->name ? p->name : "(null)");
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter %u has a bad name '%s'", what,
+                             path, i, p->name ? p->name : "(null)");
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(d->params[j].name, p->name))
                 return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter '%s' is declared twice",
@@ -166,7 +166,9 @@ int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
         /* dlerror names the memfd; say the real file instead */
         const char *colon = e ? strstr(e, ": ") : NULL;
         return ardi_fail(ARD_EINVAL, "%s: plugin '%s' cannot be loaded: %s", what, path,
-                         colon ? colon + 2 : e ? e : "unknown dlopen error");
+                         colon ? colon + 2
+                         : e   ? e
+                               : "unknown dlopen error");
     }
     const struct ard_block_desc *(*fn)(void);
     *(void **)&fn = dlsym(pl->dl, ARD_BLOCK_SYMBOL);

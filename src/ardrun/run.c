@@ -329,8 +329,9 @@ static void handle_ctl(struct ardr_group *g, const struct ardr_ctl *c, struct ar
     } else if (c->cmd == ARDR_CMD_RELOAD) {
         rc = cmd_reload(g, b, running);
         if (rc == 0)
-            snprintf(rep->text, sizeof rep->text, "block '%s' reloaded from '%.120s' (version %.40s)",
-                     name, b->path, b->pl.d->version);
+            snprintf(rep->text, sizeof rep->text,
+                     "block '%s' reloaded from '%.120s' (version %.40s)", name, b->path,
+                     b->pl.d->version);
     } else {
         rc = ardi_fail(ARD_EINVAL, "unknown command %u", c->cmd);
     }
@@ -361,6 +362,7 @@ int ardr_run_group(struct ardr_group *g)
     }
     if (rc < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        free(s.buf);
         return rc == ARD_EBUSY ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
     struct ardr_ctl c;
@@ -370,6 +372,7 @@ int ardr_run_group(struct ardr_group *g)
     if (errors != 0) {
         fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, abs(errors),
                 abs(errors) == 1 ? "" : "s");
+        free(s.buf);
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
     ardr_scheme_order(g);
@@ -379,11 +382,13 @@ int ardr_run_group(struct ardr_group *g)
         if (ardr_block_init(b) < 0) {
             fprintf(stderr, "ardrun: %s: block '%s' (%s): %s\n", g->name, b->name, b->pl.d->name,
                     b->why);
+            free(s.buf);
             return ARDR_EXIT_INIT;
         }
     }
     if (g->lock && ard_realtime(NULL, 1, 0) < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        free(s.buf);
         return ARDR_EXIT_SYS;
     }
 

@@ -101,8 +101,8 @@ int ardr_cmd_block(int argc, char **argv)
     for (uint32_t p = 0; p < d->nports; p++) {
         if (trigger && !strcmp(d->ports[p].name, trigger) && d->ports[p].dir == ARD_IN)
             tport = (int)p;
-        b->port[p] = ard_create(d->ports[p].name, d->ports[p].dir, d->ports[p].size,
-                                d->ports[p].type);
+        b->port[p] =
+            ard_create(d->ports[p].name, d->ports[p].dir, d->ports[p].size, d->ports[p].type);
         if (b->port[p] == NULL) {
             fprintf(stderr, "ardrun: block '%s': %s\n", b->name, ard_errdetail());
             return ARDR_EXIT_PLUGIN;
@@ -120,7 +120,7 @@ int ardr_cmd_block(int argc, char **argv)
     int rc = ard_init(&argc, argv);
     if (rc < 0) {
         fprintf(stderr, "ardrun: block '%s': %s\n", b->name, ard_errdetail());
-        return rc == ARD_EOPTION ? ARDR_EXIT_USAGE
+        return rc == ARD_EOPTION                      ? ARDR_EXIT_USAGE
                : (rc == ARD_ETYPE || rc == ARD_EBUSY) ? ARDR_EXIT_SCHEME
                                                       : ARDR_EXIT_SYS;
     }
@@ -183,8 +183,10 @@ int ardr_cmd_block(int argc, char **argv)
 
 static const char *ptype(enum ard_param_type t)
 {
-    return t == ARD_PARAM_I64 ? "i64" : t == ARD_PARAM_F64 ? "f64" : t == ARD_PARAM_BOOL ? "bool"
-                                                                                          : "str";
+    return t == ARD_PARAM_I64    ? "i64"
+           : t == ARD_PARAM_F64  ? "f64"
+           : t == ARD_PARAM_BOOL ? "bool"
+                                 : "str";
 }
 
 int ardr_cmd_describe(int argc, char **argv)
@@ -205,8 +207,8 @@ int ardr_cmd_describe(int argc, char **argv)
                d->ports[i].dir == ARD_IN ? "in" : "out", d->ports[i].size,
                d->ports[i].type ? d->ports[i].type : "(opaque)");
     for (uint32_t i = 0; i < d->nparams; i++)
-        printf("  param %-16s %-4s default %-10s %s\n", d->params[i].name,
-               ptype(d->params[i].type), d->params[i].def ? d->params[i].def : "(required)",
+        printf("  param %-16s %-4s default %-10s %s\n", d->params[i].name, ptype(d->params[i].type),
+               d->params[i].def ? d->params[i].def : "(required)",
                d->params[i].doc ? d->params[i].doc : "");
     printf("  callbacks: init step close%s%s\n", d->start ? " start" : "", d->stop ? " stop" : "");
     ardr_plugin_unload(&pl);

@@ -57,8 +57,8 @@ for _ in $(seq 100); do
 done
 if [[ "$st" == *"killed by SIGSEGV"* ]]; then
     ok "crash: the group went down, ardstart says: killed by SIGSEGV"
-elif [[ "$st" == *"exited 1"* ]] && grep -q SEGV "$("$ARDSTART" --log crash)"; then
-    ok "crash: the group went down (sanitizer build: exited 1 after its SEGV report)"
+elif [[ "$st" == *"exited 1"* ]] && grep -Eq "SEGV|null pointer" "$("$ARDSTART" --log crash)"; then
+    ok "crash: the group went down (sanitizer build: exited 1 after its report)"
 else
     fail "crash: listing says '$st'"
 fi
