@@ -103,10 +103,17 @@ int ardr_block_params(struct ardr_block *b);
 /* Set up buffers and the context (after the plugin is loaded and ports exist). */
 int ardr_block_prepare(struct ardr_block *b);
 void ardr_block_free(struct ardr_block *b);
-/* One step: receive inputs, step, send outputs; times it. Returns the step's result. */
-int ardr_block_step(struct ardr_block *b, int64_t now_ns, int64_t period_ns);
-/* The same, with IN port `skip` already received by the caller (trigger mode); -1: none. */
-int ardr_block_step_except(struct ardr_block *b, int64_t now_ns, int64_t period_ns, int skip);
+/* Times of one tick, shared by the blocks a thread steps one after another. */
+struct ardr_tick {
+    int64_t tick_ns;     /* the tick's wake-up time (ctx->now_ns) */
+    int64_t period_ns;   /* the block's period (ctx->period_ns) */
+    int64_t clock_ns;    /* in: CLOCK_MONOTONIC now (the step's start); out: after the step */
+    int64_t real_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once per tick */
+};
+/* One step: receive the IN ports (except `skip`, already received by the caller in trigger
+ * mode; -1: none), step, send the marked OUT ports stamped with the step's start; times it.
+ * Returns 0 or the error (b->why says why); t->clock_ns is updated either way. */
+int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip);
 /* Call init (and start), close. Return 0 or the callback's error with b->why set. */
 int ardr_block_init(struct ardr_block *b);
 void ardr_block_close(struct ardr_block *b);

@@ -204,16 +204,12 @@ void ardr_block_free(struct ardr_block *b)
     ardr_plugin_unload(&b->pl);
 }
 
-int ardr_block_step(struct ardr_block *b, int64_t now_ns, int64_t period_ns)
-{
-    return ardr_block_step_except(b, now_ns, period_ns, -1);
-}
-
-int ardr_block_step_except(struct ardr_block *b, int64_t now_ns, int64_t period_ns, int skip)
+int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
 {
     const struct ard_block_desc *d = b->pl.d;
-    int64_t t0 = ard_now_ns();
+    int64_t t0 = t->clock_ns;
     uint32_t n = d->nports;
+    int rc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (d->ports[i].dir != ARD_IN)
             continue;
@@ -221,7 +217,7 @@ int ardr_block_step_except(struct ardr_block *b, int64_t now_ns, int64_t period_
             b->fresh[i] = 1;
             continue;
         }
-        int rc = ard_tryrec(b->port[i], b->bufs[i]);
+        rc = ard_tryrec(b->port[i], b->bufs[i]);
         if (rc >= 0) {
             b->fresh[i] = (int8_t)rc;
             b->info[i] = ard_port_info(b->port[i]);
@@ -230,33 +226,42 @@ int ardr_block_step_except(struct ardr_block *b, int64_t now_ns, int64_t period_
         } else {
             snprintf(b->why, sizeof b->why, "receive on port '%s': %s", d->ports[i].name,
                      ard_errdetail());
-            return rc;
+            goto out;
         }
     }
-    b->ctx.now_ns = now_ns;
-    b->ctx.period_ns = period_ns;
+    b->ctx.now_ns = t->tick_ns;
+    b->ctx.period_ns = t->period_ns;
     b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
     b->why[0] = '\0';
-    int rc = d->step(&b->ctx);
+    rc = d->step(&b->ctx);
     if (rc < 0) {
         if (b->why[0] == '\0')
             snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
         for (uint32_t i = 0; i < n; i++)
             b->send[i] = 0;
-        return rc;
+        goto out;
     }
+    rc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!b->send[i])
             continue;
         b->send[i] = 0;
-        if ((rc = ard_send(b->port[i], b->bufs[i])) < 0) {
+        /* stamped with the step's start, read once for the timing anyway: two clock reads
+         * less per packet than ard_send */
+        int e = ard_send_stamped(b->port[i], b->bufs[i], t0, t0 + t->real_off_ns);
+        if (e < 0) {
             snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
                      ard_errdetail());
-            return rc;
+            rc = e;
+            goto out;
         }
         b->info[i] = ard_port_info(b->port[i]);
     }
-    int64_t dt = ard_now_ns() - t0;
+out:
+    t->clock_ns = ard_now_ns(); /* this block's end is the next one's start */
+    if (rc < 0)
+        return rc;
+    int64_t dt = t->clock_ns - t0;
     atomic_store_explicit(&b->steps, b->ctx.steps + 1, memory_order_relaxed);
     atomic_store_explicit(&b->sum_ns, atomic_load_explicit(&b->sum_ns, memory_order_relaxed) + dt,
                           memory_order_relaxed);

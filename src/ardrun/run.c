@@ -78,6 +78,7 @@ static void *rate_thread(void *arg)
     rt->delay_min = INT64_MAX;
     while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
         int64_t now = ard_now_ns(), delay = now - (p.next_ns - p.period_ns);
+        struct ardr_tick tick = {now, period, now, ard_realtime_ns() - now};
         int64_t bin = delay / 1000;
         rt->delay_hist[bin < 0 ? 0 : bin >= ARDR_DELAY_BINS ? ARDR_DELAY_BINS - 1 : bin]++;
         rt->delay_min = delay < rt->delay_min ? delay : rt->delay_min;
@@ -87,7 +88,7 @@ static void *rate_thread(void *arg)
             apply_request(b);
             if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
                 continue;
-            if (ardr_block_step(b, now, period) < 0) {
+            if (ardr_block_step(b, &tick, -1) < 0) {
                 atomic_fetch_add(&b->fails, 1);
                 atomic_store(&b->state, ARDR_FAILED);
             }
