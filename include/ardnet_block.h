@@ -11,7 +11,8 @@
  *     start(ctx)  optional; when the block (re)starts running, before its next step.
  *     step(ctx)   once per tick of its rate group: read inputs, compute, write outputs.
  *     stop(ctx)   optional; when the block is stopped (it will not step until started again).
- *     close(ctx)  once, last: free what init allocated.
+ *     close(ctx)  once, last: free what init allocated. Called after init even when init
+ *                 failed, so it must cope with a partly built (or NULL) ctx->state.
  *
  * The host (ardrun) owns the ports; they are ordinary ardnet connections, so every tool sees
  * them. Before each step the host has already received every IN port's newest packet into the

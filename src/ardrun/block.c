@@ -171,10 +171,10 @@ int ardr_block_call(struct ardr_block *b, int (*cb)(ard_block_ctx *), const char
 
 int ardr_block_init(struct ardr_block *b)
 {
+    b->inited = true; /* close() follows init() even when init fails: it frees what init made */
     int rc = ardr_block_call(b, b->pl.d->init, "init");
     if (rc < 0)
         return rc;
-    b->inited = true;
     rc = ardr_block_call(b, b->pl.d->start, "start");
     if (rc < 0)
         return rc;

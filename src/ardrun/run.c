@@ -285,11 +285,11 @@ static int cmd_reload(struct ardr_group *g, struct ardr_block *b, bool *running)
     if ((rc = ardr_block_prepare(b)) < 0)
         return rc;
     atomic_store(&b->state, ARDR_STOPPED);
+    b->inited = true;
     if ((rc = ardr_block_call(b, b->pl.d->init, "init")) < 0) {
         atomic_store(&b->state, ARDR_FAILED);
         return ardi_fail(rc, "block '%s': new build: %s", b->name, b->why);
     }
-    b->inited = true;
     if ((rc = request(g, b, ARDR_REQ_START, running)) < 0)
         return rc;
     if (atomic_load(&b->state) != ARDR_RUNNING)
