@@ -198,9 +198,6 @@ struct ardr_ctl_reply {
 };
 enum { ARDR_CMD_STOP = 1, ARDR_CMD_START = 2, ARDR_CMD_RELOAD = 3 };
 
-/* stats: connection "<group>.stats"; see docs/ardrun.md for the layout */
-#define ARDR_STATS_HEAD "u64 u32 u32"
-#define ARDR_STATS_RATE "u64 u64"
-#define ARDR_STATS_BLOCK "u64 u64 i64 i64 i32 i32"
+/* stats: connection "<group>.stats", layout in run.c (stats_open) and docs/ardrun.md */
 
 #endif /* ARDRUN_H */

@@ -42,28 +42,30 @@ static int status(const char *group)
     }
     static const char *st[] = {"init", "running", "stopped", "failed"};
     printf("group %s: base tick %llu\n", group, (unsigned long long)tick);
-    const uint8_t *p = buf + 16;
-    for (uint32_t r = 0; r < nr; r++, p += 16) {
+    const uint8_t *cyc = buf + 16, *ovr = cyc + 8 * nr, *steps = ovr + 8 * nr;
+    const uint8_t *fails = steps + 8 * nb, *mean = fails + 8 * nb, *max = mean + 8 * nb;
+    const uint8_t *state = max + 8 * nb, *rate = state + 4 * nb;
+    for (uint32_t r = 0; r < nr; r++) {
         uint64_t c, o;
-        memcpy(&c, p, 8);
-        memcpy(&o, p + 8, 8);
+        memcpy(&c, cyc + 8 * r, 8);
+        memcpy(&o, ovr + 8 * r, 8);
         printf("  rate %u: cycles %llu overruns %llu\n", r, (unsigned long long)c,
                (unsigned long long)o);
     }
     printf("  %-5s %-4s %12s %8s %10s %10s  %s\n", "BLOCK", "RATE", "STEPS", "FAILS", "MEAN_NS",
            "MAX_NS", "STATE");
-    for (uint32_t i = 0; i < nb; i++, p += 40) {
-        uint64_t steps, fails;
-        int64_t mean, max;
+    for (uint32_t i = 0; i < nb; i++) {
+        uint64_t sv, fv;
+        int64_t mv, xv;
         int32_t s, r;
-        memcpy(&steps, p, 8);
-        memcpy(&fails, p + 8, 8);
-        memcpy(&mean, p + 16, 8);
-        memcpy(&max, p + 24, 8);
-        memcpy(&s, p + 32, 4);
-        memcpy(&r, p + 36, 4);
-        printf("  %-5u %-4d %12llu %8llu %10lld %10lld  %s\n", i, r, (unsigned long long)steps,
-               (unsigned long long)fails, (long long)mean, (long long)max,
+        memcpy(&sv, steps + 8 * i, 8);
+        memcpy(&fv, fails + 8 * i, 8);
+        memcpy(&mv, mean + 8 * i, 8);
+        memcpy(&xv, max + 8 * i, 8);
+        memcpy(&s, state + 4 * i, 4);
+        memcpy(&r, rate + 4 * i, 4);
+        printf("  %-5u %-4d %12llu %8llu %10lld %10lld  %s\n", i, r, (unsigned long long)sv,
+               (unsigned long long)fv, (long long)mv, (long long)xv,
                s >= 0 && s <= 3 ? st[s] : "?");
     }
     free(buf);

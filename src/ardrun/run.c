@@ -114,23 +114,20 @@ struct statsbuf {
     uint8_t *buf;
 };
 
+/* Struct of arrays, so that the descriptor stays short for any number of blocks:
+ * "u64 u32 u32 u64[R] u64[R] u64[B] u64[B] i64[B] i64[B] i32[B] i32[B]". */
 static int stats_open(struct ardr_group *g, struct statsbuf *s)
 {
-    size_t tlen = 32 + (size_t)g->nrates * 8 + (size_t)g->nblocks * 24;
-    char *type = malloc(tlen);
-    if (type == NULL)
-        return ardi_fail(ARD_ENOMEM, "out of memory");
-    strcpy(type, ARDR_STATS_HEAD);
-    for (int r = 0; r < g->nrates; r++)
-        strcat(type, " " ARDR_STATS_RATE);
-    for (int i = 0; i < g->nblocks; i++)
-        strcat(type, " " ARDR_STATS_BLOCK);
-    s->size = 16 + (size_t)g->nrates * 16 + (size_t)g->nblocks * 40;
+    char type[256];
+    int R = g->nrates, B = g->nblocks;
+    snprintf(type, sizeof type,
+             "u64 u32 u32 u64[%d] u64[%d] u64[%d] u64[%d] i64[%d] i64[%d] i32[%d] i32[%d]", R, R, B,
+             B, B, B, B, B);
+    s->size = 16 + (size_t)R * 16 + (size_t)B * 40;
     s->buf = calloc(1, s->size);
     char conn[ARD_MAX_NAME + 1];
     snprintf(conn, sizeof conn, "%s.stats", g->name);
     s->port = s->buf ? ard_create_on("ardrun.stats", conn, ARD_OUT, s->size, type) : NULL;
-    free(type);
     if (s->port == NULL) {
         if (ard_lasterror() == ARD_EBUSY)
             return ardi_fail(ARD_EBUSY, "group '%s' already runs in domain '%s': %s", g->name,
@@ -140,37 +137,34 @@ static int stats_open(struct ardr_group *g, struct statsbuf *s)
     return 0;
 }
 
-static void put(uint8_t **p, const void *v, size_t n)
-{
-    memcpy(*p, v, n);
-    *p += n;
-}
-
 static void stats_publish(struct ardr_group *g, struct statsbuf *s)
 {
     uint8_t *p = s->buf;
+    int R = g->nrates, B = g->nblocks;
     uint64_t tick = atomic_load(&g->rates[0].cycles) * (uint64_t)g->rates[0].divide;
-    uint32_t nb = (uint32_t)g->nblocks, nr = (uint32_t)g->nrates;
-    put(&p, &tick, 8);
-    put(&p, &nb, 4);
-    put(&p, &nr, 4);
-    for (int r = 0; r < g->nrates; r++) {
+    uint32_t nb = (uint32_t)B, nr = (uint32_t)R;
+    memcpy(p, &tick, 8);
+    memcpy(p + 8, &nb, 4);
+    memcpy(p + 12, &nr, 4);
+    uint8_t *cyc = p + 16, *ovr = cyc + 8 * R, *steps = ovr + 8 * R, *fails = steps + 8 * B,
+            *mean = fails + 8 * B, *max = mean + 8 * B, *state = max + 8 * B, *rate = state + 4 * B;
+    for (int r = 0; r < R; r++) {
         uint64_t c = atomic_load(&g->rates[r].cycles), o = atomic_load(&g->rates[r].overruns);
-        put(&p, &c, 8);
-        put(&p, &o, 8);
+        memcpy(cyc + 8 * r, &c, 8);
+        memcpy(ovr + 8 * r, &o, 8);
     }
-    for (int i = 0; i < g->nblocks; i++) {
+    for (int i = 0; i < B; i++) {
         struct ardr_block *b = &g->blocks[i];
-        uint64_t steps = atomic_load(&b->steps), fails = atomic_load(&b->fails);
-        int64_t sum = atomic_load(&b->sum_ns), max = atomic_load(&b->max_ns);
-        int64_t mean = steps ? sum / (int64_t)steps : 0;
-        int32_t st = atomic_load(&b->state), rate = b->rate;
-        put(&p, &steps, 8);
-        put(&p, &fails, 8);
-        put(&p, &mean, 8);
-        put(&p, &max, 8);
-        put(&p, &st, 4);
-        put(&p, &rate, 4);
+        uint64_t st = atomic_load(&b->steps), fl = atomic_load(&b->fails);
+        int64_t sum = atomic_load(&b->sum_ns), mx = atomic_load(&b->max_ns);
+        int64_t mn = st ? sum / (int64_t)st : 0;
+        int32_t state_v = atomic_load(&b->state), rate_v = b->rate;
+        memcpy(steps + 8 * i, &st, 8);
+        memcpy(fails + 8 * i, &fl, 8);
+        memcpy(mean + 8 * i, &mn, 8);
+        memcpy(max + 8 * i, &mx, 8);
+        memcpy(state + 4 * i, &state_v, 4);
+        memcpy(rate + 4 * i, &rate_v, 4);
     }
     (void)!ard_send(s->port, s->buf);
 }

@@ -188,7 +188,7 @@ int ardr_scheme_check(struct ardr_group *g)
 
 void ardr_scheme_order(struct ardr_group *g)
 {
-    bool *done = calloc((size_t)g->nblocks, sizeof *done);
+    bool done[ARDR_MAX_BLOCKS] = {false};
     for (int r = 0; r < g->nrates; r++) {
         struct ardr_rate *rt = &g->rates[r];
         rt->n = 0;
@@ -237,5 +237,4 @@ void ardr_scheme_order(struct ardr_group *g)
             rt->order[rt->n++] = pick;
         }
     }
-    free(done);
 }

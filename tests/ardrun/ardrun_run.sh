@@ -82,6 +82,20 @@ pids+=($!)
 expect 105 "block 'tgain' (tgain) failed: packet 5: told to fail here" -- \
     "$ARDRUN" --block "$P/tgain.so" --param fail_at=5 --trigger in --ard in=f.src2 --ard out=f.o2
 
+# -- a large group: 200 blocks (the statistics descriptor stays short) --
+{
+    printf 'name: big\nrate_hz: 1000\nblocks:\n'
+    printf '  - { name: b0, plugin: %s, ard: { out: big.c0, ack: big.none } }\n' "$P/tsrc.so"
+    for i in $(seq 1 199); do
+        printf '  - { name: b%d, plugin: %s, ard: { in: big.c%d, out: big.c%d } }\n' \
+            "$i" "$P/tgain.so" $((i - 1)) "$i"
+    done
+} >"$T/big.yaml"
+"$ARDRUN" --ticks 50 "$T/big.yaml" 2>"$T/big.log"
+rc=$?
+[ "$rc" = 0 ] && [ "$(summary "$T/big.log" b199 steps)" = 50 ] && ok "200 blocks: 50 steps each" ||
+    fail "big group: exit $rc: $(tail -n 3 "$T/big.log")"
+
 # -- the template --
 (cd "$T" && "$ARDRUN" --new my_filter >/dev/null) || fail "--new failed"
 grep -q '.name = "my_filter"' "$T/my_filter.c" && ! grep -q TEMPLATE "$T/my_filter.c" &&
