@@ -74,6 +74,10 @@ static int status(const char *group)
 
 int ardr_cmd_ctl(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(ctl_usage, stdout);
+        return 0;
+    }
     /* the starter's readiness belongs to whoever runs this command, never to it */
     unsetenv("ARD_READY_FD");
     if (ard_init(&argc, argv) < 0) {
