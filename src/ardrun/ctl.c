@@ -40,6 +40,21 @@ static int status(const char *group)
         free(buf);
         return ARDR_EXIT_CTL;
     }
+    /* names of rates and blocks, if the group published them */
+    char(*names)[32] = calloc(nr + nb, 32);
+    snprintf(conn, sizeof conn, "%s.names", group);
+    ard_port *np =
+        names ? ard_create_on("names", conn, ARD_IN, 32 * ((size_t)nr + nb), NULL) : NULL;
+    if (np == NULL || ard_tryrec(np, names) < 0)
+        for (uint32_t i = 0; names && i < nr + nb; i++)
+            snprintf(names[i], 32, "%u", i < nr ? i : i - nr);
+    for (uint32_t i = 0; names && i < nr + nb; i++)
+        names[i][31] = '\0';
+    ard_close(np);
+    if (names == NULL) {
+        free(buf);
+        return ARDR_EXIT_SYS;
+    }
     static const char *st[] = {"init", "running", "stopped", "failed"};
     printf("group %s: base tick %llu\n", group, (unsigned long long)tick);
     const uint8_t *cyc = buf + 16, *ovr = cyc + 8 * nr, *steps = ovr + 8 * nr;
@@ -49,10 +64,10 @@ static int status(const char *group)
         uint64_t c, o;
         memcpy(&c, cyc + 8 * r, 8);
         memcpy(&o, ovr + 8 * r, 8);
-        printf("  rate %u: cycles %llu overruns %llu\n", r, (unsigned long long)c,
+        printf("  rate %s: cycles %llu overruns %llu\n", names[r], (unsigned long long)c,
                (unsigned long long)o);
     }
-    printf("  %-5s %-4s %12s %8s %10s %10s  %s\n", "BLOCK", "RATE", "STEPS", "FAILS", "MEAN_NS",
+    printf("  %-16s %-10s %12s %8s %10s %10s  %s\n", "BLOCK", "RATE", "STEPS", "FAILS", "MEAN_NS",
            "MAX_NS", "STATE");
     for (uint32_t i = 0; i < nb; i++) {
         uint64_t sv, fv;
@@ -64,10 +79,12 @@ static int status(const char *group)
         memcpy(&xv, max + 8 * i, 8);
         memcpy(&s, state + 4 * i, 4);
         memcpy(&r, rate + 4 * i, 4);
-        printf("  %-5u %-4d %12llu %8llu %10lld %10lld  %s\n", i, r, (unsigned long long)sv,
+        printf("  %-16s %-10s %12llu %8llu %10lld %10lld  %s\n", names[nr + i],
+               r >= 0 && (uint32_t)r < nr ? names[r] : "?", (unsigned long long)sv,
                (unsigned long long)fv, (long long)mv, (long long)xv,
                s >= 0 && s <= 3 ? st[s] : "?");
     }
+    free(names);
     free(buf);
     return 0;
 }

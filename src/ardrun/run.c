@@ -337,6 +337,31 @@ static void handle_ctl(struct ardr_group *g, const struct ardr_ctl *c, struct ar
     fprintf(stderr, "ardrun: %s: command %u '%s': %s\n", g->name, c->cmd, name, rep->text);
 }
 
+/* The names of the rates and blocks, for readers of the statistics: connection
+ * "<group>.names", u8[32 * (R + B)], each name NUL-padded, rates first, in YAML order. Sent
+ * once. */
+static ard_port *names_open(struct ardr_group *g)
+{
+    size_t n = (size_t)(g->nrates + g->nblocks), size = 32 * n;
+    char type[32], conn[ARD_MAX_NAME + 1];
+    snprintf(type, sizeof type, "u8[%zu]", size);
+    snprintf(conn, sizeof conn, "%s.names", g->name);
+    char *buf = calloc(1, size);
+    ard_port *p = buf ? ard_create_on("ardrun.names", conn, ARD_OUT, size, type) : NULL;
+    if (p) {
+        for (int r = 0; r < g->nrates; r++)
+            memcpy(buf + 32 * r, g->rates[r].name, strlen(g->rates[r].name));
+        for (int i = 0; i < g->nblocks; i++)
+            memcpy(buf + 32 * (g->nrates + i), g->blocks[i].name, strlen(g->blocks[i].name));
+        if (ard_send(p, buf) < 0) {
+            ard_close(p);
+            p = NULL;
+        }
+    }
+    free(buf);
+    return p;
+}
+
 /* ---- the group -------------------------------------------------------------------------- */
 
 int ardr_run_group(struct ardr_group *g)
@@ -362,6 +387,12 @@ int ardr_run_group(struct ardr_group *g)
     }
     struct ardr_ctl c;
     (void)!ard_tryrec(ctl, &c); /* a command left from before this group is not for it */
+    ard_port *names = names_open(g);
+    if (names == NULL) {
+        fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        free(s.buf);
+        return ARDR_EXIT_SYS;
+    }
 
     int errors = ardr_scheme_check(g);
     if (errors != 0) {

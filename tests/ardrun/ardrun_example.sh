@@ -16,7 +16,8 @@ trap '"$ARDKILL" -q -g 0.5 >/dev/null 2>&1; cleanup' EXIT
 "$SRCDIR/examples/arm/master_group.sh" >"$T/start.log" 2>&1 || fail "start: $(cat "$T/start.log")"
 sleep 2
 "$ARDRUN" ctl arm_rt status >"$T/status" 2>&1 || fail "status: $(cat "$T/status")"
-[ "$(grep -c ' running$' "$T/status")" = 2 ] && ok "plant and ctrl running in the group" ||
+grep -Eq '^ +plant +servo .* running$' "$T/status" && grep -Eq '^ +ctrl +servo .* running$' "$T/status" &&
+    ok "plant and ctrl running in the group" ||
     fail "group status: $(cat "$T/status")"
 log=$("$ARDSTART" --log arm/monitor)
 # the monitor (10 Hz process) sees the group's state; after the start the error is small

@@ -20,7 +20,7 @@ pids+=("$grp")
 for _ in $(seq 200); do "$ARDRUN" ctl life status >/dev/null 2>&1 && break; sleep 0.05; done
 "$ARDRUN" ctl life status >"$T/st0" || fail "status: $(cat "$T/life.log")"
 
-steps() { # steps of block number $1 (0 src, 1 g, 2 sink) from `ctl status`
+steps() { # steps of block $1 from `ctl status`
     "$ARDRUN" ctl life status | awk -v b="$1" '$1 == b && NF == 7 { print $3 }'
 }
 state() { "$ARDRUN" ctl life status | awk -v b="$1" '$1 == b && NF == 7 { print $7 }'; }
@@ -29,10 +29,10 @@ last() { tail -n1 "$T/life.txt" | awk '{ printf "%g %g\n", $9, $10 }'; }
 sleep 0.3
 
 out=$("$ARDRUN" ctl life stop g) && [ "$out" = "block 'g' stopped" ] && ok "stop: $out" || fail "stop: $out"
-[ "$(state 1)" = stopped ] && ok "status shows g stopped" || fail "state after stop: $(state 1)"
-n1=$(wc -l <"$T/life.txt") s1=$(steps 0) g1=$(steps 1)
+[ "$(state g)" = stopped ] && ok "status shows g stopped" || fail "state after stop: $(state g)"
+n1=$(wc -l <"$T/life.txt") s1=$(steps src) g1=$(steps g)
 sleep 0.4
-n2=$(wc -l <"$T/life.txt") s2=$(steps 0) g2=$(steps 1)
+n2=$(wc -l <"$T/life.txt") s2=$(steps src) g2=$(steps g)
 [ "$n1" = "$n2" ] && [ "$g1" = "$g2" ] && ok "stopped block does not step ($g1 steps), sink gets nothing new" ||
     fail "stopped block still runs: steps $g1 -> $g2, sink lines $n1 -> $n2"
 [ "$s2" -gt "$s1" ] && ok "the source continues ($s1 -> $s2 steps)" || fail "source stopped too: $s1 -> $s2"
@@ -44,13 +44,13 @@ sleep 0.3
 
 # reload with a new build of the .so (same ports): new code, fresh state, others unaffected
 cp "$P/tgain2.so" "$T/gain.so"
-s1=$(steps 0)
+s1=$(steps src)
 out=$("$ARDRUN" ctl life reload g) && [[ "$out" == "block 'g' reloaded from "*"(version 2)" ]] &&
     ok "reload: $out" || fail "reload: $out"
 sleep 0.3
 [ "$(last)" = "10 2" ] && ok "the new build runs (version 2, its own first start)" || fail "after reload: $(last)"
-[ "$(steps 0)" -gt "$s1" ] && ok "the source ran on through the reload" || fail "source stopped by the reload"
-[ "$(state 1)" = running ] || fail "g not running after reload"
+[ "$(steps src)" -gt "$s1" ] && ok "the source ran on through the reload" || fail "source stopped by the reload"
+[ "$(state g)" = running ] || fail "g not running after reload"
 
 # a new build with other ports is refused, the running one stays
 cp "$P/tsrc.so" "$T/gain.so"
@@ -59,8 +59,8 @@ cp "$P/tbad_api.so" "$T/gain.so"
 expect 104 "built against block API version 99" -- "$ARDRUN" ctl life reload g
 n1=$(wc -l <"$T/life.txt")
 sleep 0.2
-[ "$(state 1)" = running ] && [ "$(wc -l <"$T/life.txt")" -gt "$n1" ] && [ "$(last)" = "10 2" ] &&
-    ok "refused reloads left the running build alone" || fail "after refused reloads: $(state 1) $(last)"
+[ "$(state g)" = running ] && [ "$(wc -l <"$T/life.txt")" -gt "$n1" ] && [ "$(last)" = "10 2" ] &&
+    ok "refused reloads left the running build alone" || fail "after refused reloads: $(state g) $(last)"
 
 expect 104 "group 'life' has no block 'nosuch'" -- "$ARDRUN" ctl life stop nosuch
 expect 100 "bad command 'pause g'" -- "$ARDRUN" ctl life pause g
