@@ -10,7 +10,8 @@
  *     init(ctx)   once, before the first step: read parameters, allocate state (ctx->state).
  *     start(ctx)  optional; when the block (re)starts running, before its next step.
  *     step(ctx)   once per tick of its rate group: read inputs, compute, write outputs.
- *     stop(ctx)   optional; when the block is stopped (it will not step until started again).
+ *     stop(ctx)   optional; when the block is stopped (it will not step until started again),
+ *                 and at shutdown before close if it was running.
  *     close(ctx)  once, last: free what init allocated. Called after init even when init
  *                 failed, so it must cope with a partly built (or NULL) ctx->state.
  *
