@@ -32,6 +32,10 @@ static _Atomic int quit;
 static void *reader(void *arg)
 {
     struct track *t = arg;
+    /* The packet there before we started waiting is not received "now": skip it. */
+    int r0 = ard_tryrec(t->p, t->pkt);
+    if (r0 == ARD_ESTATE || r0 == ARD_EINVAL)
+        return NULL;
     while (!quit) {
         int r = ard_rec_timed(t->p, t->pkt, 100000000);
         if (r != 0)
