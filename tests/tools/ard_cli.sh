@@ -117,4 +117,20 @@ expect 3 "" "$ARD" show junk
 grep -q '^junk .*damaged' "$T/list" || fail "damaged object not marked: $(cat "$T/list")"
 printf 'x' >/dev/shm/ard."$ARD_DOMAIN".tiny
 expect 3 "" "$ARD" hz tiny -n 1
+
+# ---- bash completion: subcommands, connections, field names ------------------------------------
+ard() { "$ARD" "$@"; }
+. "$SRCDIR/src/tools/ard.bash"
+COMP_WORDS=(ard sh) COMP_CWORD=1
+_ard || true
+[ "${COMPREPLY[*]}" = show ] || fail "completion of 'sh': ${COMPREPLY[*]}"
+COMP_WORDS=(ard show r) COMP_CWORD=2
+_ard || true
+[ "${COMPREPLY[*]}" = raw ] || fail "completion of a connection: ${COMPREPLY[*]}"
+COMP_WORDS=(ard set js t) COMP_CWORD=3
+_ard || true
+[ "${COMPREPLY[*]}" = "tick=" ] || fail "completion of a field: ${COMPREPLY[*]}"
+COMP_WORDS=(ard show js --field f) COMP_CWORD=4
+_ard || true
+[ "${COMPREPLY[*]}" = "f2 flags" ] || fail "completion of --field: ${COMPREPLY[*]}"
 echo "ok"
