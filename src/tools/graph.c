@@ -206,7 +206,7 @@ static void put_dot(FILE *o, const struct net *n)
     char title[ARD_MAX_NAME + 16];
     snprintf(title, sizeof title, "domain %s", ardt_g.domain);
     put_dot_str(o, title);
-    fprintf(o, ";\n  node [fontname=\"Helvetica\" fontsize=10];\n"
+    fprintf(o, ";\n  fontname=\"Helvetica\";\n  node [fontname=\"Helvetica\" fontsize=10];\n"
                "  edge [fontname=\"Helvetica\" fontsize=9];\n");
     put_cluster(o, n, "", 0);
     for (size_t i = 0; i < n->nc; i++) {

@@ -136,7 +136,7 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
         if (!lng && strlen(t) > 40)
             snprintf(type, sizeof type, "%.37s...", t);
         else
-            snprintf(type, sizeof type, "%s", t);
+            snprintf(type, sizeof type, "%.47s", t);
         ardt_fmt_rate(rate, sizeof rate, p->rate_hz);
         if (p->seq) {
             FILE *m = fmemopen(age, sizeof age, "w");
