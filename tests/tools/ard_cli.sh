@@ -118,6 +118,21 @@ grep -q '^junk .*damaged' "$T/list" || fail "damaged object not marked: $(cat "$
 printf 'x' >/dev/shm/ard."$ARD_DOMAIN".tiny
 expect 3 "" "$ARD" hz tiny -n 1
 
+# ---- pub: at a rate, fields not given keep their value ------------------------------------------------
+kill -9 "$W"
+wait "$W" 2>/dev/null || true
+seq0=$("$ARD" show js --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+"$ARD" pub js tick=9 'q[0]=-2' --rate 200 -n 5 || fail "pub"
+"$ARD" show js --json >"$T/pub"
+python3 - "$T/pub" "$seq0" <<'PY' || fail "pub: $(cat "$T/pub")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["seq"] == int(sys.argv[2]) + 5, d["seq"]
+assert d["fields"]["tick"] == 9 and d["fields"]["q"][0] == -2, d
+PY
+expect 100 "--rate '0'" "$ARD" pub js --rate 0
+expect 100 "field 'nope' does not exist" "$ARD" pub js nope=1 -n 1
+
 # ---- bash completion: subcommands, connections, field names ------------------------------------
 ard() { "$ARD" "$@"; }
 . "$SRCDIR/src/tools/ard.bash"
