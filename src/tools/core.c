@@ -86,8 +86,7 @@ int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out
         return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number", opt, s);
     unsigned long long v = strtoull(s, &end, 10);
     if (*end || errno || v > max)
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number up to %" PRIu64, opt, s,
-                        max);
+        return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number up to %" PRIu64, opt, s, max);
     *out = v;
     return 0;
 }
@@ -493,11 +492,12 @@ int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel 
         ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%s", i ? " " : "",
                                ardt_field_name(t, i, b, sizeof b));
     }
-    return ardt_err(ARDT_USAGE, "field '%.*s' does not exist (fields: %s)", (int)(nl > 64 ? 64 : nl),
-                    path, list);
+    return ardt_err(ARDT_USAGE, "field '%.*s' does not exist (fields: %s)",
+                    (int)(nl > 64 ? 64 : nl), path, list);
 }
 
-#define ELEM(f, pkt, idx) ((const uint8_t *)(pkt) + (f)->offset + (size_t)(idx) * ard_basic_size((f)->kind))
+#define ELEM(f, pkt, idx)                                                                          \
+    ((const uint8_t *)(pkt) + (f)->offset + (size_t)(idx)*ard_basic_size((f)->kind))
 
 double ardt_get_f(const struct ard_field *f, const void *pkt, uint32_t idx)
 {
@@ -598,8 +598,8 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
     if (f->kind == ARD_F32 || f->kind == ARD_F64) {
         double v = strtod(text, &end);
         if (end == text || *end || isspace((unsigned char)text[0]))
-            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not a number (the field is %s)", what,
-                            text, text, ard_basic_name(f->kind));
+            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not a number (the field is %s)", what, text,
+                            text, ard_basic_name(f->kind));
         if (f->kind == ARD_F32 && isfinite(v) && fabs(v) > 3.4028234663852886e38)
             return ardt_err(ARDT_USAGE, "%s=%s: out of range for f32", what, text);
         ardt_set_f(f, pkt, idx, v);

@@ -33,7 +33,7 @@ struct conn {
 struct proc {
     int32_t pid;
     char program[16];
-    const char *entry; /* books path of the entry that started it, or NULL */
+    const char *entry;        /* books path of the entry that started it, or NULL */
     char **udp_in, **udp_out; /* ardnet: endpoints on other hosts */
     int nin, nout;
 };

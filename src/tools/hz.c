@@ -22,9 +22,9 @@ const char ardt_hz_usage[] =
 struct track {
     const char *name;
     struct ardt_view v;
-    uint64_t last;                /* newest seq seen */
-    int64_t last_mono;            /* its send time */
-    uint64_t first_seq;           /* oldest seq seen */
+    uint64_t last;      /* newest seq seen */
+    int64_t last_mono;  /* its send time */
+    uint64_t first_seq; /* oldest seq seen */
     int64_t first_mono;
     struct ardt_stats period;
 };

@@ -146,16 +146,16 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
             }
         }
         printf("%-*s %8zu  %-*s  %-*s %7u %9s %10s %10llu%s\n", wn, w->name, p->size, wt,
-               lng ? p->type[0] ? p->type : "(opaque)" : type, ww, w->writer, p->readers, rate,
-               age, (unsigned long long)p->seq, p->attached ? "" : "  orphaned");
+               lng ? p->type[0] ? p->type : "(opaque)" : type, ww, w->writer, p->readers, rate, age,
+               (unsigned long long)p->seq, p->attached ? "" : "  orphaned");
         if (lng) {
             printf("%*s mode %04o uid %u\n", wn, "", p->mode, p->uid);
             struct ardt_peer peers[64];
             int n = ardt_peers(w->name, peers, 64);
             for (int k = 0; k < n; k++)
-                printf("%*s %-6s pid %d %s%s%s\n", wn, "", peers[k].dir == ARD_OUT ? "writer" : "reader",
-                       (int)peers[k].pid, peers[k].program, peers[k].port[0] ? " port " : "",
-                       peers[k].port);
+                printf("%*s %-6s pid %d %s%s%s\n", wn, "",
+                       peers[k].dir == ARD_OUT ? "writer" : "reader", (int)peers[k].pid,
+                       peers[k].program, peers[k].port[0] ? " port " : "", peers[k].port);
         }
     }
 }

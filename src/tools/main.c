@@ -17,8 +17,7 @@ static const struct ardt_cmd cmds[] = {
     {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", ardt_set_usage},
     {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage},
     {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage},
-    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)",
-     ardt_siggen_usage},
+    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
