@@ -69,6 +69,20 @@ assert c["arm.state"]["writer"] == int(sys.argv[2]) and len(c["arm.state"]["read
 assert c["arm.state"]["rate_hz"] > 100
 assert any(p["entry"] == "arm/sim/plant" for p in g["processes"])
 PY
+# An ardnet bridge to another host: its UDP endpoint is drawn as a node of its own.
+if [ -n "${ARDNET:-}" ]; then
+    port=$((20000 + $$ % 20000))
+    "$ARDNET" --in arm.state --out "udp://127.0.0.1:$port" >/dev/null 2>&1 &
+    B=$!
+    PIDS+=($B)
+    bridged() { "$ARD" graph | grep -qF "\"p$B\" -> \"u:$B:udp://127.0.0.1:$port\""; }
+    wait_for bridged
+    "$ARD" graph >"$T/g2.dot"
+    grep -qF "\"u:$B:udp://127.0.0.1:$port\" [shape=diamond label=\"udp://127.0.0.1:$port\"]" \
+        "$T/g2.dot" || fail "bridge endpoint node: $(cat "$T/g2.dot")"
+    edge2() { grep -qF "\"$1\" -> \"$2\"" "$T/g2.dot" || fail "no edge $1 -> $2"; }
+    edge2 c:arm.state "p$B"
+fi
 if command -v dot >/dev/null; then
     "$ARD" graph --format svg >"$T/g.svg" || fail "svg"
     grep -q '<svg' "$T/g.svg" || fail "no svg"
