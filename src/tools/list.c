@@ -5,14 +5,16 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char ardt_list_usage[] =
     "usage: ard list [-l] [--json] [PATTERN...]\n"
     "  Every connection of the domain (or those whose name matches a shell PATTERN): name,\n"
     "  packet size, type, writer (pid and program), readers, rate measured from the send\n"
     "  times of the last packets, age of the newest packet, packet count. Objects nobody is\n"
-    "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause. Nothing is\n"
-    "  attached: listing never disturbs a block.\n"
+    "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause, objects of\n"
+    "  another user or open to others 'foreign'. Nothing is attached: listing never disturbs\n"
+    "  a block.\n"
     "options:\n"
     "  -l, --long   also the object's mode and owner, the full type, and each attached process\n"
     "  --json       one JSON array of objects\n";
@@ -69,6 +71,12 @@ static int add(const char *name, void *arg)
     return 0;
 }
 
+/* Created by another user, or open to others: not this user's system (DESIGN §9). */
+static bool foreign(const struct ardt_probe *p)
+{
+    return p->uid != (uint32_t)geteuid() || (p->mode & 0007) != 0;
+}
+
 static void put_json(const struct rows *r, int64_t now)
 {
     fputs("[", stdout);
@@ -102,8 +110,8 @@ static void put_json(const struct rows *r, int64_t now)
             printf("%lld", (long long)(now - p->mono_ns));
         else
             fputs("null", stdout);
-        printf(",\"orphaned\":%s,\"mode\":\"%04o\",\"uid\":%u}", p->attached ? "false" : "true",
-               p->mode, p->uid);
+        printf(",\"orphaned\":%s,\"foreign\":%s,\"mode\":\"%04o\",\"uid\":%u}",
+               p->attached ? "false" : "true", foreign(p) ? "true" : "false", p->mode, p->uid);
     }
     fputs(r->n ? "\n]\n" : "]\n", stdout);
 }
@@ -145,9 +153,12 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
                 fclose(m);
             }
         }
-        printf("%-*s %8zu  %-*s  %-*s %7u %9s %10s %10llu%s\n", wn, w->name, p->size, wt,
+        printf("%-*s %8zu  %-*s  %-*s %7u %9s %10s %10llu%s", wn, w->name, p->size, wt,
                lng ? p->type[0] ? p->type : "(opaque)" : type, ww, w->writer, p->readers, rate, age,
                (unsigned long long)p->seq, p->attached ? "" : "  orphaned");
+        if (foreign(p))
+            printf("  foreign (owner uid %u, mode %04o)", p->uid, p->mode);
+        putchar('\n');
         if (lng) {
             printf("%*s mode %04o uid %u\n", wn, "", p->mode, p->uid);
             struct ardt_peer peers[64];

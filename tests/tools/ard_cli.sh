@@ -99,6 +99,31 @@ PY
 expect 100 "opaque (no type)" "$ARD" show raw --field f0
 expect 100 "opaque (no type)" "$ARD" set raw f0=1
 
+# ---- exact integers at the ends of their ranges, f32 limits ---------------------------------------
+"$TWRITER" ends 'a:u64 b:i64 c:f32 d:i16' stamped 1 1 >"$T/we2" &
+PIDS+=($!)
+wait_for grep -q sent "$T/we2"
+kill -9 "${PIDS[-1]}"
+wait "${PIDS[-1]}" 2>/dev/null || true
+"$ARD" set ends a=18446744073709551615 b=-9223372036854775808 c=0.1 d=-0x8000 || fail "set ends"
+"$ARD" show ends --format csv | tail -1 |
+    grep -qE ',18446744073709551615,-9223372036854775808,0.1,-32768$' ||
+    fail "exact values: $("$ARD" show ends --format csv)"
+expect 100 "a=18446744073709551616: out of range for u64" "$ARD" set ends a=18446744073709551616
+expect 100 "b=9223372036854775808: out of range for i64" "$ARD" set ends b=9223372036854775808
+expect 100 "c=1e39: out of range for f32" "$ARD" set ends c=1e39
+"$ARD" set ends c=nan || fail "nan"
+"$ARD" show ends --json | grep -q '"c":null' || fail "NaN in JSON is null"
+if [ "$(id -u)" = 0 ]; then
+    # An object of another user (or open to others) is marked foreign.
+    chown 65534 /dev/shm/ard."$ARD_DOMAIN".ends
+    "$ARD" list ends | grep -q 'foreign (owner uid 65534, mode 0600)' ||
+        fail "foreign object not marked: $("$ARD" list ends)"
+    chown 0 /dev/shm/ard."$ARD_DOMAIN".ends
+    chmod 0606 /dev/shm/ard."$ARD_DOMAIN".ends
+    "$ARD" list ends | grep -q 'foreign (owner uid 0, mode 0606)' || fail "mode 0606 not foreign"
+fi
+
 # ---- unknown, wrong domain, nothing sent, damaged ---------------------------------------------------
 expect 1 "connection 'nope' does not exist in domain '$ARD_DOMAIN'" "$ARD" show nope
 expect 1 "connection 'js' does not exist in domain 'elsewhere'" "$ARD" --domain elsewhere show js
