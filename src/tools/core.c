@@ -306,7 +306,7 @@ static void scan_proc(void)
     if (!d)
         return;
     char prefix[ARD_MAX_NAME + 16];
-    int pl = snprintf(prefix, sizeof prefix, ARDI_SHM_DIR "/" ARDI_SHM_PREFIX "%s.", ardt_g.domain);
+    snprintf(prefix, sizeof prefix, ARDI_SHM_DIR "/" ARDI_SHM_PREFIX "%s.", ardt_g.domain);
     int32_t self = (int32_t)getpid();
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -339,7 +339,6 @@ static void scan_proc(void)
             nmaps++;
         }
         fclose(f);
-        (void)pl;
     }
     closedir(d);
 }

@@ -84,16 +84,16 @@ static void read_bridge(struct proc *pr)
     const char *prev = "";
     for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
         const char *a = buf + i;
-        bool in = false, out = false;
+        bool in = false;
         const char *ep = NULL;
         if (strncmp(a, "--in=", 5) == 0)
             in = true, ep = a + 5;
         else if (strncmp(a, "--out=", 6) == 0)
-            out = true, ep = a + 6;
+            ep = a + 6;
         else if (strcmp(prev, "--in") == 0 || strcmp(prev, "-i") == 0)
             in = true, ep = a;
         else if (strcmp(prev, "--out") == 0 || strcmp(prev, "-o") == 0)
-            out = true, ep = a;
+            ep = a;
         prev = a;
         if (!ep || strncmp(ep, "udp://", 6) != 0)
             continue;
@@ -105,7 +105,6 @@ static void read_bridge(struct proc *pr)
         *v = nv;
         if ((nv[*n] = strdup(ep)) != NULL)
             (*n)++;
-        (void)out;
     }
 }
 
