@@ -50,7 +50,7 @@ enum ard_err {
     ARD_EBUSY = -6,       /* the connection already has a live writer (detail names its pid) */
     ARD_ENODATA = -7,     /* ard_tryrec: nothing was ever sent on the connection */
     ARD_ETIMEDOUT = -8,   /* ard_rec_timed: no new packet before the deadline */
-    ARD_EACCES = -9,      /* permission denied on the shared-memory object */
+    ARD_EACCES = -9,      /* permission denied, or the object is another user's or too open */
     ARD_ENOENT = -10,     /* connection does not exist (and the port cannot create it) */
     ARD_ESTALE = -11,     /* shared-memory object is foreign, of another version, or damaged */
     ARD_ERTREFUSED = -12, /* a realtime request (priority, affinity, memory lock) was refused */
@@ -102,14 +102,17 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
  *   --ard-cpu LIST          CPU affinity, e.g. "1", "0,2-3"
  *   --ard-lock              mlockall(MCL_CURRENT | MCL_FUTURE)
  *   --ard-spin NS           spin up to NS nanoseconds before sleeping in rec (all IN ports)
- *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660
+ *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660;
+ *                           an existing object whose mode allows more is refused
+ *   --ard-allow-foreign     accept objects created by another uid (refused by default,
+ *                           also for root; see docs/options.md)
  *   --ard-help              print the ports (name, direction, size, type, connection) to
  *                           stdout and exit(0)
  * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
  * An invalid $ARD_DOMAIN is an ARD_EOPTION error naming the variable.
- * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names a file
- * descriptor (set by ardstart), a readiness line is written to it after all ports are
- * attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
+ * Also honours $ARD_SPIN_NS, $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN (1 or 0) as defaults. When
+ * $ARD_READY_FD names a file descriptor (set by ardstart), a readiness line is written to it after
+ * all ports are attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
  * Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, or any attach error. */
 ARD_NODISCARD int ard_init(int *argc, char **argv);
 
@@ -130,18 +133,20 @@ ARD_NODISCARD int ard_send_stamped(ard_port *out, const void *packet, int64_t mo
  * the last one this port returned exists; returns at once if there already is one.
  * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it
  * first polls for up to the spin time when the writer last ran on another CPU.
- * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE. */
+ * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE,
+ * ARD_ESTALE (the connection's shared header was rewritten by another process so that its
+ * data can no longer be trusted; the detail names port and connection). */
 ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
 
 /* Copy the newest packet at once, without waiting.
  * Returns 1 when the packet is newer than the last one this port returned, 0 when it is the
- * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error.
- * Never makes a system call. */
+ * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error
+ * (ARD_ESTALE as for ard_rec). Never makes a system call. */
 ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
 
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
- * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE. */
+ * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */
 ARD_NODISCARD int ard_rec_timed(ard_port *in, void *packet, int64_t timeout_ns);
 
 /* ------------------------------------------------------------------------------------------
@@ -226,7 +231,10 @@ struct ard_conn_stat {
 };
 
 /* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
- * Returns 0, ARD_ENOENT, ARD_EACCES, ARD_ESTALE. */
+ * The object is checked exactly as an attach checks it: owner and mode (after ard_init with
+ * its options, before with $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN), then the header.
+ * Returns 0, ARD_ENOENT, ARD_EACCES (foreign or too open: detail names owner and mode),
+ * ARD_ESTALE (not an ardnet object, or damaged). */
 ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st);
 
 /* Call fn for every connection of `domain` (NULL: the domain in force), in name order.
@@ -235,11 +243,17 @@ ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard
 ARD_NODISCARD int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg),
                                 void *arg);
 
-/* Remove connection `name` of `domain` (NULL: the domain in force). Attached ports keep
- * working on the old object; new attaches create a new one. Returns 0, ARD_ENOENT, ... */
+/* Remove connection `name` of `domain` (NULL: the domain in force), but only when no port of
+ * any process is attached to it (decided with the object's attach lock, which the kernel
+ * drops when a process dies, so a kill -9'd block does not keep an object alive). An attach
+ * racing with the removal either finishes first (then ARD_EBUSY) or creates a new object.
+ * Returns 0, ARD_ENOENT, ARD_EBUSY (still attached; detail names it), ARD_EACCES, ARD_ESYS. */
 ARD_NODISCARD int ard_conn_unlink(const char *domain, const char *name);
 
-/* Remove every connection object of `domain`. Returns the count removed or an error. */
+/* Remove every connection object of `domain` to which no port is attached (as
+ * ard_conn_unlink). Returns the count removed, or ARD_EBUSY when some objects were still
+ * attached and left in place (the detail names them and says how many were removed; every
+ * other object is removed all the same), or another error. */
 ARD_NODISCARD int ard_domain_unlink(const char *domain);
 
 /* ------------------------------------------------------------------------------------------

@@ -168,7 +168,7 @@ static void test_list_visits_in_name_order(void **state)
     assert_int_equal(ard_conn_list("bad.domain", collect_names, buf), ARD_EINVAL);
 }
 
-static void test_unlink_leaves_attached_ports_working(void **state)
+static void test_unlink_refuses_attached_connection(void **state)
 {
     (void)state;
     ard_port *o = ard_create("u", ARD_OUT, 8, NULL);
@@ -176,24 +176,56 @@ static void test_unlink_leaves_attached_ports_working(void **state)
     init_ok("--ard", "ui=u", NULL);
     uint64_t v = 1, got = 0;
     assert_int_equal(ard_send(o, &v), 0);
-    assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
+    /* Attached: not removed, and the message names it. */
+    assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_EBUSY);
+    assert_non_null(strstr(ard_errdetail(), "'u'"));
     struct ard_conn_stat st;
-    assert_int_equal(ard_conn_stat(NULL, "u", &st), ARD_ENOENT);
-    /* The old object still joins the two attached ports. */
-    v = 2;
-    assert_int_equal(ard_send(o, &v), 0);
+    assert_int_equal(ard_conn_stat(NULL, "u", &st), 0);
+    assert_int_equal(st.seq, 1);
+    /* Only the reader left: still attached. */
+    ard_close(o);
+    assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_EBUSY);
     assert_int_equal(ard_tryrec(i, &got), 1);
-    assert_int_equal(got, 2);
+    assert_int_equal(got, 1);
+    ard_close(i);
+    assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
+    assert_int_equal(ard_conn_stat(NULL, "u", &st), ARD_ENOENT);
     /* A new attach creates a new, empty object. */
-    ard_fini();
     ard_port *n = ard_create("u", ARD_IN, 8, NULL);
     assert_non_null(n);
-    init_ok(NULL);
     assert_int_equal(ard_tryrec(n, &got), ARD_ENODATA);
-
+    ard_close(n);
     assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
     assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_ENOENT);
     assert_int_equal(ard_conn_unlink(NULL, "../etc"), ARD_EINVAL);
+}
+
+static void test_unlink_after_kill_of_attached_process(void **state)
+{
+    (void)state;
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        ard_port *in = ard_create("kd", ARD_IN, 8, NULL);
+        char *argv[] = {"r", NULL};
+        int argc = 1;
+        if (in == NULL || ard_init(&argc, argv) != 0 || write(pfd[1], "r", 1) != 1)
+            _exit(2);
+        pause();
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    assert_int_equal(ard_conn_unlink(NULL, "kd"), ARD_EBUSY);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    /* The kernel dropped the dead reader's attach lock: nothing to clean up by hand. */
+    assert_int_equal(ard_conn_unlink(NULL, "kd"), 0);
 }
 
 static void test_domain_unlink_counts_and_removes(void **state)
@@ -205,10 +237,35 @@ static void test_domain_unlink_counts_and_removes(void **state)
         assert_non_null(ard_create(name, ARD_OUT, 8, NULL));
     }
     init_ok(NULL);
+    ard_fini();
     assert_int_equal(ard_domain_unlink(NULL), 3);
     assert_int_equal(ard_conn_list(NULL, NULL, NULL), 0);
     assert_int_equal(ard_domain_unlink(domain), 0);
     assert_int_equal(ard_domain_unlink("bad.domain"), ARD_EINVAL);
+}
+
+static void test_domain_unlink_skips_and_names_attached(void **state)
+{
+    (void)state;
+    ard_port *keep[2];
+    keep[0] = ard_create("busy_a", ARD_OUT, 8, NULL);
+    keep[1] = ard_create("busy_b", ARD_IN, 8, NULL);
+    ard_port *gone = ard_create("free_c", ARD_OUT, 8, NULL);
+    assert_non_null(keep[0]);
+    assert_non_null(keep[1]);
+    assert_non_null(gone);
+    init_ok(NULL);
+    ard_close(gone);
+    assert_int_equal(ard_domain_unlink(NULL), ARD_EBUSY);
+    const char *d = ard_errdetail();
+    assert_non_null(strstr(d, "removed 1 object"));
+    assert_non_null(strstr(d, "'busy_a'"));
+    assert_non_null(strstr(d, "'busy_b'"));
+    char buf[256] = "";
+    assert_int_equal(ard_conn_list(NULL, collect_names, buf), 2);
+    assert_string_equal(buf, "busy_a busy_b ");
+    ard_fini();
+    assert_int_equal(ard_domain_unlink(NULL), 2);
 }
 
 #define T(f) cmocka_unit_test_teardown(f, teardown)
@@ -219,9 +276,13 @@ int main(void)
     setenv("ARD_DOMAIN", domain, 1);
     unsetenv("ARD_SHM_MODE");
     const struct CMUnitTest tests[] = {
-        T(test_stat_describes_connection),        T(test_stat_shows_no_writer_after_kill),
-        T(test_list_visits_in_name_order),        T(test_unlink_leaves_attached_ports_working),
+        T(test_stat_describes_connection),
+        T(test_stat_shows_no_writer_after_kill),
+        T(test_list_visits_in_name_order),
+        T(test_unlink_refuses_attached_connection),
+        T(test_unlink_after_kill_of_attached_process),
         T(test_domain_unlink_counts_and_removes),
+        T(test_domain_unlink_skips_and_names_attached),
     };
     return cmocka_run_group_tests_name("conn", tests, NULL, NULL);
 }

@@ -88,13 +88,13 @@ struct ardt_probe {
     uint64_t ino;   /* inode of the object (changes when re-created) */
 };
 
-/* A read-only mapping of one connection's object, geometry checked once and kept here. */
+/* A read-only mapping of one connection's object, validated by the library's one validator
+ * (ardi_seg_inspect: owner, mode, geometry) and used through its private geometry only. */
 struct ardt_view {
-    int fd;
-    const struct ardi_seg *seg;
-    size_t len;
-    uint32_t nslots;
-    uint64_t stride, size;
+    struct ardi_map map;
+    struct ardi_geom geom;
+    unsigned mode;
+    char name[ARD_MAX_NAME + 1];
 };
 
 /* Map connection `name` of the global domain read-only. Returns 0 or an ARD_E* code with

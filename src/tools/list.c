@@ -23,7 +23,8 @@ struct row {
     struct ardt_probe p;
     char name[ARD_MAX_NAME + 1];
     char writer[40];
-    char err[256]; /* damaged or unreadable: why */
+    char err[256]; /* damaged, foreign or unreadable: why */
+    bool refused;  /* refused by the owner and mode check (another user's, or open to others) */
 };
 
 struct rows {
@@ -60,6 +61,7 @@ static int add(const char *name, void *arg)
     int rc = ardt_probe(name, &w->p);
     if (rc < 0) {
         snprintf(w->err, sizeof w->err, "%s", ard_errdetail());
+        w->refused = rc == ARD_EACCES;
         return 0;
     }
     if (w->p.writer_pid > 0) {
@@ -86,7 +88,8 @@ static void put_json(const struct rows *r, int64_t now)
         fputs("{\"name\":", stdout);
         ardt_put_json_str(stdout, w->name);
         if (w->err[0]) {
-            fputs(",\"damaged\":true,\"error\":", stdout);
+            fputs(w->refused ? ",\"foreign\":true,\"error\":" : ",\"damaged\":true,\"error\":",
+                  stdout);
             ardt_put_json_str(stdout, w->err);
             fputs("}", stdout);
             continue;
@@ -135,7 +138,7 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
     for (size_t i = 0; i < r->n; i++) {
         const struct row *w = &r->v[i];
         if (w->err[0]) {
-            printf("%-*s damaged: %s\n", wn, w->name, w->err);
+            printf("%-*s %s: %s\n", wn, w->name, w->refused ? "foreign" : "damaged", w->err);
             continue;
         }
         const struct ardt_probe *p = &w->p;
