@@ -144,6 +144,16 @@ ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
  * (ARD_ESTALE as for ard_rec). Never makes a system call. */
 ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
 
+/* Is there a packet newer than the last one this port returned? Looks without copying
+ * anything and without changing the port's state (its last packet and ard_port_info stay as
+ * they were), so a busy-polling reader pays a copy only when there is something to copy.
+ * Returns 1 when a newer packet has been published (the next ard_tryrec returns 1 with it or
+ * a still newer one, unless the connection's header was rewritten: then that ard_tryrec
+ * reports ARD_ESTALE), 0 when the newest is still the one last returned, ARD_ENODATA when
+ * nothing was ever sent, or ARD_EINVAL / ARD_ESTATE. One atomic load; never a system call,
+ * never a lock, never a copy. */
+ARD_NODISCARD int ard_poll(const ard_port *in);
+
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
  * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */
