@@ -144,6 +144,16 @@ ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
  * (ARD_ESTALE as for ard_rec). Never makes a system call. */
 ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
 
+/* Is there a packet newer than the last one this port returned? Looks without copying
+ * anything and without changing the port's state (its last packet and ard_port_info stay as
+ * they were), so a busy-polling reader pays a copy only when there is something to copy.
+ * Returns 1 when a newer packet has been published (the next ard_tryrec returns 1 with it or
+ * a still newer one, unless the connection's header was rewritten: then that ard_tryrec
+ * reports ARD_ESTALE), 0 when the newest is still the one last returned, ARD_ENODATA when
+ * nothing was ever sent, or ARD_EINVAL / ARD_ESTATE. One atomic load; never a system call,
+ * never a lock, never a copy. */
+ARD_NODISCARD int ard_poll(const ard_port *in);
+
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
  * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */
@@ -223,11 +233,12 @@ struct ard_conn_stat {
     char type[ARD_MAX_TYPE + 1];
     size_t size;
     int32_t writer_pid; /* live writer's pid, 0 if none */
-    uint32_t readers;   /* attached IN ports (approximate: counts attaches minus closes) */
+    uint32_t readers;   /* attached IN ports of live processes (exact; see ard_conn_peers) */
     uint64_t seq;       /* newest sequence number, 0 if nothing sent */
     int64_t mono_ns;    /* send time of the newest packet */
     int64_t real_ns;
-    uint32_t mode; /* permission bits of the object */
+    uint32_t mode;     /* permission bits of the object */
+    uint32_t unlisted; /* attached ports missing from ard_conn_peers' list (table full) */
 };
 
 /* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
@@ -236,6 +247,29 @@ struct ard_conn_stat {
  * Returns 0, ARD_ENOENT, ARD_EACCES (foreign or too open: detail names owner and mode),
  * ARD_ESTALE (not an ardnet object, or damaged). */
 ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st);
+
+/* One attached port of a connection, as recorded in the connection's object. */
+struct ard_peer {
+    int32_t pid;
+    enum ard_dir dir;            /* ARD_OUT: the writer */
+    char program[16];            /* the process's name (comm), NUL-terminated */
+    char port[ARD_MAX_NAME + 1]; /* the port's name in that process */
+    int64_t attach_real_ns;      /* CLOCK_REALTIME when it attached */
+};
+
+/* Live peers of connection `name` in `domain` (NULL: the domain in force), writer first.
+ * Fills at most `max` entries; returns how many live peers are listed in the object
+ * (may exceed max), or a negative ARD_E* code.
+ *
+ * Every attached port (IN and OUT) has an entry, written when it attaches (never by send or
+ * receive) and held through a lock that the kernel drops when its process dies: a port of a
+ * process killed with kill -9 is never listed, without any clean-up. The table has 64
+ * entries; a port attaching when all are taken still attaches, unlisted, and
+ * ard_conn_stat's `unlisted` counts such ports. Entries are checked like the header (strings
+ * cut at their field, nonsense not listed). Does not attach; checks owner, mode and header
+ * exactly as ard_conn_stat. Returns ARD_ENOENT, ARD_EACCES, ARD_ESTALE, ARD_EINVAL too. */
+ARD_NODISCARD int ard_conn_peers(const char *domain, const char *name, struct ard_peer *out,
+                                 size_t max);
 
 /* Call fn for every connection of `domain` (NULL: the domain in force), in name order.
  * fn returns 0 to continue, anything else to stop (that value is returned).
