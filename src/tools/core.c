@@ -177,7 +177,22 @@ void ardt_view_probe(const struct ardt_view *v, struct ardt_probe *p)
     if (lock_held(v->map.fd, 2))
         p->writer_pid = atomic_load(&s->writer_pid);
     p->attached = lock_held(v->map.fd, 1);
-    p->readers = p->attached ? atomic_load(&s->readers) : 0;
+    /* Readers and the writer's program from the object's table of who is attached. */
+    struct ard_peer peers[ARDI_MAX_PEERS];
+    bool writer_listed = false;
+    int np = p->attached
+                 ? ardi_seg_peers(&v->map, peers, ARDI_MAX_PEERS, &p->unlisted, &writer_listed)
+                 : 0;
+    for (int i = 0; i < np && i < ARDI_MAX_PEERS; i++) {
+        if (peers[i].dir == ARD_IN)
+            p->readers++;
+        else if (peers[i].pid == p->writer_pid)
+            snprintf(p->writer_program, sizeof p->writer_program, "%s", peers[i].program);
+    }
+    /* Ports without a table entry are readers, but for an unlisted live writer. */
+    p->readers += p->unlisted - (p->unlisted && p->writer_pid > 0 && !writer_listed ? 1 : 0);
+    if (p->writer_pid > 0 && p->writer_program[0] == '\0')
+        ardt_comm(p->writer_pid, p->writer_program, sizeof p->writer_program);
     /* The newest packet and the send times of those before it still in the ring. */
     for (int tries = 0; tries < 100; tries++) {
         uint64_t h = ardt_view_head(v);
@@ -232,86 +247,19 @@ void ardt_comm(int32_t pid, char *buf, size_t len)
 
 /* ---- who is attached ---------------------------------------------------------------------- */
 
-/* Until the library records its peers, they are found as the processes that map the object:
- * one pass over /proc per run, remembered. */
-struct mapping {
-    int32_t pid;
-    char shm[ARDI_SHM_NAME_MAX]; /* "ard.<domain>.<conn>" */
-};
-static struct mapping *maps;
-static size_t nmaps;
-static bool scanned;
-
-static void scan_proc(void)
+int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted)
 {
-    scanned = true;
-    DIR *d = opendir("/proc");
-    if (!d)
-        return;
-    char prefix[ARD_MAX_NAME + 16];
-    snprintf(prefix, sizeof prefix, ARDI_SHM_DIR "/" ARDI_SHM_PREFIX "%s.", ardt_g.domain);
-    int32_t self = (int32_t)getpid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0 || pid == self)
-            continue;
-        char path[64], line[512];
-        snprintf(path, sizeof path, "/proc/%ld/maps", pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        while (fgets(line, sizeof line, f)) {
-            char *p = strstr(line, prefix);
-            if (!p)
-                continue;
-            p[strcspn(p, " \n")] = '\0';
-            const char *shm = p + strlen(ARDI_SHM_DIR) + 1;
-            bool dup = false;
-            for (size_t i = nmaps; i-- > 0 && maps[i].pid == (int32_t)pid;)
-                dup |= strcmp(maps[i].shm, shm) == 0;
-            if (dup || strlen(shm) >= ARDI_SHM_NAME_MAX)
-                continue;
-            struct mapping *nm = realloc(maps, (nmaps + 1) * sizeof *maps);
-            if (!nm)
-                break;
-            maps = nm;
-            maps[nmaps].pid = (int32_t)pid;
-            snprintf(maps[nmaps].shm, sizeof maps[nmaps].shm, "%s", shm);
-            nmaps++;
-        }
-        fclose(f);
-    }
-    closedir(d);
-}
-
-int ardt_peers(const char *conn, struct ardt_peer *out, size_t max)
-{
-    struct ardt_probe p;
-    int rc = ardt_probe(conn, &p);
+    struct ardt_view v;
+    int rc = ardt_view_open(conn, &v);
     if (rc < 0)
         return rc;
-    size_t n = 0;
-    if (p.writer_pid > 0 && n < max) {
-        out[n] = (struct ardt_peer){.pid = p.writer_pid, .dir = ARD_OUT};
-        ardt_comm(p.writer_pid, out[n].program, sizeof out[n].program);
-        n++;
-    }
-    if (!p.attached)
-        return (int)n;
-    if (!scanned)
-        scan_proc();
-    char shm[ARDI_SHM_NAME_MAX];
-    snprintf(shm, sizeof shm, ARDI_SHM_PREFIX "%s.%s", ardt_g.domain, conn);
-    for (size_t i = 0; i < nmaps && n < max; i++) {
-        if (maps[i].pid == p.writer_pid || strcmp(maps[i].shm, shm) != 0)
-            continue;
-        out[n] = (struct ardt_peer){.pid = maps[i].pid, .dir = ARD_IN};
-        ardt_comm(maps[i].pid, out[n].program, sizeof out[n].program);
-        n++;
-    }
-    return (int)n;
+    uint32_t ul = 0;
+    bool wl = false;
+    int n = ardi_seg_peers(&v.map, out, max, &ul, &wl);
+    ardt_view_close(&v);
+    if (unlisted)
+        *unlisted = ul;
+    return n < 0 ? n : n > (int)max ? (int)max : n;
 }
 
 /* ---- opening ports ------------------------------------------------------------------------ */

@@ -80,8 +80,22 @@ head -1 "$T/list" | grep -qE '^CONNECTION +SIZE +TYPE +WRITER +READERS +RATE +AG
     fail "list header: $(cat "$T/list")"
 grep -qE "^js +32 +q:f64\[3\] tick:u32 i8 flags:u8\[2\] +$W ard_twriter +0 +[0-9.]+ Hz +.* [0-9]+$" "$T/list" ||
     fail "list row of js: $(cat "$T/list")"
-kill -9 "${PIDS[-1]}"
-wait "${PIDS[-1]}" 2>/dev/null || true
+# Readers are the live ones: a reader killed with -9 is gone from the count at once.
+"$ARD" show js -f >/dev/null &
+RD=$!
+PIDS+=($RD)
+readers() { "$ARD" list --json js | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["readers"])'; }
+one_reader() { [ "$(readers)" = 1 ]; }
+wait_for one_reader
+"$ARD" list -l js | grep -qE "^ +reader +pid $RD ard port show_0 attached 20" ||
+    fail "list -l: $("$ARD" list -l js)"
+"$ARD" list -l js | grep -qE "^ +writer +pid $W ard_twriter port out attached " ||
+    fail "list -l writer: $("$ARD" list -l js)"
+kill -9 "$RD"
+wait "$RD" 2>/dev/null || true
+[ "$(readers)" = 0 ] || fail "a killed reader is still counted"
+kill -9 "${PIDS[-2]}"
+wait "${PIDS[-2]}" 2>/dev/null || true
 "$ARD" list 'r*' >"$T/list"
 grep -qE '^raw +5 +\(opaque\) +- +0 .* 1  orphaned$' "$T/list" || fail "orphan not marked: $(cat "$T/list")"
 ! grep -q '^js ' "$T/list" || fail "pattern did not filter"
