@@ -145,6 +145,16 @@ ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
  * (ARD_ESTALE as for ard_rec). Never makes a system call. */
 ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
 
+/* Is there a packet newer than the last one this port returned? Looks without copying
+ * anything and without changing the port's state (its last packet and ard_port_info stay as
+ * they were), so a busy-polling reader pays a copy only when there is something to copy.
+ * Returns 1 when a newer packet has been published (the next ard_tryrec returns 1 with it or
+ * a still newer one, unless the connection's header was rewritten: then that ard_tryrec
+ * reports ARD_ESTALE), 0 when the newest is still the one last returned, ARD_ENODATA when
+ * nothing was ever sent, or ARD_EINVAL / ARD_ESTATE. One atomic load; never a system call,
+ * never a lock, never a copy. */
+ARD_NODISCARD int ard_poll(const ard_port *in);
+
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
  * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */
@@ -228,11 +238,12 @@ struct ard_conn_stat {
     char type[ARD_MAX_TYPE + 1];
     size_t size;
     int32_t writer_pid; /* live writer's pid, 0 if none */
-    uint32_t readers;   /* attached IN ports (approximate: counts attaches minus closes) */
+    uint32_t readers;   /* attached IN ports of live processes (exact; see ard_conn_peers) */
     uint64_t seq;       /* newest sequence number, 0 if nothing sent */
     int64_t mono_ns;    /* send time of the newest packet */
     int64_t real_ns;
-    uint32_t mode; /* permission bits of the object */
+    uint32_t mode;     /* permission bits of the object */
+    uint32_t unlisted; /* attached ports missing from ard_conn_peers' list (table full) */
 };
 
 /* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
@@ -241,6 +252,29 @@ struct ard_conn_stat {
  * Returns 0, ARD_ENOENT, ARD_EACCES (foreign or too open: detail names owner and mode),
  * ARD_ESTALE (not an ardnet object, or damaged). */
 ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st);
+
+/* One attached port of a connection, as recorded in the connection's object. */
+struct ard_peer {
+    int32_t pid;
+    enum ard_dir dir;            /* ARD_OUT: the writer */
+    char program[16];            /* the process's name (comm), NUL-terminated */
+    char port[ARD_MAX_NAME + 1]; /* the port's name in that process */
+    int64_t attach_real_ns;      /* CLOCK_REALTIME when it attached */
+};
+
+/* Live peers of connection `name` in `domain` (NULL: the domain in force), writer first.
+ * Fills at most `max` entries; returns how many live peers are listed in the object
+ * (may exceed max), or a negative ARD_E* code.
+ *
+ * Every attached port (IN and OUT) has an entry, written when it attaches (never by send or
+ * receive) and held through a lock that the kernel drops when its process dies: a port of a
+ * process killed with kill -9 is never listed, without any clean-up. The table has 64
+ * entries; a port attaching when all are taken still attaches, unlisted, and
+ * ard_conn_stat's `unlisted` counts such ports. Entries are checked like the header (strings
+ * cut at their field, nonsense not listed). Does not attach; checks owner, mode and header
+ * exactly as ard_conn_stat. Returns ARD_ENOENT, ARD_EACCES, ARD_ESTALE, ARD_EINVAL too. */
+ARD_NODISCARD int ard_conn_peers(const char *domain, const char *name, struct ard_peer *out,
+                                 size_t max);
 
 /* Call fn for every connection of `domain` (NULL: the domain in force), in name order.
  * fn returns 0 to continue, anything else to stop (that value is returned).
@@ -269,6 +303,13 @@ ARD_NODISCARD int ard_domain_unlink(const char *domain);
  * out with C's natural alignment (each field aligned to its element size) and the total is
  * padded to the largest alignment, exactly like the matching C struct on Linux x86_64 and
  * aarch64. Separators are spaces, tabs or commas.
+ *
+ * A field may be named: "q:f64[7] dq:f64[7] tick:u32 flags:u8[4]". Names are optional per
+ * field, [A-Za-z_][A-Za-z0-9_]*, at most ARD_MAX_FIELD_NAME characters, unique within the
+ * descriptor; "fN" (what tools call unnamed field N) may only name field N. Names are
+ * documentation and addresses for tools: the layout alone (types and counts, in order)
+ * decides whether two sides of a connection match, so "q:f64[7]" and "f64[7]" attach to one
+ * connection, which keeps the descriptor of the side that created it.
  * ---------------------------------------------------------------------------------------- */
 
 enum ard_basic {
@@ -284,10 +325,15 @@ enum ard_basic {
     ARD_F64
 };
 
+#define ARD_MAX_FIELD_NAME 31 /* longest field name in a descriptor */
+
+/* One field of a parsed descriptor. Pre-1.0 ABI note: `name` was added in 0.1 (the struct grew
+ * from 12 to 44 bytes); code that allocates arrays of it must be rebuilt. */
 struct ard_field {
     enum ard_basic kind;
-    uint32_t count;  /* array length, 1 for a scalar */
-    uint32_t offset; /* byte offset in the packet */
+    uint32_t count;                    /* array length, 1 for a scalar */
+    uint32_t offset;                   /* byte offset in the packet */
+    char name[ARD_MAX_FIELD_NAME + 1]; /* "" when the descriptor does not name it */
 };
 
 /* Parse `desc`. Writes up to `max` fields (fields may be NULL with max 0 to only count),
@@ -302,11 +348,13 @@ ARD_NODISCARD int ard_type_parse(const char *desc, struct ard_field *fields, siz
 size_t ard_basic_size(enum ard_basic kind);
 const char *ard_basic_name(enum ard_basic kind);
 
-/* Canonical form of a descriptor (single spaces, "[1]" dropped) into buf.
- * Returns its length, or ARD_ETYPE / ARD_EINVAL (buffer too small). */
+/* Canonical form of a descriptor (single spaces, "[1]" dropped, names kept:
+ * "q:f64[7] tick:u32") into buf. Returns its length, or ARD_ETYPE / ARD_EINVAL (buffer too
+ * small). */
 ARD_NODISCARD int ard_type_normalize(const char *desc, char *buf, size_t buflen);
 
-/* 64-bit FNV-1a hash of the canonical descriptor (0 for NULL or ""). Used on the wire. */
+/* 64-bit FNV-1a hash of the canonical layout, names stripped ("f64[7] u32" for
+ * "q:f64[7] tick:u32"; 0 for NULL or ""), so that equal layouts hash equal. Used on the wire. */
 uint64_t ard_type_hash(const char *desc);
 
 /* ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 #!/bin/bash
 # demo.sh - build ardnet, start the simulated 7-joint arm with ardstart (level by level,
-# each level ready before the next), show the monitor and the listing, stop everything with
-# ardkill and show that nothing is left. Exits 0 when all of that worked.
+# each level ready before the next), show the monitor, the listing, the connections with
+# `ard list` and `ard show -f`, stop everything with ardkill and show that nothing is left. Exits 0 when all of that worked.
 #
 #   scripts/demo.sh                 (BUILD_DIR=... to build elsewhere; ARD_DOMAIN=... )
 # On a fresh Debian/Ubuntu machine run as root, missing build tools are installed with apt-get.
@@ -36,9 +36,9 @@ step "build ($build)"
 tests=ON
 pkg-config --exists cmocka 2>/dev/null || tests=OFF # the demo needs no test framework
 cmake -S "$root" -B "$build" -DARD_TESTS=$tests >/dev/null
-cmake --build "$build" -j"$(nproc)" --target ardstart ardkill ardnet_bin \
+cmake --build "$build" -j"$(nproc)" --target ardstart ardkill ardnet_bin ard \
     arm_traj arm_ctrl arm_plant arm_monitor >/dev/null
-export PATH="$build/src/ardstart:$build/src/ardkill:$build/src/ardnet:$PATH"
+export PATH="$build/src/ardstart:$build/src/ardkill:$build/src/ardnet:$build/src/tools:$PATH"
 export ARM_BIN="$build/examples"
 echo "ok"
 
@@ -55,6 +55,16 @@ timeout 3 tail -n 2 -f "$log" || true
 
 step "ardstart --list"
 ardstart --list
+
+step "ard list: the connections, their writers, readers and rates"
+sleep 0.5 # a few packets on each, for the rates
+ard list
+
+step "ard show -f arm.state --field q (3 packets)"
+ard show -f arm.state --field q -n 3
+
+step "ard graph (Graphviz dot; 'ard graph --format svg' draws it)"
+ard graph
 
 step "ardkill (everything in domain $ARD_DOMAIN)"
 ardkill

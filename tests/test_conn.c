@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -268,6 +269,147 @@ static void test_domain_unlink_skips_and_names_attached(void **state)
     assert_int_equal(ard_domain_unlink(NULL), 2);
 }
 
+/* A child that attaches one port of connection "pc" under the program name `comm`, says so
+ * on the pipe, and waits to be killed. */
+static pid_t peer_child(const char *comm, const char *port, enum ard_dir dir)
+{
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* never outlive a failed test */
+        prctl(PR_SET_NAME, comm, 0, 0, 0);
+        ard_fini(); /* forget the parent's ports */
+        ard_port *p = ard_create_on(port, "pc", dir, 8, "u64");
+        char *argv[] = {"c", NULL};
+        int argc = 1;
+        if (p == NULL || ard_init(&argc, argv) != 0 || write(pfd[1], "r", 1) != 1)
+            _exit(2);
+        pause();
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    return pid;
+}
+
+static void kill_child(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+static const struct ard_peer *find_peer(const struct ard_peer *v, int n, pid_t pid)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].pid == pid)
+            return &v[i];
+    return NULL;
+}
+
+static void test_peers_lists_live_ports_writer_first(void **state)
+{
+    (void)state;
+    int64_t t0 = ard_realtime_ns();
+    pid_t r1 = peer_child("reader_one", "in1", ARD_IN);
+    pid_t w = peer_child("the_writer", "out", ARD_OUT);
+    pid_t r2 = peer_child("reader_two", "in2", ARD_IN);
+    ard_port *self = ard_create_on("mine", "pc", ARD_IN, 8, "u64");
+    assert_non_null(self);
+    init_ok(NULL);
+    int64_t t1 = ard_realtime_ns();
+
+    struct ard_peer v[8];
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 4);
+    assert_int_equal(v[0].pid, w);
+    assert_int_equal(v[0].dir, ARD_OUT);
+    assert_string_equal(v[0].program, "the_writer");
+    assert_string_equal(v[0].port, "out");
+    assert_in_range(v[0].attach_real_ns, t0, t1);
+    const struct ard_peer *p = find_peer(v, 4, r1);
+    assert_non_null(p);
+    assert_int_equal(p->dir, ARD_IN);
+    assert_string_equal(p->program, "reader_one");
+    assert_string_equal(p->port, "in1");
+    p = find_peer(v, 4, getpid());
+    assert_non_null(p);
+    assert_string_equal(p->port, "mine");
+    assert_non_null(find_peer(v, 4, r2));
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "pc", &st), 0);
+    assert_int_equal(st.readers, 3);
+    assert_int_equal(st.writer_pid, w);
+    assert_int_equal(st.unlisted, 0);
+
+    /* Fewer places than peers: the count is still the whole; the writer comes first. */
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 1), 4);
+    assert_int_equal(v[0].pid, w);
+    assert_int_equal(ard_conn_peers(NULL, "pc", NULL, 0), 4);
+
+    /* kill -9: gone from the list at once, nobody cleaned up. */
+    kill_child(r1);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 3);
+    assert_null(find_peer(v, 3, r1));
+    assert_int_equal(ard_conn_stat(NULL, "pc", &st), 0);
+    assert_int_equal(st.readers, 2);
+    kill_child(w);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 2);
+    assert_int_equal(v[0].dir, ARD_IN);
+    assert_int_equal(v[1].dir, ARD_IN);
+    assert_int_equal(ard_conn_stat(NULL, "pc", &st), 0);
+    assert_int_equal(st.writer_pid, 0);
+
+    /* A new writer takes a free entry (perhaps a dead one's) and is listed first. */
+    ard_port *o = ard_create_on("neww", "pc", ARD_OUT, 8, "u64");
+    assert_non_null(o);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 3);
+    assert_int_equal(v[0].pid, getpid());
+    assert_string_equal(v[0].port, "neww");
+    ard_close(o);
+    ard_close(self);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 1);
+    assert_int_equal(v[0].pid, r2);
+    kill_child(r2);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 0);
+
+    assert_int_equal(ard_conn_peers(NULL, "nosuch", v, 8), ARD_ENOENT);
+    assert_int_equal(ard_conn_peers(NULL, "pc", NULL, 3), ARD_EINVAL);
+}
+
+static void test_peers_full_table_still_attaches_and_counts(void **state)
+{
+    (void)state;
+    init_ok(NULL);
+    enum { EXTRA = 6, TOTAL = 64 + EXTRA };
+    ard_port *ports[TOTAL];
+    for (int i = 0; i < TOTAL; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        ports[i] = ard_create_on(name, "full", ARD_IN, 8, NULL);
+        assert_non_null(ports[i]);
+    }
+    static struct ard_peer v[TOTAL];
+    assert_int_equal(ard_conn_peers(NULL, "full", v, TOTAL), 64);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "full", &st), 0);
+    assert_int_equal(st.unlisted, EXTRA);
+    assert_int_equal(st.readers, TOTAL);
+    /* Closing listed ports frees entries for newcomers. */
+    for (int i = 0; i < 10; i++)
+        ard_close(ports[i]);
+    assert_int_equal(ard_conn_peers(NULL, "full", v, TOTAL), 54);
+    ard_port *late = ard_create_on("late", "full", ARD_IN, 8, NULL);
+    assert_non_null(late);
+    assert_int_equal(ard_conn_peers(NULL, "full", v, TOTAL), 55);
+    assert_int_equal(ard_conn_stat(NULL, "full", &st), 0);
+    assert_int_equal(st.readers, TOTAL - 10 + 1);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, teardown)
 
 int main(void)
@@ -283,6 +425,8 @@ int main(void)
         T(test_unlink_after_kill_of_attached_process),
         T(test_domain_unlink_counts_and_removes),
         T(test_domain_unlink_skips_and_names_attached),
+        T(test_peers_lists_live_ports_writer_first),
+        T(test_peers_full_table_still_attaches_and_counts),
     };
     return cmocka_run_group_tests_name("conn", tests, NULL, NULL);
 }

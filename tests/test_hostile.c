@@ -229,6 +229,21 @@ static void check_newcomers(const struct field *f, int k, bool must_refuse)
     char detail[768];
     snprintf(detail, sizeof detail, "%s", ard_errdetail());
     rcs[1] = ard_conn_stat(domain, CONN, &st);
+    /* The table of who is attached is input too: whatever is listed is well-formed. */
+    struct ard_peer peers[8];
+    int np = ard_conn_peers(domain, CONN, peers, 8);
+    if (np < 0 && np != ARD_ESTALE)
+        fail_msg("%s = %s: ard_conn_peers returned %d: %s", f->name, value_names[k], np,
+                 ard_errdetail());
+    for (int i = 0; i < np && i < 8; i++) {
+        if (peers[i].pid <= 0 || (peers[i].dir != ARD_IN && peers[i].dir != ARD_OUT) ||
+            memchr(peers[i].port, '\0', sizeof peers[i].port) == NULL ||
+            memchr(peers[i].program, '\0', sizeof peers[i].program) == NULL)
+            fail_msg("%s = %s: ard_conn_peers listed a malformed entry", f->name, value_names[k]);
+    }
+    /* Untouched table: the writer and both readers are listed. */
+    if (np >= 0 && strcmp(f->name, "peers") != 0 && np != 3)
+        fail_msg("%s = %s: ard_conn_peers listed %d peers, not 3", f->name, value_names[k], np);
     for (int i = 0; i < 2; i++) {
         const char *what = i ? "ard_conn_stat" : "attach";
         const char *d = i ? ard_errdetail() : detail;

@@ -43,6 +43,8 @@
 static char exe_path[PATH_MAX];
 static char domain[64];
 
+static long first_bad_byte(const unsigned char *pkt, size_t size, uint64_t v);
+
 /* ======================================================================================
  * Helper side: one block with one port, driven over stdin/stdout
  * ==================================================================================== */
@@ -537,6 +539,62 @@ static void test_tryrec_new_same_and_nothing_yet(void **state)
     assert_int_equal(a.rc, 1);
     assert_int_equal(a.value, 8);
     assert_int_equal(a.seq, 2);
+}
+
+static void test_poll_says_new_without_copying(void **state)
+{
+    (void)state;
+    ard_port *o = ard_create("pl", ARD_OUT, 16, "u64[2]");
+    ard_port *i = ard_create("pl_in", ARD_IN, 16, "u64[2]");
+    assert_non_null(o);
+    assert_non_null(i);
+    int argc = 3;
+    char *argv[] = {"t", "--ard", "pl_in=pl", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    assert_int_equal(ard_poll(i), ARD_ENODATA);
+    uint64_t v[2] = {5, 5}, got[2] = {0, 0};
+    assert_int_equal(ard_send(o, v), 0);
+    /* New, and polling does not take it: the port's state is unchanged. */
+    assert_int_equal(ard_poll(i), 1);
+    assert_int_equal(ard_poll(i), 1);
+    assert_int_equal(ard_port_info(i).seq, 0);
+    assert_int_equal(ard_tryrec(i, got), 1);
+    assert_int_equal(got[1], 5);
+    assert_int_equal(ard_poll(i), 0);
+    v[0] = v[1] = 6;
+    assert_int_equal(ard_send(o, v), 0);
+    v[0] = v[1] = 7;
+    assert_int_equal(ard_send(o, v), 0);
+    assert_int_equal(ard_poll(i), 1);
+    assert_int_equal(ard_port_info(i).seq, 1);
+    assert_int_equal(ard_tryrec(i, got), 1);
+    assert_int_equal(got[0], 7);
+    assert_int_equal(ard_port_info(i).skipped, 1);
+    assert_int_equal(ard_poll(i), 0);
+    /* Misuse. */
+    assert_int_equal(ard_poll(o), ARD_EINVAL);
+    assert_int_equal(ard_poll(NULL), ARD_EINVAL);
+    ard_port *late = ard_create_on("pl_late", "pl", ARD_IN, 16, NULL);
+    assert_non_null(late);
+    assert_int_equal(ard_poll(late), 1); /* a late reader has not returned anything yet */
+}
+
+static void test_poll_sees_another_process_send(void **state)
+{
+    (void)state;
+    struct helper *w = spawn_ok("pp", "out", 64, NULL, NULL);
+    ard_port *i = ard_create("pp", ARD_IN, 64, NULL);
+    assert_non_null(i);
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    assert_int_equal(ard_poll(i), ARD_ENODATA);
+    assert_int_equal(cmd(w, "send 9").rc, 0);
+    assert_int_equal(ard_poll(i), 1);
+    unsigned char buf[64];
+    assert_int_equal(ard_tryrec(i, buf), 1);
+    assert_int_equal(first_bad_byte(buf, 64, 9), -1);
+    assert_int_equal(ard_poll(i), 0);
 }
 
 static void test_rec_timed_times_out_with_its_code(void **state)
@@ -1425,6 +1483,8 @@ int main(int argc, char **argv)
         T(test_rec_blocks_until_newer_packet),
         T(test_tryrec_new_same_and_nothing_yet),
         T(test_rec_timed_times_out_with_its_code),
+        T(test_poll_says_new_without_copying),
+        T(test_poll_sees_another_process_send),
         T(test_second_live_writer_refused_naming_first_pid),
         T(test_closed_writer_releases_role_at_once),
         T(test_killed_writer_replaced_without_cleanup),

@@ -39,13 +39,22 @@ ARDI_HIDDEN void ardi_shm_name(char *buf, const char *domain, const char *conn);
 #define ARDI_SHM_DIR "/dev/shm"
 #define ARDI_SHM_PREFIX "ard."
 
+/* ---- types.c ---------------------------------------------------------------------------- */
+
+/* Canonical form without field names ("f64[7] u32"): the layout alone. Like
+ * ard_type_normalize. */
+ARDI_HIDDEN int ardi_type_layout(const char *desc, char *buf, size_t buflen);
+/* Do two descriptors describe the same layout (names ignored)? Unparsable ones compare as
+ * text. */
+ARDI_HIDDEN bool ardi_type_same_layout(const char *a, const char *b);
+
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 
 #define ARDI_MAGIC 0x31304e445241ull /* "ARDN01" read as little-endian bytes */
 /* The first 8 bytes while a creator initialises the object; a creator that dies leaves this,
  * and the next creator (holding the init lock, so the first one is gone) starts afresh. */
 #define ARDI_MAGIC_INIT 0x54494e494e445241ull /* "ARDNINIT" */
-#define ARDI_VERSION 1u
+#define ARDI_VERSION 2u
 #define ARDI_CACHELINE 64
 
 /* One slot holds one packet. `lock` is a per-slot sequence lock: 2*seq+1 while the writer
@@ -56,6 +65,19 @@ struct ardi_slot {
     _Atomic int64_t real_ns;
     uint8_t pad[ARDI_CACHELINE - 24];
     /* packet bytes follow, `stride - sizeof(struct ardi_slot)` of them */
+};
+
+/* Who is attached: one entry per attached port, owned through OFD locks (segment.c). The
+ * owner writes it between two stores of `gen` (odd while writing). */
+#define ARDI_MAX_PEERS 64
+struct ardi_peer {
+    _Atomic uint32_t gen;
+    int32_t pid;
+    uint32_t dir;
+    uint32_t pad;
+    int64_t attach_real_ns;
+    char program[16];
+    char port[ARD_MAX_NAME + 1];
 };
 
 struct ardi_seg {
@@ -81,6 +103,7 @@ struct ardi_seg {
     _Alignas(ARDI_CACHELINE) _Atomic int32_t writer_pid;
     _Atomic uint32_t readers;
     _Atomic uint32_t spinners; /* IN ports with spinning enabled: writer publishes its CPU */
+    struct ardi_peer peers[ARDI_MAX_PEERS];
 
     _Alignas(ARDI_CACHELINE) uint8_t slots[]; /* nslots * stride */
 };
@@ -130,6 +153,11 @@ ARDI_HIDDEN void ardi_seg_detach(struct ardi_map *m, bool writer, bool spinner);
 ARDI_HIDDEN int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m,
                                  struct ardi_geom *g, unsigned *mode);
 ARDI_HIDDEN void ardi_seg_unmap(struct ardi_map *m);
+/* Live peers of an inspected object, writer first: fills up to `max` of out, returns how many
+ * are listed; *unlisted = live ports without a listed entry (table full or entry unreadable),
+ * *writer_listed = whether the live writer has an entry. */
+ARDI_HIDDEN int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max,
+                               uint32_t *unlisted, bool *writer_listed);
 /* Remove object `name` of `domain` unless a port is attached to it (ARD_EBUSY). */
 ARDI_HIDDEN int ardi_seg_remove(const char *domain, const char *name);
 /* Refuse an object (fd open, `st` its fstat) that another uid created or whose mode gives

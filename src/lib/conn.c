@@ -106,14 +106,22 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
     snprintf(st->name, sizeof st->name, "%s", name);
     memcpy(st->type, g.type, sizeof st->type);
     st->size = (size_t)g.size;
-    st->readers = atomic_load(&m.seg->readers);
     st->mode = mode;
+    /* Readers and writer from the table of live peers: exact, whoever was killed. */
+    struct ard_peer peers[ARDI_MAX_PEERS];
+    uint32_t unlisted;
+    bool writer_listed;
+    int n = ardi_seg_peers(&m, peers, ARDI_MAX_PEERS, &unlisted, &writer_listed);
     /* The pid field outlives a killed writer; the writer lock does not. */
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 1};
-    if (fcntl(m.fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
-        int32_t pid = atomic_load(&m.seg->writer_pid);
+    bool writer_live = fcntl(m.fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    if (writer_live) {
+        int32_t pid = writer_listed ? peers[0].pid : atomic_load(&m.seg->writer_pid);
         st->writer_pid = pid > 0 ? pid : 0;
     }
+    st->readers = (uint32_t)n - (writer_listed ? 1u : 0u) + unlisted -
+                  (writer_live && !writer_listed && unlisted > 0 ? 1u : 0u);
+    st->unlisted = unlisted;
     /* The newest packet's times, read like a reader reads them. */
     uint64_t seq = 0;
     int64_t mono = 0, real = 0;
@@ -130,6 +138,25 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
         st->real_ns = real;
     }
     return 0;
+}
+
+int ard_conn_peers(const char *domain, const char *name, struct ard_peer *out, size_t max)
+{
+    char dom[ARD_MAX_NAME + 1];
+    int rc = pick_domain(domain, dom);
+    if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
+        return rc;
+    if (out == NULL && max > 0)
+        return ardi_fail(ARD_EINVAL, "ard_conn_peers: out is NULL with max %zu", max);
+    struct ardi_map m;
+    struct ardi_geom g;
+    if ((rc = ardi_seg_inspect(dom, name, &m, &g, NULL)) < 0)
+        return rc;
+    uint32_t unlisted;
+    bool writer_listed;
+    rc = ardi_seg_peers(&m, out, max, &unlisted, &writer_listed);
+    ardi_seg_unmap(&m);
+    return rc;
 }
 
 int ard_conn_unlink(const char *domain, const char *name)

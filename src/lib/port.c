@@ -140,6 +140,22 @@ int ard_tryrec(ard_port *p, void *packet)
     return take_newest(p, packet);
 }
 
+int ard_poll(const ard_port *p)
+{
+    if (p == NULL || p->dir != ARD_IN)
+        return ardi_fail(ARD_EINVAL, "ard_poll: %s", p == NULL ? "port is NULL" : "not an IN port");
+    if (p->map.seg == NULL)
+        return ardi_fail(ARD_ESTATE,
+                         "port '%s': ard_poll before the port is attached (call ard_init first)",
+                         p->name);
+    uint64_t h = atomic_load_explicit(&p->map.seg->head, memory_order_acquire);
+    if (h == p->last_seq)
+        return h == 0 ? ARD_ENODATA : 0;
+    /* Any other head, also one that went backwards (rewritten), is news for ard_tryrec to
+     * copy or to report. */
+    return 1;
+}
+
 static bool has_new(const ard_port *p)
 {
     uint64_t h = atomic_load_explicit(&p->map.seg->head, memory_order_acquire);

@@ -6,7 +6,12 @@
  * clean-up after a kill -9:
  *   byte 0  init lock, held exclusively while one side creates or checks the header;
  *   byte 1  attach marker, held shared by every attached port (exclusive = nobody attached);
- *   byte 2  writer lock, held exclusively by the one live writer.
+ *   byte 2  writer lock, held exclusively by the one live writer;
+ * and, for the table of who is attached (ARDI_MAX_PEERS entries in the header):
+ *   byte PEER_CLAIM + i  held exclusively by the port that owns entry i (taken first);
+ *   byte PEER_LIVE + i   held exclusively once that port has written entry i: a lister shows
+ *                        entry i only while this lock is held, so never a dead port's entry;
+ *   byte OVERFLOW + j    held by a port that found every entry taken (counted, not listed).
  * None of them is touched by send/rec/tryrec.
  */
 #include "ardi.h"
@@ -17,12 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 enum { LOCK_INIT = 0, LOCK_ATTACHED = 1, LOCK_WRITER = 2 };
+enum { PEER_CLAIM = 64, PEER_LIVE = PEER_CLAIM + ARDI_MAX_PEERS, OVERFLOW = 4096 };
+#define OVERFLOW_N 1024
 
 void ardi_shm_name(char *buf, const char *domain, const char *conn)
 {
@@ -230,7 +239,8 @@ static int check_layout(const struct ardi_geom *g, const struct ardi_attach_req 
 {
     bool size_ok = rq->size == 0 || rq->size == g->size;
     /* An opaque side accepts any type; two typed sides must agree. */
-    bool type_ok = rq->type[0] == '\0' || g->type[0] == '\0' || strcmp(rq->type, g->type) == 0;
+    bool type_ok =
+        rq->type[0] == '\0' || g->type[0] == '\0' || ardi_type_same_layout(rq->type, g->type);
     if (size_ok && type_ok)
         return 0;
     return ardi_fail(ARD_ETYPE,
@@ -272,13 +282,20 @@ static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm, st
     struct stat st;
     if (fstat(fd, &st) < 0)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", rq->conn);
-    uint64_t magic = 0;
-    bool abandoned = st.st_size >= 8 && pread(fd, &magic, sizeof magic, 0) == 8 &&
-                     magic == ARDI_MAGIC_INIT && ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) == 0;
-    if (abandoned)
+    /* An object whose creator died half-way (it held the init lock we hold now), or one of
+     * an earlier layout version, to which nobody is attached, is re-created. */
+    struct {
+        uint64_t magic;
+        uint32_t version;
+    } id = {0, 0};
+    ssize_t got = st.st_size >= 8 ? pread(fd, &id, sizeof id, 0) : 0;
+    bool redo = got >= 8 &&
+                (id.magic == ARDI_MAGIC_INIT || (id.magic == ARDI_MAGIC && got >= 12 &&
+                                                 id.version >= 1 && id.version < ARDI_VERSION)) &&
+                ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) == 0;
+    if (redo)
         ofd_lock(fd, LOCK_ATTACHED, F_UNLCK, false);
-    if (st.st_size == 0 || abandoned) {
-        /* New, or its creator died half-way (it held the init lock we hold now). */
+    if (st.st_size == 0 || redo) {
         if (rq->size == 0)
             return ardi_fail(ARD_ENOENT,
                              "port '%s': connection '%s' does not exist yet and the "
@@ -322,6 +339,109 @@ static int writer_pid_of(const struct ardi_seg *s)
         sleep_ms(1);
     }
     return 0;
+}
+
+/* Enter this port in the table of who is attached: claim a free entry, write it, then mark
+ * it live. With every entry taken, hold an overflow byte so that the port is counted. */
+static void register_peer(int fd, struct ardi_seg *s, const struct ardi_attach_req *rq)
+{
+    for (int i = 0; i < ARDI_MAX_PEERS; i++) {
+        if (ofd_lock(fd, PEER_CLAIM + i, F_WRLCK, false) < 0)
+            continue;
+        struct ardi_peer *e = &s->peers[i];
+        uint32_t gen = atomic_load_explicit(&e->gen, memory_order_relaxed);
+        gen += gen & 1u;
+        atomic_store_explicit(&e->gen, gen + 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_release);
+        e->pid = (int32_t)getpid();
+        e->dir = rq->writer ? ARD_OUT : ARD_IN;
+        e->pad = 0;
+        e->attach_real_ns = ard_realtime_ns();
+        char comm[16] = "";
+        prctl(PR_GET_NAME, comm, 0, 0, 0);
+        memcpy(e->program, comm, sizeof e->program);
+        e->program[sizeof e->program - 1] = '\0';
+        snprintf(e->port, sizeof e->port, "%s", rq->port);
+        atomic_store_explicit(&e->gen, gen + 2, memory_order_release);
+        if (ofd_lock(fd, PEER_LIVE + i, F_WRLCK, false) == 0)
+            return;
+        /* Someone holds our live byte (only a hostile process can): counted as unlisted. */
+        ofd_lock(fd, PEER_CLAIM + i, F_UNLCK, false);
+        break;
+    }
+    for (int j = 0; j < OVERFLOW_N; j++)
+        if (ofd_lock(fd, OVERFLOW + j, F_WRLCK, false) == 0)
+            return;
+}
+
+/* Is any byte of [from, from + n) locked by another open file description? (F_OFD_GETLK reports
+ * one conflicting lock, not the lowest, so a range answers only "any?"; callers then test
+ * byte by byte.) */
+static bool locked(int fd, long from, long n)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = from, .l_len = n};
+    return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max, uint32_t *unlisted,
+                   bool *writer_listed)
+{
+    struct ard_peer found[ARDI_MAX_PEERS];
+    int n = 0;
+    uint32_t bad = 0;
+    bool any = locked(m->fd, PEER_LIVE, ARDI_MAX_PEERS);
+    for (int i = 0; any && i < ARDI_MAX_PEERS; i++) {
+        if (!locked(m->fd, PEER_LIVE + i, 1))
+            continue;
+        const struct ardi_peer *e = &m->seg->peers[i];
+        struct ardi_peer c;
+        bool ok = false;
+        /* The owner writes its entry before it takes the live lock; a newer owner may be
+         * rewriting it now: read under its generation count, a bounded number of times. */
+        for (int tries = 0; tries < 100 && !ok; tries++) {
+            uint32_t g1 = atomic_load_explicit(&e->gen, memory_order_acquire);
+            memcpy((char *)&c + sizeof c.gen, (const char *)e + sizeof c.gen,
+                   sizeof c - sizeof c.gen);
+            atomic_thread_fence(memory_order_acquire);
+            ok = (g1 & 1u) == 0 && atomic_load_explicit(&e->gen, memory_order_relaxed) == g1;
+            if (!ok)
+                sched_yield();
+        }
+        c.program[sizeof c.program - 1] = '\0';
+        c.port[sizeof c.port - 1] = '\0';
+        bool name_ok = c.port[0] != '\0';
+        for (const char *q = c.port; *q && name_ok; q++)
+            name_ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                      (*q >= '0' && *q <= '9') || *q == '_' || *q == '-' || *q == '.';
+        if (!ok || !name_ok || c.pid <= 0 || (c.dir != ARD_IN && c.dir != ARD_OUT)) {
+            bad++; /* live, but its entry cannot be trusted: counted, not listed */
+            continue;
+        }
+        struct ard_peer *p = &found[n++];
+        memset(p, 0, sizeof *p);
+        p->pid = c.pid;
+        p->dir = c.dir == ARD_OUT ? ARD_OUT : ARD_IN;
+        memcpy(p->program, c.program, sizeof p->program);
+        memcpy(p->port, c.port, sizeof p->port);
+        p->attach_real_ns = c.attach_real_ns;
+    }
+    if (locked(m->fd, OVERFLOW, OVERFLOW_N))
+        for (int j = 0; j < OVERFLOW_N; j++)
+            bad += locked(m->fd, OVERFLOW + j, 1);
+    /* Writer first, then the readers in table order. */
+    size_t k = 0;
+    *writer_listed = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if ((found[i].dir == ARD_OUT) == (pass == 0)) {
+                if (pass == 0)
+                    *writer_listed = true;
+                if (k < max)
+                    out[k] = found[i];
+                k++;
+            }
+    *unlisted = bad;
+    return n;
 }
 
 /* Open (creating if the port declares a size) and check owner and mode. */
@@ -414,6 +534,7 @@ int ardi_seg_attach(const struct ardi_attach_req *rq, struct ardi_map *m, struct
     } else {
         atomic_fetch_add(&s->readers, 1);
     }
+    register_peer(fd, s, rq);
     m->fd = fd;
     m->seg = s;
     m->len = len;

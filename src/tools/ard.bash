@@ -1,0 +1,100 @@
+# bash completion for ard (installed as bash-completion/completions/ard)
+
+_ard_domain()
+{
+    local i
+    for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
+        case ${COMP_WORDS[i]} in
+        -d | --domain) echo "${COMP_WORDS[i + 1]}" && return ;;
+        --domain=*) echo "${COMP_WORDS[i]#--domain=}" && return ;;
+        esac
+    done
+    echo "${ARD_DOMAIN:-default}"
+}
+
+_ard_connections()
+{
+    local d f
+    d=$(_ard_domain)
+    for f in /dev/shm/ard."$d".*; do
+        [ -e "$f" ] && echo "${f#/dev/shm/ard."$d".}"
+    done
+}
+
+# Field names of a connection, from its descriptor (unnamed fields are fN).
+_ard_fields()
+{
+    ard --domain "$(_ard_domain)" list --json "$1" 2>/dev/null |
+        sed -n 's/.*"type":"\([^"]*\)".*/\1/p' | tr ' ' '\n' |
+        awk '{ n = index($0, ":"); if (n) print substr($0, 1, n - 1); else print "f" NR - 1 }'
+}
+
+_ard()
+{
+    local cur prev i sub="" conn=""
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local subs="list show hz delay set pub graph siggen help"
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+        -d | --domain) ((i++)) ;;
+        -*) ;;
+        *)
+            if [ -z "$sub" ]; then
+                sub=${COMP_WORDS[i]}
+            elif [ -z "$conn" ]; then
+                conn=${COMP_WORDS[i]}
+            fi
+            ;;
+        esac
+    done
+    case $prev in
+    -d | --domain)
+        COMPREPLY=($(compgen -W "$(ls /dev/shm 2>/dev/null | sed -n 's/^ard\.\([^.]*\)\..*/\1/p' | sort -u)" -- "$cur"))
+        return
+        ;;
+    --format)
+        if [ "$sub" = graph ]; then
+            COMPREPLY=($(compgen -W "dot svg json" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "text csv json" -- "$cur"))
+        fi
+        return
+        ;;
+    --field)
+        [ -n "$conn" ] && COMPREPLY=($(compgen -W "$(_ard_fields "$conn")" -- "$cur"))
+        return
+        ;;
+    -c | --config | -o)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
+    -r | --rate | -n | --count | -i | --interval | --seed | -t | --type)
+        return
+        ;;
+    esac
+    if [ -z "$sub" ]; then
+        COMPREPLY=($(compgen -W "$subs --domain --help --version" -- "$cur"))
+        return
+    fi
+    local opts=""
+    case $sub in
+    help) COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return ;;
+    list) opts="-l --long --json" ;;
+    show) opts="-f --follow --field --format --json -n --count" ;;
+    hz | delay) opts="--interval -n --count --json" ;;
+    set) opts="" ;;
+    pub) opts="--rate -n --count" ;;
+    graph) opts="--format --json -o" ;;
+    siggen) opts="--rate --type -n --count --seed --config" ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = delay ] || [ "$sub" = list ]; then
+        [ "$sub" = graph ] || COMPREPLY=($(compgen -W "$(_ard_connections)" -- "$cur"))
+    elif [ "$sub" = set ] || [ "$sub" = pub ] || [ "$sub" = siggen ]; then
+        compopt -o nospace 2>/dev/null
+        COMPREPLY=($(compgen -S = -W "$(_ard_fields "$conn")" -- "$cur"))
+    fi
+}
+complete -F _ard ard

@@ -1,0 +1,214 @@
+/*
+ * ard.h - the `ard` command: shared core of the subcommands (one file each, cmd_*.c).
+ *
+ * The core (core.c) opens connections, reads their objects without attaching (for list and
+ * hz), decodes packets by their type descriptor, parses field paths ("q[2]", "tick", "f0")
+ * and values, and prints numbers, times and JSON strings. Exit codes are fixed (docs/ard.md).
+ */
+#ifndef ARD_TOOLS_H
+#define ARD_TOOLS_H
+
+#include "ardi.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes of every subcommand. */
+enum {
+    ARDT_OK = 0,
+    ARDT_NOENT = 1,   /* connection does not exist (in this domain) */
+    ARDT_BUSY = 2,    /* set/pub: the connection has a live writer */
+    ARDT_STALE = 3,   /* object damaged, foreign, of another version, or not accessible */
+    ARDT_NODATA = 4,  /* show: nothing was ever sent (and not following) */
+    ARDT_USAGE = 100, /* bad option, field path or value, unknown subcommand */
+    ARDT_SYS = 111,   /* system error */
+};
+
+/* Global options, parsed by main before the subcommand. */
+struct ardt_global {
+    const char *domain; /* never NULL after main's parsing */
+};
+extern struct ardt_global ardt_g;
+
+/* One subcommand. `run` gets argv with argv[0] = the subcommand's name. */
+struct ardt_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    const char *usage; /* full help text */
+};
+
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_hz(int argc, char **argv);
+int cmd_delay(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_pub(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_siggen(int argc, char **argv);
+extern const char ardt_list_usage[], ardt_show_usage[], ardt_hz_usage[], ardt_delay_usage[],
+    ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[];
+
+/* ---- messages and exit codes ---------------------------------------------------------------- */
+
+/* "ard SUB: message\n" on stderr; returns code. */
+int ardt_err(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
+/* Exit code for a library error code. */
+int ardt_code(int ard_err);
+/* Print the library's last error detail for `what` and return the matching exit code. */
+int ardt_liberr(int ard_err);
+/* Which subcommand is running (for messages). */
+extern const char *ardt_sub;
+/* Options common to subcommands: returns 1 when argv[*i] was consumed (with its value). */
+int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out);
+int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out);
+
+/* Install SIGINT/SIGTERM handlers setting ardt_stop (no SA_RESTART: blocking calls return
+ * ARD_EINTR), and ignore SIGPIPE so that a closed pipe is a write error we end on quietly. */
+void ardt_signals(void);
+extern volatile int ardt_stop;
+/* After writing a batch: flush; false when the reader went away (EPIPE) or another error. */
+bool ardt_flush(FILE *f);
+
+/* ---- reading a connection's object without attaching ----------------------------------------- */
+
+struct ardt_probe {
+    char name[ARD_MAX_NAME + 1];
+    char type[ARD_MAX_TYPE + 1];
+    size_t size;
+    int32_t writer_pid; /* live writer (holds the writer lock), 0 if none */
+    char writer_program[16];
+    uint32_t readers;  /* live attached IN ports */
+    uint32_t unlisted; /* live ports the object's peer table had no room for */
+    bool attached;     /* anybody attached (false: orphaned object) */
+    uint64_t seq;      /* newest sequence number, 0: nothing sent */
+    int64_t mono_ns, real_ns;
+    double rate_hz; /* from the send times in the ring; 0 when unknown */
+    uint32_t mode;  /* permission bits */
+    uint32_t uid;   /* owner */
+    uint64_t ino;   /* inode of the object (changes when re-created) */
+};
+
+/* A read-only mapping of one connection's object, validated by the library's one validator
+ * (ardi_seg_inspect: owner, mode, geometry) and used through its private geometry only. */
+struct ardt_view {
+    struct ardi_map map;
+    struct ardi_geom geom;
+    unsigned mode;
+    char name[ARD_MAX_NAME + 1];
+};
+
+/* Map connection `name` of the global domain read-only. Returns 0 or an ARD_E* code with
+ * ard_errdetail() naming the connection and the cause. */
+int ardt_view_open(const char *name, struct ardt_view *v);
+void ardt_view_close(struct ardt_view *v);
+/* Newest complete seq (0 if none). */
+uint64_t ardt_view_head(const struct ardt_view *v);
+/* Send times of packet `seq` if it is still in the ring and complete: true, else false. */
+bool ardt_view_stamp(const struct ardt_view *v, uint64_t seq, int64_t *mono, int64_t *real);
+/* Fill a probe (header, writer, readers, newest packet, rate from the ring). */
+void ardt_view_probe(const struct ardt_view *v, struct ardt_probe *p);
+/* Open, probe, close. */
+int ardt_probe(const char *name, struct ardt_probe *p);
+
+/* Program name (comm) of a pid, "?" if it is gone. */
+void ardt_comm(int32_t pid, char *buf, size_t len);
+
+/* ---- who is attached ---------------------------------------------------------------------- */
+
+/* Live peers of a connection as its object records them (ard_conn_peers), writer first.
+ * Returns the count listed (<= max) or an ARD_E* code; *unlisted (may be NULL) counts live
+ * ports the object's table had no room for. */
+int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted);
+
+/* ---- opening ports ------------------------------------------------------------------------ */
+
+/* ard_init once, in the global domain, with no options. 0 or an exit code (printed). */
+int ardt_lib_init(void);
+/* Attach a port on connection `conn` of the global domain, adopting its size and type.
+ * `role` names the port ("show", "set"); on failure prints the error and returns NULL with
+ * *code set to the exit code. */
+ard_port *ardt_attach(const char *conn, enum ard_dir dir, int *code);
+
+/* ---- decoding, field paths, values --------------------------------------------------------- */
+
+struct ardt_type {
+    char desc[ARD_MAX_TYPE + 1]; /* "" for opaque */
+    size_t size;
+    size_t nfields;
+    struct ard_field *fields; /* nfields entries (NULL when opaque) */
+};
+
+/* Parse a connection's descriptor (or opaque when desc is ""). 0 or an exit code. */
+int ardt_type_init(struct ardt_type *t, const char *desc, size_t size);
+void ardt_type_free(struct ardt_type *t);
+/* Name of field i: its own, or "fI". */
+const char *ardt_field_name(const struct ardt_type *t, size_t i, char *buf, size_t len);
+
+/* A selected part of a packet: field `field`, elements [first, first+count). */
+struct ardt_sel {
+    size_t field;
+    uint32_t first, count;
+    bool whole; /* the path named the field without an index */
+};
+
+/* Parse a field path ("q", "q[2]", "f1", "tick") against a type. Returns 0 or ARDT_USAGE
+ * after printing a message naming the path and what is wrong. */
+int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel *sel);
+
+/* Read element `idx` of field `f` in `pkt` as double / as exact integer. */
+double ardt_get_f(const struct ard_field *f, const void *pkt, uint32_t idx);
+/* Store a value given as text into element idx of field f. Returns 0 or ARDT_USAGE after a
+ * message naming `what` (the path) and the value. */
+int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char *what,
+                  const char *text);
+/* Store a double (rounded and clamped to the field's range for integers). */
+void ardt_set_f(const struct ard_field *f, void *pkt, uint32_t idx, double v);
+/* Print element idx of field f: exact integers, floats with the shortest text that reads
+ * back to the same value; json: NaN/Inf as null. */
+void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_t idx, bool json);
+/* A JSON string literal. */
+void ardt_put_json_str(FILE *o, const char *s);
+
+/* Times. */
+void ardt_put_age(FILE *o, int64_t ns);               /* "1.23 ms" */
+void ardt_put_real(FILE *o, int64_t real_ns);         /* "2026-11-22T15:08:33.123456789Z" */
+void ardt_fmt_rate(char *buf, size_t len, double hz); /* "1000 Hz", "0.1 Hz", "-" */
+
+#endif /* ARD_TOOLS_H */
+
+/* ---- writing by hand (write.c: set, pub, siggen) -----------------------------------------------
+ */
+
+struct ardt_writer {
+    const char *conn;
+    ard_port *in, *out;
+    struct ardt_type t;
+    uint8_t *pkt; /* the connection's last value, then our changes */
+};
+
+/* Attach to an existing connection: read its type and last value (zeros if nothing was sent),
+ * then take the writer role. A live writer refuses with ARDT_BUSY, naming its pid. `check`
+ * runs (when not NULL) after the type is known and before anything is written or the writer
+ * role taken, to refuse bad assignments early. Returns 0 or an exit code (message printed). */
+int ardt_writer_open(struct ardt_writer *w, const char *conn,
+                     int (*check)(struct ardt_writer *w, void *arg), void *arg);
+void ardt_writer_close(struct ardt_writer *w);
+/* Apply "PATH=VALUE" to pkt: q[2]=1.5, tick=3, q=0.5 (every element), q=1,2,3 (each).
+ * Returns 0 or ARDT_USAGE after a message naming the path or value. */
+int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
+
+/* ---- statistics and waiting ------------------------------------------------------------------ */
+
+struct ardt_stats {
+    uint64_t n;
+    double mean, m2, min, max; /* Welford: numerically stable at any rate */
+};
+void ardt_stats_add(struct ardt_stats *s, double v);
+double ardt_stats_std(const struct ardt_stats *s);
+
+/* ard_period_wait that an interrupt (ardt_stop) ends within 100 ms even at slow rates. */
+void ardt_period_wait(ard_period *p);
+/* Sleep ns, ending early on ardt_stop. */
+void ardt_sleep(int64_t ns);

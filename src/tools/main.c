@@ -1,0 +1,118 @@
+/*
+ * ard - look at, follow, set and draw a running ardnet net. A git-style dispatcher over one
+ * function per subcommand (cmd_*.c); options and exit codes: docs/ard.md, ard(1).
+ */
+#include "ard.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct ardt_cmd cmds[] = {
+    {"list", cmd_list, "every connection of the domain: type, writer, readers, rate, age",
+     ardt_list_usage},
+    {"show", cmd_show, "the newest packet decoded by its type; -f follows every new one",
+     ardt_show_usage},
+    {"hz", cmd_hz, "packet rate and the statistics of the period", ardt_hz_usage},
+    {"delay", cmd_delay, "age of packets when they are received", ardt_delay_usage},
+    {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", ardt_set_usage},
+    {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage},
+    {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage},
+    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage},
+};
+#define NCMDS (sizeof cmds / sizeof cmds[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ard [--domain NAME] SUBCOMMAND [ARGS...]\n"
+               "       ard help [SUBCOMMAND] | ard --version\n\nsubcommands:\n");
+    for (size_t i = 0; i < NCMDS; i++)
+        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+    fprintf(f, "\noptions (before or after the subcommand):\n"
+               "  -d, --domain NAME  domain (default: $ARD_DOMAIN, else \"default\")\n"
+               "  -h, --help         help (of the subcommand after it)\n"
+               "  -V, --version      version\n"
+               "exit codes: 0 ok, 1 no such connection, 2 connection has a live writer,\n"
+               "            3 object damaged, foreign or not accessible, 4 nothing sent yet,\n"
+               "            100 usage, 111 system error\n");
+}
+
+static const struct ardt_cmd *find(const char *name)
+{
+    for (size_t i = 0; i < NCMDS; i++)
+        if (strcmp(cmds[i].name, name) == 0)
+            return &cmds[i];
+    return NULL;
+}
+
+/* Take --domain out of argv wherever it is (before "--"), so subcommands never see it. */
+static int take_domain(int *argc, char **argv)
+{
+    int o = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (i < *argc)
+                argv[o++] = argv[i++];
+            break;
+        }
+        if (strcmp(a, "-d") == 0 || strcmp(a, "--domain") == 0) {
+            if (i + 1 >= *argc)
+                return ardt_err(ARDT_USAGE, "%s needs a domain name", a);
+            ardt_g.domain = argv[++i];
+        } else if (strncmp(a, "--domain=", 9) == 0) {
+            ardt_g.domain = a + 9;
+        } else {
+            argv[o++] = argv[i];
+        }
+    }
+    argv[o] = NULL;
+    *argc = o;
+    if (ardt_g.domain == NULL)
+        ardt_g.domain = getenv("ARD_DOMAIN");
+    if (ardt_g.domain == NULL || ardt_g.domain[0] == '\0')
+        ardt_g.domain = "default";
+    if (ardi_check_name("domain", ardt_g.domain, false) < 0)
+        return ardt_err(ARDT_USAGE, "%s", ard_errdetail());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = take_domain(&argc, argv);
+    if (rc)
+        return rc;
+    if (argc < 2) {
+        usage(stderr);
+        return ARDT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+        usage(stdout);
+        return ARDT_OK;
+    }
+    if (strcmp(sub, "-V") == 0 || strcmp(sub, "--version") == 0) {
+        printf("ard (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
+        return ARDT_OK;
+    }
+    if (strcmp(sub, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return ARDT_OK;
+        }
+        const struct ardt_cmd *c = find(argv[2]);
+        if (!c)
+            return ardt_err(ARDT_USAGE, "help: no subcommand '%s' (see 'ard help')", argv[2]);
+        fputs(c->usage, stdout);
+        return ARDT_OK;
+    }
+    const struct ardt_cmd *c = find(sub);
+    if (!c)
+        return ardt_err(ARDT_USAGE, "'%s' is not a subcommand (see 'ard help')", sub);
+    ardt_sub = c->name;
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(c->usage, stdout);
+            return ARDT_OK;
+        }
+    return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,307 @@
+/* show.c - `ard show`: the newest packet decoded by its type; -f follows every new one, also
+ * across a writer restart and a re-created object. */
+#include "ard.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char ardt_show_usage[] =
+    "usage: ard show CONNECTION [-f] [--field PATH...] [--format text|csv|json] [-n COUNT]\n"
+    "  The newest packet of CONNECTION decoded by its type, with sequence number, age and\n"
+    "  both send times (writer's CLOCK_MONOTONIC and CLOCK_REALTIME). Opaque connections\n"
+    "  print hex. ard show attaches as an ordinary reader: the writer is never slowed.\n"
+    "options:\n"
+    "  -f, --follow        print every new packet until interrupted (a packet the terminal\n"
+    "                      cannot keep up with is skipped, and counted)\n"
+    "  --field PATH        only this field or element: q, q[2], tick, f0 (unnamed field 0);\n"
+    "                      repeatable, or comma-separated\n"
+    "  --format FMT        text (default), csv (header row, then one row per packet) or json\n"
+    "                      (one object per line)\n"
+    "  --json              same as --format json\n"
+    "  -n, --count N       stop after N packets (with -f)\n";
+
+enum fmt { TEXT, CSV, JSON };
+
+struct show {
+    const char *conn;
+    struct ardt_type t;
+    struct ardt_sel *sel;
+    size_t nsel;
+    enum fmt fmt;
+    bool header_done;
+};
+
+static void put_hex(FILE *o, const uint8_t *b, size_t n, bool lines)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (lines && i % 32 == 0)
+            fprintf(o, "%s  %08zx ", i ? "\n" : "", i);
+        fprintf(o, "%02x", b[i]);
+    }
+    if (lines)
+        fputc('\n', o);
+}
+
+static void put_sel_name(FILE *o, const struct show *s, const struct ardt_sel *sel, uint32_t k)
+{
+    char b[24];
+    const char *n = ardt_field_name(&s->t, sel->field, b, sizeof b);
+    if (s->t.fields[sel->field].count == 1)
+        fputs(n, o);
+    else
+        fprintf(o, "%s[%u]", n, sel->first + k);
+}
+
+static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+{
+    FILE *o = stdout;
+    if (s->fmt == CSV) {
+        if (!s->header_done) {
+            fputs("seq,mono_ns,real_ns,skipped", o);
+            if (s->t.nfields == 0)
+                fputs(",hex", o);
+            for (size_t i = 0; i < s->nsel; i++)
+                for (uint32_t k = 0; k < s->sel[i].count; k++) {
+                    fputc(',', o);
+                    put_sel_name(o, s, &s->sel[i], k);
+                }
+            fputc('\n', o);
+            s->header_done = true;
+        }
+        fprintf(o, "%llu,%lld,%lld,%llu", (unsigned long long)in.seq, (long long)in.mono_ns,
+                (long long)in.real_ns, (unsigned long long)in.skipped);
+        if (s->t.nfields == 0) {
+            fputc(',', o);
+            put_hex(o, pkt, s->t.size, false);
+        }
+        for (size_t i = 0; i < s->nsel; i++)
+            for (uint32_t k = 0; k < s->sel[i].count; k++) {
+                fputc(',', o);
+                ardt_put_value(o, &s->t.fields[s->sel[i].field], pkt, s->sel[i].first + k, false);
+            }
+        fputc('\n', o);
+        return;
+    }
+    if (s->fmt == JSON) {
+        fputs("{\"connection\":", o);
+        ardt_put_json_str(o, s->conn);
+        fputs(",\"type\":", o);
+        ardt_put_json_str(o, s->t.desc);
+        fprintf(o,
+                ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
+                (unsigned long long)in.seq, (long long)(now - in.mono_ns), (long long)in.mono_ns,
+                (long long)in.real_ns, (unsigned long long)in.skipped);
+        if (s->t.nfields == 0) {
+            fputs(",\"hex\":\"", o);
+            put_hex(o, pkt, s->t.size, false);
+            fputs("\"}\n", o);
+            return;
+        }
+        fputs(",\"fields\":{", o);
+        for (size_t i = 0; i < s->nsel; i++) {
+            const struct ardt_sel *sel = &s->sel[i];
+            const struct ard_field *f = &s->t.fields[sel->field];
+            char key[64], b[24];
+            const char *n = ardt_field_name(&s->t, sel->field, b, sizeof b);
+            if (sel->whole)
+                snprintf(key, sizeof key, "%s", n);
+            else
+                snprintf(key, sizeof key, "%s[%u]", n, sel->first);
+            fputs(i ? "," : "", o);
+            ardt_put_json_str(o, key);
+            fputc(':', o);
+            bool arr = sel->whole && f->count > 1;
+            fputs(arr ? "[" : "", o);
+            for (uint32_t k = 0; k < sel->count; k++) {
+                fputs(k ? "," : "", o);
+                ardt_put_value(o, f, pkt, sel->first + k, true);
+            }
+            fputs(arr ? "]" : "", o);
+        }
+        fputs("}}\n", o);
+        return;
+    }
+    fprintf(o, "%s  seq %llu  age ", s->conn, (unsigned long long)in.seq);
+    ardt_put_age(o, now - in.mono_ns);
+    fprintf(o, "  mono %lld.%09lld  real ", (long long)(in.mono_ns / 1000000000),
+            (long long)(in.mono_ns % 1000000000));
+    ardt_put_real(o, in.real_ns);
+    if (in.skipped)
+        fprintf(o, "  skipped %llu", (unsigned long long)in.skipped);
+    fputc('\n', o);
+    if (s->t.nfields == 0) {
+        put_hex(o, pkt, s->t.size, true);
+        return;
+    }
+    int w = 1;
+    for (size_t i = 0; i < s->nsel; i++) {
+        char b[24];
+        int l = (int)strlen(ardt_field_name(&s->t, s->sel[i].field, b, sizeof b)) +
+                (s->sel[i].whole ? 0 : 12);
+        w = l > w ? l : w;
+    }
+    for (size_t i = 0; i < s->nsel; i++) {
+        const struct ardt_sel *sel = &s->sel[i];
+        const struct ard_field *f = &s->t.fields[sel->field];
+        char key[64], b[24];
+        const char *n = ardt_field_name(&s->t, sel->field, b, sizeof b);
+        if (sel->whole)
+            snprintf(key, sizeof key, "%s", n);
+        else
+            snprintf(key, sizeof key, "%s[%u]", n, sel->first);
+        fprintf(o, "  %-*s =", w, key);
+        for (uint32_t k = 0; k < sel->count; k++) {
+            fputc(' ', o);
+            ardt_put_value(o, f, pkt, sel->first + k, false);
+        }
+        fputc('\n', o);
+    }
+}
+
+static int add_sel(struct show *s, char *list)
+{
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        struct ardt_sel *nv = realloc(s->sel, (s->nsel + 1) * sizeof *nv);
+        if (!nv)
+            return ardt_err(ARDT_SYS, "out of memory");
+        s->sel = nv;
+        int rc = ardt_sel_parse(&s->t, tok, &s->sel[s->nsel]);
+        if (rc)
+            return rc;
+        s->nsel++;
+    }
+    return 0;
+}
+
+/* Has the connection's object been removed or re-created since we attached? */
+static bool replaced(const ard_port *p, const char *conn)
+{
+    char path[ARDI_SHM_NAME_MAX + 16], shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, ardt_g.domain, conn);
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    struct stat a, b;
+    if (fstat(p->map.fd, &a) < 0)
+        return false;
+    if (stat(path, &b) < 0)
+        return false; /* gone: keep the old one until a new one appears */
+    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    struct show s = {0};
+    bool follow = false;
+    uint64_t count = 0;
+    char **fieldargs = calloc((size_t)argc, sizeof *fieldargs);
+    int nfa = 0, rc = 0;
+    if (!fieldargs)
+        return ardt_err(ARDT_SYS, "out of memory");
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-f") == 0 || strcmp(a, "--follow") == 0)
+            follow = true;
+        else if (strcmp(a, "--json") == 0)
+            s.fmt = JSON;
+        else if (strcmp(a, "--field") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "-n") == 0 ||
+                 strcmp(a, "--count") == 0) {
+            if (!val) {
+                rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
+                break;
+            }
+            i++;
+            if (strcmp(a, "--field") == 0)
+                fieldargs[nfa++] = argv[i];
+            else if (strcmp(a, "--format") == 0) {
+                if (strcmp(val, "text") == 0)
+                    s.fmt = TEXT;
+                else if (strcmp(val, "csv") == 0)
+                    s.fmt = CSV;
+                else if (strcmp(val, "json") == 0)
+                    s.fmt = JSON;
+                else
+                    rc = ardt_err(ARDT_USAGE, "--format '%s': expected text, csv or json", val);
+            } else
+                rc = ardt_parse_count(a, val, UINT64_MAX, &count);
+        } else if (strncmp(a, "--field=", 8) == 0)
+            fieldargs[nfa++] = argv[i] + 8;
+        else if (a[0] == '-' && a[1] != '\0')
+            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help show')", a);
+        else if (s.conn == NULL)
+            s.conn = a;
+        else
+            rc = ardt_err(ARDT_USAGE, "one connection at a time ('%s' and '%s')", s.conn, a);
+    }
+    if (rc == 0 && s.conn == NULL)
+        rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");
+    if (rc) {
+        free(fieldargs);
+        return rc;
+    }
+    ardt_signals();
+    ard_port *p = ardt_attach(s.conn, ARD_IN, &rc);
+    if (!p) {
+        free(fieldargs);
+        return rc;
+    }
+    size_t size = ard_port_size(p);
+    rc = ardt_type_init(&s.t, ard_port_type(p), size);
+    for (int i = 0; i < nfa && rc == 0; i++)
+        rc = add_sel(&s, fieldargs[i]);
+    if (rc == 0 && s.nsel == 0 && s.t.nfields > 0) {
+        s.sel = calloc(s.t.nfields, sizeof *s.sel);
+        if (!s.sel)
+            rc = ardt_err(ARDT_SYS, "out of memory");
+        for (size_t i = 0; rc == 0 && i < s.t.nfields; i++)
+            s.sel[s.nsel++] =
+                (struct ardt_sel){.field = i, .count = s.t.fields[i].count, .whole = true};
+    }
+    uint8_t *pkt = rc == 0 ? malloc(size) : NULL;
+    if (rc == 0 && !pkt)
+        rc = ardt_err(ARDT_SYS, "out of memory");
+    uint64_t shown = 0;
+    while (rc == 0 && !ardt_stop) {
+        int r = follow ? ard_rec_timed(p, pkt, 500000000) : ard_tryrec(p, pkt);
+        if (r == ARD_ENODATA) {
+            rc = ardt_err(ARDT_NODATA, "connection '%s': nothing was sent yet", s.conn);
+            break;
+        }
+        if (r == ARD_ETIMEDOUT || r == ARD_EINTR) {
+            if (r == ARD_ETIMEDOUT && replaced(p, s.conn)) {
+                /* ardkill removed it and a new run created it afresh: follow the new one. */
+                ard_close(p);
+                size_t old = size;
+                p = ardt_attach(s.conn, ARD_IN, &rc);
+                if (!p)
+                    break;
+                if (ard_port_size(p) != old || strcmp(ard_port_type(p), s.t.desc) != 0) {
+                    rc = ardt_err(ARDT_STALE,
+                                  "connection '%s' was re-created with another layout "
+                                  "(size %zu type '%s')",
+                                  s.conn, ard_port_size(p), ard_port_type(p));
+                    break;
+                }
+            }
+            continue;
+        }
+        if (r < 0) {
+            rc = ardt_liberr(r);
+            break;
+        }
+        put_packet(&s, pkt, ard_port_info(p), ard_now_ns());
+        if (!ardt_flush(stdout))
+            break; /* the reader of our output went away (head, less): a clean end */
+        shown++;
+        if (!follow || (count && shown >= count))
+            break;
+    }
+    ard_close(p);
+    free(pkt);
+    free(s.sel);
+    free(fieldargs);
+    ardt_type_free(&s.t);
+    return rc;
+}

@@ -1,0 +1,447 @@
+/* siggen.c - `ard siggen`: a signal generator block. Each chosen field (or element) follows a
+ * waveform of the time since start; the rest of the packet keeps its last value. Configured
+ * on the command line or from a YAML file; paced by ard_period. */
+#include "ard.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+const char ardt_siggen_usage[] =
+    "usage: ard siggen CONNECTION [--type DESC] [--rate HZ] [-n COUNT] [--seed N]\n"
+    "                  FIELD=SHAPE[,KEY=VALUE...]...\n"
+    "       ard siggen --config FILE.yaml [-n COUNT]\n"
+    "  Write CONNECTION at a fixed rate (ard_period: absolute deadlines), each FIELD following\n"
+    "  a waveform of t, the time since start in periods (t = k / rate at the k-th packet, k\n"
+    "  counting missed periods too). FIELD is a name, an element (q[2]) or a whole array (every\n"
+    "  element the same signal). Fields not given keep the connection's last value. An\n"
+    "  existing connection is adopted; --type creates it (and must match it if it exists).\n"
+    "shapes (A amplitude, f frequency Hz, p phase rad, c offset, x = frac(f t + p / 2pi)):\n"
+    "  sine      c + A sin(2pi f t + p)       cosine   c + A cos(2pi f t + p)\n"
+    "  square    c + A (x < 0.5 ? 1 : -1)     triangle c + A (1 - 4 |x - 0.5|)\n"
+    "  sawtooth  c + A (2x - 1)               step     c + (t >= at ? A : 0)\n"
+    "  ramp      c + A t                      constant c (also FIELD=NUMBER)\n"
+    "  chirp     c + A sin(2pi (f u + (f1 - f) u^2 / (2 T)) + p), u = t mod T\n"
+    "  uniform   c + A (2U - 1), U uniform in [0,1)\n"
+    "  gaussian  c + A N, N standard normal\n"
+    "keys: amplitude|amp (default 1), frequency|freq (1), phase (0), offset (0), at (step, 1),\n"
+    "      f1 (chirp end frequency, 10 f), T (chirp sweep seconds, 10)\n"
+    "options:\n"
+    "  -r, --rate HZ    packets per second, 0.001..100000 (default 100)\n"
+    "  -t, --type DESC  create the connection with this type if it does not exist\n"
+    "  -n, --count N    stop after N packets\n"
+    "  --seed N         seed of the noise generators (default: from the clock)\n"
+    "  -c, --config F   YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
+    "                   {shape: SHAPE, amplitude: A, frequency: F, ...}}\n";
+
+enum shape {
+    SINE,
+    COSINE,
+    SQUARE,
+    TRIANGLE,
+    SAWTOOTH,
+    STEP,
+    RAMP,
+    CHIRP,
+    UNIFORM,
+    GAUSSIAN,
+    CONST
+};
+static const char *const shapes[] = {"sine", "cosine", "square",  "triangle", "sawtooth", "step",
+                                     "ramp", "chirp",  "uniform", "gaussian", "constant"};
+
+struct signal {
+    char path[128];
+    enum shape shape;
+    double amp, freq, phase, offset, at, f1, sweep;
+};
+
+struct cfg {
+    const char *conn;
+    const char *type;
+    double rate;
+    uint64_t count, seed;
+    bool seeded;
+    struct signal *sig;
+    size_t nsig;
+    char *owned[4]; /* strings from the YAML file */
+};
+
+/* xorshift64*: reproducible with --seed, no global state in libc. */
+static uint64_t rng_state;
+static double uniform01(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
+}
+
+static double gauss(void)
+{
+    double u = uniform01(), v = uniform01();
+    if (u < 1e-300)
+        u = 1e-300;
+    return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+static double value(const struct signal *s, double t)
+{
+    double x = s->freq * t + s->phase / (2 * M_PI);
+    x -= floor(x);
+    switch (s->shape) {
+    case SINE:
+        return s->offset + s->amp * sin(2 * M_PI * s->freq * t + s->phase);
+    case COSINE:
+        return s->offset + s->amp * cos(2 * M_PI * s->freq * t + s->phase);
+    case SQUARE:
+        return s->offset + s->amp * (x < 0.5 ? 1 : -1);
+    case TRIANGLE:
+        return s->offset + s->amp * (1 - 4 * fabs(x - 0.5));
+    case SAWTOOTH:
+        return s->offset + s->amp * (2 * x - 1);
+    case STEP:
+        return s->offset + (t >= s->at ? s->amp : 0);
+    case RAMP:
+        return s->offset + s->amp * t;
+    case CHIRP: {
+        double u = fmod(t, s->sweep);
+        return s->offset +
+               s->amp * sin(2 * M_PI * (s->freq * u + (s->f1 - s->freq) * u * u / (2 * s->sweep)) +
+                            s->phase);
+    }
+    case UNIFORM:
+        return s->offset + s->amp * (2 * uniform01() - 1);
+    case GAUSSIAN:
+        return s->offset + s->amp * gauss();
+    case CONST:
+        return s->offset;
+    }
+    return 0;
+}
+
+static int set_key(struct signal *s, const char *key, const char *val)
+{
+    double v;
+    char opt[160];
+    snprintf(opt, sizeof opt, "%s: %s", s->path, key);
+    if (ardt_parse_double(opt, val, -1e300, 1e300, &v))
+        return ARDT_USAGE;
+    if (!strcmp(key, "amplitude") || !strcmp(key, "amp"))
+        s->amp = v;
+    else if (!strcmp(key, "frequency") || !strcmp(key, "freq"))
+        s->freq = v;
+    else if (!strcmp(key, "phase"))
+        s->phase = v;
+    else if (!strcmp(key, "offset"))
+        s->offset = v;
+    else if (!strcmp(key, "at"))
+        s->at = v;
+    else if (!strcmp(key, "f1"))
+        s->f1 = v;
+    else if (!strcmp(key, "T")) {
+        if (!(v > 0))
+            return ardt_err(ARDT_USAGE, "%s: T must be > 0", s->path);
+        s->sweep = v;
+    } else
+        return ardt_err(ARDT_USAGE,
+                        "%s: unknown key '%s' (amplitude, frequency, phase, offset, at, f1, T)",
+                        s->path, key);
+    return 0;
+}
+
+static int set_shape(struct signal *s, const char *name)
+{
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+        if (strcmp(shapes[k], name) == 0) {
+            s->shape = (enum shape)k;
+            return 0;
+        }
+    char *end;
+    double v = strtod(name, &end);
+    if (end != name && *end == '\0') {
+        s->shape = CONST;
+        s->offset = v;
+        return 0;
+    }
+    return ardt_err(ARDT_USAGE,
+                    "%s: unknown shape '%s' (sine cosine square triangle sawtooth step ramp "
+                    "chirp uniform gaussian constant, or a number)",
+                    s->path, name);
+}
+
+static struct signal *new_signal(struct cfg *c, const char *path, size_t plen)
+{
+    struct signal *nv = realloc(c->sig, (c->nsig + 1) * sizeof *nv);
+    if (!nv)
+        return NULL;
+    c->sig = nv;
+    struct signal *s = &c->sig[c->nsig++];
+    *s = (struct signal){.amp = 1, .freq = 1, .at = 1, .sweep = 10, .f1 = -1};
+    if (plen >= sizeof s->path)
+        plen = sizeof s->path - 1;
+    memcpy(s->path, path, plen);
+    return s;
+}
+
+/* FIELD=SHAPE[,KEY=VALUE...] */
+static int parse_arg(struct cfg *c, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return ardt_err(ARDT_USAGE, "'%s': expected FIELD=SHAPE[,KEY=VALUE...]", arg);
+    struct signal *s = new_signal(c, arg, (size_t)(eq - arg));
+    if (!s)
+        return ardt_err(ARDT_SYS, "out of memory");
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", eq + 1);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    if (!tok)
+        return ardt_err(ARDT_USAGE, "'%s': no shape", arg);
+    int rc = set_shape(s, tok);
+    while (rc == 0 && (tok = strtok_r(NULL, ",", &save)) != NULL) {
+        char *kv = strchr(tok, '=');
+        if (!kv)
+            return ardt_err(ARDT_USAGE, "%s: '%s' is not KEY=VALUE", s->path, tok);
+        *kv = '\0';
+        rc = set_key(s, tok, kv + 1);
+    }
+    return rc;
+}
+
+static const char *yscalar(yaml_document_t *d, yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int load_yaml(struct cfg *c, const char *file)
+{
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return ardt_err(ARDT_USAGE, "--config '%s': cannot open it", file);
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int rc = 0;
+    if (!yaml_parser_load(&p, &d)) {
+        rc = ardt_err(ARDT_USAGE, "%s:%zu: %s", file, p.problem_mark.line + 1,
+                      p.problem ? p.problem : "YAML error");
+        yaml_parser_delete(&p);
+        fclose(f);
+        return rc;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    if (!root || root->type != YAML_MAPPING_NODE)
+        rc = ardt_err(ARDT_USAGE, "%s: expected a mapping (connection, rate, signals, ...)", file);
+    for (yaml_node_pair_t *pr = root && rc == 0 ? root->data.mapping.pairs.start : NULL;
+         pr && pr < root->data.mapping.pairs.top && rc == 0; pr++) {
+        yaml_node_t *kn = yaml_document_get_node(&d, pr->key);
+        yaml_node_t *vn = yaml_document_get_node(&d, pr->value);
+        const char *k = yscalar(&d, kn), *v = yscalar(&d, vn);
+        size_t line = kn ? kn->start_mark.line + 1 : 0;
+        if (!k) {
+            rc = ardt_err(ARDT_USAGE, "%s:%zu: keys must be plain words", file, line);
+        } else if (!strcmp(k, "connection") || !strcmp(k, "type")) {
+            char *dup = v ? strdup(v) : NULL;
+            if (!dup)
+                rc = ardt_err(ARDT_USAGE, "%s:%zu: '%s' needs a text value", file, line, k);
+            else {
+                c->owned[k[0] == 'c' ? 0 : 1] = dup;
+                if (k[0] == 'c')
+                    c->conn = dup;
+                else
+                    c->type = dup;
+            }
+        } else if (!strcmp(k, "rate")) {
+            rc = v ? ardt_parse_double("rate", v, 0.001, 100000, &c->rate)
+                   : ardt_err(ARDT_USAGE, "%s:%zu: rate needs a number", file, line);
+        } else if (!strcmp(k, "seed")) {
+            rc = v ? ardt_parse_count("seed", v, UINT64_MAX, &c->seed)
+                   : ardt_err(ARDT_USAGE, "%s:%zu: seed needs a number", file, line);
+            c->seeded = true;
+        } else if (!strcmp(k, "signals")) {
+            if (!vn || vn->type != YAML_MAPPING_NODE) {
+                rc = ardt_err(ARDT_USAGE, "%s:%zu: signals: expected FIELD: SHAPE pairs", file,
+                              line);
+                break;
+            }
+            for (yaml_node_pair_t *sp = vn->data.mapping.pairs.start;
+                 sp < vn->data.mapping.pairs.top && rc == 0; sp++) {
+                yaml_node_t *fk = yaml_document_get_node(&d, sp->key);
+                yaml_node_t *fv = yaml_document_get_node(&d, sp->value);
+                const char *field = yscalar(&d, fk);
+                size_t fl = fk ? fk->start_mark.line + 1 : 0;
+                if (!field) {
+                    rc = ardt_err(ARDT_USAGE, "%s:%zu: a field name must be text", file, fl);
+                    break;
+                }
+                struct signal *s = new_signal(c, field, strlen(field));
+                if (!s) {
+                    rc = ardt_err(ARDT_SYS, "out of memory");
+                    break;
+                }
+                if (yscalar(&d, fv)) {
+                    rc = set_shape(s, yscalar(&d, fv));
+                    continue;
+                }
+                if (!fv || fv->type != YAML_MAPPING_NODE) {
+                    rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: expected a shape or {shape: ...}", file,
+                                  fl, field);
+                    break;
+                }
+                bool shaped = false;
+                for (yaml_node_pair_t *kp = fv->data.mapping.pairs.start;
+                     kp < fv->data.mapping.pairs.top && rc == 0; kp++) {
+                    const char *kk = yscalar(&d, yaml_document_get_node(&d, kp->key));
+                    const char *kv = yscalar(&d, yaml_document_get_node(&d, kp->value));
+                    if (!kk || !kv)
+                        rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: keys and values must be text", file,
+                                      fl, field);
+                    else if (!strcmp(kk, "shape"))
+                        rc = set_shape(s, kv), shaped = true;
+                    else
+                        rc = set_key(s, kk, kv);
+                }
+                if (rc == 0 && !shaped)
+                    rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: no shape given", file, fl, field);
+            }
+        } else {
+            rc = ardt_err(ARDT_USAGE,
+                          "%s:%zu: unknown key '%s' (connection, type, rate, seed, signals)", file,
+                          line, k);
+        }
+    }
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    fclose(f);
+    return rc;
+}
+
+struct run {
+    struct cfg *c;
+    struct ardt_sel *sel;
+};
+
+static int check(struct ardt_writer *w, void *arg)
+{
+    struct run *r = arg;
+    if (w->t.nfields == 0)
+        return ardt_err(ARDT_USAGE, "connection '%s' is opaque (no type): no fields to generate",
+                        w->conn);
+    for (size_t i = 0; i < r->c->nsig; i++) {
+        int rc = ardt_sel_parse(&w->t, r->c->sig[i].path, &r->sel[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* With --type: create the connection unless it exists (ardt_writer_open checks the rest).
+ * The port that created it stays until the writer is attached, then goes. */
+static int create(struct cfg *c, ard_port **tmp)
+{
+    size_t size;
+    if (ard_type_parse(c->type, NULL, 0, NULL, &size) < 0)
+        return ardt_err(ARDT_USAGE, "--type: %s", ard_errdetail());
+    struct ardt_probe pr;
+    int rc = ardt_probe(c->conn, &pr);
+    if (rc == 0)
+        return 0;
+    if (rc != ARD_ENOENT)
+        return ardt_liberr(rc);
+    if ((rc = ardt_lib_init()) != 0)
+        return rc;
+    *tmp = ard_create_on("siggen_new", c->conn, ARD_IN, size, c->type);
+    return *tmp ? 0 : ardt_liberr(ard_lasterror());
+}
+
+int cmd_siggen(int argc, char **argv)
+{
+    struct cfg c = {.rate = 100};
+    int rc = 0;
+    bool rate_given = false;
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *o = argv[i];
+        bool takes = !strcmp(o, "-r") || !strcmp(o, "--rate") || !strcmp(o, "-t") ||
+                     !strcmp(o, "--type") || !strcmp(o, "-n") || !strcmp(o, "--count") ||
+                     !strcmp(o, "--seed") || !strcmp(o, "-c") || !strcmp(o, "--config");
+        if (takes && i + 1 >= argc)
+            return ardt_err(ARDT_USAGE, "%s needs a value", o);
+        const char *v = takes ? argv[++i] : NULL;
+        if (!strcmp(o, "-r") || !strcmp(o, "--rate"))
+            rc = ardt_parse_double(o, v, 0.001, 100000, &c.rate), rate_given = true;
+        else if (!strcmp(o, "-t") || !strcmp(o, "--type"))
+            c.type = v;
+        else if (!strcmp(o, "-n") || !strcmp(o, "--count"))
+            rc = ardt_parse_count(o, v, UINT64_MAX, &c.count);
+        else if (!strcmp(o, "--seed"))
+            rc = ardt_parse_count(o, v, UINT64_MAX, &c.seed), c.seeded = true;
+        else if (!strcmp(o, "-c") || !strcmp(o, "--config")) {
+            double cli_rate = c.rate;
+            rc = load_yaml(&c, v);
+            if (rate_given)
+                c.rate = cli_rate; /* the command line has the last word */
+        } else if (o[0] == '-' && o[1] != '\0')
+            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help siggen')", o);
+        else if (!strchr(o, '=') && c.conn == NULL)
+            c.conn = o;
+        else
+            rc = parse_arg(&c, o);
+    }
+    if (rc == 0 && c.conn == NULL)
+        rc =
+            ardt_err(ARDT_USAGE, "which connection? (usage: ard siggen CONNECTION FIELD=SHAPE...)");
+    if (rc == 0 && c.nsig == 0)
+        rc = ardt_err(ARDT_USAGE, "no signals given (e.g. q[0]=sine,amp=0.5,freq=0.2)");
+    for (size_t i = 0; rc == 0 && i < c.nsig; i++)
+        if (c.sig[i].f1 < 0)
+            c.sig[i].f1 = 10 * c.sig[i].freq;
+    struct run r = {&c, calloc(c.nsig + 1, sizeof *r.sel)};
+    if (rc == 0 && !r.sel)
+        rc = ardt_err(ARDT_SYS, "out of memory");
+    ard_port *tmp = NULL;
+    if (rc == 0 && c.type)
+        rc = create(&c, &tmp);
+    struct ardt_writer w = {0};
+    if (rc == 0) {
+        ardt_signals();
+        rc = ardt_writer_open(&w, c.conn, check, &r);
+    }
+    ard_close(tmp);
+    if (rc == 0 && c.type) {
+        char a[ARD_MAX_TYPE + 1];
+        if (ardi_type_layout(c.type, a, sizeof a) < 0 ||
+            !ardi_type_same_layout(a, ard_port_type(w.out)))
+            rc = ardt_err(ARDT_USAGE, "connection '%s' exists with type '%s', --type says '%s'",
+                          c.conn, ard_port_type(w.out), c.type);
+    }
+    rng_state = c.seeded ? c.seed * 0x9E3779B97F4A7C15ULL + 1 : (uint64_t)ard_realtime_ns() | 1;
+    ard_period per;
+    if (rc == 0 && ard_period_init(&per, (int64_t)(1e9 / c.rate + 0.5)) < 0)
+        rc = ardt_liberr(ard_lasterror());
+    for (uint64_t k = 0; rc == 0 && !ardt_stop && (c.count == 0 || k < c.count);) {
+        double t = (double)k / c.rate;
+        for (size_t i = 0; i < c.nsig; i++)
+            for (uint32_t e = 0; e < r.sel[i].count; e++)
+                ardt_set_f(&w.t.fields[r.sel[i].field], w.pkt, r.sel[i].first + e,
+                           value(&c.sig[i], t));
+        int s = ard_send(w.out, w.pkt);
+        if (s < 0) {
+            rc = ardt_liberr(s);
+            break;
+        }
+        if (c.count && k + 1 >= c.count)
+            break;
+        uint64_t before = per.overruns;
+        ardt_period_wait(&per);
+        k += 1 + (per.overruns - before); /* t follows the clock, missed periods included */
+    }
+    ardt_writer_close(&w);
+    free(r.sel);
+    free(c.sig);
+    for (size_t i = 0; i < 4; i++)
+        free(c.owned[i]);
+    return rc;
+}

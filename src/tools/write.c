@@ -1,0 +1,92 @@
+/* write.c - writing packets by hand, shared by set, pub and siggen: adopt the connection's
+ * type and last value, refuse a live writer, apply PATH=VALUE assignments. */
+#include "ard.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL || eq == arg)
+        return ardt_err(ARDT_USAGE, "'%s': expected FIELD=VALUE (e.g. q[2]=1.5)", arg);
+    char path[128];
+    size_t pl = (size_t)(eq - arg);
+    if (pl >= sizeof path)
+        return ardt_err(ARDT_USAGE, "'%.40s...': field path too long", arg);
+    memcpy(path, arg, pl);
+    path[pl] = '\0';
+    struct ardt_sel sel;
+    int rc = ardt_sel_parse(t, path, &sel);
+    if (rc)
+        return rc;
+    const struct ard_field *f = &t->fields[sel.field];
+    const char *val = eq + 1;
+    size_t nvals = 1;
+    for (const char *c = val; *c; c++)
+        nvals += *c == ',';
+    if (nvals > 1 && nvals != sel.count)
+        return ardt_err(ARDT_USAGE, "%s: %zu values given, the field has %u element%s", arg, nvals,
+                        sel.count, sel.count == 1 ? "" : "s");
+    char *copy = strdup(val);
+    if (!copy)
+        return ardt_err(ARDT_SYS, "out of memory");
+    char *save = NULL, *tok = nvals > 1 ? strtok_r(copy, ",", &save) : copy;
+    for (uint32_t k = 0; k < sel.count && rc == 0; k++) {
+        char what[160];
+        if (sel.count == 1 || f->count == 1)
+            snprintf(what, sizeof what, "%s", path);
+        else {
+            char b[24];
+            snprintf(what, sizeof what, "%s[%u]", ardt_field_name(t, sel.field, b, sizeof b),
+                     sel.first + k);
+        }
+        if (tok == NULL || *tok == '\0') {
+            rc = ardt_err(ARDT_USAGE, "%s: empty value", what);
+            break;
+        }
+        rc = ardt_set_text(f, pkt, sel.first + k, what, tok);
+        if (nvals > 1)
+            tok = strtok_r(NULL, ",", &save);
+    }
+    free(copy);
+    return rc;
+}
+
+int ardt_writer_open(struct ardt_writer *w, const char *conn,
+                     int (*check)(struct ardt_writer *w, void *arg), void *arg)
+{
+    int rc = 0;
+    memset(w, 0, sizeof *w);
+    w->conn = conn;
+    if ((w->in = ardt_attach(conn, ARD_IN, &rc)) == NULL)
+        return rc;
+    size_t size = ard_port_size(w->in);
+    if ((rc = ardt_type_init(&w->t, ard_port_type(w->in), size)) != 0)
+        return rc;
+    if ((w->pkt = calloc(1, size)) == NULL)
+        return ardt_err(ARDT_SYS, "out of memory");
+    if (check && (rc = check(w, arg)) != 0)
+        return rc;
+    int r = ard_tryrec(w->in, w->pkt);
+    if (r < 0 && r != ARD_ENODATA)
+        return ardt_liberr(r);
+    if ((w->out = ardt_attach(conn, ARD_OUT, &rc)) == NULL)
+        return rc;
+    /* The last value again, now that nobody else can write: nothing is lost in between. */
+    r = ard_tryrec(w->in, w->pkt);
+    if (r < 0 && r != ARD_ENODATA)
+        return ardt_liberr(r);
+    ard_close(w->in); /* a writer from here on: not counted among the readers */
+    w->in = NULL;
+    return 0;
+}
+
+void ardt_writer_close(struct ardt_writer *w)
+{
+    ard_close(w->out);
+    ard_close(w->in);
+    free(w->pkt);
+    ardt_type_free(&w->t);
+    memset(w, 0, sizeof *w);
+}
