@@ -250,6 +250,13 @@ ARD_NODISCARD int ard_domain_unlink(const char *domain);
  * out with C's natural alignment (each field aligned to its element size) and the total is
  * padded to the largest alignment, exactly like the matching C struct on Linux x86_64 and
  * aarch64. Separators are spaces, tabs or commas.
+ *
+ * A field may be named: "q:f64[7] dq:f64[7] tick:u32 flags:u8[4]". Names are optional per
+ * field, [A-Za-z_][A-Za-z0-9_]*, at most ARD_MAX_FIELD_NAME characters, unique within the
+ * descriptor; "fN" (what tools call unnamed field N) may only name field N. Names are
+ * documentation and addresses for tools: the layout alone (types and counts, in order)
+ * decides whether two sides of a connection match, so "q:f64[7]" and "f64[7]" attach to one
+ * connection, which keeps the descriptor of the side that created it.
  * ---------------------------------------------------------------------------------------- */
 
 enum ard_basic {
@@ -265,10 +272,15 @@ enum ard_basic {
     ARD_F64
 };
 
+#define ARD_MAX_FIELD_NAME 31 /* longest field name in a descriptor */
+
+/* One field of a parsed descriptor. Pre-1.0 ABI note: `name` was added in 0.1 (the struct grew
+ * from 12 to 44 bytes); code that allocates arrays of it must be rebuilt. */
 struct ard_field {
     enum ard_basic kind;
-    uint32_t count;  /* array length, 1 for a scalar */
-    uint32_t offset; /* byte offset in the packet */
+    uint32_t count;                    /* array length, 1 for a scalar */
+    uint32_t offset;                   /* byte offset in the packet */
+    char name[ARD_MAX_FIELD_NAME + 1]; /* "" when the descriptor does not name it */
 };
 
 /* Parse `desc`. Writes up to `max` fields (fields may be NULL with max 0 to only count),
@@ -283,11 +295,13 @@ ARD_NODISCARD int ard_type_parse(const char *desc, struct ard_field *fields, siz
 size_t ard_basic_size(enum ard_basic kind);
 const char *ard_basic_name(enum ard_basic kind);
 
-/* Canonical form of a descriptor (single spaces, "[1]" dropped) into buf.
- * Returns its length, or ARD_ETYPE / ARD_EINVAL (buffer too small). */
+/* Canonical form of a descriptor (single spaces, "[1]" dropped, names kept:
+ * "q:f64[7] tick:u32") into buf. Returns its length, or ARD_ETYPE / ARD_EINVAL (buffer too
+ * small). */
 ARD_NODISCARD int ard_type_normalize(const char *desc, char *buf, size_t buflen);
 
-/* 64-bit FNV-1a hash of the canonical descriptor (0 for NULL or ""). Used on the wire. */
+/* 64-bit FNV-1a hash of the canonical layout, names stripped ("f64[7] u32" for
+ * "q:f64[7] tick:u32"; 0 for NULL or ""), so that equal layouts hash equal. Used on the wire. */
 uint64_t ard_type_hash(const char *desc);
 
 /* ------------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 /*
  * test_types.c - type descriptors (DESIGN §3): parser, natural-alignment layout checked
  * against the matching C structs, canonical form, hash, malformed descriptors rejected with
- * a detail pointing at the bad token, and the size check at ard_create.
+ * a detail pointing at the bad token, and the size check at ard_create. Named fields (DESIGN
+ * §6): names parsed and kept in the canonical form, bad names rejected at their column, and
+ * the layout alone deciding whether two sides of a connection match.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ardnet.h"
 #include "testutil.h"
@@ -363,6 +366,138 @@ static void test_create_stores_canonical_type(void **state)
     ard_fini();
 }
 
+/* ---- named fields --------------------------------------------------------------------------- */
+
+static void test_named_fields_parse_with_names_and_same_layout(void **state)
+{
+    (void)state;
+    struct ard_field f[4], u[4];
+    size_t n = 0, size = 0, un = 0, usize = 0;
+    assert_int_equal(ard_type_parse("q:f64[7] dq:f64[7] tick:u32 flags:u8[4]", f, 4, &n, &size), 0);
+    assert_int_equal(ard_type_parse("f64[7] f64[7] u32 u8[4]", u, 4, &un, &usize), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(size, sizeof(struct s1));
+    assert_int_equal(size, usize);
+    const char *names[] = {"q", "dq", "tick", "flags"};
+    for (size_t k = 0; k < 4; k++) {
+        assert_string_equal(f[k].name, names[k]);
+        assert_string_equal(u[k].name, "");
+        assert_int_equal(f[k].kind, u[k].kind);
+        assert_int_equal(f[k].count, u[k].count);
+        assert_int_equal(f[k].offset, u[k].offset);
+    }
+}
+
+static void test_names_are_optional_per_field(void **state)
+{
+    (void)state;
+    struct ard_field f[3];
+    size_t n = 0;
+    assert_int_equal(ard_type_parse("u8 speed:f32 u16", f, 3, &n, NULL), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(f[0].name, "");
+    assert_string_equal(f[1].name, "speed");
+    assert_int_equal(f[1].offset, 4);
+    assert_string_equal(f[2].name, "");
+    /* A field may carry the name tools would give it anyway. */
+    assert_int_equal(ard_type_parse("f0:u8 f1:u8 x:u8 f3:u8", NULL, 0, &n, NULL), 0);
+    assert_int_equal(ard_type_parse("_a9_Z:u8", f, 1, &n, NULL), 0);
+    assert_string_equal(f[0].name, "_a9_Z");
+    /* The longest name fits in the struct, terminated. */
+    char desc[64];
+    snprintf(desc, sizeof desc, "%.*s:u8", ARD_MAX_FIELD_NAME,
+             "abcdefghijklmnopqrstuvwxyzabcdefghij");
+    assert_int_equal(ard_type_parse(desc, f, 1, &n, NULL), 0);
+    assert_int_equal(strlen(f[0].name), ARD_MAX_FIELD_NAME);
+}
+
+static void test_normalize_keeps_names(void **state)
+{
+    (void)state;
+    const struct {
+        const char *in, *out;
+    } c[] = {
+        {"q:f64[7], dq:f64[7],tick:u32[1]\tflags:u8[4]", "q:f64[7] dq:f64[7] tick:u32 flags:u8[4]"},
+        {" u8  x:i16[02] ", "u8 x:i16[2]"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char buf[64];
+        int n = ard_type_normalize(c[i].in, buf, sizeof buf);
+        if (n < 0)
+            fail_msg("'%s' rejected: %s", c[i].in, ard_errdetail());
+        assert_string_equal(buf, c[i].out);
+        assert_int_equal(n, strlen(c[i].out));
+    }
+    /* The canonical form of a canonical form is itself. */
+    char a[64], b[64];
+    assert_true(ard_type_normalize("q:f64[7] tick:u32", a, sizeof a) > 0);
+    assert_true(ard_type_normalize(a, b, sizeof b) > 0);
+    assert_string_equal(a, b);
+}
+
+static void test_hash_ignores_names(void **state)
+{
+    (void)state;
+    assert_int_equal(ard_type_hash("q:f64[7] dq:f64[7] tick:u32 flags:u8[4]"),
+                     fnv1a("f64[7] f64[7] u32 u8[4]"));
+    assert_int_equal(ard_type_hash("a:u8"), ard_type_hash("b:u8"));
+    assert_int_equal(ard_type_hash("a:u8"), 0x08c48207b56753d8ull);
+    assert_true(ard_type_hash("a:u8 b:u16") != ard_type_hash("a:u16 b:u8"));
+}
+
+static void test_bad_field_names_rejected_at_column(void **state)
+{
+    (void)state;
+    const struct bad_case cases[] = {
+        {"3q:f64", 1, "'3q'"},
+        {"u8 q-x:u16", 5, "'q-x'"},
+        {":u8", 1, "empty field name"},
+        {"u8 q:", 6, "'q' has no type"},
+        {"q:u8 dq:u8 q:u16", 12, "'q' used twice"},
+        {"q:f65", 3, "'f65'"},
+        {"q:u8:u8", 3, "'u8:u8'"},
+        {"f1:u8", 1, "'f1' is reserved for field 1"},
+        {"u8 f0:u8", 4, "'f0' is reserved for field 0"},
+        {"abcdefghijklmnopqrstuvwxyzabcdefg:u8", 1, "longer than 31"},
+        {"q:u8[", 5, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_bad(&cases[i]);
+}
+
+/* Layout alone decides: a named and an unnamed side of one layout share a connection, which
+ * keeps the names of the side that created it; another layout is still refused. */
+static void test_named_and_unnamed_sides_match(void **state)
+{
+    (void)state;
+    char dom[32];
+    snprintf(dom, sizeof dom, "tt%d", (int)getpid());
+    assert_int_equal(ard_set_domain(dom), 0);
+    ard_port *w = ard_create("js", ARD_OUT, 64, "q:f64[7] tick:u32 flags:u8[4]");
+    ard_port *r = ard_create_on("plain", "js", ARD_IN, 64, "f64[7] u32 u8[4]");
+    ard_port *r2 = ard_create_on("other", "js", ARD_IN, 64, "pos:f64[7] t:u32 fl:u8[4]");
+    if (w == NULL || r == NULL || r2 == NULL)
+        fail_msg("declare: %s", ard_errdetail());
+    char *argv[] = {"test", NULL};
+    int argc = 1;
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("attach: %s", ard_errdetail());
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(dom, "js", &st), 0);
+    assert_string_equal(st.type, "q:f64[7] tick:u32 flags:u8[4]");
+    double pkt[8] = {1.5};
+    assert_int_equal(ard_send(w, pkt), 0);
+    double got[8] = {0};
+    assert_int_equal(ard_tryrec(r, got), 1);
+    assert_true(got[0] == 1.5);
+    ard_port *bad = ard_create_on("bad", "js", ARD_IN, 64, "q:f64[7] tick:i32 flags:u8[4]");
+    assert_null(bad);
+    assert_int_equal(ard_lasterror(), ARD_ETYPE);
+    ASSERT_CONTAINS(ard_errdetail(), "tick:i32");
+    ard_fini();
+    assert_true(ard_domain_unlink(dom) >= 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +515,12 @@ int main(void)
         cmocka_unit_test(test_create_refuses_size_mismatch_naming_both),
         cmocka_unit_test(test_create_refuses_bad_descriptor_at_token),
         cmocka_unit_test(test_create_stores_canonical_type),
+        cmocka_unit_test(test_named_fields_parse_with_names_and_same_layout),
+        cmocka_unit_test(test_names_are_optional_per_field),
+        cmocka_unit_test(test_normalize_keeps_names),
+        cmocka_unit_test(test_hash_ignores_names),
+        cmocka_unit_test(test_bad_field_names_rejected_at_column),
+        cmocka_unit_test(test_named_and_unnamed_sides_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@ bridged() { [ "${ARM_SIM_HOST}" != "${ARM_CTRL_HOST}" ]; }
 if bridged; then
     # the arm's state arrives from the simulator host on UDP port 7101
     ardstart -q --wait=20 -n state_in -- ardnet --in udp://:7101 --out arm.state \
-        --size 112 --type 'f64[7] f64[7]'
+        --size 112 --type 'q:f64[7] qd:f64[7]'
 fi
 ardstart -q --wait=20 -n traj -- "$ARM_BIN/arm_traj" --ard ref=arm.ref
 ardstart -q --wait=20 -n ctrl -- "$ARM_BIN/arm_ctrl" \

@@ -7,7 +7,7 @@ bridged() { [ "${ARM_SIM_HOST}" != "${ARM_CTRL_HOST}" ]; }
 if bridged; then
     # torques come from the control host on UDP port 7102
     ardstart -q --wait=20 -n cmd_in -- ardnet --in udp://:7102 --out arm.cmd \
-        --size 56 --type 'f64[7]'
+        --size 56 --type 'tau:f64[7]'
 fi
 ardstart -q --wait=20 -n plant -- "$ARM_BIN/arm_plant" --ard cmd=arm.cmd --ard state=arm.state
 if bridged; then

@@ -20,13 +20,13 @@ struct arm_joints {
     double q[ARM_JOINTS];
     double qd[ARM_JOINTS];
 };
-#define ARM_JOINTS_TYPE "f64[7] f64[7]"
+#define ARM_JOINTS_TYPE "q:f64[7] qd:f64[7]"
 
 /* Joint torques [Nm] from the controller to the plant. */
 struct arm_torque {
     double tau[ARM_JOINTS];
 };
-#define ARM_TORQUE_TYPE "f64[7]"
+#define ARM_TORQUE_TYPE "tau:f64[7]"
 
 /* Common block start: declare ports first, then this; returns the loop rate in Hz from
  * "--rate HZ" (the block's own option, after ard_init removed the --ard-* ones). */

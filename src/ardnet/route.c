@@ -99,7 +99,7 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
         char norm[ARD_MAX_TYPE + 1] = "";
         if (r->type[0] && ard_type_normalize(r->type, norm, sizeof norm) < 0)
             return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
-        if (strcmp(norm, type) != 0)
+        if (ard_type_hash(norm) != ard_type_hash(type)) /* names do not matter */
             return route_fail(r, ARDN_EXIT_USAGE,
                               "connection '%s' has type '%s', the route says '%s'", ep->conn,
                               type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");

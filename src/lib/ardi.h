@@ -31,6 +31,15 @@ ARDI_HIDDEN void ardi_shm_name(char *buf, const char *domain, const char *conn);
 #define ARDI_SHM_DIR "/dev/shm"
 #define ARDI_SHM_PREFIX "ard."
 
+/* ---- types.c ---------------------------------------------------------------------------- */
+
+/* Canonical form without field names ("f64[7] u32"): the layout alone. Like
+ * ard_type_normalize. */
+ARDI_HIDDEN int ardi_type_layout(const char *desc, char *buf, size_t buflen);
+/* Do two descriptors describe the same layout (names ignored)? Unparsable ones compare as
+ * text. */
+ARDI_HIDDEN bool ardi_type_same_layout(const char *a, const char *b);
+
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 
 #define ARDI_MAGIC 0x31304e445241ull /* "ARDN01" read as little-endian bytes */

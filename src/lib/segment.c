@@ -130,7 +130,8 @@ static int check_layout(const struct ardi_seg *s, const struct ardi_attach_req *
 {
     bool size_ok = rq->size == 0 || rq->size == s->size;
     /* An opaque side accepts any type; two typed sides must agree. */
-    bool type_ok = rq->type[0] == '\0' || s->type[0] == '\0' || strcmp(rq->type, s->type) == 0;
+    bool type_ok =
+        rq->type[0] == '\0' || s->type[0] == '\0' || ardi_type_same_layout(rq->type, s->type);
     if (size_ok && type_ok)
         return 0;
     return ardi_fail(ARD_ETYPE,

@@ -138,7 +138,7 @@ static void test_opaque_payload_is_untouched(void **state)
 static void test_swap_stays_in_bounds_of_a_short_buffer(void **state)
 {
     (void)state;
-    struct ard_field f = {ARD_F64, 4, 0}; /* claims 32 bytes */
+    struct ard_field f = {.kind = ARD_F64, .count = 4}; /* claims 32 bytes */
     uint8_t src[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, dst[12];
     ardw_payload_swap(dst, src, sizeof src, &f, 1);
     const uint8_t want[12] = {8, 7, 6, 5, 4, 3, 2, 1, 9, 10, 11, 12};
