@@ -125,7 +125,8 @@ static const char *np_code(enum ard_basic k)
 /* Field name for numpy: the descriptor's name when it gives one, else f0, f1, ... */
 static PyObject *field_name(const struct ard_field *f, size_t i)
 {
-    (void)f;
+    if (f->name[0] != '\0')
+        return PyUnicode_FromString(f->name);
     return PyUnicode_FromFormat("f%zu", i);
 }
 

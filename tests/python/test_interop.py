@@ -62,3 +62,18 @@ def test_python_writer_c_reader(domain):
     name, *values = lines[9].split()  # printed with 17 digits: exact when parsed back
     assert name == "f9" and [float(v) for v in values] == [3.141592653589793, -2.5e-300, 12345.678]
     assert len(lines) == 10
+
+
+def test_named_python_reader_of_an_unnamed_c_writer(domain):
+    """Names are the reader's own: the layout alone must match the connection's."""
+    inp = ardnet.Port("r", "in", connection="named",
+                      type="a:i8 b:u8[3] c:i16 d:u16 e:i32 f:u32 g:i64 h:u64 x:f32 v:f64[3]")
+    ardnet.init([])
+    done = cblock("write", "--ard", "out=named")
+    assert done.returncode == 0, done.stderr
+    assert inp.rec(timeout=30) is inp.packet
+    p = inp.packet
+    assert (p["a"], list(p["b"]), p["c"], p["d"]) == (-5, [1, 2, 250], -1234, 54321)
+    assert (p["e"], p["f"], p["g"], p["h"]) == (-123456789, 4000000000, -(1 << 40) - 3,
+                                                (1 << 63) + 5)
+    assert p["x"] == 1.5 and list(p["v"]) == [-1.0, 0.1, 1e300]

@@ -34,6 +34,16 @@ def test_dtype_follows_the_descriptor(domain):
     assert dt.itemsize == 72  # padded to the 8-byte alignment, like the C struct
 
 
+def test_dtype_takes_the_descriptors_field_names(domain):
+    dt = ardnet.dtype("q:f64[7] f64 tick:u32 f3:u8")
+    assert dt.names == ("q", "f1", "tick", "f3")  # unnamed fields are f<index>
+    assert dt["q"] == np.dtype(("f8", (7,))) and dt.fields["tick"][1] == 64
+    p = ardnet.Port("s", "out", type="q:f64[7] tick:u32")
+    assert p.dtype.names == ("q", "tick") and p.type == "q:f64[7] tick:u32"
+    p.packet["q"][3] = 2.5
+    assert p.packet["q"][3] == 2.5
+
+
 def test_bad_descriptor_is_an_error_naming_the_token(domain):
     with pytest.raises(ardnet.Error) as e:
         ardnet.Port("p", "in", type="f64[7] f65")
