@@ -441,14 +441,20 @@ static int wait_packet(PortObject *self, int64_t timeout_ns)
     }
 }
 
-static PyObject *Port_rec(PortObject *self, PyObject *args, PyObject *kw)
+/* METH_FASTCALL | METH_KEYWORDS: a call with timeout= builds no dict or tuple. */
+static PyObject *Port_rec(PortObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
 {
-    static char *kwlist[] = {"timeout", NULL};
     PyObject *to = Py_None;
-    if ((args && PyTuple_GET_SIZE(args)) || kw) {
-        if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:rec", kwlist, &to))
-            return NULL;
-    }
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw > 1)
+        return PyErr_Format(PyExc_TypeError, "rec() takes at most 1 argument (%zd given)",
+                            nargs + nkw);
+    if (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "timeout"))
+        return PyErr_Format(PyExc_TypeError, "rec() got an unexpected keyword argument '%U'",
+                            PyTuple_GET_ITEM(kwnames, 0));
+    if (nargs + nkw == 1)
+        to = args[0];
     if (usable(self) < 0)
         return NULL;
     int64_t timeout_ns = -1;
@@ -621,7 +627,7 @@ static PyMethodDef Port_methods[] = {
     {"send", (PyCFunction)(void (*)(void))Port_send, METH_FASTCALL,
      "send(packet=None): publish a packet (default: this port's own .packet). Accepts a numpy\n"
      "array of the port's dtype, or any contiguous buffer of the port's size. Never blocks."},
-    {"rec", (PyCFunction)(void (*)(void))Port_rec, METH_VARARGS | METH_KEYWORDS,
+    {"rec", (PyCFunction)(void (*)(void))Port_rec, METH_FASTCALL | METH_KEYWORDS,
      "rec(timeout=None): wait for a packet newer than the last one this port returned and\n"
      "return it (the port's own .packet array, overwritten by the next rec). With a timeout in\n"
      "seconds, return None if none came in time. Releases the GIL while waiting; Ctrl-C\n"
