@@ -248,6 +248,26 @@ static int usable(PortObject *p)
     return 0;
 }
 
+/* 0 if the port has direction `dir` for the call `what`, else raises and returns -1. */
+static int check_dir(PortObject *p, enum ard_dir dir, const char *what)
+{
+    if (p->dir == dir)
+        return 0;
+    raise_fmt(ARD_EINVAL, "port '%s': %s on an %s port", p->name, what,
+              p->dir == ARD_IN ? "IN" : "OUT");
+    return -1;
+}
+
+/* The library's error for a call made as `what` from Python: ARD_ESTATE means the port is not
+ * attached yet, which the library words in terms of its own function names. */
+static PyObject *raise_call(PortObject *p, int rc, const char *what)
+{
+    if (rc == ARD_ESTATE)
+        return raise_fmt(rc, "port '%s': %s before the port is attached (call ardnet.init() first)",
+                         p->name, what);
+    return raise_ard(rc);
+}
+
 static int parse_dir(PyObject *o, enum ard_dir *dir)
 {
     if (PyUnicode_Check(o)) {
@@ -386,7 +406,7 @@ static PyObject *Port_send(PortObject *self, PyObject *const *args, Py_ssize_t n
 {
     if (nargs > 1)
         return PyErr_Format(PyExc_TypeError, "send() takes at most 1 argument (%zd given)", nargs);
-    if (usable(self) < 0)
+    if (usable(self) < 0 || check_dir(self, ARD_OUT, "send") < 0)
         return NULL;
     Py_buffer view;
     const void *data;
@@ -396,7 +416,7 @@ static PyObject *Port_send(PortObject *self, PyObject *const *args, Py_ssize_t n
     if (view.obj)
         PyBuffer_Release(&view);
     if (rc < 0)
-        return raise_ard(rc);
+        return raise_call(self, rc, "send");
     Py_RETURN_NONE;
 }
 
@@ -455,7 +475,7 @@ static PyObject *Port_rec(PortObject *self, PyObject *const *args, Py_ssize_t na
                             PyTuple_GET_ITEM(kwnames, 0));
     if (nargs + nkw == 1)
         to = args[0];
-    if (usable(self) < 0)
+    if (usable(self) < 0 || check_dir(self, ARD_IN, "rec") < 0)
         return NULL;
     int64_t timeout_ns = -1;
     if (to != Py_None) {
@@ -473,7 +493,7 @@ static PyObject *Port_rec(PortObject *self, PyObject *const *args, Py_ssize_t na
         return self->packet;
     }
     if (rc < 0 && rc != ARD_ENODATA)
-        return raise_ard(rc);
+        return raise_call(self, rc, "rec");
     if (timeout_ns == 0)
         Py_RETURN_NONE;
     rc = wait_packet(self, timeout_ns);
@@ -487,7 +507,7 @@ static PyObject *Port_rec(PortObject *self, PyObject *const *args, Py_ssize_t na
 
 static PyObject *Port_tryrec(PortObject *self, PyObject *unused)
 {
-    if (usable(self) < 0)
+    if (usable(self) < 0 || check_dir(self, ARD_IN, "tryrec") < 0)
         return NULL;
     int rc = ard_tryrec(self->port, self->buf);
     if (rc == 1)
@@ -496,7 +516,7 @@ static PyObject *Port_tryrec(PortObject *self, PyObject *unused)
         Py_RETURN_FALSE;
     if (rc == ARD_ENODATA)
         Py_RETURN_NONE;
-    return raise_ard(rc);
+    return raise_call(self, rc, "tryrec");
 }
 
 static PyObject *Port_new(PortObject *self, PyObject *unused)

@@ -253,6 +253,24 @@ def test_opaque_port_carries_bytes(domain):
     assert bytes(inp.rec()) == b"hello"
 
 
+def test_calls_in_the_wrong_direction_or_before_init_name_the_call(domain):
+    out = ardnet.Port("w", "out", type=T, connection="c")
+    inp = ardnet.Port("r", "in", type=T, connection="c")
+    for call, what in [(inp.rec, "rec"), (inp.tryrec, "tryrec"), (out.send, "send")]:
+        with pytest.raises(ardnet.Error) as e:
+            call()
+        assert e.value.code == ardnet.ESTATE
+        assert e.value.detail == ("port '%s': %s before the port is attached (call "
+                                  "ardnet.init() first)" % (call.__self__.name, what))
+    ardnet.init([])
+    for call, what, d in [(out.rec, "rec", "OUT"), (out.tryrec, "tryrec", "OUT"),
+                          (inp.send, "send", "IN")]:
+        with pytest.raises(ardnet.Error) as e:
+            call()
+        assert e.value.code == ardnet.EINVAL
+        assert e.value.detail == "port '%s': %s on an %s port" % (call.__self__.name, what, d)
+
+
 def test_close_and_context_manager(domain):
     with ardnet.Port("w", "out", type=T, connection="c") as out:
         ardnet.init([])
