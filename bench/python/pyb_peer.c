@@ -13,6 +13,7 @@
  *       the same packet again: prints "send NS" and "tryrec NS"
  *
  * The packets are opaque bytes; no stamp travels in them: the driver pairs t0 and t1 by seq.
+ * With $PYB_PRIO set (1..99) the process runs at that SCHED_FIFO priority.
  * Exit: 0 ok, 1 library or system error, 100 usage.
  */
 #include "ardnet.h"
@@ -30,6 +31,7 @@ static int fail(const char *what)
     return 1;
 }
 
+/* Pin to `cpu`; SCHED_FIFO at $PYB_PRIO when set. */
 static int pin(int cpu)
 {
     cpu_set_t set;
@@ -38,6 +40,14 @@ static int pin(int cpu)
     if (sched_setaffinity(0, sizeof set, &set) < 0) {
         perror("pyb_peer: sched_setaffinity");
         return -1;
+    }
+    const char *prio = getenv("PYB_PRIO");
+    if (prio != NULL && *prio != '\0') {
+        struct sched_param sp = {.sched_priority = atoi(prio)};
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+            perror("pyb_peer: sched_setscheduler(SCHED_FIFO)");
+            return -1;
+        }
     }
     return 0;
 }

@@ -34,13 +34,31 @@ import numpy as np
 import ardnet
 from ardnet._ardnet import _noop
 
-GAP_US = (200, 400)  # random gap between sends: the reader is back in rec before the next
+# Random gap between sends, so that the reader is back in rec before the next packet: for a
+# blocking rec long enough that it sleeps in the kernel; for spin-then-block shorter than the
+# spin time (100 us), so that it is still spinning when the packet comes.
+GAP_US = {"rec": (200, 400), "spin-rec": (20, 50)}
 WARMUP = 100         # packets per row and round not counted
 TARGET_NS = 1000     # issue 11: Python adds at most 1 us per call
 
 
-def pin(cpu):
+FIFO = {"on": False}  # --fifo: writer at SCHED_FIFO 11, reader at 10 (as ardbench --fifo)
+
+
+def pin(cpu, prio=0):
     os.sched_setaffinity(0, {cpu})
+    if FIFO["on"] and prio:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
+    else:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
+
+def peer_env(prio):
+    env = dict(os.environ)
+    env.pop("PYB_PRIO", None)
+    if FIFO["on"]:
+        env["PYB_PRIO"] = str(prio)
+    return env
 
 
 # ---- cost per call --------------------------------------------------------------------------
@@ -111,7 +129,8 @@ def pair_up(wseq, t0, rseq, t1):
 
 def start_c_reader(peer, size, n, cpu, spin, conn):
     p = subprocess.Popen([peer, "read", str(size), str(n), str(cpu), str(spin), "--ard",
-                          "in=" + conn], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          "in=" + conn], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=peer_env(10))
     if p.stdout.readline().strip() != "ready":
         raise RuntimeError("pyb_peer read: " + p.stderr.read().strip())
     return p
@@ -124,30 +143,31 @@ def finish(p, what):
     return parse_pairs(out)
 
 
-def c_writer_cmd(peer, size, n, cpu, conn):
-    return [peer, "write", str(size), str(n), str(GAP_US[0]), str(GAP_US[1]), str(cpu),
+def c_writer_cmd(peer, size, n, cpu, conn, spin):
+    gap = GAP_US["spin-rec" if spin else "rec"]
+    return [peer, "write", str(size), str(n), str(gap[0]), str(gap[1]), str(cpu),
             "--ard", "out=" + conn]
 
 
 def row_c_c(peer, size, n, spin, cpus, conn):
     r = start_c_reader(peer, size, n, cpus[1], spin, conn)
-    w = subprocess.Popen(c_writer_cmd(peer, size, n, cpus[0], conn), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    w = subprocess.Popen(c_writer_cmd(peer, size, n, cpus[0], conn, spin), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=peer_env(11))
     wseq, t0 = finish(w, "C writer")
     rseq, t1 = finish(r, "C reader")
     return pair_up(wseq, t0, rseq, t1)
 
 
 def row_c_py(peer, size, n, spin, cpus, conn):
-    pin(cpus[1])
+    pin(cpus[1], 10)
     inp = ardnet.Port("lat_r", "in", size=size, connection=conn)
     if spin:
         inp.set_spin(spin)
     rseq = np.zeros(n, dtype=np.int64)
     t1 = np.zeros(n, dtype=np.int64)
     rec, now = inp.rec, ardnet.now_ns
-    w = subprocess.Popen(c_writer_cmd(peer, size, n, cpus[0], conn), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    w = subprocess.Popen(c_writer_cmd(peer, size, n, cpus[0], conn, spin), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=peer_env(11))
     k = 0
     while k < n:
         p = rec(timeout=2.0)
@@ -166,10 +186,10 @@ def row_c_py(peer, size, n, spin, cpus, conn):
 
 def row_py_c(peer, size, n, spin, cpus, conn):
     r = start_c_reader(peer, size, n, cpus[1], spin, conn)
-    pin(cpus[0])
+    pin(cpus[0], 11)
     out = ardnet.Port("lat_w", "out", size=size, connection=conn)
     rnd = random.Random(12345)
-    gaps = [rnd.randint(*GAP_US) * 1e-6 for _ in range(n)]
+    gaps = [rnd.randint(*GAP_US["spin-rec" if spin else "rec"]) * 1e-6 for _ in range(n)]
     t0 = np.zeros(n, dtype=np.int64)
     send, now, sleep = out.send, ardnet.now_ns, time.sleep
     for k in range(n):
@@ -205,6 +225,8 @@ def main():
     ap.add_argument("--spin-ns", type=int, default=100000, help="spin time of the spin-rec rows")
     ap.add_argument("--batches", type=int, default=101, help="cost: timed batches")
     ap.add_argument("--batch-len", type=int, default=10000, help="cost: calls per batch")
+    ap.add_argument("--fifo", action="store_true",
+                    help="latency rows at SCHED_FIFO (writer 11, reader 10; needs root)")
     ap.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     a = ap.parse_args()
     try:
@@ -213,6 +235,7 @@ def main():
         assert len(cpus) == 2 and all(s > 0 for s in sizes)
     except (ValueError, AssertionError):
         ap.error("--sizes takes sizes like 64,1024 and --cpus two CPU numbers like 0,1")
+    FIFO["on"] = a.fifo
     if a.quick:
         a.samples, a.rounds, a.batches, a.batch_len = 600, 2, 11, 2000
 
@@ -241,8 +264,10 @@ def main():
                     fmt_size(size), call, py[call], c[call], add, "<= %d" % TARGET_NS,
                     "PASS" if add <= TARGET_NS else "MISS"))
 
-        print("\none-way latency, ns (writer on CPU %d, reader on CPU %d; %d samples per row in "
-              "%d rounds; gap %d-%d us)" % (cpus[0], cpus[1], a.samples, a.rounds, *GAP_US))
+        print("\none-way latency, ns (writer on CPU %d, reader on CPU %d%s; %d samples per row in "
+              "%d rounds; gap %d-%d us for rec, %d-%d us for spin-rec)" % (
+                  cpus[0], cpus[1], ", SCHED_FIFO" if a.fifo else "", a.samples, a.rounds,
+                  *GAP_US["rec"], *GAP_US["spin-rec"]))
         per_round = a.samples // a.rounds + WARMUP
         pooled = {}
         rnd = random.Random(4242)
@@ -279,6 +304,7 @@ def main():
         print("pybench: %s" % e, file=sys.stderr)
         return 1
     finally:
+        pin(cpus[0])
         ardnet.fini()
         ardnet.domain_unlink(os.environ["ARD_DOMAIN"])
     return 0
