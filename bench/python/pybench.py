@@ -248,13 +248,17 @@ def main():
         platform.system(), platform.release(), os.cpu_count(), *os.getloadavg()))
 
     try:
-        print("\ncost per call, ns (pinned to CPU %d; median over %d batches of %d calls)" %
-              (cpus[0], a.batches, a.batch_len))
+        print("\ncost per call, ns (pinned to CPU %d; median over %d batches of %d calls, median "
+              "of %d rounds)" % (cpus[0], a.batches, a.batch_len, a.rounds))
         print("size    %-16s %8s %8s %14s %16s" % ("call", "Python", "C", "Python adds",
                                                    "target"))
         for size in sizes:
-            py = py_cost(size, a.batches, a.batch_len, cpus[0])
-            c = c_cost(a.peer, size, a.batches, a.batch_len, cpus[0])
+            # Python and C take turns, --rounds times; each figure is the median of its rounds.
+            runs = [(py_cost(size, a.batches, a.batch_len, cpus[0]),
+                     c_cost(a.peer, size, a.batches, a.batch_len, cpus[0]))
+                    for _ in range(a.rounds)]
+            py = {k: float(np.median([r[0][k] for r in runs])) for k in runs[0][0]}
+            c = {k: float(np.median([r[1][k] for r in runs])) for k in runs[0][1]}
             print("%-7s %-16s %8.1f %8s" % (fmt_size(size), "empty loop", py["empty loop"], ""))
             print("%-7s %-16s %8.1f %8s %14s" % (fmt_size(size), "C no-op call",
                                                  py["C no-op call"], "", "(the floor)"))
