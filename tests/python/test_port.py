@@ -171,6 +171,18 @@ def test_gil_is_released_while_rec_waits(domain):
     assert got and got[0] is inp.packet
 
 
+def test_rec_without_timeout_in_another_thread(domain):
+    out, inp = pair()
+    got = []
+    t = threading.Thread(target=lambda: got.append(inp.rec()), daemon=True)
+    t.start()
+    time.sleep(0.1)
+    out.packet["f1"] = 5
+    out.send()
+    t.join(30)
+    assert not t.is_alive() and got and got[0]["f1"] == 5
+
+
 def test_port_busy_in_a_blocking_rec_is_refused_to_other_threads(domain):
     out, inp = pair()
     t = threading.Thread(target=lambda: inp.rec(timeout=5))
