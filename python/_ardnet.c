@@ -234,6 +234,42 @@ static void close_port(PortObject *p)
     p->port = NULL;
 }
 
+/* The packet array of a port that adopts its connection's size and type, made once the port
+ * is attached and they are known. 0 or -1 with an exception. */
+static int ensure_packet(PortObject *p)
+{
+    if (p->packet != NULL)
+        return 0;
+    size_t size = ard_port_size(p->port);
+    if (size == 0) {
+        raise_fmt(ARD_ESTATE,
+                  "port '%s' adopts its connection's size and type, known once it is attached "
+                  "(call ardnet.init() first)",
+                  p->name);
+        return -1;
+    }
+    const char *type = ard_port_type(p->port);
+    size_t tsize = size;
+    PyObject *dt = make_dtype(*type ? type : NULL, size, &tsize);
+    if (dt == NULL)
+        return -1;
+    PyObject *pkt = PyObject_CallFunctionObjArgs(np_zeros, empty_shape, dt, NULL);
+    if (pkt == NULL || !PyArray_Check(pkt) ||
+        (size_t)PyArray_NBYTES((PyArrayObject *)pkt) != size || tsize != size) {
+        Py_DECREF(dt);
+        Py_XDECREF(pkt);
+        if (!PyErr_Occurred())
+            raise_fmt(ARD_ETYPE, "port '%s': connection type '%s' does not make %zu bytes", p->name,
+                      type, size);
+        return -1;
+    }
+    p->dtype = dt;
+    p->packet = pkt;
+    p->buf = PyArray_DATA((PyArrayObject *)pkt);
+    p->size = size;
+    return 0;
+}
+
 /* 0 if the port can be used now, else raises and returns -1. */
 static int usable(PortObject *p)
 {
@@ -241,6 +277,8 @@ static int usable(PortObject *p)
         raise_fmt(ARD_ESTATE, "port '%s' is closed", p->name);
         return -1;
     }
+    if (p->packet == NULL && ensure_packet(p) < 0)
+        return -1;
     if (p->busy) {
         raise_fmt(ARD_ESTATE, "port '%s' is in use by a blocking rec in another thread", p->name);
         return -1;
@@ -301,44 +339,45 @@ static int Port_init(PortObject *self, PyObject *args, PyObject *kw)
         return -1;
     size_t size = 0;
     if (sizeo != Py_None) {
-        Py_ssize_t s = PyNumber_AsSsize_t(sizeo, PyExc_OverflowError);
-        if (s == -1 && PyErr_Occurred())
+        Py_ssize_t sz = PyNumber_AsSsize_t(sizeo, PyExc_OverflowError);
+        if (sz == -1 && PyErr_Occurred())
             return -1;
-        if (s <= 0 || (size_t)s > ARD_MAX_PACKET) {
-            raise_fmt(ARD_EINVAL, "port '%s': size %zd is not in 1..%u", name, s, ARD_MAX_PACKET);
+        if (sz <= 0 || (size_t)sz > ARD_MAX_PACKET) {
+            raise_fmt(ARD_EINVAL, "port '%s': size %zd is not in 1..%u", name, sz, ARD_MAX_PACKET);
             return -1;
         }
-        size = (size_t)s;
-    } else if (type == NULL) {
-        raise_fmt(ARD_EINVAL, "port '%s': give type= (a descriptor) or size= (opaque bytes)", name);
-        return -1;
+        size = (size_t)sz;
     }
-    size_t tsize = 0;
-    PyObject *dt = make_dtype(type, size, &tsize);
-    if (dt == NULL)
-        return -1;
-    if (size == 0)
-        size = tsize;
-    PyObject *pkt = PyObject_CallFunctionObjArgs(np_zeros, empty_shape, dt, NULL);
-    if (pkt == NULL || !PyArray_Check(pkt) ||
-        (size_t)PyArray_NBYTES((PyArrayObject *)pkt) != (type ? tsize : size)) {
-        Py_DECREF(dt);
-        Py_XDECREF(pkt);
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_RuntimeError, "numpy made a packet of the wrong size");
-        return -1;
+    /* Neither type nor size: adopt the connection's (made into a dtype once attached). */
+    PyObject *dt = NULL, *pkt = NULL;
+    if (type != NULL || size != 0) {
+        size_t tsize = 0;
+        dt = make_dtype(type, size, &tsize);
+        if (dt == NULL)
+            return -1;
+        if (size == 0)
+            size = tsize;
+        pkt = PyObject_CallFunctionObjArgs(np_zeros, empty_shape, dt, NULL);
+        if (pkt == NULL || !PyArray_Check(pkt) ||
+            (size_t)PyArray_NBYTES((PyArrayObject *)pkt) != (type ? tsize : size)) {
+            Py_DECREF(dt);
+            Py_XDECREF(pkt);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError, "numpy made a packet of the wrong size");
+            return -1;
+        }
     }
     ard_port *port = ard_create_on(name, conn, dir, size, type);
     if (port == NULL) {
-        Py_DECREF(dt);
-        Py_DECREF(pkt);
+        Py_XDECREF(dt);
+        Py_XDECREF(pkt);
         raise_ard(ard_lasterror());
         return -1;
     }
     self->port = port;
     self->dtype = dt;
     self->packet = pkt;
-    self->buf = PyArray_DATA((PyArrayObject *)pkt);
+    self->buf = pkt ? PyArray_DATA((PyArrayObject *)pkt) : NULL;
     self->size = size;
     self->dir = dir;
     snprintf(self->name, sizeof self->name, "%s", name);
@@ -521,6 +560,8 @@ static PyObject *Port_tryrec(PortObject *self, PyObject *unused)
 
 static PyObject *Port_new(PortObject *self, PyObject *unused)
 {
+    if (self->dtype == NULL && usable(self) < 0)
+        return NULL;
     return PyObject_CallFunctionObjArgs(np_zeros, empty_shape, self->dtype, NULL);
 }
 
@@ -586,12 +627,22 @@ static PyObject *Port_get_info(PortObject *self, void *closure)
 
 static PyObject *Port_get_dtype(PortObject *self, void *closure)
 {
+    if (self->dtype == NULL && (self->port == NULL || ensure_packet(self) < 0)) {
+        if (!PyErr_Occurred())
+            raise_fmt(ARD_ESTATE, "port '%s' is closed", self->name);
+        return NULL;
+    }
     Py_INCREF(self->dtype);
     return self->dtype;
 }
 
 static PyObject *Port_get_packet(PortObject *self, void *closure)
 {
+    if (self->packet == NULL && (self->port == NULL || ensure_packet(self) < 0)) {
+        if (!PyErr_Occurred())
+            raise_fmt(ARD_ESTATE, "port '%s' is closed", self->name);
+        return NULL;
+    }
     Py_INCREF(self->packet);
     return self->packet;
 }
@@ -620,7 +671,7 @@ static PyObject *Port_get_type(PortObject *self, void *closure)
 
 static PyObject *Port_get_size(PortObject *self, void *closure)
 {
-    return PyLong_FromSize_t(self->size);
+    return PyLong_FromSize_t(self->port ? ard_port_size(self->port) : self->size);
 }
 
 static PyObject *Port_get_direction(PortObject *self, void *closure)
@@ -687,7 +738,8 @@ static PyTypeObject PortType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Port(name, direction, type=None, size=None, connection=None)\n\n"
               "A port of this block: direction \"in\" or \"out\"; type a descriptor such as\n"
-              "\"f64[7] u32\" (size follows from it) or size= alone for opaque bytes;\n"
+              "\"f64[7] u32\" (size follows from it) or size= alone for opaque bytes, or\n"
+              "neither to adopt the size and type of the existing connection;\n"
               "connection the default connection (else the name; --ard NAME=CONN wins).\n"
               "Before ardnet.init() the port is only declared, init() attaches it;\n"
               "created after init() it attaches at once.",

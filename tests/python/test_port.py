@@ -283,6 +283,27 @@ def test_calls_in_the_wrong_direction_or_before_init_name_the_call(domain):
         assert e.value.detail == "port '%s': %s on an %s port" % (call.__self__.name, what, d)
 
 
+def test_port_without_type_or_size_adopts_the_connections(domain):
+    out = ardnet.Port("w", "out", type="q:f64[2] n:u32", connection="c")
+    early = ardnet.Port("early", "in", connection="c")  # before init: not known yet
+    with pytest.raises(ardnet.Error) as e:
+        early.dtype
+    assert e.value.code == ardnet.ESTATE and "init" in e.value.detail
+    ardnet.init([])
+    assert early.dtype.names == ("q", "n") and early.size == 24
+    late = ardnet.Port("late", "in", connection="c")  # after init: attaches at once
+    assert late.dtype == early.dtype and late.type == "q:f64[2] n:u32"
+    out.packet["n"] = 4
+    out.send()
+    assert late.rec()["n"] == 4 and early.tryrec() is True and early.packet["n"] == 4
+    raw = ardnet.Port("rw", "out", size=3, connection="raw")
+    assert ardnet.Port("rr", "in", connection="raw").dtype == np.dtype(("u1", (3,)))
+    raw.close()
+    with pytest.raises(ardnet.Error) as e:
+        ardnet.Port("nothing", "in", connection="absent")
+    assert e.value.code == ardnet.ENOENT and "absent" in e.value.detail
+
+
 def test_close_and_context_manager(domain):
     with ardnet.Port("w", "out", type=T, connection="c") as out:
         ardnet.init([])
