@@ -50,20 +50,6 @@ def wait_line(proc, prefix):
     raise AssertionError("process ended before printing '%s': %s" % (prefix, proc.stderr.read()))
 
 
-def wait_blocked(pid, seconds=20.0):
-    """Wait until the process sleeps in a futex (a blocked rec); True when seen."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            with open("/proc/%d/wchan" % pid) as f:
-                if "futex" in f.read():
-                    return True
-        except OSError:
-            return False
-        time.sleep(0.01)
-    return False
-
-
 def stop(proc):
     if proc.poll() is None:
         proc.send_signal(signal.SIGKILL)
