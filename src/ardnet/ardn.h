@@ -85,8 +85,6 @@ struct ardn_route {
     uint8_t *rx;              /* datagram being received */
     struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
     struct ardw_reasm reasm;  /* the fragmented packet in progress of a UDP input */
-    int64_t floor_real_ns;    /* until the first delivery: drop what was written before
-                               * this (the local output's newest packet at start-up) */
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
@@ -127,12 +125,13 @@ int ardn_route_start(struct ardn_route *r);
 void ardn_route_join(struct ardn_route *r);
 void ardn_route_close(struct ardn_route *r);
 void ardn_route_init(struct ardn_route *r);
-/* Check one received datagram against the route (peer, header, order; src NULL skips the
- * peer check); on ARDW_OK it is recorded as delivered and its payload is in r->buf. A
- * fragment is kept for reassembly (ARDW_PENDING) until its packet is complete (ARDW_OK);
- * a packet given up incomplete is counted here as drop ARDW_INCOMPLETE. */
+/* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
+ * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
+ * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
+ * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_INCOMPLETE. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
-                                const struct sockaddr_storage *src, struct ardw_hdr *h);
+                                const struct sockaddr_storage *src, struct ardw_hdr *h,
+                                int64_t now_ns);
 
 /* counters.c */
 void ardn_counters_print(FILE *f, struct ardn_route *routes, int n);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 static const char usage_text[] =
@@ -279,7 +280,12 @@ int main(int argc, char **argv)
         return usage_error("%s", "no route: give --in and --out, or --config FILE");
     if ((rc = check_local_names()) != 0)
         return rc;
-    ardn_g.epoch = (uint64_t)ard_realtime_ns();
+    /* The epoch names this run of the sender: random, so that no clock step, restart or
+     * stray sender can make it compare as older or newer than another (docs/wire.md). */
+    if (getrandom(&ardn_g.epoch, sizeof ardn_g.epoch, 0) != (ssize_t)sizeof ardn_g.epoch) {
+        fprintf(stderr, "ardnet: getrandom: %s\n", strerror(errno));
+        return ARDN_EXIT_SYSTEM;
+    }
 
     /* Before the route threads exist: they inherit affinity and policy. */
     rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);

@@ -281,8 +281,10 @@ int ardn_route_open(struct ardn_route *r)
     for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
         struct ard_conn_stat st;
         if (r->out[i].kind == ARDN_EP_LOCAL && ard_conn_stat(NULL, r->out[i].conn, &st) == 0 &&
-            st.seq > 0 && st.real_ns > r->floor_real_ns)
-            r->floor_real_ns = st.real_ns;
+            st.seq > 0 && (!r->track.floor || st.real_ns > r->track.floor_real_ns)) {
+            r->track.floor = true;
+            r->track.floor_real_ns = st.real_ns;
+        }
     }
     if (r->max_dgram == 0) {
         r->max_dgram = ARDW_DEFAULT_DGRAM;
@@ -485,27 +487,22 @@ static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage 
 
 /* Check one datagram; on success it is the newest, converted into r->buf. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
-                                const struct sockaddr_storage *src, struct ardw_hdr *h)
+                                const struct sockaddr_storage *src, struct ardw_hdr *h,
+                                int64_t now_ns)
 {
     if (src && !from_peer(r, src))
         return ARDW_PEER;
     struct ardw_expect e = {
         .conn_id = r->conn_id, .size = (uint32_t)r->size, .type_hash = r->type_hash};
     enum ardw_cause c = ardw_parse(d, len, &e, h);
-    /* A restarted receiver has lost its (epoch, seq) state; the newest packet its output
-     * connection already holds carries its writer's send time floor_real_ns (republished
-     * with ard_send_stamped), so anything the writer sent no later is that packet again or
-     * older. Both times come from the writer's clock. */
-    if (c == ARDW_OK && !r->track.have && h->real_ns <= r->floor_real_ns)
-        c = ARDW_STALE;
     if (c == ARDW_OK)
-        c = ardw_order(&r->track, h->epoch, h->seq);
+        c = ardw_order(&r->track, h, now_ns);
     if (c != ARDW_OK)
         return c;
     const uint8_t *payload = d + ARDW_HDR_SIZE;
     if (h->frag_count != 0) {
-        bool abandoned;
-        c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, &abandoned);
+        bool abandoned, current = r->track.have && h->epoch == r->track.epoch;
+        c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, current, now_ns, &abandoned);
         if (abandoned)
             count_drop(r, ARDW_INCOMPLETE);
         if (c != ARDW_OK)
@@ -514,10 +511,9 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
     } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
         count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
     }
-    c = ardw_accept(&r->track, h->epoch, h->seq);
-    if (c == ARDW_OK)
-        ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
-    return c;
+    ardw_delivered(&r->track, h, now_ns);
+    ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
+    return ARDW_OK;
 }
 
 static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
@@ -555,6 +551,7 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
         /* One system call per wake-up in the common case: blocks for the first datagram,
          * then takes whatever else is already queued. */
         int n = recvmmsg(r->fd_in, msgs, BATCH, flags, NULL);
+        now = ard_now_ns();
         bool fresh = false;
         struct ardw_hdr newest = {0};
         for (int k = 0; k < n; k++) {
@@ -566,7 +563,7 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
             else if (len > slot)
                 c = ARDW_OVERSIZED; /* cut short by the buffer: its real length is too big */
             else
-                c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h);
+                c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h, now);
             if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0))
                 count(r, ARDN_C_FRAGMENTS, 1);
             if (c == ARDW_PENDING)

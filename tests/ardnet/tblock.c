@@ -2,7 +2,7 @@
  * tblock.c - test blocks for ardnet: a writer that fills a verifiable pattern and a reader
  * that checks it.
  *
- *   tblock pub [--size S] [--rate HZ] [--count N] [--burst B] [--pause-ms P]
+ *   tblock pub [--size S] [--rate HZ] [--count N] [--burst B] [--pause-ms P] [--counter-from C]
  *   tblock sub [--size S] [--idle-ms T] [--first-ms F] [--duration-ms D] [--result FILE]
  *
  * Port "data" (wire it with --ard data=CONNECTION). Packet type "u64 u64 i64 u32[K]":
@@ -10,7 +10,8 @@
  * the reader checks that the packet's real_ns arrived unchanged, across bridges too), then K
  * words derived from counter and writer id.
  * The counter is strictly increasing, also across writer restarts (it starts from the
- * realtime clock in microseconds), so a reader can tell an older packet from a newer one.
+ * realtime clock in microseconds, or after C if that is larger: a writer whose clock was set
+ * back continues a run), so a reader can tell an older packet from a newer one.
  * sub prints "received=N bad=N older=N dup=N first=C last=C" and exits 1 if any packet was
  * damaged or older than one it already had.
  */
@@ -112,6 +113,9 @@ int main(int argc, char **argv)
         long pause_ms = opt_long(argc, argv, "--pause-ms", 0);
         uint64_t writer = (uint64_t)getpid() << 32 ^ (uint64_t)ard_realtime_ns();
         uint64_t counter = (uint64_t)(ard_realtime_ns() / 1000);
+        const char *from = opt_str(argc, argv, "--counter-from");
+        if (from && strtoull(from, NULL, 10) > counter)
+            counter = strtoull(from, NULL, 10);
         ard_period per;
         if (rate > 0 && ard_period_init(&per, 1000000000LL / rate) < 0)
             return 2;
