@@ -5,6 +5,7 @@
 #define ARDN_H
 
 #include "ardnet.h"
+#include "reducer.h"
 #include "wire.h"
 
 #include <netinet/in.h>
@@ -33,6 +34,7 @@ struct ardn_ep {
     struct sockaddr_storage addr; /* UDP: destination (out) or listen address (in) */
     socklen_t addrlen;
     ard_port *port; /* LOCAL, once attached */
+    bool reported;  /* UDP output: a send error was reported */
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */
@@ -40,6 +42,7 @@ enum ardn_counter {
     ARDN_C_RECEIVED,    /* packets taken from the input (valid datagrams or local packets) */
     ARDN_C_SENT,        /* datagrams sent + local packets published, summed over outputs */
     ARDN_C_SEND_ERRORS, /* failed sendto (e.g. no route to host); the packet is not queued */
+    ARDN_C_RECV_ERRORS, /* UDP input: failed receive calls (each followed by a pause) */
     ARDN_C_REDUCED,     /* packets not forwarded because of --every / --max-rate */
     ARDN_C_SKIPPED,     /* local input: packets the writer sent that this route never saw */
     ARDN_C_SUPERSEDED,  /* UDP input: valid datagrams replaced by a newer one read in the same
@@ -75,7 +78,9 @@ struct ardn_route {
     /* Set up by ardn_route_open. */
     int fd_in;                /* UDP input socket, -1 */
     int out_fd[ARDN_MAX_OUT]; /* connected socket per UDP output, -1 */
-    uint8_t *buf;             /* newest packet, host order (size bytes) */
+    uint8_t *buf;             /* newest packet taken in, host order (size bytes) */
+    uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */
+    struct ardw_hdr held_hdr; /* its header */
     uint8_t *tx;              /* payload being sent, wire order (size bytes) */
     uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_FRAG_HDR_SIZE each */
     struct mmsghdr *tx_msg;   /* one per datagram of a packet */
@@ -90,6 +95,7 @@ struct ardn_route {
     uint64_t type_hash;
     pthread_t thread;
     bool started;
+    bool type_reported, size_reported; /* a sender of another type / size was reported */
     struct ardn_counters cnt;
 };
 

@@ -180,8 +180,19 @@ static const char *scalar(const yaml_node_t *n)
     return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-static int global_key(const struct ycx *y, const char *key, yaml_node_t *v, struct ardn_global *g)
+static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key, yaml_node_t *v,
+                      struct ardn_global *g)
 {
+    static const char *const known[] = {"bind", "dev", "dscp",      "sock-prio",
+                                        "prio", "cpu", "stats-file"};
+    size_t i = 0;
+    while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
+        i++;
+    if (i == sizeof known / sizeof known[0])
+        return yerr(y, k,
+                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
+                    "prio, cpu, stats-file)",
+                    key);
     const char *s = scalar(v);
     uint64_t u;
     if (!s)
@@ -210,15 +221,10 @@ static int global_key(const struct ycx *y, const char *key, yaml_node_t *v, stru
         if (strlen(s) >= sizeof g->cpu)
             return yerr(y, v, "cpu: '%s' is too long", s);
         strcpy(g->cpu, s);
-    } else if (strcmp(key, "stats-file") == 0) {
+    } else { /* stats-file */
         if (strlen(s) >= sizeof g->stats_file)
             return yerr(y, v, "stats-file: '%s' is too long", s);
         strcpy(g->stats_file, s);
-    } else {
-        return yerr(y, v,
-                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
-                    "prio, cpu, stats-file)",
-                    key);
     }
     return 0;
 }
@@ -256,11 +262,49 @@ static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
     return 0;
 }
 
+/* libyaml takes time quadratic in the nesting depth of flow collections ([[[...) and recursion
+ * to load them; a route file needs 4 levels, so deeper input is refused by a first pass over
+ * the events, which stops there (the same guard as ardstart's). The loader reports other
+ * errors. */
+#define MAX_DEPTH 16
+static int check_depth(const char *path, FILE *f)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int depth = 0, rc = 0;
+    for (bool end = false; !end;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > MAX_DEPTH) {
+                fprintf(stderr, "%s:%zu:%zu: nested deeper than %d levels\n", path,
+                        ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
+                rc = -1;
+                end = true;
+            }
+        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        } else if (ev.type == YAML_STREAM_END_EVENT) {
+            end = true;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    rewind(f);
+    return rc;
+}
+
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) {
         fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (check_depth(path, f) < 0) {
+        fclose(f);
         return -1;
     }
     yaml_parser_t parser;
@@ -296,7 +340,7 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
             goto out;
         }
         if (strcmp(key, "routes") != 0) {
-            if (global_key(&y, key, v, g) < 0)
+            if (global_key(&y, k, key, v, g) < 0)
                 goto out;
             continue;
         }

@@ -276,6 +276,10 @@ int main(int argc, char **argv)
     if (config && ardn_config_load(config, &routes, &nroutes, &file) < 0)
         return ARDN_EXIT_USAGE;
     merge_globals(&file, &cli);
+    if (nroutes == 0 && config)
+        return usage_error("no route: the 'routes' list of %s is empty (and the command line "
+                           "gives no --in/--out)",
+                           config);
     if (nroutes == 0)
         return usage_error("%s", "no route: give --in and --out, or --config FILE");
     if ((rc = check_local_names()) != 0)

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <time.h>
 #include <netinet/ip.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,8 @@
 struct ardn_global ardn_g = {.dscp = -1, .sock_prio = -1};
 atomic_bool ardn_stop;
 
-#define IDLE_NS 250000000LL /* how often an idle route looks at the stop flag */
+#define IDLE_NS 250000000LL       /* how often an idle route looks at the stop flag */
+#define ERROR_PAUSE_NS 100000000L /* pause after a receive error that would recur at once */
 
 /* Receive buffers: BATCH slots of one expected datagram plus one byte, so that a longer one
  * is seen as longer (MSG_TRUNC reports its real length) without 64 KiB per slot. */
@@ -70,14 +70,38 @@ void ardn_route_init(struct ardn_route *r)
         r->out_fd[i] = -1;
 }
 
+/* Port names used in this process (attach_local runs in the main thread only). */
+static char (*used_names)[ARD_MAX_NAME + 1];
+static size_t nused;
+
+static void port_name(char *name, const char *conn)
+{
+    for (unsigned k = 1;; k++) {
+        if (k == 1)
+            snprintf(name, ARD_MAX_NAME + 1, "%s", conn);
+        else
+            snprintf(name, ARD_MAX_NAME + 1, "%.*s-%u", ARD_MAX_NAME - 6, conn, k);
+        size_t i = 0;
+        while (i < nused && strcmp(used_names[i], name) != 0)
+            i++;
+        if (i == nused)
+            break;
+    }
+    void *n = realloc(used_names, (nused + 1) * sizeof *used_names);
+    if (n) { /* without memory the next name may collide: the library then says so */
+        used_names = n;
+        strcpy(used_names[nused++], name);
+    }
+}
+
 /* Attach a local endpoint. The connection's own size and type win when it exists; the route's
  * --size/--type are needed only to create it, and must agree when both are known. */
 static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir dir)
 {
-    /* Ports get names of their own, so that several routes can read one connection. */
-    static atomic_uint nports;
-    char name[24];
-    snprintf(name, sizeof name, "p%u", atomic_fetch_add(&nports, 1));
+    /* A port is named after its connection (the library's messages name it), with a suffix
+     * when several routes of the process attach the same connection. */
+    char name[ARD_MAX_NAME + 1];
+    port_name(name, ep->conn);
     ard_port *p = ard_create_on(name, ep->conn, dir, 0, NULL);
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)
@@ -85,11 +109,15 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
                               "connection '%s' does not exist and its size is unknown "
                               "(give --size and --type, or start its writer first)",
                               ep->conn);
-        p = ard_create_on(name, ep->conn, dir, r->size, r->type_given ? r->type : NULL);
+        p = ard_create_on(name, ep->conn, dir, r->size, r->type[0] ? r->type : NULL);
     }
-    if (!p)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "connection '%s': %s", ep->conn,
-                          ard_errdetail()[0] ? ard_errdetail() : ard_strerror(ard_lasterror()));
+    if (!p) {
+        /* A contradiction between the route and the connection is a configuration error;
+         * permissions, a live writer elsewhere and the like are the system's. */
+        int e = ard_lasterror();
+        return route_fail(r, e == ARD_ETYPE || e == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM,
+                          "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
+    }
     ep->port = p;
     const char *type = ard_port_type(p);
     if (r->size != 0 && r->size != ard_port_size(p))
@@ -226,28 +254,20 @@ int ardn_route_open(struct ardn_route *r)
     int rc;
     if (r->nout == 0)
         return route_fail(r, ARDN_EXIT_USAGE, "no output (--out)");
-    if (r->size > ARDW_MAX_PAYLOAD)
-        return route_fail(r, ARDN_EXIT_USAGE, "size %zu exceeds the largest payload (%u bytes)",
-                          r->size, ARDW_MAX_PAYLOAD);
     if (r->type_given && r->type[0]) {
         size_t tsize;
         if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
             return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
-        if (r->size == 0)
-            r->size = tsize;
+        if (r->size != 0 && r->size != tsize)
+            return route_fail(r, ARDN_EXIT_USAGE, "type '%s' has size %zu, the route says %zu",
+                              r->type, tsize, r->size);
+        r->size = tsize;
     }
-    bool any_udp_out = false;
     if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
         return rc;
-    for (int i = 0; i < r->nout; i++) {
-        if (r->out[i].kind == ARDN_EP_LOCAL) {
-            if ((rc = attach_local(r, &r->out[i], ARD_OUT)) != 0)
-                return rc;
-        } else {
-            any_udp_out = true;
-        }
-    }
-    (void)any_udp_out;
+    for (int i = 0; i < r->nout; i++)
+        if (r->out[i].kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->out[i], ARD_OUT)) != 0)
+            return rc;
     if (r->size == 0)
         return route_fail(r, ARDN_EXIT_USAGE,
                           "the packet size is unknown: a route with no local connection "
@@ -292,10 +312,8 @@ int ardn_route_open(struct ardn_route *r)
             if (r->out[i].kind == ARDN_EP_UDP && r->out[i].addr.ss_family == AF_INET6)
                 r->max_dgram = ARDW_DEFAULT_DGRAM6;
     }
+    /* At most ARDW_MAX_FRAGS: max_dgram >= ARDW_MIN_DGRAM (tests/ardnet/test_wire.c). */
     r->nfrag = ardw_frag_plan(r->size, r->max_dgram, &r->chunk);
-    if (r->nfrag > ARDW_MAX_FRAGS) /* not reachable with max_dgram >= ARDW_MIN_DGRAM */
-        return route_fail(r, ARDN_EXIT_USAGE, "size %zu needs %u fragments of %zu bytes (max %u)",
-                          r->size, r->nfrag, r->max_dgram, ARDW_MAX_FRAGS);
     if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
         return rc;
     for (int i = 0; i < r->nout; i++)
@@ -303,11 +321,12 @@ int ardn_route_open(struct ardn_route *r)
             return rc;
     /* Everything a packet needs is allocated here, none per packet. */
     r->buf = calloc(1, r->size);
+    r->held = calloc(1, r->size);
     r->tx = calloc(1, r->size);
     r->tx_hdr = calloc(r->nfrag, ARDW_FRAG_HDR_SIZE);
     r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
     r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
-    if (!r->buf || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
+    if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
         return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
     if (r->in.kind == ARDN_EP_UDP) {
         /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
@@ -322,11 +341,11 @@ int ardn_route_open(struct ardn_route *r)
 
 /* ---- forwarding ---------------------------------------------------------------------------- */
 
-/* Put the packet in r->buf (header h) into r->tx and the datagram list r->tx_msg: one
+/* Put the packet in r->held (header h) into r->tx and the datagram list r->tx_msg: one
  * datagram, or r->nfrag fragments of r->chunk payload bytes (the last one shorter). */
 static void encode(struct ardn_route *r, const struct ardw_hdr *h)
 {
-    ardw_payload_to_wire(r->tx, r->buf, r->size, r->fields, r->nfields);
+    ardw_payload_to_wire(r->tx, r->held, r->size, r->fields, r->nfields);
     for (unsigned i = 0; i < r->nfrag; i++) {
         struct ardw_hdr fh = *h; /* (a relayed header may come from a received fragment) */
         fh.frag_index = fh.frag_count = 0;
@@ -347,7 +366,7 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
     }
 }
 
-/* Send the packet in r->buf (host order) with header h to every output. */
+/* Send the packet in r->held (host order) with header h to every output. */
 static void forward(struct ardn_route *r, const struct ardw_hdr *h)
 {
     bool encoded = false;
@@ -357,7 +376,7 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
             /* Republish with the writer's CLOCK_REALTIME so that logs on both hosts line up;
              * its CLOCK_MONOTONIC is meaningful only on the writer's own host. */
             int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : ard_now_ns();
-            if (ard_send_stamped(ep->port, r->buf, mono, h->real_ns) == 0)
+            if (ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
                 count(r, ARDN_C_SENT, 1);
             else
                 count(r, ARDN_C_SEND_ERRORS, 1);
@@ -373,96 +392,81 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
         int n = sendmmsg(r->out_fd[i], r->tx_msg, r->nfrag, 0);
         if (r->nfrag > 1 && n > 0)
             count(r, ARDN_C_FRAGMENTS, (uint64_t)n);
-        if (n == (int)r->nfrag)
+        if (n == (int)r->nfrag) {
             count(r, ARDN_C_SENT, 1);
-        else
-            count(r, ARDN_C_SEND_ERRORS, 1);
+            continue;
+        }
+        count(r, ARDN_C_SEND_ERRORS, 1);
+        /* A full buffer or an unreachable peer is the network's business (counted); anything
+         * else is a fault worth one message per output. */
+        int e = n < 0 ? errno : 0;
+        if (e && e != EAGAIN && e != EWOULDBLOCK && e != ENOBUFS && e != ECONNREFUSED &&
+            e != EHOSTUNREACH && e != ENETUNREACH && !ep->reported) {
+            ep->reported = true;
+            route_fail(r, 0, "send to %s: %s", ep->text, strerror(e));
+        }
     }
 }
 
-/* Rate reduction state of a route thread. r->buf holds the newest packet. */
-struct reducer {
-    uint64_t seen;
-    bool pending; /* r->buf holds a packet held back by --max-rate */
-    struct ardw_hdr hdr;
-    int64_t period_ns; /* 0: no --max-rate */
-    int64_t next_ns;   /* earliest time of the next forward */
-};
-
-static void reducer_send(struct ardn_route *r, struct reducer *red, int64_t now)
+/* A new packet is in r->buf with header *h: through the reducers to the outputs. A packet
+ * to forward or hold moves to r->held (the buffers are swapped), so that the packets taken
+ * in while one is held never touch it. */
+static void offer(struct ardn_route *r, struct ardn_reducer *red, const struct ardw_hdr *h,
+                  int64_t now)
 {
-    forward(r, &red->hdr);
-    red->pending = false;
-    if (red->period_ns) {
-        /* Keep a steady grid under load; after a quiet spell start a new one. */
-        red->next_ns = now < red->next_ns + red->period_ns ? red->next_ns + red->period_ns
-                                                           : now + red->period_ns;
-    }
-}
-
-/* A new packet is in r->buf with header red->hdr. */
-static void reducer_offer(struct ardn_route *r, struct reducer *red, int64_t now)
-{
-    red->seen++;
-    if (r->every > 1 && red->seen % r->every != 0) {
+    bool replaced;
+    enum ardn_red_action a = ardn_reducer_offer(red, now, &replaced);
+    if (a == ARDN_RED_DROP || replaced)
         count(r, ARDN_C_REDUCED, 1);
+    if (a == ARDN_RED_DROP)
         return;
+    uint8_t *t = r->held;
+    r->held = r->buf;
+    r->buf = t;
+    r->held_hdr = *h;
+    if (a == ARDN_RED_SEND) {
+        forward(r, &r->held_hdr);
+        ardn_reducer_sent(red, now);
     }
-    if (red->period_ns && now < red->next_ns) {
-        if (red->pending)
-            count(r, ARDN_C_REDUCED, 1); /* the held packet is superseded */
-        red->pending = true;
-        return;
-    }
-    if (red->pending)
-        count(r, ARDN_C_REDUCED, 1);
-    reducer_send(r, red, now);
 }
 
 /* Called on every wake-up: forward a held packet once its time has come. */
-static void reducer_tick(struct ardn_route *r, struct reducer *red, int64_t now)
+static void tick(struct ardn_route *r, struct ardn_reducer *red, int64_t now)
 {
-    if (red->pending && now >= red->next_ns)
-        reducer_send(r, red, now);
+    if (ardn_reducer_due(red, now)) {
+        forward(r, &r->held_hdr);
+        ardn_reducer_sent(red, now);
+    }
 }
 
-static int64_t reducer_timeout(const struct reducer *red, int64_t now)
-{
-    if (!red->pending)
-        return IDLE_NS;
-    int64_t t = red->next_ns - now;
-    return t < 0 ? 0 : (t > IDLE_NS ? IDLE_NS : t);
-}
-
-static void *local_loop(struct ardn_route *r, struct reducer *red)
+static void *local_loop(struct ardn_route *r, struct ardn_reducer *red)
 {
     bool reported = false;
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
         int64_t now = ard_now_ns();
-        int64_t timeout = reducer_timeout(red, now);
-        /* rec_timed does not copy unless a packet is new, so a held packet stays intact. */
+        int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
         int rc = timeout > 0 ? ard_rec_timed(r->in.port, r->buf, timeout) : ARD_ETIMEDOUT;
         now = ard_now_ns();
         if (rc == 0) {
             struct ard_info info = ard_port_info(r->in.port);
             count(r, ARDN_C_RECEIVED, 1);
             count(r, ARDN_C_SKIPPED, info.skipped);
-            red->hdr = (struct ardw_hdr){.conn_id = r->conn_id,
-                                         .size = (uint32_t)r->size,
-                                         .epoch = ardn_g.epoch,
-                                         .seq = info.seq,
-                                         .mono_ns = info.mono_ns,
-                                         .real_ns = info.real_ns,
-                                         .type_hash = r->type_hash};
-            reducer_offer(r, red, now);
+            struct ardw_hdr h = {.conn_id = r->conn_id,
+                                 .size = (uint32_t)r->size,
+                                 .epoch = ardn_g.epoch,
+                                 .seq = info.seq,
+                                 .mono_ns = info.mono_ns,
+                                 .real_ns = info.real_ns,
+                                 .type_hash = r->type_hash};
+            offer(r, red, &h, now);
         } else if (rc != ARD_ETIMEDOUT && rc != ARD_EINTR) {
             if (!reported)
                 route_fail(r, 0, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
             reported = true;
-            struct timespec ts = {0, 100000000};
+            struct timespec ts = {0, ERROR_PAUSE_NS};
             nanosleep(&ts, NULL);
         }
-        reducer_tick(r, red, now);
+        tick(r, red, now);
     }
     return NULL;
 }
@@ -516,6 +520,34 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
     return ARDW_OK;
 }
 
+/* A sender whose packets this route can never deliver (another size or type): say so, once
+ * per route and cause, besides counting every drop. The wire carries the sender's type as a
+ * hash of its descriptor, so the message names the route's descriptor and the sender's hash. */
+static void report_mismatch(struct ardn_route *r, enum ardw_cause c, const struct ardw_hdr *h,
+                            const struct sockaddr_storage *src)
+{
+    bool *done = c == ARDW_TYPE ? &r->type_reported : &r->size_reported;
+    if (*done)
+        return;
+    *done = true;
+    char from[128];
+    ardn_addr_str(src, from, sizeof from);
+    if (c == ARDW_SIZE)
+        route_fail(r, 0,
+                   "%s sends packets of %u bytes, this route's are %zu bytes: nothing from it "
+                   "can be delivered (drop_size counts them); give both sides the same --size",
+                   from, h->size, r->size);
+    else
+        route_fail(r, 0,
+                   "%s sends %s (type hash %016llx), this route expects %s%s%s (type hash "
+                   "%016llx): nothing from it can be delivered (drop_type counts them); give "
+                   "this side the sender's --type",
+                   from, h->type_hash ? "a typed connection" : "an opaque connection (no type)",
+                   (unsigned long long)h->type_hash,
+                   r->type[0] ? "type '" : "an opaque connection (no --type)", r->type,
+                   r->type[0] ? "'" : "", (unsigned long long)r->type_hash);
+}
+
 static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
 {
     if (ns == *current)
@@ -525,16 +557,17 @@ static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
     *current = ns;
 }
 
-static void *udp_loop(struct ardn_route *r, struct reducer *red)
+static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
 {
     struct mmsghdr msgs[BATCH];
     struct iovec iov[BATCH];
     struct sockaddr_storage src[BATCH];
     size_t slot = rx_slot(r);
     int64_t rcvtimeo = -1;
+    bool recv_reported = false;
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
         int64_t now = ard_now_ns();
-        int64_t timeout = reducer_timeout(red, now);
+        int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
         int flags = MSG_WAITFORONE | MSG_TRUNC;
         if (timeout < 1000)
             flags |= MSG_DONTWAIT; /* SO_RCVTIMEO 0 would mean "forever" */
@@ -552,6 +585,18 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
          * then takes whatever else is already queued. */
         int n = recvmmsg(r->fd_in, msgs, BATCH, flags, NULL);
         now = ard_now_ns();
+        if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) {
+            /* A hard error (or end of input on a shut-down socket) would recur at once: say
+             * so once, count it, and retry at a pace that costs nothing. */
+            count(r, ARDN_C_RECV_ERRORS, 1);
+            if (!recv_reported)
+                route_fail(r, 0, "receive on %s: %s", r->in.text,
+                           n == 0 ? "socket shut down" : strerror(errno));
+            recv_reported = true;
+            struct timespec ts = {0, ERROR_PAUSE_NS};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         bool fresh = false;
         struct ardw_hdr newest = {0};
         for (int k = 0; k < n; k++) {
@@ -570,6 +615,8 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
                 continue;
             if (c != ARDW_OK) {
                 count_drop(r, c);
+                if (c == ARDW_TYPE || c == ARDW_SIZE)
+                    report_mismatch(r, c, &h, &src[k]);
                 continue;
             }
             count(r, ARDN_C_RECEIVED, 1);
@@ -582,10 +629,9 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
         if (fresh) {
             if (r->conn_id != 0)
                 newest.conn_id = r->conn_id;
-            red->hdr = newest;
-            reducer_offer(r, red, now);
+            offer(r, red, &newest, now);
         }
-        reducer_tick(r, red, now);
+        tick(r, red, now);
     }
     return NULL;
 }
@@ -593,9 +639,8 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
 static void *route_main(void *arg)
 {
     struct ardn_route *r = arg;
-    struct reducer red = {0};
-    if (r->max_rate > 0)
-        red.period_ns = (int64_t)(1e9 / r->max_rate);
+    struct ardn_reducer red;
+    ardn_reducer_init(&red, r->every, r->max_rate);
     if (r->in.kind == ARDN_EP_LOCAL)
         return local_loop(r, &red);
     return udp_loop(r, &red);
@@ -633,6 +678,7 @@ void ardn_route_close(struct ardn_route *r)
     r->in.port = NULL;
     free(r->fields);
     free(r->buf);
+    free(r->held);
     free(r->tx);
     free(r->tx_hdr);
     free(r->tx_msg);
@@ -640,7 +686,7 @@ void ardn_route_close(struct ardn_route *r)
     free(r->rx);
     free(r->reasm.data);
     r->fields = NULL;
-    r->buf = r->tx = r->tx_hdr = r->rx = r->reasm.data = NULL;
+    r->buf = r->held = r->tx = r->tx_hdr = r->rx = r->reasm.data = NULL;
     r->tx_msg = NULL;
     r->tx_iov = NULL;
 }
