@@ -113,19 +113,24 @@ struct ardn_global {
 extern struct ardn_global ardn_g;
 extern atomic_bool ardn_stop;
 
+/* Errors follow the library's convention: a negative ARD_E* code (ARD_EINVAL for bad
+ * configuration; anything else is the system's) with the thread-local detail
+ * (ard_errdetail) naming what was wrong. */
+
 /* endpoint.c */
 /* Parse "udp://HOST:PORT", "udp://[ADDR]:PORT", "udp://:PORT" or a connection name.
- * `listen` allows an empty host. Resolves the host. Writes a message to err on failure. */
-int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen, char *err, size_t errlen);
+ * `listen` allows an empty host. Resolves the host. */
+int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen);
 /* Resolve "HOST[:PORT]" (IPv4/IPv6) into addr; *has_port says whether a port was given. */
-int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port,
-                 char *err, size_t errlen);
+int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port);
+/* Put `prefix` before the current detail; returns code. */
+int ardn_fail_prefix(int code, const char *prefix);
 /* Print an address as "1.2.3.4:7001". */
 void ardn_addr_str(const struct sockaddr_storage *a, char *buf, size_t len);
 
 /* route.c */
-/* Check the route, attach local ports, open sockets. Prints a message and returns an exit
- * code (ARDN_EXIT_USAGE / ARDN_EXIT_SYSTEM) on failure, 0 on success. */
+/* Check the route, attach local ports, open sockets. 0, or a negative code whose detail
+ * starts with "route 'NAME': ". */
 int ardn_route_open(struct ardn_route *r);
 int ardn_route_start(struct ardn_route *r);
 void ardn_route_join(struct ardn_route *r);
@@ -147,11 +152,12 @@ int ardn_counters_write_file(const char *path, struct ardn_route *routes, int n)
  * "file:line:column: what is wrong" to stderr and returns -1 on error. */
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
 /* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
- * max-rate). Returns -1 with a message in err. */
-int ardn_route_option(struct ardn_route *r, const char *key, const char *val, char *err,
-                      size_t errlen);
+ * max-rate, max-datagram). */
+int ardn_route_option(struct ardn_route *r, const char *key, const char *val);
 /* Check a complete route and give it a default name. */
-int ardn_route_finish(struct ardn_route *r, char *err, size_t errlen);
+int ardn_route_finish(struct ardn_route *r);
+/* The exit code for a failure code: ARDN_EXIT_USAGE for configuration, else _SYSTEM. */
+int ardn_exit_code(int code);
 
 /* main.c helpers shared with config.c */
 int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

@@ -46,6 +46,12 @@ static const char usage_text[] =
     "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
     "Exit codes: 0 clean exit, 100 usage or configuration error, 111 system error.\n";
 
+int ardn_exit_code(int code)
+{
+    return code == ARD_EINVAL || code == ARD_EOPTION || code == ARD_ETYPE ? ARDN_EXIT_USAGE
+                                                                          : ARDN_EXIT_SYSTEM;
+}
+
 static int usage_error(const char *fmt, const char *a)
 {
     fprintf(stderr, "ardnet: ");
@@ -185,7 +191,6 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
 {
     struct ardn_route cl;
     bool have_cl = false;
-    char err[512];
     uint64_t u;
     ardn_route_init(&cl);
     int opt;
@@ -193,8 +198,8 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     while ((opt = getopt_long(argc, argv, ":i:o:s:t:e:r:c:h", long_opts, NULL)) != -1) {
         const char *key = route_key(opt);
         if (key) {
-            if (ardn_route_option(&cl, key, optarg, err, sizeof err) < 0)
-                return usage_error("%s", err);
+            if (ardn_route_option(&cl, key, optarg) < 0)
+                return usage_error("%s", ard_errdetail());
             have_cl = true;
             continue;
         }
@@ -247,8 +252,8 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
     if (have_cl) {
-        if (ardn_route_finish(&cl, err, sizeof err) < 0)
-            return usage_error("%s", err);
+        if (ardn_route_finish(&cl) < 0)
+            return usage_error("%s", ard_errdetail());
         routes = realloc(routes, (size_t)(nroutes + 1) * sizeof *routes);
         if (!routes)
             return usage_error("%s", "out of memory");
@@ -267,7 +272,7 @@ int main(int argc, char **argv)
     int rc = ard_init(&argc, argv);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
-        return rc == ARD_EOPTION || rc == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM;
+        return ardn_exit_code(rc);
     }
     struct ardn_global cli = {.dscp = -1, .sock_prio = -1}, file = cli;
     const char *config = NULL;
@@ -295,7 +300,7 @@ int main(int argc, char **argv)
     rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
     if (rc < 0) {
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
-        return rc == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM;
+        return ardn_exit_code(rc);
     }
 
     /* Signals are taken by the main thread only (sigtimedwait); the routes never see them. */
@@ -308,11 +313,16 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    rc = 0;
+    for (int i = 0; i < nroutes && rc == 0; i++)
+        rc = ardn_route_open(&routes[i]);
+    for (int i = 0; i < nroutes && rc == 0; i++)
+        rc = ardn_route_start(&routes[i]);
     int exit_code = ARDN_EXIT_OK;
-    for (int i = 0; i < nroutes && exit_code == 0; i++)
-        exit_code = ardn_route_open(&routes[i]);
-    for (int i = 0; i < nroutes && exit_code == 0; i++)
-        exit_code = ardn_route_start(&routes[i]);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: %s\n", ard_errdetail());
+        exit_code = ardn_exit_code(rc);
+    }
     if (exit_code == 0) {
         if (ready_fd) {
             setenv("ARD_READY_FD", ready_fd, 1);

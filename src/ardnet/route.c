@@ -1,5 +1,6 @@
 /* route.c - one route: attach the endpoints, then forward in its own thread. */
 #include "ardn.h"
+#include "ardi.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,10 +39,25 @@ static void grow_sockbuf(int fd, int opt, size_t want)
     (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
 }
 
+/* Fail with the library's convention: code, and a detail naming the route. */
 static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ardi_fail(code, "route '%s': %s", r->name, msg);
+}
+
+/* A running route's message on stderr (its thread cannot return an error). */
+static void route_warn(const struct ardn_route *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void route_warn(const struct ardn_route *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -49,7 +65,6 @@ static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    return code;
 }
 
 static void count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
@@ -105,7 +120,7 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
     ard_port *p = ard_create_on(name, ep->conn, dir, 0, NULL);
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)
-            return route_fail(r, ARDN_EXIT_USAGE,
+            return route_fail(r, ARD_EINVAL,
                               "connection '%s' does not exist and its size is unknown "
                               "(give --size and --type, or start its writer first)",
                               ep->conn);
@@ -115,22 +130,20 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
         /* A contradiction between the route and the connection is a configuration error;
          * permissions, a live writer elsewhere and the like are the system's. */
         int e = ard_lasterror();
-        return route_fail(r, e == ARD_ETYPE || e == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM,
-                          "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
+        return route_fail(r, e, "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
     }
     ep->port = p;
     const char *type = ard_port_type(p);
     if (r->size != 0 && r->size != ard_port_size(p))
-        return route_fail(r, ARDN_EXIT_USAGE, "connection '%s' has size %zu, the route says %zu",
+        return route_fail(r, ARD_EINVAL, "connection '%s' has size %zu, the route says %zu",
                           ep->conn, ard_port_size(p), r->size);
     if (r->type_given) {
         char norm[ARD_MAX_TYPE + 1] = "";
         if (r->type[0] && ard_type_normalize(r->type, norm, sizeof norm) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (strcmp(norm, type) != 0)
-            return route_fail(r, ARDN_EXIT_USAGE,
-                              "connection '%s' has type '%s', the route says '%s'", ep->conn,
-                              type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
+            return route_fail(r, ARD_EINVAL, "connection '%s' has type '%s', the route says '%s'",
+                              ep->conn, type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
     }
     r->size = ard_port_size(p);
     snprintf(r->type, sizeof r->type, "%s", type);
@@ -142,18 +155,17 @@ static int set_sockopts(struct ardn_route *r, int fd, int family)
 {
     if (ardn_g.dev[0] &&
         setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev, (socklen_t)strlen(ardn_g.dev)) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "--dev %s: %s", ardn_g.dev, strerror(errno));
+        return route_fail(r, ARD_ESYS, "--dev %s: %s", ardn_g.dev, strerror(errno));
     if (ardn_g.dscp >= 0) {
         int tos = ardn_g.dscp << 2;
         int rc = family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos)
                                     : setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
         if (rc < 0)
-            return route_fail(r, ARDN_EXIT_SYSTEM, "--dscp %d: %s", ardn_g.dscp, strerror(errno));
+            return route_fail(r, ARD_ESYS, "--dscp %d: %s", ardn_g.dscp, strerror(errno));
     }
     if (ardn_g.sock_prio >= 0 &&
         setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &ardn_g.sock_prio, sizeof ardn_g.sock_prio) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "--sock-prio %d: %s", ardn_g.sock_prio,
-                          strerror(errno));
+        return route_fail(r, ARD_ESYS, "--sock-prio %d: %s", ardn_g.sock_prio, strerror(errno));
     return 0;
 }
 
@@ -174,9 +186,8 @@ static int bind_addr(struct ardn_route *r, int family, uint16_t port_be, struct 
     if (!ardn_g.bind[0])
         return 0;
     bool has_port;
-    char err[300];
-    if (ardn_resolve(ardn_g.bind, a, len, &has_port, err, sizeof err) < 0)
-        return route_fail(r, ARDN_EXIT_USAGE, "--bind: %s", err);
+    if (ardn_resolve(ardn_g.bind, a, len, &has_port) < 0)
+        return route_fail(r, ARD_EINVAL, "--bind: %s", ard_errdetail());
     if (a->ss_family != family)
         return 0;
     if (family == AF_INET)
@@ -193,7 +204,7 @@ static int open_udp_in(struct ardn_route *r)
     int family = ep->addr.ss_family;
     r->fd_in = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (r->fd_in < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "socket: %s", strerror(errno));
+        return route_fail(r, ARD_ESYS, "socket: %s", strerror(errno));
     int rc = set_sockopts(r, r->fd_in, family);
     if (rc)
         return rc;
@@ -215,7 +226,7 @@ static int open_udp_in(struct ardn_route *r)
     if (bind(r->fd_in, (struct sockaddr *)&a, alen) < 0) {
         char s[128];
         ardn_addr_str(&a, s, sizeof s);
-        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot listen on %s (%s): %s", s, ep->text,
+        return route_fail(r, ARD_ESYS, "cannot listen on %s (%s): %s", s, ep->text,
                           strerror(errno));
     }
     if (r->size > ARDW_DEFAULT_DGRAM)
@@ -229,7 +240,7 @@ static int open_udp_out(struct ardn_route *r, int i)
     int family = ep->addr.ss_family;
     int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "socket: %s", strerror(errno));
+        return route_fail(r, ARD_ESYS, "socket: %s", strerror(errno));
     r->out_fd[i] = fd;
     int rc = set_sockopts(r, fd, family);
     if (rc)
@@ -240,10 +251,10 @@ static int open_udp_out(struct ardn_route *r, int i)
     if ((rc = bind_addr(r, family, 0, &b, &blen, &have)) != 0)
         return rc;
     if (have && bind(fd, (struct sockaddr *)&b, blen) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "--bind %s: %s", ardn_g.bind, strerror(errno));
+        return route_fail(r, ARD_ESYS, "--bind %s: %s", ardn_g.bind, strerror(errno));
     /* Connected: no route lookup per send. */
     if (connect(fd, (struct sockaddr *)&ep->addr, ep->addrlen) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot send to %s: %s", ep->text, strerror(errno));
+        return route_fail(r, ARD_ESYS, "cannot send to %s: %s", ep->text, strerror(errno));
     if (r->nfrag > 1)
         grow_sockbuf(fd, SO_SNDBUF, 4 * (r->size + r->size / 8));
     return 0;
@@ -253,14 +264,14 @@ int ardn_route_open(struct ardn_route *r)
 {
     int rc;
     if (r->nout == 0)
-        return route_fail(r, ARDN_EXIT_USAGE, "no output (--out)");
+        return route_fail(r, ARD_EINVAL, "no output (--out)");
     if (r->type_given && r->type[0]) {
         size_t tsize;
         if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (r->size != 0 && r->size != tsize)
-            return route_fail(r, ARDN_EXIT_USAGE, "type '%s' has size %zu, the route says %zu",
-                              r->type, tsize, r->size);
+            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
+                              tsize, r->size);
         r->size = tsize;
     }
     if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
@@ -269,26 +280,26 @@ int ardn_route_open(struct ardn_route *r)
         if (r->out[i].kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->out[i], ARD_OUT)) != 0)
             return rc;
     if (r->size == 0)
-        return route_fail(r, ARDN_EXIT_USAGE,
+        return route_fail(r, ARD_EINVAL,
                           "the packet size is unknown: a route with no local connection "
                           "needs --size (and --type)");
     if (r->size > ARDW_MAX_PAYLOAD)
         return route_fail(
-            r, ARDN_EXIT_USAGE,
+            r, ARD_EINVAL,
             "connection size %zu exceeds the largest packet ardnet carries (%u bytes)", r->size,
             ARDW_MAX_PAYLOAD);
     if (r->type[0]) {
         size_t n = 0, tsize = 0;
         if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (tsize != r->size)
-            return route_fail(r, ARDN_EXIT_USAGE, "type '%s' has size %zu, the route says %zu",
-                              r->type, tsize, r->size);
+            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
+                              tsize, r->size);
         r->fields = calloc(n, sizeof *r->fields);
         if (!r->fields)
-            return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+            return route_fail(r, ARD_ENOMEM, "out of memory");
         if (ard_type_parse(r->type, r->fields, n, &r->nfields, NULL) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
     }
     r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
     if (!r->conn_id_given) {
@@ -327,14 +338,14 @@ int ardn_route_open(struct ardn_route *r)
     r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
     r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
     if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+        return route_fail(r, ARD_ENOMEM, "out of memory");
     if (r->in.kind == ARDN_EP_UDP) {
         /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
         r->rx = malloc(BATCH * rx_slot(r));
         r->reasm.data = malloc(r->size);
         r->reasm.cap = (uint32_t)r->size;
         if (!r->rx || !r->reasm.data)
-            return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
+            return route_fail(r, ARD_ENOMEM, "out of memory");
     }
     return 0;
 }
@@ -403,7 +414,7 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
         if (e && e != EAGAIN && e != EWOULDBLOCK && e != ENOBUFS && e != ECONNREFUSED &&
             e != EHOSTUNREACH && e != ENETUNREACH && !ep->reported) {
             ep->reported = true;
-            route_fail(r, 0, "send to %s: %s", ep->text, strerror(e));
+            route_warn(r, "send to %s: %s", ep->text, strerror(e));
         }
     }
 }
@@ -461,7 +472,7 @@ static void *local_loop(struct ardn_route *r, struct ardn_reducer *red)
             offer(r, red, &h, now);
         } else if (rc != ARD_ETIMEDOUT && rc != ARD_EINTR) {
             if (!reported)
-                route_fail(r, 0, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
+                route_warn(r, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
             reported = true;
             struct timespec ts = {0, ERROR_PAUSE_NS};
             nanosleep(&ts, NULL);
@@ -533,12 +544,12 @@ static void report_mismatch(struct ardn_route *r, enum ardw_cause c, const struc
     char from[128];
     ardn_addr_str(src, from, sizeof from);
     if (c == ARDW_SIZE)
-        route_fail(r, 0,
+        route_warn(r,
                    "%s sends packets of %u bytes, this route's are %zu bytes: nothing from it "
                    "can be delivered (drop_size counts them); give both sides the same --size",
                    from, h->size, r->size);
     else
-        route_fail(r, 0,
+        route_warn(r,
                    "%s sends %s (type hash %016llx), this route expects %s%s%s (type hash "
                    "%016llx): nothing from it can be delivered (drop_type counts them); give "
                    "this side the sender's --type",
@@ -590,7 +601,7 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
              * so once, count it, and retry at a pace that costs nothing. */
             count(r, ARDN_C_RECV_ERRORS, 1);
             if (!recv_reported)
-                route_fail(r, 0, "receive on %s: %s", r->in.text,
+                route_warn(r, "receive on %s: %s", r->in.text,
                            n == 0 ? "socket shut down" : strerror(errno));
             recv_reported = true;
             struct timespec ts = {0, ERROR_PAUSE_NS};
@@ -650,7 +661,7 @@ int ardn_route_start(struct ardn_route *r)
 {
     int rc = pthread_create(&r->thread, NULL, route_main, r);
     if (rc != 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot start thread: %s", strerror(rc));
+        return route_fail(r, ARD_ESYS, "cannot start thread: %s", strerror(rc));
     r->started = true;
     return 0;
 }

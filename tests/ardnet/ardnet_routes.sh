@@ -6,7 +6,7 @@
 #     connection, and one created from --size), the same from a YAML file, and over UDP;
 #  3. a receiver without --type for a typed sender says so once, naming its own type and the
 #     sender's, and delivers nothing;
-#  4. configuration messages: --size contradicting --type is a usage error (100) that names no
+#  4. configuration messages: '.' and '..' are no connection names; --size contradicting --type is a usage error (100) that names no
 #     internal port; an unknown top-level YAML key with a list value is named as unknown; an
 #     empty 'routes' list says so; YAML nested deeper than 16 levels is refused with the file
 #     and line;
@@ -104,6 +104,9 @@ grep -q "'p[0-9]" "$T/x.err" && fail "4: an internal port name in '$(cat "$T/x.e
 "$TBLOCK" pub --ard data=typed --count 1 >/dev/null
 expect 100 "connection 'typed'" --in typed --out typed.copy --size 2048
 grep -q "'p[0-9]" "$T/x.err" && fail "4: an internal port name in '$(cat "$T/x.err")'"
+# names are checked by the library's one validator: '..' is no connection name
+expect 100 "endpoint '..' is neither udp://HOST:PORT nor a connection name: connection name '..' is not allowed" --in .. --out x
+expect 100 "endpoint '.' is neither" --in x --out .
 printf 'bogus: [1, 2]\nroutes: []\n' >"$T/c.yaml"
 expect 100 "c.yaml:1:1: unknown key 'bogus'" --config "$T/c.yaml"
 printf 'routes: []\n' >"$T/c.yaml"
