@@ -636,7 +636,7 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
             fresh = true;
             newest = h;
         }
-        now = ard_now_ns();
+        /* (now: taken right after the receive; the batch takes microseconds) */
         if (fresh) {
             if (r->conn_id != 0)
                 newest.conn_id = r->conn_id;
