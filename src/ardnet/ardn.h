@@ -95,7 +95,15 @@ struct ardn_route {
     uint64_t type_hash;
     pthread_t thread;
     bool started;
-    bool type_reported, size_reported; /* a sender of another type / size was reported */
+    uint8_t *desc; /* descriptor datagram sent to UDP outputs, NULL for none */
+    size_t desc_len;
+    int64_t desc_next_ns;
+    /* UDP input: a sender of another size or type (reported once) */
+    char peer_type[ARD_MAX_TYPE + 1]; /* descriptor of the last descriptor datagram */
+    bool mismatch_reported;
+    int64_t mismatch_ns; /* first datagram dropped for size or type, 0: none */
+    struct ardw_hdr mismatch_hdr;
+    struct sockaddr_storage mismatch_src;
     struct ardn_counters cnt;
 };
 

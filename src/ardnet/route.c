@@ -339,6 +339,19 @@ int ardn_route_open(struct ardn_route *r)
     r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
     if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
         return route_fail(r, ARD_ENOMEM, "out of memory");
+    bool udp_out = false;
+    for (int i = 0; i < r->nout; i++)
+        udp_out |= r->out[i].kind == ARDN_EP_UDP;
+    if (udp_out && r->conn_id != 0) { /* (a relay that passes any id on has no one type) */
+        r->desc = malloc(ARDW_HDR_SIZE + ARD_MAX_TYPE);
+        if (!r->desc)
+            return route_fail(r, ARD_ENOMEM, "out of memory");
+        struct ardw_hdr dh = {.conn_id = r->conn_id,
+                              .size = (uint32_t)r->size,
+                              .epoch = ardn_g.epoch,
+                              .type_hash = r->type_hash};
+        r->desc_len = ardw_put_desc(r->desc, &dh, r->type);
+    }
     if (r->in.kind == ARDN_EP_UDP) {
         /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
         r->rx = malloc(BATCH * rx_slot(r));
@@ -377,10 +390,13 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
     }
 }
 
-/* Send the packet in r->held (host order) with header h to every output. */
-static void forward(struct ardn_route *r, const struct ardw_hdr *h)
+/* Send the packet in r->held (host order) with header h to every output; every
+ * ARDW_DESC_EVERY_NS, the UDP outputs get the descriptor datagram first. */
+static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now)
 {
-    bool encoded = false;
+    bool encoded = false, desc = r->desc && now >= r->desc_next_ns;
+    if (desc)
+        r->desc_next_ns = now + ARDW_DESC_EVERY_NS;
     for (int i = 0; i < r->nout; i++) {
         struct ardn_ep *ep = &r->out[i];
         if (ep->kind == ARDN_EP_LOCAL) {
@@ -397,6 +413,8 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
             encode(r, h);
             encoded = true;
         }
+        if (desc) /* best effort, like everything on UDP: counted nowhere */
+            (void)send(r->out_fd[i], r->desc, r->desc_len, MSG_DONTWAIT);
         /* Non-blocking, all fragments back to back in one call: a full socket buffer drops
          * the rest of this packet rather than queueing it (the receiver gives it up when the
          * next packet comes). */
@@ -436,7 +454,7 @@ static void offer(struct ardn_route *r, struct ardn_reducer *red, const struct a
     r->buf = t;
     r->held_hdr = *h;
     if (a == ARDN_RED_SEND) {
-        forward(r, &r->held_hdr);
+        forward(r, &r->held_hdr, now);
         ardn_reducer_sent(red, now);
     }
 }
@@ -445,7 +463,7 @@ static void offer(struct ardn_route *r, struct ardn_reducer *red, const struct a
 static void tick(struct ardn_route *r, struct ardn_reducer *red, int64_t now)
 {
     if (ardn_reducer_due(red, now)) {
-        forward(r, &r->held_hdr);
+        forward(r, &r->held_hdr, now);
         ardn_reducer_sent(red, now);
     }
 }
@@ -509,6 +527,10 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
         return ARDW_PEER;
     struct ardw_expect e = {
         .conn_id = r->conn_id, .size = (uint32_t)r->size, .type_hash = r->type_hash};
+    if (len >= ARDW_HDR_SIZE && d[5] == ARDW_FLAG_DESC) {
+        enum ardw_cause c = ardw_parse_desc(d, len, &e, h, r->peer_type);
+        return c == ARDW_OK ? ARDW_DESC : c;
+    }
     enum ardw_cause c = ardw_parse(d, len, &e, h);
     if (c == ARDW_OK)
         c = ardw_order(&r->track, h, now_ns);
@@ -531,32 +553,37 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
     return ARDW_OK;
 }
 
-/* A sender whose packets this route can never deliver (another size or type): say so, once
- * per route and cause, besides counting every drop. The wire carries the sender's type as a
- * hash of its descriptor, so the message names the route's descriptor and the sender's hash. */
-static void report_mismatch(struct ardn_route *r, enum ardw_cause c, const struct ardw_hdr *h,
+/* A sender whose packets this route can never deliver (another size or type) is reported
+ * once per route, besides the drop counters. Its descriptor datagram (sent every second)
+ * names its type; a sender that sends none (an older ardnet) is reported by hash after
+ * ARDW_DESC_EVERY_NS * 2 without one. */
+static void describe(char *buf, size_t len, const char *type, uint64_t hash, size_t size)
+{
+    if (type && type[0])
+        snprintf(buf, len, "type '%s' (%zu bytes)", type, size);
+    else if (type || hash == 0)
+        snprintf(buf, len, "an opaque connection (no type) of %zu bytes", size);
+    else
+        snprintf(buf, len, "type hash %016llx (%zu bytes)", (unsigned long long)hash, size);
+}
+
+static void report_mismatch(struct ardn_route *r, const struct ardw_hdr *h, const char *type,
                             const struct sockaddr_storage *src)
 {
-    bool *done = c == ARDW_TYPE ? &r->type_reported : &r->size_reported;
-    if (*done)
+    if (r->mismatch_reported)
         return;
-    *done = true;
-    char from[128];
+    r->mismatch_reported = true;
+    char from[128], theirs[ARD_MAX_TYPE + 64], ours[ARD_MAX_TYPE + 64];
     ardn_addr_str(src, from, sizeof from);
-    if (c == ARDW_SIZE)
-        route_warn(r,
-                   "%s sends packets of %u bytes, this route's are %zu bytes: nothing from it "
-                   "can be delivered (drop_size counts them); give both sides the same --size",
-                   from, h->size, r->size);
-    else
-        route_warn(r,
-                   "%s sends %s (type hash %016llx), this route expects %s%s%s (type hash "
-                   "%016llx): nothing from it can be delivered (drop_type counts them); give "
-                   "this side the sender's --type",
-                   from, h->type_hash ? "a typed connection" : "an opaque connection (no type)",
-                   (unsigned long long)h->type_hash,
-                   r->type[0] ? "type '" : "an opaque connection (no --type)", r->type,
-                   r->type[0] ? "'" : "", (unsigned long long)r->type_hash);
+    describe(theirs, sizeof theirs, type, h->type_hash, h->size);
+    describe(ours, sizeof ours, r->type, r->type_hash, r->size);
+    bool size = h->size != r->size;
+    route_warn(r,
+               "%s sends %s, this route expects %s: nothing from it can be delivered (%s counts "
+               "the datagrams); give this side %s%s%s",
+               from, theirs, ours, size ? "drop_size" : "drop_type",
+               size ? "the sender's --size and --type" : "--type '",
+               size ? "" : (type ? type : "?"), size ? "" : "'");
 }
 
 static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
@@ -624,10 +651,18 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
                 count(r, ARDN_C_FRAGMENTS, 1);
             if (c == ARDW_PENDING)
                 continue;
+            if (c == ARDW_DESC) {
+                if (h.type_hash != r->type_hash || h.size != r->size)
+                    report_mismatch(r, &h, r->peer_type, &src[k]);
+                continue;
+            }
             if (c != ARDW_OK) {
                 count_drop(r, c);
-                if (c == ARDW_TYPE || c == ARDW_SIZE)
-                    report_mismatch(r, c, &h, &src[k]);
+                if ((c == ARDW_TYPE || c == ARDW_SIZE) && !r->mismatch_ns) {
+                    r->mismatch_ns = now;
+                    r->mismatch_hdr = h;
+                    r->mismatch_src = src[k];
+                }
                 continue;
             }
             count(r, ARDN_C_RECEIVED, 1);
@@ -636,6 +671,8 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
             fresh = true;
             newest = h;
         }
+        if (r->mismatch_ns && now - r->mismatch_ns >= 2 * ARDW_DESC_EVERY_NS)
+            report_mismatch(r, &r->mismatch_hdr, NULL, &r->mismatch_src);
         /* (now: taken right after the receive; the batch takes microseconds) */
         if (fresh) {
             if (r->conn_id != 0)
@@ -690,6 +727,8 @@ void ardn_route_close(struct ardn_route *r)
     free(r->fields);
     free(r->buf);
     free(r->held);
+    free(r->desc);
+    r->desc = NULL;
     free(r->tx);
     free(r->tx_hdr);
     free(r->tx_msg);

@@ -28,6 +28,8 @@ const char *ardw_cause_name(enum ardw_cause c)
 {
     if (c == ARDW_PENDING)
         return "pending";
+    if (c == ARDW_DESC)
+        return "descriptor";
     return (unsigned)c < ARDW_NCAUSES ? cause_names[c] : "?";
 }
 
@@ -92,6 +94,60 @@ size_t ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
         put16(b + 62, h->frag_count);
     }
     return hlen;
+}
+
+size_t ardw_put_desc(uint8_t *b, const struct ardw_hdr *h, const char *type)
+{
+    struct ardw_hdr d = *h;
+    d.frag_count = 0;
+    d.seq = 0;
+    d.mono_ns = d.real_ns = 0;
+    ardw_put_hdr(b, &d);
+    b[5] = ARDW_FLAG_DESC;
+    size_t n = strlen(type);
+    if (n > ARD_MAX_TYPE)
+        n = ARD_MAX_TYPE;
+    memcpy(b + ARDW_HDR_SIZE, type, n);
+    return ARDW_HDR_SIZE + n;
+}
+
+enum ardw_cause ardw_parse_desc(const uint8_t *b, size_t len, const struct ardw_expect *e,
+                                struct ardw_hdr *h, char *type)
+{
+    if (len < ARDW_HDR_SIZE)
+        return ARDW_TRUNCATED;
+    if (get32(b) != ARDW_MAGIC_WORD)
+        return ARDW_MAGIC;
+    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_DESC || get16(b + 6) != ARDW_HDR_SIZE)
+        return ARDW_VERSION;
+    size_t n = len - ARDW_HDR_SIZE;
+    if (n > ARD_MAX_TYPE)
+        return ARDW_OVERSIZED;
+    *h = (struct ardw_hdr){.version = b[4],
+                           .flags = b[5],
+                           .conn_id = get32(b + 8),
+                           .size = get32(b + 12),
+                           .epoch = get64(b + 16),
+                           .type_hash = get64(b + 48)};
+    if (e->conn_id != 0 && h->conn_id != e->conn_id)
+        return ARDW_CONN;
+    memcpy(type, b + ARDW_HDR_SIZE, n);
+    type[n] = '\0';
+    if (strlen(type) != n)
+        return ARDW_TYPE; /* a NUL inside */
+    char norm[ARD_MAX_TYPE + 1];
+    size_t tsize = 0;
+    if (n == 0) {
+        if (h->type_hash != 0)
+            return ARDW_TYPE;
+        return ARDW_OK;
+    }
+    if (ard_type_normalize(type, norm, sizeof norm) < 0 || strcmp(norm, type) != 0 ||
+        ard_type_hash(type) != h->type_hash || ard_type_parse(type, NULL, 0, NULL, &tsize) < 0)
+        return ARDW_TYPE;
+    if (tsize != h->size)
+        return ARDW_SIZE;
+    return ARDW_OK;
 }
 
 /* A fragment on its own: one piece of a payload of h->size bytes cut into chunks of equal

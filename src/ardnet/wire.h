@@ -21,6 +21,8 @@
 #define ARDW_HDR_SIZE 56u
 #define ARDW_FRAG_HDR_SIZE 64u
 #define ARDW_FLAG_FRAG 0x01u
+#define ARDW_FLAG_DESC 0x02u /* a descriptor datagram: the sender's type descriptor as text */
+#define ARDW_DESC_EVERY_NS 1000000000LL /* a sender repeats its descriptor this often */
 /* Largest UDP payload over IPv4 (65535 - 20 IP - 8 UDP). */
 #define ARDW_MAX_DGRAM 65507u
 #define ARDW_MIN_DGRAM 512u /* smallest --max-datagram: keeps a packet within ARDW_MAX_FRAGS */
@@ -75,7 +77,8 @@ enum ardw_cause {
     ARDW_INCOMPLETE,     /* a packet abandoned with fragments missing (counted per packet,
                           * when a newer packet's fragment or a newer packet arrives) */
     ARDW_NCAUSES,
-    ARDW_PENDING = -1 /* not a drop: a fragment was kept, its packet is not complete yet */
+    ARDW_PENDING = -1, /* not a drop: a fragment was kept, its packet is not complete yet */
+    ARDW_DESC = -2     /* not a drop: a valid descriptor datagram (never delivered) */
 };
 
 /* Short name of a cause, e.g. "truncated" (used in counters). */
@@ -92,6 +95,18 @@ struct ardw_expect {
  * h->frag_count != 0 (then frag_index, frag_count and frag_off are written too). Version and
  * flags are set here. */
 size_t ardw_put_hdr(uint8_t *buf, const struct ardw_hdr *h);
+
+/* Write a descriptor datagram for the connection of h (conn_id, size, epoch, type_hash)
+ * whose canonical descriptor is `type` ("" for opaque) into buf (ARDW_HDR_SIZE +
+ * ARD_MAX_TYPE bytes); returns its length. */
+size_t ardw_put_desc(uint8_t *buf, const struct ardw_hdr *h, const char *type);
+
+/* Read a descriptor datagram (flags ARDW_FLAG_DESC): magic, version, header length, connection
+ * id (e->conn_id, unless 0), and a descriptor text that is a valid canonical descriptor (or
+ * empty) whose hash and size are the header's. On ARDW_OK, *h has conn_id, size, epoch and
+ * type_hash and type[] (ARD_MAX_TYPE + 1 bytes) the text; anything else is a drop cause. */
+enum ardw_cause ardw_parse_desc(const uint8_t *buf, size_t len, const struct ardw_expect *e,
+                                struct ardw_hdr *h, char *type);
 
 /* Read and check the header of a datagram of `len` bytes. On ARDW_OK, *h is filled and the
  * payload is buf[ARDW_HDR_SIZE .. ARDW_HDR_SIZE + h->size), or for a fragment (frag_count != 0)

@@ -91,10 +91,11 @@ bg_ready S "$ARDNET" --in tsrc --out "udp://127.0.0.1:$P2" --conn-id 5
 "$TBLOCK" pub --ard data=tsrc --rate 1000 --count 300 >/dev/null
 stop S
 stop R || fail "ardnet R exit $?"
-n=$(grep -c "sends a typed connection" "$T/R.err" || true)
+n=$(grep -c "sends type" "$T/R.err" || true)
 [ "$n" = 1 ] || fail "3: the type mismatch was reported $n times, not once: $(cat "$T/R.err")"
-grep -q "this route expects an opaque connection (no --type)" "$T/R.err" || fail "3: the route's own type is not named"
-grep -qE "type hash [0-9a-f]{16}" "$T/R.err" || fail "3: the sender's type is not named"
+grep -qF "sends type 'u64 u64 i64 u32[250]' (1024 bytes), this route expects an opaque connection (no type) of 1024 bytes" "$T/R.err" ||
+    fail "3: the message does not name both types: $(cat "$T/R.err")"
+grep -qF "give this side --type 'u64 u64 i64 u32[250]'" "$T/R.err" || fail "3: no advice"
 [ "$(counter "$T/R.err" tdst received)" = 0 ] || fail "3: packets of another type delivered"
 [ "$(counter "$T/R.err" tdst drop_type)" -ge 100 ] || fail "3: drop_type not counted"
 

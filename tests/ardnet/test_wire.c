@@ -403,6 +403,48 @@ static void test_order_decides_without_recording(void **state)
     assert_true(t.seq == 5 && t.epoch == 100);
 }
 
+/* The descriptor datagram: its text names the sender's type; one whose text does not match
+ * its own hash or size, or is no canonical descriptor, is refused. */
+static void test_descriptor_datagram_round_trip_and_checks(void **state)
+{
+    (void)state;
+    uint8_t b[ARDW_HDR_SIZE + ARD_MAX_TYPE];
+    char type[ARD_MAX_TYPE + 1];
+    struct ardw_hdr h = {.conn_id = 7,
+                         .size = 64,
+                         .epoch = 9,
+                         .type_hash = ard_type_hash("f64[7] u32")},
+                    out;
+    struct ardw_expect e = {.conn_id = 7};
+    size_t n = ardw_put_desc(b, &h, "f64[7] u32");
+    assert_int_equal(n, ARDW_HDR_SIZE + 10);
+    assert_int_equal(b[5], ARDW_FLAG_DESC);
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_OK);
+    assert_string_equal(type, "f64[7] u32");
+    assert_true(out.size == 64 && out.epoch == 9 && out.type_hash == h.type_hash);
+    /* a data parser drops it: an older receiver counts it as an unknown flag */
+    struct ardw_expect ed = {.conn_id = 7, .size = 64, .type_hash = h.type_hash};
+    assert_int_equal(ardw_parse(b, n, &ed, &out), ARDW_VERSION);
+    e.conn_id = 8;
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_CONN);
+    e.conn_id = 0;
+    b[ARDW_HDR_SIZE + 1] = '3'; /* "f34[7] u32": no type */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_TYPE);
+    n = ardw_put_desc(b, &h, "f64[7]  u32"); /* not canonical */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_TYPE);
+    h.size = 60;
+    n = ardw_put_desc(b, &h, "f64[7] u32"); /* size disagrees (the type's is 64, padded) */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_SIZE);
+    h.type_hash = 0;
+    n = ardw_put_desc(b, &h, ""); /* opaque */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_OK);
+    assert_string_equal(type, "");
+    assert_int_equal(ardw_parse_desc(b, ARDW_HDR_SIZE - 1, &e, &out, type), ARDW_TRUNCATED);
+    memset(b + ARDW_HDR_SIZE, 'x', ARD_MAX_TYPE);
+    b[ARDW_HDR_SIZE + 3] = '\0'; /* a NUL inside */
+    assert_int_equal(ardw_parse_desc(b, ARDW_HDR_SIZE + 8, &e, &out, type), ARDW_TYPE);
+}
+
 static void test_conn_id_is_stable_and_never_zero(void **state)
 {
     (void)state;
@@ -428,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_late_copies_never_trigger_a_recovery),
         cmocka_unit_test(test_stale_floor_is_lifted_for_a_writer_whose_clock_went_back),
         cmocka_unit_test(test_conn_id_is_stable_and_never_zero),
+        cmocka_unit_test(test_descriptor_datagram_round_trip_and_checks),
         cmocka_unit_test(test_fragment_header_encodes_to_exact_bytes),
         cmocka_unit_test(test_fragment_fields_decode_and_are_checked_on_their_own),
         cmocka_unit_test(test_fragment_plan_keeps_datagrams_within_the_maximum),
