@@ -23,8 +23,10 @@ atomic_bool ardn_stop;
 
 static size_t rx_slot(const struct ardn_route *r)
 {
-    /* The largest valid datagram is a fragment header with the whole payload but one byte. */
-    return (ARDW_FRAG_HDR_SIZE + r->size + 1 + 7) & ~(size_t)7;
+    /* The largest valid datagram is a fragment header with the whole payload but one byte, or
+     * a descriptor datagram with the longest descriptor. */
+    size_t data = ARDW_FRAG_HDR_SIZE + r->size + 1, desc = ARDW_HDR_SIZE + ARD_MAX_TYPE + 1;
+    return ((data > desc ? data : desc) + 7) & ~(size_t)7;
 }
 
 /* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams

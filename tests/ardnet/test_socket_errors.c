@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,49 @@ static void test_a_failing_output_counts_and_goes_on(void **state)
     ard_close(w);
 }
 
+/* A descriptor datagram longer than the route's packets (a small packet, a long descriptor)
+ * is read whole: not dropped as oversized, not counted, and the packet after it delivered. */
+static void test_a_long_descriptor_of_a_small_packet_is_no_drop(void **state)
+{
+    (void)state;
+    static struct ardn_route r;
+    const char *type = "u8 u8 u8 u8 u8 u8 u8 u8 u8 u8 u8 u8 u8 u8 u8 u8"; /* 16 bytes */
+    char in[64];
+    int port = 40000 + (int)(getpid() % 20000);
+    snprintf(in, sizeof in, "udp://127.0.0.1:%d", port);
+    ardn_route_init(&r);
+    assert_int_equal(ardn_route_option(&r, "in", in), 0);
+    assert_int_equal(ardn_route_option(&r, "out", "err.desc"), 0);
+    assert_int_equal(ardn_route_option(&r, "type", type), 0);
+    assert_int_equal(ardn_route_option(&r, "conn-id", "5"), 0);
+    assert_int_equal(ardn_route_finish(&r), 0);
+    assert_int_equal(ardn_route_open(&r), 0);
+    atomic_store(&ardn_stop, false);
+    assert_int_equal(ardn_route_start(&r), 0);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof to), 0);
+    struct ardw_hdr h = {
+        .conn_id = 5, .size = 16, .epoch = 1, .seq = 1, .type_hash = ard_type_hash(type)};
+    uint8_t d[ARDW_HDR_SIZE + ARD_MAX_TYPE];
+    size_t n = ardw_put_desc(d, &h, type);
+    assert_true(n > ARDW_FRAG_HDR_SIZE + 16 + 8); /* longer than a data slot */
+    assert_int_equal(send(fd, d, n, 0), (ssize_t)n);
+    n = ardw_put_hdr(d, &h);
+    memset(d + n, 7, 16);
+    assert_int_equal(send(fd, d, n + 16, 0), (ssize_t)(n + 16));
+    for (int i = 0; i < 100 && counter(&r, ARDN_C_RECEIVED) == 0; i++)
+        sleep_ms(10);
+    atomic_store(&ardn_stop, true);
+    ardn_route_join(&r);
+    assert_int_equal(counter(&r, ARDN_C_RECEIVED), 1);
+    for (int c = 1; c < ARDW_NCAUSES; c++)
+        assert_int_equal(atomic_load(&r.cnt.drop[c]), 0);
+    close(fd);
+    ardn_route_close(&r);
+}
+
 int main(int argc, char **argv)
 {
     char dom[64];
@@ -116,6 +160,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_an_input_that_is_no_socket_does_not_spin),
         cmocka_unit_test(test_a_failing_output_counts_and_goes_on),
+        cmocka_unit_test(test_a_long_descriptor_of_a_small_packet_is_no_drop),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
