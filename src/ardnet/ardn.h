@@ -147,7 +147,8 @@ void ardn_route_init(struct ardn_route *r);
 /* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
  * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
  * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
- * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_INCOMPLETE. */
+ * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_INCOMPLETE.
+ * A valid descriptor datagram gives ARDW_DESC, *h and r->peer_type describing the sender. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
                                 const struct sockaddr_storage *src, struct ardw_hdr *h,
                                 int64_t now_ns);
