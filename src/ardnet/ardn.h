@@ -95,7 +95,9 @@ struct ardn_route {
     uint64_t type_hash;
     pthread_t thread;
     bool started;
-    uint8_t *desc; /* descriptor datagram sent to UDP outputs, NULL for none */
+    bool learning;       /* UDP input: size and type still to come from the sender */
+    bool learn_reported; /* taking them failed, and was reported */
+    uint8_t *desc;       /* descriptor datagram sent to UDP outputs, NULL for none */
     size_t desc_len;
     int64_t desc_next_ns;
     /* UDP input: a sender of another size or type (reported once) */

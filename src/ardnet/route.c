@@ -262,25 +262,27 @@ static int open_udp_out(struct ardn_route *r, int i)
     return 0;
 }
 
-int ardn_route_open(struct ardn_route *r)
+/* Attach the local outputs, those that exist first (they tell the size). */
+static int attach_outputs(struct ardn_route *r)
 {
     int rc;
-    if (r->nout == 0)
-        return route_fail(r, ARD_EINVAL, "no output (--out)");
-    if (r->type_given && r->type[0]) {
-        size_t tsize;
-        if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
-            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
-        if (r->size != 0 && r->size != tsize)
-            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
-                              tsize, r->size);
-        r->size = tsize;
-    }
-    if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
-        return rc;
-    for (int i = 0; i < r->nout; i++)
-        if (r->out[i].kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->out[i], ARD_OUT)) != 0)
-            return rc;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < r->nout; i++) {
+            struct ardn_ep *ep = &r->out[i];
+            struct ard_conn_stat st;
+            if (ep->kind != ARDN_EP_LOCAL || ep->port ||
+                (pass == 0 && ard_conn_stat(NULL, ep->conn, &st) < 0))
+                continue;
+            if ((rc = attach_local(r, ep, ARD_OUT)) != 0)
+                return rc;
+        }
+    return 0;
+}
+
+/* With the size and type known: check them, parse the type, and allocate everything a
+ * packet needs (none per packet). */
+static int setup_packet(struct ardn_route *r)
+{
     if (r->size == 0)
         return route_fail(r, ARD_EINVAL,
                           "the packet size is unknown: a route with no local connection "
@@ -304,13 +306,6 @@ int ardn_route_open(struct ardn_route *r)
             return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
     }
     r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
-    if (!r->conn_id_given) {
-        if (r->in.kind == ARDN_EP_LOCAL)
-            r->conn_id = ardw_conn_id(r->in.conn);
-        for (int i = 0; i < r->nout && r->conn_id == 0; i++)
-            if (r->out[i].kind == ARDN_EP_LOCAL)
-                r->conn_id = ardw_conn_id(r->out[i].conn);
-    }
     for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
         struct ard_conn_stat st;
         if (r->out[i].kind == ARDN_EP_LOCAL && ard_conn_stat(NULL, r->out[i].conn, &st) == 0 &&
@@ -319,20 +314,8 @@ int ardn_route_open(struct ardn_route *r)
             r->track.floor_real_ns = st.real_ns;
         }
     }
-    if (r->max_dgram == 0) {
-        r->max_dgram = ARDW_DEFAULT_DGRAM;
-        for (int i = 0; i < r->nout; i++)
-            if (r->out[i].kind == ARDN_EP_UDP && r->out[i].addr.ss_family == AF_INET6)
-                r->max_dgram = ARDW_DEFAULT_DGRAM6;
-    }
     /* At most ARDW_MAX_FRAGS: max_dgram >= ARDW_MIN_DGRAM (tests/ardnet/test_wire.c). */
     r->nfrag = ardw_frag_plan(r->size, r->max_dgram, &r->chunk);
-    if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
-        return rc;
-    for (int i = 0; i < r->nout; i++)
-        if (r->out[i].kind == ARDN_EP_UDP && (rc = open_udp_out(r, i)) != 0)
-            return rc;
-    /* Everything a packet needs is allocated here, none per packet. */
     r->buf = calloc(1, r->size);
     r->held = calloc(1, r->size);
     r->tx = calloc(1, r->size);
@@ -356,13 +339,115 @@ int ardn_route_open(struct ardn_route *r)
     }
     if (r->in.kind == ARDN_EP_UDP) {
         /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
-        r->rx = malloc(BATCH * rx_slot(r));
+        uint8_t *rx = malloc(BATCH * rx_slot(r));
+        if (!rx)
+            return route_fail(r, ARD_ENOMEM, "out of memory");
+        free(r->rx); /* (a learning route's, for descriptors only) */
+        r->rx = rx;
         r->reasm.data = malloc(r->size);
         r->reasm.cap = (uint32_t)r->size;
-        if (!r->rx || !r->reasm.data)
+        if (!r->reasm.data)
             return route_fail(r, ARD_ENOMEM, "out of memory");
     }
     return 0;
+}
+
+int ardn_route_open(struct ardn_route *r)
+{
+    int rc;
+    if (r->nout == 0)
+        return route_fail(r, ARD_EINVAL, "no output (--out)");
+    if (r->type_given && r->type[0]) {
+        size_t tsize;
+        if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+        if (r->size != 0 && r->size != tsize)
+            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
+                              tsize, r->size);
+        r->size = tsize;
+    }
+    if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
+        return rc;
+    /* A UDP input whose local outputs do not exist yet, with no --size or --type: the size
+     * and type come from the sender's descriptor datagram (start order is free). */
+    bool any_local = false, any_exists = false;
+    for (int i = 0; i < r->nout; i++) {
+        struct ard_conn_stat st;
+        if (r->out[i].kind != ARDN_EP_LOCAL)
+            continue;
+        any_local = true;
+        any_exists |= ard_conn_stat(NULL, r->out[i].conn, &st) == 0;
+    }
+    r->learning =
+        r->in.kind == ARDN_EP_UDP && r->size == 0 && !r->type_given && any_local && !any_exists;
+    if (!r->learning && (rc = attach_outputs(r)) != 0)
+        return rc;
+    if (!r->conn_id_given) {
+        if (r->in.kind == ARDN_EP_LOCAL)
+            r->conn_id = ardw_conn_id(r->in.conn);
+        for (int i = 0; i < r->nout && r->conn_id == 0; i++)
+            if (r->out[i].kind == ARDN_EP_LOCAL)
+                r->conn_id = ardw_conn_id(r->out[i].conn);
+    }
+    if (r->max_dgram == 0) {
+        r->max_dgram = ARDW_DEFAULT_DGRAM;
+        for (int i = 0; i < r->nout; i++)
+            if (r->out[i].kind == ARDN_EP_UDP && r->out[i].addr.ss_family == AF_INET6)
+                r->max_dgram = ARDW_DEFAULT_DGRAM6;
+    }
+    if (!r->learning && (rc = setup_packet(r)) != 0)
+        return rc;
+    if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
+        return rc;
+    for (int i = 0; i < r->nout; i++)
+        if (r->out[i].kind == ARDN_EP_UDP && (rc = open_udp_out(r, i)) != 0)
+            return rc;
+    if (r->learning && !(r->rx = malloc(BATCH * rx_slot(r))))
+        return route_fail(r, ARD_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* A learning route got the sender's descriptor (h, type): create its outputs and set up as
+ * if --size and --type had been given. In the route's thread, once; a failure (say, a block
+ * created the connection with another size meanwhile) is reported and the route keeps
+ * learning. */
+static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *type)
+{
+    r->size = h->size;
+    snprintf(r->type, sizeof r->type, "%s", type);
+    r->type_given = true;
+    int rc = attach_outputs(r);
+    if (rc == 0)
+        rc = setup_packet(r);
+    if (rc == 0) {
+        r->learning = false;
+        return;
+    }
+    if (!r->learn_reported)
+        route_warn(r, "cannot take the sender's size %u and type '%s': %s", h->size, type,
+                   ard_errdetail());
+    r->learn_reported = true;
+    for (int i = 0; i < r->nout; i++) {
+        ard_close(r->out[i].port);
+        r->out[i].port = NULL;
+    }
+    free(r->fields);
+    free(r->buf);
+    free(r->held);
+    free(r->tx);
+    free(r->tx_hdr);
+    free(r->tx_msg);
+    free(r->tx_iov);
+    free(r->reasm.data);
+    free(r->desc);
+    r->fields = NULL;
+    r->nfields = 0;
+    r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = r->desc = NULL;
+    r->tx_msg = NULL;
+    r->tx_iov = NULL;
+    r->size = 0;
+    r->type[0] = '\0';
+    r->type_given = false;
 }
 
 /* ---- forwarding ---------------------------------------------------------------------------- */
@@ -533,6 +618,8 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
         enum ardw_cause c = ardw_parse_desc(d, len, &e, h, r->peer_type);
         return c == ARDW_OK ? ARDW_DESC : c;
     }
+    if (r->learning)
+        return ARDW_UNKNOWN;
     enum ardw_cause c = ardw_parse(d, len, &e, h);
     if (c == ARDW_OK)
         c = ardw_order(&r->track, h, now_ns);
@@ -602,10 +689,10 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
     struct mmsghdr msgs[BATCH];
     struct iovec iov[BATCH];
     struct sockaddr_storage src[BATCH];
-    size_t slot = rx_slot(r);
     int64_t rcvtimeo = -1;
     bool recv_reported = false;
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+        size_t slot = rx_slot(r); /* (grows once, when a learning route learns) */
         int64_t now = ard_now_ns();
         int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
         int flags = MSG_WAITFORONE | MSG_TRUNC;
@@ -645,8 +732,8 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
             enum ardw_cause c;
             if (!from_peer(r, &src[k]))
                 c = ARDW_PEER;
-            else if (len > slot)
-                c = ARDW_OVERSIZED; /* cut short by the buffer: its real length is too big */
+            else if (len > slot) /* cut short by the buffer: its real length is too big */
+                c = r->learning ? ARDW_UNKNOWN : ARDW_OVERSIZED;
             else
                 c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h, now);
             if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0))
@@ -654,8 +741,16 @@ static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
             if (c == ARDW_PENDING)
                 continue;
             if (c == ARDW_DESC) {
-                if (h.type_hash != r->type_hash || h.size != r->size)
+                if (r->learning) {
+                    learn(r, &h, r->peer_type);
+                    if (!r->learning) { /* the rest was read into the smaller slots */
+                        for (int j = k + 1; j < n; j++)
+                            count_drop(r, ARDW_UNKNOWN);
+                        break;
+                    }
+                } else if (h.type_hash != r->type_hash || h.size != r->size) {
                     report_mismatch(r, &h, r->peer_type, &src[k]);
+                }
                 continue;
             }
             if (c != ARDW_OK) {

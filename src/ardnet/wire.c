@@ -22,6 +22,7 @@ static const char *const cause_names[ARDW_NCAUSES] = {
     [ARDW_FRAG_DUPLICATE] = "frag_duplicate",
     [ARDW_FRAG_OLD] = "frag_old",
     [ARDW_INCOMPLETE] = "incomplete",
+    [ARDW_UNKNOWN] = "unknown",
 };
 
 const char *ardw_cause_name(enum ardw_cause c)

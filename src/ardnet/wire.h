@@ -76,6 +76,8 @@ enum ardw_cause {
     ARDW_FRAG_OLD,       /* fragment of a packet older than the one in progress */
     ARDW_INCOMPLETE,     /* a packet abandoned with fragments missing (counted per packet,
                           * when a newer packet's fragment or a newer packet arrives) */
+    ARDW_UNKNOWN,        /* a route that learns size and type from the sender has not yet
+                          * received its descriptor */
     ARDW_NCAUSES,
     ARDW_PENDING = -1, /* not a drop: a fragment was kept, its packet is not complete yet */
     ARDW_DESC = -2     /* not a drop: a valid descriptor datagram (never delivered) */

@@ -10,7 +10,9 @@
 #     internal port; an unknown top-level YAML key with a list value is named as unknown; an
 #     empty 'routes' list says so; YAML nested deeper than 16 levels is refused with the file
 #     and line;
-#  5. --dev works without privileges (Linux >= 5.7: SO_BINDTODEVICE on an unbound socket).
+#  5. --dev works without privileges (Linux >= 5.7: SO_BINDTODEVICE on an unbound socket);
+#  6. start order is free: a receiver given neither --size nor an existing connection creates
+#     it with the size and type the sender's descriptor datagram carries.
 TEST_NAME=routes
 source "$(dirname "$0")/common.sh"
 TYPE="u64 u64 i64 u32[250]"
@@ -120,6 +122,25 @@ expect 100 "c.yaml:3:[0-9]+: nested deeper than 16 levels" --config "$T/c.yaml"
     for i in $(seq 16); do printf '%*s- \n' $((2 * i)) ''; done
 } >"$T/c.yaml"
 expect 100 "c.yaml:[0-9]+:[0-9]+: nested deeper than 16 levels" --config "$T/c.yaml"
+
+# ---- 6. start order is free: a receiver with neither --size nor an existing connection -------------
+P4=$((PORT + 3))
+bg_ready L "$ARDNET" --in "udp://127.0.0.1:$P4" --out learned --conn-id 11 --stats-file "$T/L.stats"
+[ -e "/dev/shm/ard.$ARD_DOMAIN.learned" ] && fail "6: the connection exists before the sender told its size"
+"$TBLOCK" pub --ard data=lsrc --count 1 >/dev/null
+bg_ready LA "$ARDNET" --in lsrc --out "udp://127.0.0.1:$P4" --conn-id 11
+bg lpub "$TBLOCK" pub --ard data=lsrc --rate 1000 --count 3000
+for _ in $(seq 100); do [ -e "/dev/shm/ard.$ARD_DOMAIN.learned" ] && break; sleep 0.05; done
+# the reader declares size and type: attaching proves the receiver created them as the writer's
+bg lsub "$TBLOCK" sub --ard data=learned --idle-ms 3000 --result "$T/lsub.result"
+wait "$(cat "$T/lpub.pid")" || fail "6: writer"
+rm -f "$T/lpub.pid"
+wait "$(cat "$T/lsub.pid")" || fail "6: reader: $(cat "$T/lsub.result" 2>/dev/null) $(cat "$T/lsub.err")"
+rm -f "$T/lsub.pid"
+stop LA
+stop L || fail "ardnet L exit $?"
+[ "$(kv "$T/lsub.result" last)" = "$(sed -n 's/.*last=//p' "$T/lpub.out")" ] || fail "6: the reader did not get the last packet"
+[ "$(counter "$T/L.stats" learned received)" -ge 100 ] || fail "6: the learning receiver delivered too little"
 
 # ---- 5. --dev without privileges ---------------------------------------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
