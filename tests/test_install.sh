@@ -76,11 +76,12 @@ int main(int argc, char **argv)
            "type size %zu\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR, r.n, r.x,
            ard_port_info(in).seq, ard_port_connection(in), argc, argc > 1 ? argv[1] : "",
            size);
-    /* Remove this run's one connection ("in" is wired to "out") while its domain is still
-     * the one in force. */
-    int removed = ard_domain_unlink(NULL);
+    /* Remove this run's one connection ("in" is wired to "out"): detach first (attached
+     * objects are never removed), keeping the name of the domain that was in force. */
+    char dom[ARD_MAX_NAME + 1];
+    snprintf(dom, sizeof dom, "%s", ard_domain());
     ard_fini();
-    return removed == 1 ? 0 : 1;
+    return ard_domain_unlink(dom) == 1 ? 0 : 1;
 }
 EOF
 version=$(sed -n 's/^#define ARD_VERSION_MAJOR \([0-9]*\)/\1/p;s/^#define ARD_VERSION_MINOR \([0-9]*\)/\1/p' \
