@@ -35,21 +35,21 @@ static const char *const placement_key[PL_COUNT] = {"two", "one"};
 static const char *const method_name[BM_COUNT] = {
     [BM_RAW_FUTEX] = "raw futex",   [BM_RAW_SPIN] = "raw spin",     [BM_ARD_REC] = "ard rec",
     [BM_ARD_TRYREC] = "ard tryrec", [BM_ARD_SPIN] = "ard spin-rec", [BM_RAW_SEND] = "raw publish",
-    [BM_ARD_SEND] = "ard_send",
+    [BM_ARD_SEND] = "ard_send",     [BM_ARD_POLL] = "ard poll",     [BM_ARD_WAIT16] = "ard wait-16",
 };
 
 /* Names in CSV output. */
 static const char *const method_csv[BM_COUNT] = {
     [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin", [BM_ARD_REC] = "rec",
     [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec", [BM_RAW_SEND] = "raw-publish",
-    [BM_ARD_SEND] = "ard-send",
+    [BM_ARD_SEND] = "ard-send",   [BM_ARD_POLL] = "poll",     [BM_ARD_WAIT16] = "wait16",
 };
 
 /* Names accepted by --methods; "send" selects both send-cost rows. */
 static const char *const method_key[BM_COUNT] = {
     [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin", [BM_ARD_REC] = "rec",
     [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec", [BM_RAW_SEND] = "send",
-    [BM_ARD_SEND] = "send",
+    [BM_ARD_SEND] = "send",       [BM_ARD_POLL] = "poll",     [BM_ARD_WAIT16] = "wait16",
 };
 
 struct options {
@@ -114,7 +114,8 @@ static void usage(FILE *f)
                "  --sizes LIST       packet sizes, e.g. 64,1k,64k (default; >= 16 bytes)\n"
                "  --placements LIST  two,one (default both): two CPUs, or both on one CPU\n"
                "  --cpus A,B         CPUs to use (default: the first two allowed); one CPU = A\n"
-               "  --methods LIST     raw-futex,raw-spin,rec,tryrec,spin-rec,send (default all)\n"
+               "  --methods LIST     raw-futex,raw-spin,rec,tryrec,spin-rec,poll,wait16,send\n"
+               "                     (default all)\n"
                "  --pace MIN,MAX     random gap in us between sends (20,50), and at least MIN\n"
                "                     after the reader took the previous packet\n"
                "  --spin-ns NS       spin time of the spin-rec rows (default 100000)\n"
@@ -218,7 +219,7 @@ static int add_method(struct options *o, const char *s)
     return found ? 0
                  : bad("--methods", s,
                        "expected raw-futex, raw-spin, rec, tryrec, "
-                       "spin-rec or send");
+                       "spin-rec, poll, wait16 or send");
 }
 
 static int parse_pair(const char *opt, const char *s, uint64_t max, uint64_t *a, uint64_t *b)
@@ -620,6 +621,10 @@ static struct target target_of(enum bench_method m, enum placement pl, size_t si
     case BM_ARD_SPIN:
         return pl == PL_TWO ? (struct target){BM_RAW_SPIN, 2.00}
                             : (struct target){BM_RAW_FUTEX, 1.20};
+    case BM_ARD_POLL:
+        return (struct target){BM_RAW_SPIN, 1.30};
+    case BM_ARD_WAIT16:
+        return (struct target){BM_ARD_REC, 1.20};
     case BM_ARD_SEND:
         return (struct target){BM_COUNT, size == 1024 ? 100.0 : 0.0};
     default:
@@ -998,8 +1003,9 @@ int main(int argc, char **argv)
     else
         print_host(&c, argc, argv);
 
-    static const enum bench_method latency_order[] = {BM_RAW_FUTEX, BM_RAW_SPIN, BM_ARD_REC,
-                                                      BM_ARD_TRYREC, BM_ARD_SPIN};
+    static const enum bench_method latency_order[] = {BM_RAW_FUTEX,  BM_RAW_SPIN, BM_ARD_REC,
+                                                      BM_ARD_TRYREC, BM_ARD_SPIN, BM_ARD_POLL,
+                                                      BM_ARD_WAIT16};
     for (int pl = 0; pl < PL_COUNT; pl++)
         for (size_t i = 0; i < o->nsizes && o->placement[pl]; i++)
             for (size_t k = 0; k < sizeof latency_order / sizeof *latency_order; k++)

@@ -20,6 +20,8 @@ enum bench_method {
     BM_ARD_REC,       /* ard_send -> ard_rec (blocking, no spin) */
     BM_ARD_TRYREC,    /* ard_send -> reader spinning on ard_tryrec until it returns 1 */
     BM_ARD_SPIN,      /* ard_send -> ard_rec with ard_port_set_spin (spin-then-block) */
+    BM_ARD_POLL,      /* ard_send -> reader spinning on ard_poll, then one ard_tryrec */
+    BM_ARD_WAIT16,    /* ard_send -> ard_wait on 16 ports (15 idle), then ard_tryrec */
     BM_LATENCY_COUNT, /* the methods above are latency methods, those below send costs */
     BM_RAW_SEND = BM_LATENCY_COUNT, /* cost of the raw futex writer's publish, no waiter */
     BM_ARD_SEND,                    /* cost of one ard_send, no reader blocked */
