@@ -116,7 +116,7 @@ static unsigned char *packet_buffer(size_t size)
 
 /* Attach ports through ard_init and the standard --ard option, as a block would.
  * out/in may be NULL when that direction is not wanted. */
-static ard_port *waitset[16];
+static ard_port *waitset[BENCH_WAIT_MAX];
 
 static int ard_open(struct bench_shared *sh, char *err, ard_port **out, ard_port **in)
 {
@@ -151,12 +151,12 @@ static int ard_open(struct bench_shared *sh, char *err, ard_port **out, ard_port
     if (in != NULL && (rc = ard_port_set_spin(*in, 0)) < 0)
         return fail(sh, err, "ard_port_set_spin: %s", ard_errdetail());
     if (in != NULL && (sp->methods & (1u << BM_ARD_WAIT16))) {
-        /* The wait-16 rows wait on the measured port and 15 idle connections of their own. */
+        /* The wait rows wait on the measured port and idle connections of their own. */
         waitset[0] = *in;
-        for (int i = 1; i < 16; i++) {
+        for (uint32_t i = 1; i < sp->wait_ports; i++) {
             char name[16], conn[96];
-            snprintf(name, sizeof name, "idle%d", i);
-            snprintf(conn, sizeof conn, "%s.idle%d", sp->conn, i);
+            snprintf(name, sizeof name, "idle%u", i);
+            snprintf(conn, sizeof conn, "%s.idle%u", sp->conn, i);
             if ((waitset[i] = ard_create_on(name, conn, ARD_IN, sp->size, NULL)) == NULL)
                 return fail(sh, err, "ard_create_on(%s): %s", conn, ard_errdetail());
         }
@@ -404,8 +404,8 @@ static int receive(struct bench_shared *sh, enum bench_method m, ard_port *in, u
             return fail(sh, sh->err_r, "ard_tryrec after ard_poll: %d %s", rc, ard_errdetail());
         return 0;
     case BM_ARD_WAIT16: {
-        unsigned char ready[16];
-        while ((rc = ard_wait(waitset, 16, -1, ready)) == ARD_EINTR)
+        unsigned char ready[BENCH_WAIT_MAX];
+        while ((rc = ard_wait(waitset, sh->spec.wait_ports, -1, ready)) == ARD_EINTR)
             ;
         if (rc < 0)
             return fail(sh, sh->err_r, "ard_wait: %s: %s", ard_strerror(rc), ard_errdetail());
