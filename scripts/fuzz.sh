@@ -19,7 +19,6 @@ common=(-timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1)
 
 one() {
     local bin=$1 seeds=$2 secs=$3
-    local work
     work=$(mktemp -d /tmp/ardfuzz.XXXXXX)
     trap 'rm -rf "$work"' EXIT
     mkdir "$work/corpus" "$work/crash"
