@@ -14,8 +14,9 @@
 set -euo pipefail
 
 # Options for every run: stderr of the code under test is dropped (libFuzzer and the
-# sanitizers keep theirs), 10 s per input is a hang, 2 GB is a leak.
-common=(-timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1)
+# sanitizers keep theirs), 60 s for one input is a hang (every input here takes well under a
+# millisecond; less than that was seen to fire when the shared machine stalled), 2 GB is a leak.
+common=(-timeout=60 -rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1)
 
 one() {
     local bin=$1 seeds=$2 secs=$3
