@@ -67,6 +67,7 @@ netns_sweep() {
         [ "$prefix" != "$NETNS_PREFIX" ] || continue
         kill -0 "$pid" 2>/dev/null && continue
         dir=$(cat "$f" 2>/dev/null || true)
+        [[ $dir == /tmp/?* && $dir != *..* ]] || dir="" # only ever a directory of ours
         for ns in $(ip netns list 2>/dev/null | awk -v p="$prefix-" 'index($1, p) == 1 { print $1 }'); do
             local pids
             pids=$(ip netns pids "$ns" 2>/dev/null || true)
