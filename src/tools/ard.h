@@ -125,6 +125,9 @@ struct ardt_peer {
 
 /* Live peers of a connection, writer first. Returns the count (<= max) or an ARD_E* code. */
 int ardt_peers(const char *conn, struct ardt_peer *out, size_t max);
+/* Forget the scan of /proc that ardt_peers keeps: a long-running program (ard web) calls it
+ * before each new picture of the net. */
+void ardt_peers_rescan(void);
 
 /* ---- opening ports ------------------------------------------------------------------------ */
 

@@ -343,6 +343,14 @@ static void scan_proc(void)
     closedir(d);
 }
 
+void ardt_peers_rescan(void)
+{
+    free(maps);
+    maps = NULL;
+    nmaps = 0;
+    scanned = false;
+}
+
 int ardt_peers(const char *conn, struct ardt_peer *out, size_t max)
 {
     struct ardt_probe p;

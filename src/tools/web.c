@@ -643,8 +643,12 @@ static int net_add(const char *name, void *arg)
 static int h_net(struct mg_connection *c, void *cb)
 {
     (void)cb;
+    static pthread_mutex_t netmu = PTHREAD_MUTEX_INITIALIZER; /* ardt_peers' scan is shared */
     struct netlist l = {0};
+    pthread_mutex_lock(&netmu);
+    ardt_peers_rescan();
     int rc = ard_conn_list(ardt_g.domain, net_add, &l);
+    pthread_mutex_unlock(&netmu);
     int64_t now = ard_now_ns();
     struct buf b = {0};
     bp(&b, "{\"domain\":");
@@ -668,9 +672,16 @@ static int h_net(struct mg_connection *c, void *cb)
         b_str(&b, n->p.type);
         bp(&b, ",\"size\":%zu,\"rate_hz\":", n->p.size);
         b_num(&b, n->p.rate_hz);
-        bp(&b, ",\"count\":%llu,\"age_ns\":%lld,\"orphaned\":%s,\"stale\":%s,\"peers\":[",
+        bool plotted = false;
+        pthread_mutex_lock(&W.mu);
+        for (struct source *s = W.sources; s && !plotted; s = s->next)
+            plotted = strcmp(s->name, n->p.name) == 0;
+        pthread_mutex_unlock(&W.mu);
+        bp(&b,
+           ",\"count\":%llu,\"age_ns\":%lld,\"orphaned\":%s,\"stale\":%s,\"web_reads\":%s,"
+           "\"peers\":[",
            (unsigned long long)n->p.seq, (long long)age, n->p.attached ? "false" : "true",
-           stale ? "true" : "false");
+           stale ? "true" : "false", plotted ? "true" : "false");
         for (int k = 0; k < n->npeers; k++) {
             const struct ardt_peer *pe = &n->peers[k];
             bp(&b, "%s{\"pid\":%d,\"dir\":\"%s\",\"program\":", k ? "," : "", (int)pe->pid,

@@ -45,6 +45,8 @@ async function main() {
   console.log(`plotted s: ${lo} .. ${hi} (sine 0.5 +- 3)`);
   check(Math.abs(lo - -2.5) < 0.06 && Math.abs(hi - 3.5) < 0.06,
     `plotted extremes ${lo} .. ${hi}, expected -2.5 .. 3.5 within 0.06`);
+  check(/ard web \(\d+\)/.test(await row.locator('.readers').textContent()),
+    'the server is not shown among the readers of what it plots');
   const val = await plot.locator('pre.value').textContent();
   check(/^seq \d+/.test(val) && /\ns = -?\d/.test(val), `decoded value missing: ${val}`);
   // Cursor readout: time and the value under it.

@@ -21,6 +21,12 @@ SIG=$!
 wait_for "$ARD" show sig
 
 start_web
+# A reader that comes after the server's first picture of the net appears in the next one.
+curl -sf "$BASE/api/net" | grep -q '"name":"quiet"' || fail "api/net lacks quiet"
+"$ARD" show quiet -f >/dev/null &
+PIDS+=($!)
+SHOW=$!
+wait_for eval "curl -sf '$BASE/api/net' | grep -q '\"pid\":$SHOW,\"dir\":\"in\"'"
 node "$(dirname "$0")/web_browser.js" view "$URL" "$ARTIFACTS" "$SIG" ||
     fail "browser checks (read-only)"
 # The server is still serving after all that.

@@ -54,6 +54,7 @@ function renderNet(net) {
     const peers = c.peers || [];
     const w = peers.find(p => p.dir === 'out');
     const readers = peers.filter(p => p.dir === 'in');
+    if (c.web_reads) readers.push({program: 'ard web', pid: net.self});
     const text = [c.name, c.type || '', w ? w.program : '', ...readers.map(r => r.program)]
       .join(' ').toLowerCase();
     if (filter && !text.includes(filter)) continue;
