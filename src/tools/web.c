@@ -462,7 +462,7 @@ static void ws_command(struct mg_connection *c, struct client *cl, char *line)
         ws_error(c, "usage: sub CONNECTION BUCKET_US [FIELD...] (bucket 10 us to 10 s)");
         return;
     }
-    char err[ARD_MAX_NAME + 256];
+    char err[ARD_MAX_NAME + ARD_MAX_TYPE + 256];
     struct source *s = cl->src && strcmp(cl->src->name, name) == 0 ? cl->src : NULL;
     if (!s) {
         s = source_get(name, err, sizeof err);
