@@ -12,6 +12,53 @@ async function plotted(page, trace) {
     s => [+s.dataset.min, +s.dataset.max]);
 }
 
+async function arm(page) {
+  const env = process.env;
+  const want = {'arm.state': [env.PLANT, [env.CTRL, env.MON]], 'arm.ref': [env.TRAJ, [env.CTRL,
+    env.MON]], 'arm.cmd': [env.CTRL, [env.PLANT]]};
+  for (const [conn, [w, readers]] of Object.entries(want)) {
+    const row = page.locator(`tr[data-conn="${conn}"]`);
+    await row.waitFor({timeout: 10000});
+    const group = await row.locator('xpath=ancestor::details/summary').textContent();
+    check(group.includes(`(${w})`), `${conn} is not under its writer ${w}: ${group}`);
+    const rd = await row.locator('.readers').textContent();
+    for (const r of readers) check(rd.includes(`(${r})`), `${conn}: reader ${r} missing: ${rd}`);
+    await page.waitForFunction(c => /Hz/.test(document.querySelector(
+      `tr[data-conn="${c}"] .rate`).textContent), conn, {timeout: 10000});
+    check(!(await row.getAttribute('class')).includes('stale'), `${conn} marked stale`);
+  }
+  await page.locator('tr[data-conn="arm.state"]').click();
+  await page.locator('.plot.active input[data-field="q[0]"]').waitFor({timeout: 10000});
+  for (const f of ['q[1]', 'q[2]', 'qd[0]'])
+    await page.locator(`.plot.active input[data-field="${f}"]`).check();
+  await page.locator('.plot.active select.window').selectOption('10');
+  await page.waitForFunction(() => document.querySelector('.plot.active').dataset.plotted ===
+    'q[0] q[1] q[2] qd[0]', null, {timeout: 5000});
+  await page.waitForTimeout(4000);
+  await page.mouse.move(1200, 300);
+  await page.waitForTimeout(300);
+  await page.screenshot({path: `${art}/web_arm.png`});
+}
+
+async function many(page) {
+  await page.locator('tr[data-conn="many.g0.c100"]').waitFor({timeout: 10000});
+  const rows = await page.locator('#netlist tr.conn').count();
+  check(rows === 103, `expected 103 rows, found ${rows}`);
+  const [sh, ch, doc, vh] = await page.evaluate(() => {
+    const l = document.getElementById('netlist');
+    return [l.scrollHeight, l.clientHeight,
+      document.getElementById('net').getBoundingClientRect().bottom, window.innerHeight];
+  });
+  check(sh > ch && doc <= vh, `the list does not scroll in its pane: ${[sh, ch, doc, vh]}`);
+  await page.fill('#filter', 'g3');
+  await page.waitForTimeout(200);
+  const n = await page.locator('#netlist tr.conn').count();
+  check(n === 20, `filter g3: ${n} rows`);
+  await page.fill('#filter', '');
+  await page.waitForTimeout(1200);
+  await page.screenshot({path: `${art}/web_many.png`});
+}
+
 async function main() {
   const browser = await chromium.launch({executablePath: process.env.CHROMIUM,
     args: ['--no-sandbox']});
@@ -19,6 +66,12 @@ async function main() {
   const errors = [];
   page.on('pageerror', e => errors.push(String(e)));
   await page.goto(url);
+  if (mode === 'arm' || mode === 'many') {
+    await (mode === 'arm' ? arm(page) : many(page));
+    check(errors.length === 0, `errors on the page: ${errors.join('; ')}`);
+    await browser.close();
+    return;
+  }
   // The net shows the connection, its writer (ard siggen's pid) and its rate.
   const row = page.locator('tr[data-conn="sig"]');
   await row.waitFor({timeout: 10000});

@@ -24,7 +24,7 @@ function el(tag, attrs, ...kids) {
 
 function fmtRate(hz) {
   if (!(hz > 0)) return '-';
-  if (hz >= 1000) return (hz / 1000).toPrecision(3) + ' kHz';
+  if (hz >= 999.5) return (hz / 1000).toPrecision(3) + ' kHz';
   return hz.toPrecision(3) + ' Hz';
 }
 
@@ -224,9 +224,9 @@ class Plot {
         this.buildFields();
         this.buildSet();
         if (this.chosen.length === 0) {
-          // Plot the first scalar number by default.
-          const f = m.fields.find(f => f.count === 1);
-          if (f) { this.chosen = [f.name]; this.buildFields(); this.resubscribe(); }
+          // Plot the first element of the first field by default.
+          const first = this.elements()[0];
+          if (first) { this.chosen = [first]; this.buildFields(); this.resubscribe(); }
         }
       }
       this.rows = [];
