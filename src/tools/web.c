@@ -72,6 +72,8 @@ struct client {
     uint64_t cursor, lost;
     int64_t cur;   /* bucket index being filled */
     int64_t tlast; /* newest packet folded */
+    int64_t tcur;  /* newest packet of the bucket being filled */
+    int64_t temit; /* newest packet of the buckets sent */
     double mn[WEB_MAXF], mx[WEB_MAXF];
     bool have;
     int tick;
@@ -340,6 +342,7 @@ static void pump_client(struct client *cl, int64_t now)
         if (cl->have && bi != cl->cur) {
             emit_bucket(cl, &b, &first);
             cl->have = false;
+            cl->temit = cl->tcur;
         }
         for (size_t i = 0; i < cl->nsel; i++) {
             double v = ardt_get_f(&s->t.fields[cl->sel[i].field], pkt, cl->sel[i].first);
@@ -350,13 +353,14 @@ static void pump_client(struct client *cl, int64_t now)
         }
         cl->cur = bi;
         cl->have = true;
-        cl->tlast = s->mono[k];
+        cl->tlast = cl->tcur = s->mono[k];
     }
     cl->cursor = s->head;
     bool fresh = s->head != n0;
     /* The decoded newest value, 5 times a second. */
     bool val = s->head > 0 && (cl->tick++ % 6) == 0;
-    bp(&b, "],\"tl\":%.6f,\"lost\":%llu", (double)cl->tlast * 1e-9, (unsigned long long)cl->lost);
+    bp(&b, "],\"tl\":%.6f,\"te\":%.6f,\"lost\":%llu", (double)cl->tlast * 1e-9,
+       (double)cl->temit * 1e-9, (unsigned long long)cl->lost);
     if (val) {
         uint32_t k = (uint32_t)((s->head - 1) & (s->cap - 1));
         bp(&b, ",\"val\":{\"seq\":%llu,\"age_ns\":%lld,\"fields\":", (unsigned long long)s->seq[k],
@@ -935,6 +939,8 @@ int cmd_web(int argc, char **argv)
                           "10000",
                           "enable_keep_alive",
                           "no",
+                          "tcp_nodelay",
+                          "1",
                           NULL};
     struct mg_callbacks cbs = {0};
     cbs.begin_request = begin_request;
