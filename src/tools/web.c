@@ -932,7 +932,7 @@ int cmd_web(int argc, char **argv)
     const char *opts[] = {"listening_ports",
                           ports,
                           "num_threads",
-                          "16",
+                          "48",
                           "max_request_size",
                           "16384",
                           "request_timeout_ms",
