@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
-      libcivetweb-dev chromium nodejs npm curl)
+      python3 graphviz libcivetweb-dev chromium nodejs npm curl)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

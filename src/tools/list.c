@@ -23,7 +23,8 @@ struct row {
     struct ardt_probe p;
     char name[ARD_MAX_NAME + 1];
     char writer[40];
-    char err[256]; /* damaged or unreadable: why */
+    char err[256]; /* damaged, foreign or unreadable: why */
+    bool refused;  /* refused by the owner and mode check (another user's, or open to others) */
 };
 
 struct rows {
@@ -60,13 +61,12 @@ static int add(const char *name, void *arg)
     int rc = ardt_probe(name, &w->p);
     if (rc < 0) {
         snprintf(w->err, sizeof w->err, "%s", ard_errdetail());
+        w->refused = rc == ARD_EACCES;
         return 0;
     }
-    if (w->p.writer_pid > 0) {
-        char comm[16];
-        ardt_comm(w->p.writer_pid, comm, sizeof comm);
-        snprintf(w->writer, sizeof w->writer, "%d %s", (int)w->p.writer_pid, comm);
-    } else
+    if (w->p.writer_pid > 0)
+        snprintf(w->writer, sizeof w->writer, "%d %s", (int)w->p.writer_pid, w->p.writer_program);
+    else
         snprintf(w->writer, sizeof w->writer, "-");
     return 0;
 }
@@ -86,7 +86,8 @@ static void put_json(const struct rows *r, int64_t now)
         fputs("{\"name\":", stdout);
         ardt_put_json_str(stdout, w->name);
         if (w->err[0]) {
-            fputs(",\"damaged\":true,\"error\":", stdout);
+            fputs(w->refused ? ",\"foreign\":true,\"error\":" : ",\"damaged\":true,\"error\":",
+                  stdout);
             ardt_put_json_str(stdout, w->err);
             fputs("}", stdout);
             continue;
@@ -94,18 +95,15 @@ static void put_json(const struct rows *r, int64_t now)
         const struct ardt_probe *p = &w->p;
         printf(",\"size\":%zu,\"type\":", p->size);
         ardt_put_json_str(stdout, p->type);
-        char comm[16] = "";
-        if (p->writer_pid > 0)
-            ardt_comm(p->writer_pid, comm, sizeof comm);
         printf(",\"writer\":");
         if (p->writer_pid > 0) {
             printf("{\"pid\":%d,\"program\":", (int)p->writer_pid);
-            ardt_put_json_str(stdout, comm);
+            ardt_put_json_str(stdout, p->writer_program);
             fputs("}", stdout);
         } else
             fputs("null", stdout);
-        printf(",\"readers\":%u,\"rate_hz\":%.6g,\"count\":%llu,\"age_ns\":", p->readers,
-               p->rate_hz, (unsigned long long)p->seq);
+        printf(",\"readers\":%u,\"unlisted\":%u,\"rate_hz\":%.6g,\"count\":%llu,\"age_ns\":",
+               p->readers, p->unlisted, p->rate_hz, (unsigned long long)p->seq);
         if (p->seq)
             printf("%lld", (long long)(now - p->mono_ns));
         else
@@ -135,7 +133,7 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
     for (size_t i = 0; i < r->n; i++) {
         const struct row *w = &r->v[i];
         if (w->err[0]) {
-            printf("%-*s damaged: %s\n", wn, w->name, w->err);
+            printf("%-*s %s: %s\n", wn, w->name, w->refused ? "foreign" : "damaged", w->err);
             continue;
         }
         const struct ardt_probe *p = &w->p;
@@ -161,12 +159,19 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
         putchar('\n');
         if (lng) {
             printf("%*s mode %04o uid %u\n", wn, "", p->mode, p->uid);
-            struct ardt_peer peers[64];
-            int n = ardt_peers(w->name, peers, 64);
-            for (int k = 0; k < n; k++)
-                printf("%*s %-6s pid %d %s%s%s\n", wn, "",
+            struct ard_peer peers[ARDI_MAX_PEERS];
+            uint32_t unlisted = 0;
+            int n = ardt_peers(w->name, peers, ARDI_MAX_PEERS, &unlisted);
+            for (int k = 0; k < n; k++) {
+                printf("%*s %-6s pid %d %s port %s attached ", wn, "",
                        peers[k].dir == ARD_OUT ? "writer" : "reader", (int)peers[k].pid,
-                       peers[k].program, peers[k].port[0] ? " port " : "", peers[k].port);
+                       peers[k].program, peers[k].port);
+                ardt_put_real(stdout, peers[k].attach_real_ns);
+                putchar('\n');
+            }
+            if (unlisted)
+                printf("%*s and %u port%s not listed (the object's table is full)\n", wn, "",
+                       unlisted, unlisted == 1 ? "" : "s");
         }
     }
 }

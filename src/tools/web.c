@@ -614,8 +614,9 @@ static int h_asset(struct mg_connection *c, void *cb)
 
 struct netconn {
     struct ardt_probe p;
-    struct ardt_peer peers[64];
+    struct ard_peer peers[64];
     int npeers;
+    uint32_t unlisted;
     bool bad;
 };
 
@@ -638,7 +639,7 @@ static int net_add(const char *name, void *arg)
     c->bad = ardt_probe(name, &c->p) < 0;
     snprintf(c->p.name, sizeof c->p.name, "%s", name);
     if (!c->bad) {
-        int k = ardt_peers(name, c->peers, 64);
+        int k = ardt_peers(name, c->peers, 64, &c->unlisted);
         c->npeers = k < 0 ? 0 : k;
     }
     return 0;
@@ -647,10 +648,9 @@ static int net_add(const char *name, void *arg)
 static int h_net(struct mg_connection *c, void *cb)
 {
     (void)cb;
-    static pthread_mutex_t netmu = PTHREAD_MUTEX_INITIALIZER; /* ardt_peers' scan is shared */
+    static pthread_mutex_t netmu = PTHREAD_MUTEX_INITIALIZER; /* one picture at a time */
     struct netlist l = {0};
     pthread_mutex_lock(&netmu);
-    ardt_peers_rescan();
     int rc = ard_conn_list(ardt_g.domain, net_add, &l);
     pthread_mutex_unlock(&netmu);
     int64_t now = ard_now_ns();
@@ -687,7 +687,7 @@ static int h_net(struct mg_connection *c, void *cb)
            (unsigned long long)n->p.seq, (long long)age, n->p.attached ? "false" : "true",
            stale ? "true" : "false", plotted ? "true" : "false");
         for (int k = 0; k < n->npeers; k++) {
-            const struct ardt_peer *pe = &n->peers[k];
+            const struct ard_peer *pe = &n->peers[k];
             bp(&b, "%s{\"pid\":%d,\"dir\":\"%s\",\"program\":", k ? "," : "", (int)pe->pid,
                pe->dir == ARD_OUT ? "out" : "in");
             b_str(&b, pe->program);
@@ -695,7 +695,7 @@ static int h_net(struct mg_connection *c, void *cb)
             b_str(&b, pe->port);
             bp(&b, "}");
         }
-        bp(&b, "]}");
+        bp(&b, "],\"unlisted\":%u}", n->unlisted);
     }
     bp(&b, "]}\n");
     free(l.c);

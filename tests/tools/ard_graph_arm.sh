@@ -40,6 +40,10 @@ edge c:arm.ref "p$mon"
 edge "p$ctrl" c:arm.cmd
 edge c:arm.cmd "p$plant"
 [ "$(grep -c -- ' -> ' "$T/g.dot")" = 8 ] || fail "expected 8 edges: $(cat "$T/g.dot")"
+# Edges carry the port's name in its process (the writer's also the rate).
+grep -qE "\"p$ctrl\" -> \"c:arm.cmd\" \[label=\"cmd\\\\n[0-9]+ Hz\"\]" "$T/g.dot" ||
+    fail "writer edge label: $(grep "p$ctrl\" ->" "$T/g.dot")"
+grep -qF "\"c:arm.cmd\" -> \"p$plant\" [label=\"cmd\"]" "$T/g.dot" || fail "reader edge label"
 grep -qF '"c:arm.state" [shape=ellipse label="arm.state\nq:f64[7] qd:f64[7]\n' "$T/g.dot" ||
     fail "connection node with its type"
 # Clusters nest as the scripts do: arm { sim { plant } control { traj ctrl monitor } }.
@@ -65,7 +69,10 @@ python3 - "$T/g.json" "$plant" <<'PY' || fail "graph json: $(cat "$T/g.json")"
 import json, sys
 g = json.load(open(sys.argv[1]))
 c = {x["name"]: x for x in g["connections"]}
-assert c["arm.state"]["writer"] == int(sys.argv[2]) and len(c["arm.state"]["readers"]) == 2
+assert c["arm.state"]["writer"] == int(sys.argv[2])
+peers = sorted((p["dir"], p["port"]) for p in c["arm.state"]["peers"])
+assert peers == [("in", "state"), ("in", "state"), ("out", "state")], peers
+assert sorted(p["port"] for p in c["arm.ref"]["peers"]) == ["ref", "ref", "ref"]
 assert c["arm.state"]["rate_hz"] > 100
 assert any(p["entry"] == "arm/sim/plant" for p in g["processes"])
 PY

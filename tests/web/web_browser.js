@@ -93,7 +93,12 @@ async function main() {
   await page.waitForFunction(() => document.querySelector('.plot.active').dataset.plotted === 's',
     null, {timeout: 5000});
   await plot.locator('select.window').selectOption('1');
-  await page.waitForTimeout(2500);
+  // Data of the new subscription on the plot, then a whole window of it.
+  await page.waitForFunction(() => {
+    const e = document.querySelector('.plot.active .stats span[data-trace="s"]');
+    return e && isFinite(+e.dataset.min);
+  }, null, {timeout: 20000});
+  await page.waitForTimeout(1500);
   const [lo, hi] = await plotted(page, 's');
   console.log(`plotted s: ${lo} .. ${hi} (sine 0.5 +- 3)`);
   check(Math.abs(lo - -2.5) < 0.06 && Math.abs(hi - 3.5) < 0.06,

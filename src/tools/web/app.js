@@ -54,7 +54,9 @@ function renderNet(net) {
     const peers = c.peers || [];
     const w = peers.find(p => p.dir === 'out');
     const readers = peers.filter(p => p.dir === 'in');
-    if (c.web_reads) readers.push({program: 'ard web', pid: net.self});
+    for (const r of readers) if (r.pid === net.self) r.program = 'ard web';
+    if (c.web_reads && !readers.some(r => r.pid === net.self))
+      readers.push({program: 'ard web', pid: net.self});
     const text = [c.name, c.type || '', w ? w.program : '', ...readers.map(r => r.program)]
       .join(' ').toLowerCase();
     if (filter && !text.includes(filter)) continue;
@@ -88,7 +90,8 @@ function renderNet(net) {
         el('td', {class: 'num rate'}, fmtRate(c.rate_hz)),
         el('td', {class: 'num age'}, c.damaged ? '' : fmtAge(c.age_ns)),
         el('td', {class: 'readers'}, readers.length ? '→ ' + readers.map(r =>
-          `${r.program} (${r.pid})`).join(', ') : 'no readers'));
+          `${r.program} (${r.pid})`).join(', ') + (c.unlisted ? ` and ${c.unlisted} more` : '')
+          : 'no readers'));
       tr.addEventListener('click', () => pick(c.name));
       tb.append(tr);
     }
