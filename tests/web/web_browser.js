@@ -7,6 +7,13 @@ function check(ok, what) {
   if (!ok) throw new Error(what);
 }
 
+async function waitData(page, trace) {
+  await page.waitForFunction(t => {
+    const e = document.querySelector(`.plot.active .stats span[data-trace="${t}"]`);
+    return e && isFinite(+e.dataset.min);
+  }, trace, {timeout: 20000});
+}
+
 async function plotted(page, trace) {
   return page.$eval(`.plot.active .stats span[data-trace="${trace}"]`,
     s => [+s.dataset.min, +s.dataset.max]);
@@ -94,10 +101,7 @@ async function main() {
     null, {timeout: 5000});
   await plot.locator('select.window').selectOption('1');
   // Data of the new subscription on the plot, then a whole window of it.
-  await page.waitForFunction(() => {
-    const e = document.querySelector('.plot.active .stats span[data-trace="s"]');
-    return e && isFinite(+e.dataset.min);
-  }, null, {timeout: 20000});
+  await waitData(page, 's');
   await page.waitForTimeout(1500);
   const [lo, hi] = await plotted(page, 's');
   console.log(`plotted s: ${lo} .. ${hi} (sine 0.5 +- 3)`);
@@ -137,6 +141,7 @@ async function main() {
   await page.waitForFunction(() => document.querySelector('.plot.active').dataset.plotted === 'c',
     null, {timeout: 5000});
   check(await page.locator('.plot').count() === 2, 'two plots');
+  await waitData(page, 'c');
   await page.waitForTimeout(1500);
   const [clo, chi] = await plotted(page, 'c');
   check(clo === -1 && chi === 1, `square wave extremes ${clo} .. ${chi}`);
