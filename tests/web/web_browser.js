@@ -42,6 +42,12 @@ async function arm(page) {
   await page.waitForFunction(() => document.querySelector('.plot.active').dataset.plotted ===
     'q[0] q[1] q[2] qd[0]', null, {timeout: 5000});
   await page.waitForTimeout(4000);
+  const traces = await page.locator('.plot.active .stats span').count();
+  check(traces === 4, `4 traces in one plot, found ${traces}`);
+  for (const f of ['q[0]', 'q[1]', 'q[2]', 'qd[0]']) {
+    const [lo, hi] = await plotted(page, f);
+    check(isFinite(lo) && isFinite(hi) && hi > lo, `arm.state ${f}: ${lo} .. ${hi}`);
+  }
   await page.mouse.move(1200, 300);
   await page.waitForTimeout(300);
   await page.screenshot({path: `${art}/web_arm.png`});
@@ -109,6 +115,18 @@ async function main() {
     `plotted extremes ${lo} .. ${hi}, expected -2.5 .. 3.5 within 0.06`);
   check(/ard web \(\d+\)/.test(await row.locator('.readers').textContent()),
     'the server is not shown among the readers of what it plots');
+  // Autoscale: the range is the data's with 5 % margins; fixed: exactly the one given.
+  const ylo = +(await plot.getAttribute('data-ylo')), yhi = +(await plot.getAttribute('data-yhi'));
+  check(Math.abs(ylo - (-2.5 - 0.3)) < 0.1 && Math.abs(yhi - (3.5 + 0.3)) < 0.1,
+    `autoscale range ${ylo} .. ${yhi}`);
+  await plot.locator('input.auto').uncheck();
+  await plot.locator('input.ymin').fill('-10');
+  await plot.locator('input.ymax').fill('10');
+  await plot.locator('input.ymax').press('Enter');
+  await page.waitForFunction(() => document.querySelector('.plot.active').dataset.ylo === '-10' &&
+    document.querySelector('.plot.active').dataset.yhi === '10', null, {timeout: 5000});
+  await page.screenshot({path: `${art}/web_fixed.png`});
+  await plot.locator('input.auto').check();
   const val = await plot.locator('pre.value').textContent();
   check(/^seq \d+/.test(val) && /\ns = -?\d/.test(val), `decoded value missing: ${val}`);
   // Cursor readout: time and the value under it.

@@ -210,6 +210,23 @@ T = 1  # text opcode
 m = ws_case("ws good", [frame(T, b"sub sig 1000 s q[1]")], '"plot":["s","q[1]"]')
 if not any('"b":[[' in x for x in m):
     fails.append("ws good: no buckets arrived")
+# Decimation: 10 ms buckets of a 1 kHz sine (1 Hz): about 100 buckets a second instead of
+# 1000 packets, each on a multiple of 10 ms, each with min <= max, most with min < max.
+s, head = ws_open()
+s.sendall(frame(T, b"sub sig 10000 s"))
+msgs, _ = ws_read(s, 2.5)
+s.close()
+rows = [r for x in msgs if x.startswith('{"now"') for r in json.loads(x)["b"]]
+rows = [r for r in rows if r[0] >= rows[-1][0] - 1.0] if rows else []
+if not 60 <= len(rows) <= 102:
+    fails.append(f"decimation: {len(rows)} buckets in the last second, expected about 100")
+if any(abs(r[0] * 100 - round(r[0] * 100)) > 1e-3 for r in rows):
+    fails.append("decimation: bucket times not on 10 ms")
+if any(r[1] > r[2] for r in rows) or sum(r[1] < r[2] for r in rows) < len(rows) * 0.8:
+    fails.append(f"decimation: min/max per bucket: {rows[:5]}")
+if any(abs(v) > 1 + 1e-9 for r in rows for v in r[1:]):
+    fails.append("decimation: a value beyond the sine's amplitude")
+alive("decimation")
 ws_case("ws no token", [], tok=False)
 ws_case("ws unknown conn", [frame(T, b"sub nope 1000 s")], "does not exist")
 ws_case("ws bad conn name", [frame(T, b"sub ../x 1000 s")], '"error"')

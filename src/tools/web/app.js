@@ -429,6 +429,8 @@ class Plot {
       this.readout.textContent = parts.join('   ');
     }
     this.frames++;
+    this.root.dataset.ylo = ylo;
+    this.root.dataset.yhi = yhi;
     this.root.dataset.frames = this.frames;
     this.root.dataset.t1 = t1;
   }
