@@ -21,7 +21,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +60,7 @@ struct source {
     pthread_t th;
     int refs;
     volatile int stop;
+    volatile int gone; /* re-created with another layout: nothing more to read */
 };
 
 /* One WebSocket client (a plot on a page). */
@@ -92,14 +95,47 @@ struct web {
 };
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
+/* Has the connection's object been removed and created afresh (ardkill, then a new run)? */
+static bool replaced(const ard_port *p, const char *conn)
+{
+    char path[ARDI_SHM_NAME_MAX + 16], shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, ardt_g.domain, conn);
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    struct stat a, b;
+    if (fstat(p->map.fd, &a) < 0 || stat(path, &b) < 0)
+        return false; /* gone: keep the old one until a new one appears */
+    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
+
+/* Follow a re-created connection of the same layout; another layout ends the source (its
+ * plots get an error and are picked again). */
+static void source_reattach(struct source *s)
+{
+    static atomic_uint nre;
+    char pname[32];
+    snprintf(pname, sizeof pname, "web_r%u", atomic_fetch_add(&nre, 1));
+    ard_port *np = ard_create_on(pname, s->name, ARD_IN, 0, NULL);
+    if (!np)
+        return;
+    if (ard_port_size(np) != s->size || strcmp(ard_port_type(np), s->t.desc) != 0) {
+        ard_close(np);
+        s->gone = 1;
+        return;
+    }
+    ard_close(s->port);
+    s->port = np;
+}
+
 static void *source_run(void *arg)
 {
     struct source *s = arg;
     uint8_t *buf = malloc(s->size ? s->size : 1);
     if (!buf)
         return NULL;
-    while (!s->stop) {
+    while (!s->stop && !s->gone) {
         int r = ard_rec_timed(s->port, buf, 200000000);
+        if (r == ARD_ETIMEDOUT && replaced(s->port, s->name))
+            source_reattach(s);
         if (r < 0)
             continue; /* timeout, interrupt, nothing sent yet: look at stop again */
         struct ard_info in = ard_port_info(s->port);
@@ -131,7 +167,7 @@ static void source_free(struct source *s)
 static struct source *source_get(const char *name, char *err, size_t errlen)
 {
     for (struct source *s = W.sources; s; s = s->next)
-        if (strcmp(s->name, name) == 0) {
+        if (strcmp(s->name, name) == 0 && !s->gone) {
             s->refs++;
             return s;
         }
@@ -326,6 +362,16 @@ static void emit_bucket(struct client *cl, struct buf *b, bool *first)
 static void pump_client(struct client *cl, int64_t now)
 {
     struct source *s = cl->src;
+    if (s->gone) {
+        char msg[ARD_MAX_NAME + 96];
+        snprintf(msg, sizeof msg, "connection '%s' was re-created with another type: pick it again",
+                 s->name);
+        ws_error(cl->conn, msg);
+        source_put(s);
+        cl->src = NULL;
+        cl->nsel = 0;
+        return;
+    }
     struct buf b = {0};
     bool first = true;
     bp(&b, "{\"now\":%.6f,\"b\":[", (double)now * 1e-9);

@@ -5,6 +5,8 @@
 # fields, over-long and binary messages) with the answer each must get, then random bytes as
 # requests and as frames. After every case the server must still answer. Also: a
 # non-loopback address without --token makes up a token and says so; bad options are refused.
+# A plot follows its connection when it is created afresh (same type) and says so when it
+# comes back with another type.
 TEST_NAME=webreq
 . "$SRCDIR/tests/tools/common.sh"
 . "$(dirname "$0")/common.sh"
@@ -37,6 +39,8 @@ wait_for "$ARD" show sig
 start_web --allow-set --token sesame-1234
 python3 "$(dirname "$0")/web_requests.py" "$BASE" sesame-1234 "$WEB_PID" ||
     fail "request table"
+python3 "$(dirname "$0")/web_recreate.py" "$ARD" "$BASE" sesame-1234 ||
+    fail "a plot across a re-created connection"
 kill -0 "$WEB_PID" || fail "ard web died"
 kill "$WEB_PID"
 wait "$WEB_PID" || fail "ard web did not end cleanly"
