@@ -21,7 +21,7 @@ need_playwright() {
         why="Debian's chromium is needed at $CHROMIUM (apt install chromium)"
     elif [ ! -d "$cache/node_modules/playwright-core" ]; then
         mkdir -p "$cache"
-        (cd "$cache" && flock "$cache/.lock" npm install --no-audit --no-fund --silent \
+        (cd "$cache" && flock "$cache/.lock" npm install --no-audit --no-fund --loglevel=error \
             playwright-core@1 >"$cache/npm.log" 2>&1) ||
             why="cannot install playwright-core from npm: $(tail -3 "$cache/npm.log")"
     fi
