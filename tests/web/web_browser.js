@@ -34,7 +34,14 @@ async function arm(page) {
       `tr[data-conn="${c}"] .rate`).textContent), conn, {timeout: 10000});
     check(!(await row.getAttribute('class')).includes('stale'), `${conn} marked stale`);
   }
-  await page.locator('tr[data-conn="arm.state"]').click();
+  // The graph: the same 8 edges as ard graph draws (tests/tools/ard_graph_arm.sh).
+  const want8 = [`p${env.PLANT} c:arm.state`, `c:arm.state p${env.CTRL}`, `c:arm.state p${env.MON}`,
+    `p${env.TRAJ} c:arm.ref`, `c:arm.ref p${env.CTRL}`, `c:arm.ref p${env.MON}`,
+    `p${env.CTRL} c:arm.cmd`, `c:arm.cmd p${env.PLANT}`].sort();
+  const got = (await page.$$eval('#graph path.edge', es => es.map(e => e.dataset.edge))).sort();
+  check(JSON.stringify(got) === JSON.stringify(want8), `graph edges: ${got.join(', ')}`);
+  check(await page.locator('#graph g.proc').count() === 4, 'graph: 4 processes');
+  await page.locator('#graph g.conn[data-node="c:arm.state"]').click();
   await page.locator('.plot.active input[data-field="q[0]"]').waitFor({timeout: 10000});
   for (const f of ['q[1]', 'q[2]', 'qd[0]'])
     await page.locator(`.plot.active input[data-field="${f}"]`).check();
@@ -55,6 +62,7 @@ async function arm(page) {
 
 async function many(page) {
   await page.locator('tr[data-conn="many.g0.c100"]').waitFor({timeout: 10000});
+  check(await page.locator('#graph svg').count() === 0, 'a graph of 103 connections is drawn');
   const rows = await page.locator('#netlist tr.conn').count();
   check(rows === 103, `expected 103 rows, found ${rows}`);
   const [sh, ch, doc, vh] = await page.evaluate(() => {

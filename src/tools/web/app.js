@@ -65,6 +65,8 @@ function renderNet(net) {
     groups.get(key).push({c, readers});
     shown++;
   }
+  renderGraph(net, net.connections.filter(c => !filter || [...groups.values()].some(g =>
+    g.some(r => r.c === c))));
   document.getElementById('netcount').textContent =
     `${shown} of ${net.connections.length} connections`;
   const list = document.getElementById('netlist');
@@ -101,6 +103,112 @@ function renderNet(net) {
   const top = list.scrollTop;
   list.replaceChildren(frag);
   list.scrollTop = top;
+}
+
+// ---- the net as a graph (small nets): layered left to right, cycles drawn as arcs below -------
+
+const SVG = 'http://www.w3.org/2000/svg';
+function sv(tag, attrs, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function renderGraph(net, conns) {
+  const box = document.getElementById('graph');
+  if (!document.getElementById('showgraph').checked || conns.length === 0 || conns.length > 30) {
+    box.replaceChildren();
+    return;
+  }
+  const nodes = new Map(), edges = [];
+  const node = (id, n) => { if (!nodes.has(id)) nodes.set(id, {id, out: [], in: [], ...n}); return nodes.get(id); };
+  for (const c of conns) {
+    node('c:' + c.name, {kind: 'conn', c});
+    for (const p of c.peers || []) {
+      if (p.pid === net.self) continue;
+      node('p' + p.pid, {kind: 'proc', p});
+      edges.push(p.dir === 'out' ? ['p' + p.pid, 'c:' + c.name] : ['c:' + c.name, 'p' + p.pid]);
+    }
+  }
+  for (const [a, b] of edges) { nodes.get(a).out.push(b); nodes.get(b).in.push(a); }
+  // Depth-first from the sources: an edge to a node on the stack closes a cycle (drawn back).
+  const state = new Map(), back = new Set(), order = [];
+  const visit = id => {
+    state.set(id, 1);
+    for (const t of nodes.get(id).out) {
+      if (state.get(t) === 1) back.add(id + '>' + t);
+      else if (!state.has(t)) visit(t);
+    }
+    state.set(id, 2);
+    order.push(id);
+  };
+  const ids = [...nodes.keys()].sort();
+  for (const id of ids) if (nodes.get(id).in.length === 0 && !state.has(id)) visit(id);
+  for (const id of ids) if (!state.has(id)) visit(id);
+  order.reverse();
+  const layer = new Map();
+  for (const id of order) {
+    let l = 0;
+    for (const f of nodes.get(id).in) if (!back.has(f + '>' + id)) l = Math.max(l, layer.get(f) + 1);
+    layer.set(id, l);
+  }
+  const cols = [];
+  for (const id of order) (cols[layer.get(id)] = cols[layer.get(id)] || []).push(id);
+  // Layers top to bottom, nodes of a layer side by side, ordered under their predecessors.
+  const pos = new Map(), NW = 118, CW = NW + 22, RH = 52;
+  cols.forEach((col, l) => {
+    if (l > 0) {
+      const bary = id => {
+        const xs = nodes.get(id).in.filter(f => pos.has(f)).map(f => pos.get(f).x);
+        return xs.length ? xs.reduce((a, b) => a + b) / xs.length : 1e9;
+      };
+      col.sort((a, b) => bary(a) - bary(b));
+    }
+    col.forEach((id, i) => pos.set(id, {x: 34 + i * CW, y: 22 + l * RH}));
+  });
+  const W = Math.max(...cols.map(c => c.length)) * CW + 74, H = cols.length * RH + 6;
+  const svg = sv('svg', {width: W, height: H, viewBox: `0 0 ${W} ${H}`});
+  const defs = sv('defs');
+  const mk = sv('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7,
+    markerHeight: 7, orient: 'auto-start-reverse'});
+  mk.append(sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#7a8496'}));
+  defs.append(mk);
+  svg.append(defs);
+  for (const [a, b] of edges) {
+    const p = pos.get(a), q = pos.get(b), pc = p.x + NW / 2, qc = q.x + NW / 2;
+    let d;
+    if (back.has(a + '>' + b) || q.y <= p.y) {
+      // A cycle closes: around the right-hand side, upwards.
+      const r = W - 8;
+      d = `M${p.x + NW},${p.y} C${r},${p.y} ${r},${q.y} ${q.x + NW},${q.y}`;
+    } else if (q.y - p.y > RH * 1.5) {
+      // Past other layers: around the left-hand side, downwards.
+      d = `M${p.x},${p.y} C${p.x - 30},${p.y} ${q.x - 30},${q.y} ${q.x},${q.y}`;
+    } else d = `M${pc},${p.y + 15} C${pc},${p.y + 36} ${qc},${q.y - 36} ${qc},${q.y - 15}`;
+    svg.append(sv('path', {class: 'edge', d, 'marker-end': 'url(#arrow)', 'data-edge': `${a} ${b}`}));
+  }
+  for (const [id, n] of nodes) {
+    const {x, y} = pos.get(id);
+    if (n.kind === 'proc') {
+      const g = sv('g', {class: 'proc', 'data-node': id});
+      g.append(sv('rect', {x, y: y - 14, width: NW, height: 28, rx: 3}),
+        sv('text', {x: x + 6, y: y - 1}, n.p.program),
+        sv('text', {x: x + 6, y: y + 10, class: 'sub'}, String(n.p.pid)));
+      svg.append(g);
+    } else {
+      const c = n.c;
+      const g = sv('g', {class: 'conn' + (c.stale ? ' stale' : '') +
+        (c.name === selectedConn ? ' selected' : ''), 'data-node': id});
+      g.append(sv('ellipse', {cx: x + NW / 2, cy: y, rx: NW / 2, ry: 15}),
+        sv('text', {x: x + NW / 2, y: y - 1, 'text-anchor': 'middle'}, c.name),
+        sv('text', {x: x + NW / 2, y: y + 10, 'text-anchor': 'middle', class: 'sub'},
+          c.stale ? 'stale' : fmtRate(c.rate_hz)));
+      g.addEventListener('click', () => pick(c.name));
+      svg.append(g);
+    }
+  }
+  box.replaceChildren(svg);
 }
 
 async function pollNet() {
@@ -459,6 +567,7 @@ function frame(ts) {
 
 document.getElementById('addplot').addEventListener('click', () => addPlot());
 document.getElementById('filter').addEventListener('input', () => lastNet && renderNet(lastNet));
+document.getElementById('showgraph').addEventListener('change', () => lastNet && renderNet(lastNet));
 pollNet();
 setInterval(pollNet, 1000);
 requestAnimationFrame(frame);
