@@ -6,7 +6,7 @@
  * `source`) that receives every packet it can and keeps it, with its send time, in an
  * in-process ring; a pump thread at 30 Hz folds the new packets of each WebSocket client into
  * min/max buckets of the client's width and sends the completed buckets. The server is an
- * ordinary reader: it never slows a writer (a packet it is too slow for is skipped, counted). */
+ * ordinary reader: a writer never waits for it (a packet it is too slow for is skipped). */
 #include "ard.h"
 #include "web.h"
 
@@ -30,8 +30,8 @@
 const char ardt_web_usage[] =
     "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token TOKEN]\n"
     "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
-    "  connection's fields (min/max per time bucket, decimated in the server). Only a reader:\n"
-    "  writers are never slowed. The page and its scripts are inside the program.\n"
+    "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
+    "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
     "options:\n"
     "  -l, --listen ADDR:PORT  address to serve on (default 127.0.0.1:8642; port 0: any free\n"
     "                          port). Any address but loopback requires a token.\n"
@@ -39,7 +39,8 @@ const char ardt_web_usage[] =
     "                          read-only otherwise\n"
     "  --token TOKEN           every request must carry ?token=TOKEN (the page keeps it);\n"
     "                          generated and printed when listening beyond loopback\n"
-    "  The address to open is printed on stdout when serving.\n";
+    "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
+    "  See docs/web.md.\n";
 
 extern char **environ;
 
