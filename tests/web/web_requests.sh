@@ -37,6 +37,7 @@ PIDS+=($!)
 "$ARD" siggen quiet --type 'a:f64 b:i32' -n 1 a=1 >/dev/null || fail "quiet"
 wait_for "$ARD" show sig
 start_web --allow-set --token sesame-1234
+expect 111 "cannot serve on 127.0.0.1:${BASE##*:}" "$ARD" web --listen "127.0.0.1:${BASE##*:}"
 python3 "$(dirname "$0")/web_requests.py" "$BASE" sesame-1234 "$WEB_PID" ||
     fail "request table"
 python3 "$(dirname "$0")/web_recreate.py" "$ARD" "$BASE" sesame-1234 ||
