@@ -19,6 +19,9 @@ static const struct ardt_cmd cmds[] = {
     {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage},
     {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)",
      ardt_siggen_usage},
+    {"record", cmd_record, "record connections into an MCAP file", ardt_record_usage},
+    {"info", cmd_info, "what a recording holds: connections, counts, missed, duration",
+     ardt_info_usage},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
