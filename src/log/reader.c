@@ -461,8 +461,14 @@ static int check(struct ard_logr *r)
         size_t de = (size_t)r->data_end;
         uint64_t dl = ardl_ld64(r->p + de + 1);
         rc = check_tail(r, de + 9 + dl);
-        if (rc < 0)
+        bool magic = r->len >= 16 && memcmp(r->p + r->len - 8, ARDL_MAGIC, 8) == 0;
+        if (rc < 0 && (magic || rc != ARD_ESTALE))
             return rc;
+        if (rc < 0) { /* every message is there; the summary was cut */
+            snprintf(r->cut, sizeof r->cut, "%s: recording cut short in its summary",
+                     ard_errdetail());
+            r->sum.valid_end = r->data_end;
+        }
     } else {
         r->data_end = r->sum.valid_end;
     }

@@ -28,6 +28,7 @@ struct item {
     char *name, *type;                  /* IT_CHANNEL */
     size_t size;
     char *path;                         /* IT_ROTATE */
+    uint64_t *missed_base;              /* IT_ROTATE: missed counts when it was asked for */
     size_t bytes;                       /* accounted in the queue */
 };
 
@@ -238,7 +239,7 @@ static int f_channel(struct ard_logw *w, struct item *it)
     ci->name = strdup(it->name);
     ci->type = strdup(it->type);
     ci->size = it->size;
-    ci->missed_base = atomic_load(&w->missed[f->nch]);
+    ci->missed_base = 0; /* the count of a channel starts when it is declared */
     f->nch++;
     if (!ci->name || !ci->type)
         return wfail(w, ardi_fail(ARD_ENOMEM, "out of memory"));
@@ -438,7 +439,7 @@ static int run_item(struct ard_logw *w, struct item *it)
             ch[i].name = strdup(old.ch[i].name);
             ch[i].type = strdup(old.ch[i].type);
             ch[i].size = old.ch[i].size;
-            ch[i].missed_base = atomic_load(&w->missed[i]);
+            ch[i].missed_base = it->missed_base ? it->missed_base[i] : 0;
         }
         size_t nch = old.nch;
         int rc = f_finish(w);
@@ -473,6 +474,7 @@ static void item_free(struct item *it)
     free(it->name);
     free(it->type);
     free(it->path);
+    free(it->missed_base);
     free(it);
 }
 
@@ -610,6 +612,8 @@ ard_logw *ard_logw_open(const char *path, const struct ard_logw_opts *opts)
     return w;
 fail:;
     int code = ard_lasterror();
+    char why[512];
+    snprintf(why, sizeof why, "%s", ard_errdetail());
     if (w->f.fd >= 0) {
         close(w->f.fd);
         unlink(path);
@@ -622,7 +626,7 @@ fail:;
     free(w->cur);
     free(w->domain);
     free(w);
-    ardi_fail(code ? code : ARD_ESYS, "%s", ard_errdetail());
+    ardi_fail(code ? code : ARD_ESYS, "%s", why);
     return NULL;
 }
 
@@ -815,9 +819,12 @@ int ard_logw_rotate(ard_logw *w, const char *path)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     it->kind = IT_ROTATE;
     it->path = strdup(path);
+    it->missed_base = calloc(w->nch ? w->nch : 1, sizeof *it->missed_base);
+    for (size_t i = 0; it->missed_base && i < w->nch; i++)
+        it->missed_base[i] = atomic_load(&w->missed[i]);
     ardl_put(&it->schema, w->all_schemas.p, w->all_schemas.len);
     ardl_put(&it->channel, w->all_channels.p, w->all_channels.len);
-    if (!it->path || it->schema.oom || it->channel.oom) {
+    if (!it->path || !it->missed_base || it->schema.oom || it->channel.oom) {
         item_free(it);
         return ardi_fail(ARD_ENOMEM, "out of memory");
     }
@@ -855,8 +862,8 @@ int ard_logw_close(ard_logw *w)
         pthread_cond_destroy(&w->cv_done);
     }
     int e = atomic_load(&w->err);
-    if (e)
-        ardi_fail(e, "%s", w->errmsg);
+    char why[sizeof w->errmsg];
+    snprintf(why, sizeof why, "%s", w->errmsg);
     for (size_t i = 0; i < w->nch; i++)
         ardl_layout_free(&w->ch[i].lay);
     free(w->ch);
@@ -870,5 +877,7 @@ int ard_logw_close(ard_logw *w)
         rc = rc2;
     if (rc == 0)
         rc = e;
+    if (e)
+        ardi_fail(e, "%s", why);
     return rc;
 }
