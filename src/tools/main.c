@@ -22,6 +22,9 @@ static const struct ardt_cmd cmds[] = {
     {"record", cmd_record, "record connections into an MCAP file", ardt_record_usage},
     {"info", cmd_info, "what a recording holds: connections, counts, missed, duration",
      ardt_info_usage},
+    {"export", cmd_export, "a recording's fields as CSV, optionally resampled",
+     ardt_export_usage},
+    {"play", cmd_play, "republish a recording at its recorded timing", ardt_play_usage},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
