@@ -72,6 +72,14 @@ ARD_NODISCARD int ard_logw_add(ard_logw *w, const char *conn, const char *type, 
 ARD_NODISCARD int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq,
                                  int64_t log_ns, int64_t real_ns);
 
+/* ard_logw_write for a recorder that copies straight from shared memory (one copy): reserves
+ * the message, then calls copy(dst, arg) to write the channel's size bytes of packet at dst.
+ * copy returns false when the packet could not be taken (e.g. overwritten meanwhile): nothing
+ * is recorded. Returns 1 recorded, 0 copy declined, or the errors of ard_logw_write. */
+ARD_NODISCARD int ard_logw_write_with(ard_logw *w, int ch, uint64_t seq, int64_t log_ns,
+                                      int64_t real_ns, bool (*copy)(void *dst, void *arg),
+                                      void *arg);
+
 /* Count `n` packets of channel `ch` that were not recorded (sequence gaps, queue full).
  * The totals go into the file's "ardnet.connections" metadata at close. */
 void ard_logw_missed(ard_logw *w, int ch, uint64_t n);
@@ -107,14 +115,14 @@ typedef struct ard_logr ard_logr;
 /* One connection (channel) of a recording. */
 struct ard_log_conn {
     uint16_t channel_id;
-    const char *name;     /* topic */
-    const char *type;     /* original ardnet descriptor, "" for opaque */
-    size_t size;          /* packet size; 0 when the channel is not an ardnet one */
-    bool ardnet;          /* written by ardnet (packets can be decoded) */
-    const char *schema;   /* schema text (the .msg definition), "" if none */
-    const char *encoding; /* message encoding ("cdr") */
-    uint64_t count;       /* messages in the file */
-    uint64_t missed;      /* from the "ardnet.connections" metadata (0 if absent) */
+    const char *name;          /* topic */
+    const char *type;          /* original ardnet descriptor, "" for opaque */
+    size_t size;               /* packet size; 0 when the channel is not an ardnet one */
+    bool ardnet;               /* written by ardnet (packets can be decoded) */
+    const char *schema;        /* schema text (the .msg definition), "" if none */
+    const char *encoding;      /* message encoding ("cdr") */
+    uint64_t count;            /* messages in the file */
+    uint64_t missed;           /* from the "ardnet.connections" metadata (0 if absent) */
     int64_t first_ns, last_ns; /* log time of its first and last message */
 };
 
@@ -131,14 +139,14 @@ struct ard_log_summary {
 
 /* One message, valid until the next call on the reader. */
 struct ard_log_msg {
-    size_t conn;          /* index in the connection list */
-    uint64_t seq;         /* MCAP sequence (the writer's sequence number, low 32 bits) */
-    int64_t log_ns;       /* receive time */
-    int64_t real_ns;      /* writer's realtime stamp (publish time) */
-    const void *packet;   /* decoded packet (conn's size bytes); NULL for a foreign channel */
-    const void *data;     /* the message bytes as stored (CDR) */
+    size_t conn;        /* index in the connection list */
+    uint64_t seq;       /* MCAP sequence (the writer's sequence number, low 32 bits) */
+    int64_t log_ns;     /* receive time */
+    int64_t real_ns;    /* writer's realtime stamp (publish time) */
+    const void *packet; /* decoded packet (conn's size bytes); NULL for a foreign channel */
+    const void *data;   /* the message bytes as stored (CDR) */
     size_t data_len;
-    uint64_t offset;      /* file offset of the chunk (or record) holding it */
+    uint64_t offset; /* file offset of the chunk (or record) holding it */
 };
 
 /* Open a recording and check it from end to end: magic, header, every record's length,

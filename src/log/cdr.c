@@ -81,6 +81,28 @@ void ardl_cdr_encode(const struct ardl_layout *l, const void *packet, uint8_t *o
         copy_swapped(l, packet, out + ARDL_CDR_HDR);
 }
 
+void ardl_cdr_inplace(const struct ardl_layout *l, uint8_t *out)
+{
+    out[0] = 0x00;
+    out[1] = 0x01;
+    out[2] = 0x00;
+    out[3] = 0x00;
+    if (host_le() || !l->fields)
+        return;
+    for (size_t i = 0; i < l->nfields; i++) {
+        const struct ard_field *f = &l->fields[i];
+        size_t es = ard_basic_size(f->kind);
+        for (uint32_t k = 0; k < f->count; k++) {
+            uint8_t *d = out + ARDL_CDR_HDR + f->offset + k * es;
+            for (size_t j = 0; j < es / 2; j++) {
+                uint8_t t = d[j];
+                d[j] = d[es - 1 - j];
+                d[es - 1 - j] = t;
+            }
+        }
+    }
+}
+
 const char *ardl_cdr_decode(const struct ardl_layout *l, const uint8_t *cdr, size_t len,
                             void *packet)
 {

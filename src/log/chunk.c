@@ -48,14 +48,15 @@ bool ardl_chunk_channels(struct ardl_chunk *c, size_t nch)
     return true;
 }
 
-uint8_t *ardl_chunk_msg(struct ardl_chunk *c, size_t ch, uint16_t id, uint32_t seq,
-                        int64_t log_ns, int64_t pub_ns, size_t data_len)
+uint8_t *ardl_chunk_msg(struct ardl_chunk *c, size_t ch, uint16_t id, uint32_t seq, int64_t log_ns,
+                        int64_t pub_ns, size_t data_len)
 {
     const size_t head = 1 + 8 + 2 + 4 + 8 + 8;
     struct ardl_mindex *mi = &c->idx[ch];
     if (!ardl_reserve(&c->recs, head + data_len) || !ardl_reserve(&mi->entries, 16))
         return NULL;
     uint64_t off = c->recs.len;
+    c->last_at = c->recs.len;
     uint8_t *p = c->recs.p + c->recs.len;
     p[0] = ARDL_OP_MESSAGE;
     ardl_st64(p + 1, (uint64_t)(head - 9 + data_len));
@@ -75,6 +76,27 @@ uint8_t *ardl_chunk_msg(struct ardl_chunk *c, size_t ch, uint16_t id, uint32_t s
     c->messages++;
     c->per_channel[ch]++;
     return p + head;
+}
+
+/* The last message (of channel ch) was not filled after all: forget it. */
+void ardl_chunk_unmsg(struct ardl_chunk *c, size_t ch)
+{
+    struct ardl_mindex *mi = &c->idx[ch];
+    mi->entries.len -= 16;
+    c->recs.len = (size_t)ardl_ld64(mi->entries.p + mi->entries.len + 8);
+    c->messages--;
+    c->per_channel[ch]--;
+    /* start/end times stay as they were widened: at worst a chunk claims a little more. */
+}
+
+/* Shorten the last message by `n` bytes (the packet's trailing padding). */
+void ardl_chunk_trim(struct ardl_chunk *c, size_t n)
+{
+    if (n == 0)
+        return;
+    uint8_t *rec = c->recs.p + c->last_at;
+    ardl_st64(rec + 1, ardl_ld64(rec + 1) - n);
+    c->recs.len -= n;
 }
 
 void ardl_sealed_free(struct ardl_sealed *s)

@@ -12,7 +12,9 @@ else()
   target_include_directories(ardnet_objects PRIVATE ${PROJECT_SOURCE_DIR}/src/log)
   target_link_libraries(ardnet_objects PRIVATE PkgConfig::ZSTD ZLIB::ZLIB)
   target_link_libraries(ardnet PRIVATE PkgConfig::ZSTD ZLIB::ZLIB)
-  target_link_libraries(ardnet_static PUBLIC PkgConfig::ZSTD ZLIB::ZLIB)
+  # Installed static users link -lzstd -lz by name (the .pc file says the same).
+  target_link_libraries(ardnet_static PUBLIC "$<BUILD_INTERFACE:PkgConfig::ZSTD;ZLIB::ZLIB>"
+                        "$<INSTALL_INTERFACE:zstd;z>")
   install(FILES ${PROJECT_SOURCE_DIR}/include/ardnet_log.h
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()

@@ -113,8 +113,8 @@ ARDI_HIDDEN void ardl_schema_name(const char *conn, char *name, size_t len);
 /* A connection's layout for CDR: the fields, and the CDR body length (the packet up to the
  * end of its last field; the packet's own trailing padding is not part of CDR). */
 struct ardl_layout {
-    size_t size;     /* packet size */
-    size_t body;     /* CDR body bytes (without the 4-byte encapsulation header) */
+    size_t size; /* packet size */
+    size_t body; /* CDR body bytes (without the 4-byte encapsulation header) */
     size_t nfields;
     struct ard_field *fields; /* NULL for opaque */
 };
@@ -123,10 +123,13 @@ ARDI_HIDDEN int ardl_layout_init(struct ardl_layout *l, const char *type, size_t
 ARDI_HIDDEN void ardl_layout_free(struct ardl_layout *l);
 /* Encode: header + body, ARDL_CDR_HDR + l->body bytes at out. */
 ARDI_HIDDEN void ardl_cdr_encode(const struct ardl_layout *l, const void *packet, uint8_t *out);
+/* Turn out[4 ..] holding a packet into CDR in place: the header, and swapped elements on a
+ * big-endian host. */
+ARDI_HIDDEN void ardl_cdr_inplace(const struct ardl_layout *l, uint8_t *out);
 /* Decode len bytes of CDR into packet (l->size bytes, padding zeroed). Returns 0 or a static
  * text naming what is wrong. */
-ARDI_HIDDEN const char *ardl_cdr_decode(const struct ardl_layout *l, const uint8_t *cdr,
-                                        size_t len, void *packet);
+ARDI_HIDDEN const char *ardl_cdr_decode(const struct ardl_layout *l, const uint8_t *cdr, size_t len,
+                                        void *packet);
 
 /* ---- chunk.c ------------------------------------------------------------------------------- */
 
@@ -143,6 +146,7 @@ struct ardl_chunk {
     struct ardl_mindex *idx; /* by channel index */
     size_t nidx;
     uint64_t *per_channel; /* messages per channel index in this chunk */
+    size_t last_at;        /* where the newest message record starts */
 };
 
 ARDI_HIDDEN void ardl_chunk_reset(struct ardl_chunk *c);
@@ -151,21 +155,23 @@ ARDI_HIDDEN void ardl_chunk_free(struct ardl_chunk *c);
 ARDI_HIDDEN bool ardl_chunk_channels(struct ardl_chunk *c, size_t nch);
 /* Reserve a Message record for channel `ch` (id `id`) with `data_len` bytes of data and
  * return a pointer to its data, to be filled by the caller; NULL on allocation failure. */
+ARDI_HIDDEN void ardl_chunk_unmsg(struct ardl_chunk *c, size_t ch);
+ARDI_HIDDEN void ardl_chunk_trim(struct ardl_chunk *c, size_t n);
 ARDI_HIDDEN uint8_t *ardl_chunk_msg(struct ardl_chunk *c, size_t ch, uint16_t id, uint32_t seq,
                                     int64_t log_ns, int64_t pub_ns, size_t data_len);
 
 /* A finished chunk, ready for the file: Chunk record then its Message Index records. */
 struct ardl_sealed {
-    struct ardl_buf head;   /* chunk record up to (and including) the records length */
-    struct ardl_buf body;   /* the (compressed) records; may alias nothing */
-    struct ardl_buf tail;   /* message index records */
+    struct ardl_buf head; /* chunk record up to (and including) the records length */
+    struct ardl_buf body; /* the (compressed) records; may alias nothing */
+    struct ardl_buf tail; /* message index records */
     int64_t start_ns, end_ns;
     uint64_t messages, uncompressed;
     const char *compression;
-    uint16_t *mi_ids;       /* channel id of each message index record */
-    uint64_t *mi_off;       /* offset of each within tail */
+    uint16_t *mi_ids; /* channel id of each message index record */
+    uint64_t *mi_off; /* offset of each within tail */
     size_t nmi;
-    uint64_t *per_channel;  /* copied counts by channel index */
+    uint64_t *per_channel; /* copied counts by channel index */
     size_t nch;
 };
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 static const char *const ros_type[] = {
-    [ARD_I8] = "int8",     [ARD_U8] = "uint8",   [ARD_I16] = "int16",   [ARD_U16] = "uint16",
-    [ARD_I32] = "int32",   [ARD_U32] = "uint32", [ARD_I64] = "int64",   [ARD_U64] = "uint64",
+    [ARD_I8] = "int8",     [ARD_U8] = "uint8",    [ARD_I16] = "int16", [ARD_U16] = "uint16",
+    [ARD_I32] = "int32",   [ARD_U32] = "uint32",  [ARD_I64] = "int64", [ARD_U64] = "uint64",
     [ARD_F32] = "float32", [ARD_F64] = "float64",
 };
 
@@ -34,8 +34,8 @@ int ardl_msgdef(const char *type, size_t size, struct ardl_buf *b)
     b->len = 0;
     char line[96];
     if (!type || !type[0]) {
-        snprintf(line, sizeof line, "# opaque ardnet packet of %zu bytes\nuint8[%zu] data\n",
-                 size, size);
+        snprintf(line, sizeof line, "# opaque ardnet packet of %zu bytes\nuint8[%zu] data\n", size,
+                 size);
         ardl_put(b, line, strlen(line));
         return b->oom ? ARD_ENOMEM : 0;
     }

@@ -68,8 +68,7 @@ struct ard_logr {
 
 static int bad(struct ard_logr *r, uint64_t off, const char *cause)
 {
-    return ardi_fail(ARD_ESTALE, "%s: at offset %llu: %s", r->what, (unsigned long long)off,
-                     cause);
+    return ardi_fail(ARD_ESTALE, "%s: at offset %llu: %s", r->what, (unsigned long long)off, cause);
 }
 
 static char *dupn(const char *s, uint32_t n)
@@ -284,8 +283,7 @@ static int open_chunk(struct ard_logr *r, struct ardl_cur *c, uint64_t off, int6
         size_t n = ZSTD_decompress(r->dec.p, (size_t)usize + 1, src, (size_t)clen);
         if (ZSTD_isError(n)) {
             char why[128];
-            snprintf(why, sizeof why, "zstd chunk does not decompress: %s",
-                     ZSTD_getErrorName(n));
+            snprintf(why, sizeof why, "zstd chunk does not decompress: %s", ZSTD_getErrorName(n));
             return bad(r, off, why);
         }
         if (n != usize)
@@ -379,8 +377,10 @@ static int scan(struct ard_logr *r, const uint8_t *p, size_t n, uint64_t base, b
             break;
         case ARDL_OP_HEADER:
         case ARDL_OP_FOOTER:
-            return bad(r, off, op == ARDL_OP_HEADER ? "second header record" : "footer inside "
-                                                                               "the data");
+            return bad(r, off,
+                       op == ARDL_OP_HEADER ? "second header record"
+                                            : "footer inside "
+                                              "the data");
         case ARDL_OP_DATA_END:
             if (!top)
                 return bad(r, off, "data end inside a chunk");
@@ -548,7 +548,9 @@ ard_logr *ard_logr_open(const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
-        ardi_fail_errno(errno == EACCES ? ARD_EACCES : errno == ENOENT ? ARD_ENOENT : ARD_ESYS,
+        ardi_fail_errno(errno == EACCES   ? ARD_EACCES
+                        : errno == ENOENT ? ARD_ENOENT
+                                          : ARD_ESYS,
                         errno, "cannot open '%s'", path);
         if (fd >= 0)
             close(fd);

@@ -23,13 +23,13 @@ enum item_kind { IT_CHUNK, IT_CHANNEL, IT_ROTATE, IT_FINISH };
 struct item {
     struct item *next;
     enum item_kind kind;
-    struct ardl_chunk chunk;            /* IT_CHUNK */
-    struct ardl_buf schema, channel;    /* IT_CHANNEL: records; IT_ROTATE: all so far */
-    char *name, *type;                  /* IT_CHANNEL */
+    struct ardl_chunk chunk;         /* IT_CHUNK */
+    struct ardl_buf schema, channel; /* IT_CHANNEL: records; IT_ROTATE: all so far */
+    char *name, *type;               /* IT_CHANNEL */
     size_t size;
-    char *path;                         /* IT_ROTATE */
-    uint64_t *missed_base;              /* IT_ROTATE: missed counts when it was asked for */
-    size_t bytes;                       /* accounted in the queue */
+    char *path;            /* IT_ROTATE */
+    uint64_t *missed_base; /* IT_ROTATE: missed counts when it was asked for */
+    size_t bytes;          /* accounted in the queue */
 };
 
 struct chan_info { /* what the file side knows of a channel (for the closing metadata) */
@@ -44,7 +44,6 @@ struct file {
     int fd;
     char *path;
     uint64_t off;
-    uint32_t crc; /* of everything written so far (the data section) */
     struct ardl_buf schemas, channels, chunk_idx, meta_idx;
     uint32_t nschemas, nchannels, nmeta, nchunks;
     uint64_t messages;
@@ -68,7 +67,7 @@ struct ard_logw {
     size_t chunk_size;
     int64_t chunk_ns;
     char *domain;
-    uint64_t bytes;              /* sealed into the current file, estimated before compression */
+    uint64_t bytes; /* sealed into the current file, estimated before compression */
     struct ardl_buf all_schemas, all_channels; /* for a rotation */
     _Atomic uint64_t missed[MAX_CH];
 
@@ -85,7 +84,7 @@ struct ard_logw {
 
     _Atomic int err;
     char errmsg[512]; /* detail of the first error, for the caller's thread */
-    struct file f; /* owned by the item runner */
+    struct file f;    /* owned by the item runner */
 };
 
 static int wfail(struct ard_logw *w, int code)
@@ -142,10 +141,8 @@ static int f_write(struct ard_logw *w, const void *p, size_t n)
 {
     struct iovec v = {(void *)p, n};
     int rc = f_writev(w, &v, 1);
-    if (rc == 0) {
-        w->f.crc = ardl_crc32(w->f.crc, p, n);
+    if (rc == 0)
         w->f.off += n;
-    }
     return rc;
 }
 
@@ -208,9 +205,9 @@ static int f_open(struct ard_logw *w, const char *path)
         snprintf(start, sizeof start, "%lld", (long long)ard_realtime_ns());
         snprintf(ver, sizeof ver, "%d.%d.%d", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
                  ARD_VERSION_PATCH);
-        const char *kv[] = {"host",     host,  "domain", w->domain ? w->domain : "",
-                            "start_ns", start, "version", ver,
-                            "format",   "ardnet recording 1"};
+        const char *kv[] = {
+            "host",    host, "domain", w->domain ? w->domain : "", "start_ns", start,
+            "version", ver,  "format", "ardnet recording 1"};
         metadata_rec(&b, "ardnet", kv, sizeof kv / sizeof kv[0]);
         rc = f_metadata(w, "ardnet", &b);
     }
@@ -261,9 +258,6 @@ static int f_chunk(struct ard_logw *w, struct ardl_chunk *c)
     struct iovec v[3] = {{s.head.p, s.head.len}, {s.body.p, s.body.len}, {s.tail.p, s.tail.len}};
     rc = f_writev(w, v, 3);
     if (rc == 0) {
-        f->crc = ardl_crc32(f->crc, s.head.p, s.head.len);
-        f->crc = ardl_crc32(f->crc, s.body.p, s.body.len);
-        f->crc = ardl_crc32(f->crc, s.tail.p, s.tail.len);
         f->off += s.head.len + s.body.len + s.tail.len;
         struct ardl_buf *b = &f->chunk_idx;
         size_t r = ardl_rec_begin(b, ARDL_OP_CHUNK_INDEX);
@@ -349,7 +343,8 @@ static int f_finish(struct ard_logw *w)
     if (rc == 0) {
         b.len = 0;
         size_t r = ardl_rec_begin(&b, ARDL_OP_DATA_END);
-        ardl_u32(&b, f->crc);
+        ardl_u32(&b, 0); /* no data section CRC: each chunk has its own; a second pass
+                          * over every byte would cost as much again */
         ardl_rec_end(&b, r);
         rc = f_write(w, b.p, b.len);
     }
@@ -635,8 +630,7 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     if (!w || !conn || !conn[0] || size == 0)
         return ardi_fail(ARD_EINVAL, "ard_logw_add: no writer, name or size");
     if (w->nch >= MAX_CH)
-        return ardi_fail(ARD_EINVAL, "connection '%s': a recording holds at most %d", conn,
-                         MAX_CH);
+        return ardi_fail(ARD_EINVAL, "connection '%s': a recording holds at most %d", conn, MAX_CH);
     char norm[ARD_MAX_TYPE + 1] = "";
     if (type && type[0] && ard_type_normalize(type, norm, sizeof norm) < 0)
         return ARD_ETYPE;
@@ -762,8 +756,7 @@ int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq, int64_
     if (e)
         return ardi_fail(e, "%s", w->errmsg);
     struct ardl_chunk *c = w->cur;
-    if (c->messages &&
-        (c->recs.len >= w->chunk_size || log_ns - c->start_ns >= w->chunk_ns)) {
+    if (c->messages && (c->recs.len >= w->chunk_size || log_ns - c->start_ns >= w->chunk_ns)) {
         int rc = seal_current(w, false);
         if (rc == ARD_EBUSY) {
             ard_logw_missed(w, ch, 1);
@@ -780,6 +773,40 @@ int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq, int64_
         return ardi_fail(ARD_ENOMEM, "out of memory for the chunk");
     ardl_cdr_encode(&wc->lay, packet, d);
     return 0;
+}
+
+int ard_logw_write_with(ard_logw *w, int ch, uint64_t seq, int64_t log_ns, int64_t real_ns,
+                        bool (*copy)(void *dst, void *arg), void *arg)
+{
+    if (!w || ch < 0 || (size_t)ch >= w->nch || !copy)
+        return ardi_fail(ARD_EINVAL, "ard_logw_write_with: bad writer, channel %d or copy", ch);
+    int e = atomic_load(&w->err);
+    if (e)
+        return ardi_fail(e, "%s", w->errmsg);
+    struct ardl_chunk *c = w->cur;
+    if (c->messages && (c->recs.len >= w->chunk_size || log_ns - c->start_ns >= w->chunk_ns)) {
+        int rc = seal_current(w, false);
+        if (rc == ARD_EBUSY) {
+            ard_logw_missed(w, ch, 1);
+            return ardi_fail(ARD_EBUSY, "disk too slow: queue of %zu bytes full", w->queue_max);
+        }
+        if (rc)
+            return rc;
+        c = w->cur;
+    }
+    struct wchan *wc = &w->ch[ch];
+    /* Room for the whole packet; the record keeps only the CDR body of it. */
+    uint8_t *d = ardl_chunk_msg(c, (size_t)ch, wc->id, (uint32_t)seq, log_ns, real_ns,
+                                ARDL_CDR_HDR + wc->lay.size);
+    if (!d)
+        return ardi_fail(ARD_ENOMEM, "out of memory for the chunk");
+    if (!copy(d + ARDL_CDR_HDR, arg)) {
+        ardl_chunk_unmsg(c, (size_t)ch);
+        return 0;
+    }
+    ardl_cdr_inplace(&wc->lay, d);
+    ardl_chunk_trim(c, wc->lay.size - wc->lay.body);
+    return 1;
 }
 
 void ard_logw_missed(ard_logw *w, int ch, uint64_t n)

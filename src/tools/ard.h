@@ -87,10 +87,10 @@ struct ardt_probe {
     bool attached;      /* anybody attached (false: orphaned object) */
     uint64_t seq;       /* newest sequence number, 0: nothing sent */
     int64_t mono_ns, real_ns;
-    double rate_hz;  /* from the send times in the ring; 0 when unknown */
-    uint32_t mode;   /* permission bits */
-    uint32_t uid;    /* owner */
-    uint64_t ino;    /* inode of the object (changes when re-created) */
+    double rate_hz; /* from the send times in the ring; 0 when unknown */
+    uint32_t mode;  /* permission bits */
+    uint32_t uid;   /* owner */
+    uint64_t ino;   /* inode of the object (changes when re-created) */
 };
 
 /* A read-only mapping of one connection's object, geometry checked once and kept here. */
@@ -180,13 +180,14 @@ void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_
 void ardt_put_json_str(FILE *o, const char *s);
 
 /* Times. */
-void ardt_put_age(FILE *o, int64_t ns);           /* "1.23 ms" */
-void ardt_put_real(FILE *o, int64_t real_ns);     /* "2026-11-22T15:08:33.123456789Z" */
+void ardt_put_age(FILE *o, int64_t ns);               /* "1.23 ms" */
+void ardt_put_real(FILE *o, int64_t real_ns);         /* "2026-11-22T15:08:33.123456789Z" */
 void ardt_fmt_rate(char *buf, size_t len, double hz); /* "1000 Hz", "0.1 Hz", "-" */
 
 #endif /* ARD_TOOLS_H */
 
-/* ---- writing by hand (write.c: set, pub, siggen) ----------------------------------------------- */
+/* ---- writing by hand (write.c: set, pub, siggen) -----------------------------------------------
+ */
 
 struct ardt_writer {
     const char *conn;

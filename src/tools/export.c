@@ -96,8 +96,7 @@ static void header(struct exp *e, bool multi, bool seq)
 
 static void put_secs(FILE *o, int64_t ns)
 {
-    fprintf(o, "%s%lld.%09lld", ns < 0 ? "-" : "", llabs(ns / 1000000000),
-            llabs(ns % 1000000000));
+    fprintf(o, "%s%lld.%09lld", ns < 0 ? "-" : "", llabs(ns / 1000000000), llabs(ns % 1000000000));
 }
 
 /* The selected values; a connection without a message yet gives empty cells. */
@@ -109,8 +108,8 @@ static void row_values(struct exp *e, const bool *have)
         for (uint32_t k = 0; k < c->sel.count; k++) {
             fputc(',', e->o);
             if (p)
-                ardt_put_value(e->o, &e->types[c->conn].fields[c->sel.field], p,
-                               c->sel.first + k, false);
+                ardt_put_value(e->o, &e->types[c->conn].fields[c->sel.field], p, c->sel.first + k,
+                               false);
         }
     }
     fputc('\n', e->o);
@@ -129,8 +128,7 @@ int cmd_export(int argc, char **argv)
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         bool val = strcmp(a, "--field") == 0 || strcmp(a, "--resample") == 0 ||
-                   strcmp(a, "--onto") == 0 || strcmp(a, "-o") == 0 ||
-                   strcmp(a, "--output") == 0;
+                   strcmp(a, "--onto") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0;
         if (val && i + 1 >= argc) {
             rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
         } else if (strcmp(a, "--csv") == 0) {
@@ -202,8 +200,7 @@ int cmd_export(int argc, char **argv)
             } else if (nc == 1 || onto_i >= 0) {
                 ci = nc == 1 ? 0 : onto_i;
             } else {
-                rc = ardt_err(ARDT_USAGE, "field '%s': say which connection (CONN:%s)", tok,
-                              tok);
+                rc = ardt_err(ARDT_USAGE, "field '%s': say which connection (CONN:%s)", tok, tok);
                 break;
             }
             rc = add_col(&e, (size_t)ci, tok);
@@ -215,8 +212,9 @@ int cmd_export(int argc, char **argv)
         else if (nc == 1)
             rc = add_all(&e, 0);
         else
-            rc = ardt_err(ARDT_USAGE, "the file has %zu connections: choose with --field "
-                                      "CONN:PATH",
+            rc = ardt_err(ARDT_USAGE,
+                          "the file has %zu connections: choose with --field "
+                          "CONN:PATH",
                           nc);
     }
     bool multi = hz > 0 || onto;

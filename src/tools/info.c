@@ -50,8 +50,9 @@ int cmd_info(int argc, char **argv)
         ardt_put_json_str(o, host ? host : "");
         fputs(",\"domain\":", o);
         ardt_put_json_str(o, dom ? dom : "");
-        fprintf(o, ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64
-                   ",\"start_ns\":%lld,\"end_ns\":%lld,\"connections\":[",
+        fprintf(o,
+                ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64
+                ",\"start_ns\":%lld,\"end_ns\":%lld,\"connections\":[",
                 s.messages, s.chunks, (long long)s.start_ns, (long long)s.end_ns);
     } else {
         fprintf(o, "file:        %s (%" PRIu64 " bytes%s)\n", path, s.file_size,
@@ -59,8 +60,9 @@ int cmd_info(int argc, char **argv)
         fprintf(o, "recorded on: %s, domain %s\n", host ? host : "?", dom ? dom : "?");
         fprintf(o, "start:       ");
         ardt_put_real(o, s.start_ns);
-        fprintf(o, "\nduration:    %.3f s\nmessages:    %" PRIu64 " in %" PRIu64
-                   " chunks, compression %s\n",
+        fprintf(o,
+                "\nduration:    %.3f s\nmessages:    %" PRIu64 " in %" PRIu64
+                " chunks, compression %s\n",
                 dur, s.messages, s.chunks, s.compression[0] ? s.compression : "none");
         fprintf(o, "%-24s %8s %10s %8s %10s  %s\n", "connection", "size", "messages", "missed",
                 "rate", "type");
@@ -74,8 +76,9 @@ int cmd_info(int argc, char **argv)
             ardt_put_json_str(o, c->name);
             fputs(",\"type\":", o);
             ardt_put_json_str(o, c->type);
-            fprintf(o, ",\"size\":%zu,\"messages\":%" PRIu64 ",\"missed\":%" PRIu64
-                       ",\"rate_hz\":%.6g}",
+            fprintf(o,
+                    ",\"size\":%zu,\"messages\":%" PRIu64 ",\"missed\":%" PRIu64
+                    ",\"rate_hz\":%.6g}",
                     c->size, c->count, c->missed, hz);
         } else {
             char rate[32];

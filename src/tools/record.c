@@ -54,10 +54,9 @@ struct rconn {
     char name[ARD_MAX_NAME + 1];
     struct ardt_view v;
     int ch;
-    uint64_t last;       /* last seq taken (or skipped on purpose) */
+    uint64_t last; /* last seq taken (or skipped on purpose) */
     uint64_t seen, recorded, missed, dropped;
     int64_t last_rec_ns; /* for --max-rate */
-    uint8_t *pkt;
 };
 
 struct rec {
@@ -103,14 +102,12 @@ static int add_one(const char *name, void *arg)
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);
     c->v = v;
-    c->pkt = malloc(v.size);
     char type[ARD_MAX_TYPE + 1];
     memcpy(type, v.seg->type, sizeof type);
     type[ARD_MAX_TYPE] = '\0';
-    c->ch = c->pkt ? ard_logw_add(r->w, name, type, v.size) : ARD_ENOMEM;
+    c->ch = ard_logw_add(r->w, name, type, v.size);
     if (c->ch < 0) {
         ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
-        free(c->pkt);
         ardt_view_close(&v);
         return 0;
     }
@@ -120,17 +117,20 @@ static int add_one(const char *name, void *arg)
     return 0;
 }
 
-/* Copy packet `seq` from its slot if it is still there and complete. */
-static bool take(const struct ardt_view *v, uint64_t seq, void *out, int64_t *real)
+struct take {
+    const struct ardt_view *v;
+    struct ardi_slot *sl;
+    uint64_t lock; /* 2 * seq: the slot's lock while it holds the packet */
+};
+
+/* Copy the slot's packet straight into the file's chunk (seqlock: the lock must be the same
+ * before and after, else the writer reused the slot meanwhile). */
+static bool take_copy(void *dst, void *arg)
 {
-    struct ardi_slot *sl = (struct ardi_slot *)(v->seg->slots + (seq % v->nslots) * v->stride);
-    uint64_t a = atomic_load_explicit(&sl->lock, memory_order_acquire);
-    if (a != 2 * seq)
-        return false;
-    *real = atomic_load_explicit(&sl->real_ns, memory_order_relaxed);
-    memcpy(out, (const uint8_t *)sl + sizeof *sl, v->size);
+    struct take *t = arg;
+    memcpy(dst, (const uint8_t *)t->sl + sizeof *t->sl, t->v->size);
     atomic_thread_fence(memory_order_acquire);
-    return atomic_load_explicit(&sl->lock, memory_order_relaxed) == a;
+    return atomic_load_explicit(&t->sl->lock, memory_order_relaxed) == t->lock;
 }
 
 /* Take every new packet of c; returns 0 or an exit code. */
@@ -153,16 +153,23 @@ static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
         c->seen++;
         if (r->every > 1 && s % r->every != 0)
             continue; /* by sequence number: the choice survives a missed packet */
-        int64_t real;
-        if (!take(&c->v, s, c->pkt, &real)) {
+        if (r->max_rate > 0 && c->recorded &&
+            (double)(now_real - c->last_rec_ns) < 1e9 / r->max_rate)
+            continue;
+        struct take t = {
+            &c->v, (struct ardi_slot *)(c->v.seg->slots + (s % c->v.nslots) * c->v.stride), 2 * s};
+        if (atomic_load_explicit(&t.sl->lock, memory_order_acquire) != t.lock) {
+            c->missed++; /* overwritten (or being overwritten) before we came */
+            ard_logw_missed(r->w, c->ch, 1);
+            continue;
+        }
+        int64_t real = atomic_load_explicit(&t.sl->real_ns, memory_order_relaxed);
+        int rc = ard_logw_write_with(r->w, c->ch, s, now_real, real, take_copy, &t);
+        if (rc == 0) {
             c->missed++;
             ard_logw_missed(r->w, c->ch, 1);
             continue;
         }
-        if (r->max_rate > 0 && c->recorded &&
-            (double)(now_real - c->last_rec_ns) < 1e9 / r->max_rate)
-            continue;
-        int rc = ard_logw_write(r->w, c->ch, c->pkt, s, now_real, real);
         if (rc == ARD_EBUSY) {
             c->missed++; /* counted by the log writer too */
             c->dropped++;
@@ -358,7 +365,6 @@ int cmd_record(int argc, char **argv)
     print_stats(&r, stderr);
     for (size_t i = 0; i < r.nc; i++) {
         ardt_view_close(&r.c[i].v);
-        free(r.c[i].pkt);
     }
     free(r.c);
     free(r.pats);

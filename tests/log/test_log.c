@@ -46,8 +46,8 @@ static void fill(struct pkt *p, int k)
 /* Write n packets of "arm" and n/2 opaque "raw" ones; 1 ms apart from t0. */
 static void write_file(const char *path, const char *comp, size_t queue, int n, size_t chunk)
 {
-    struct ard_logw_opts o = {.compression = comp, .queue_bytes = queue, .chunk_size = chunk,
-                              .domain = "testdom"};
+    struct ard_logw_opts o = {
+        .compression = comp, .queue_bytes = queue, .chunk_size = chunk, .domain = "testdom"};
     ard_logw *w = ard_logw_open(path, &o);
     assert_non_null(w);
     int arm = ard_logw_add(w, "arm", TYPE, sizeof(struct pkt));
@@ -264,6 +264,57 @@ static void test_rotate_declares_channels_again(void **state)
     }
 }
 
+struct src {
+    const uint8_t *p;
+    size_t n;
+    bool ok;
+};
+
+static bool copy_src(void *dst, void *arg)
+{
+    struct src *s = arg;
+    memcpy(dst, s->p, s->n);
+    return s->ok;
+}
+
+/* write_with: the packet's trailing padding is not stored (CDR ends at the last field); a
+ * declined copy records nothing. */
+static void test_write_with_trims_padding_and_cancels(void **state)
+{
+    (void)state;
+    ard_logw *w = ard_logw_open(tmp("ww.mcap"), NULL);
+    assert_non_null(w);
+    int ch = ard_logw_add(w, "p", "x:f64 b:u8", 16);
+    assert_int_equal(ch, 0);
+    uint8_t pkt[16] = {0};
+    double x = 2.5;
+    memcpy(pkt, &x, 8);
+    pkt[8] = 7;
+    pkt[9] = 0xee; /* padding: not recorded */
+    struct src s = {pkt, 16, true};
+    assert_int_equal(ard_logw_write_with(w, ch, 1, 100, 90, copy_src, &s), 1);
+    s.ok = false;
+    assert_int_equal(ard_logw_write_with(w, ch, 2, 200, 190, copy_src, &s), 0);
+    s.ok = true;
+    pkt[8] = 8;
+    assert_int_equal(ard_logw_write_with(w, ch, 3, 300, 290, copy_src, &s), 1);
+    assert_int_equal(ard_logw_close(w), 0);
+    ard_logr *r = ard_logr_open(tmp("ww.mcap"));
+    assert_non_null(r);
+    assert_int_equal(ard_logr_conn(r, 0)->count, 2);
+    struct ard_log_msg m;
+    assert_int_equal(ard_logr_next(r, &m), 1);
+    assert_int_equal(m.data_len, 4 + 9);
+    assert_int_equal(((const uint8_t *)m.packet)[8], 7);
+    assert_int_equal(((const uint8_t *)m.packet)[9], 0);
+    assert_int_equal(ard_logr_next(r, &m), 1);
+    assert_int_equal(m.seq, 3);
+    assert_int_equal(m.log_ns, 300);
+    assert_int_equal(((const uint8_t *)m.packet)[8], 8);
+    assert_int_equal(ard_logr_next(r, &m), 0);
+    ard_logr_close(r);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -292,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_truncated_read_up_to_last_chunk),
         cmocka_unit_test(test_seek_skips_earlier_chunks),
         cmocka_unit_test(test_rotate_declares_channels_again),
+        cmocka_unit_test(test_write_with_trims_padding_and_cancels),
         cmocka_unit_test(test_bad_arguments),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

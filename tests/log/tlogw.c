@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ALL_TYPE                                                                               \
-    "a:i8 b:u8 c:i16 d:u16 e:i32 f:u32 g:i64 h:u64 x:f32 y:f64 arr:f64[3] Big:u16[2] "         \
+#define ALL_TYPE                                                                                   \
+    "a:i8 b:u8 c:i16 d:u16 e:i32 f:u32 g:i64 h:u64 x:f32 y:f64 arr:f64[3] Big:u16[2] "             \
     "stamp:i64"
 
 struct all {
