@@ -50,7 +50,7 @@ enum ard_err {
     ARD_EBUSY = -6,       /* the connection already has a live writer (detail names its pid) */
     ARD_ENODATA = -7,     /* ard_tryrec: nothing was ever sent on the connection */
     ARD_ETIMEDOUT = -8,   /* ard_rec_timed: no new packet before the deadline */
-    ARD_EACCES = -9,      /* permission denied on the shared-memory object */
+    ARD_EACCES = -9,      /* permission denied, or the object is another user's or too open */
     ARD_ENOENT = -10,     /* connection does not exist (and the port cannot create it) */
     ARD_ESTALE = -11,     /* shared-memory object is foreign, of another version, or damaged */
     ARD_ERTREFUSED = -12, /* a realtime request (priority, affinity, memory lock) was refused */
@@ -102,14 +102,17 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
  *   --ard-cpu LIST          CPU affinity, e.g. "1", "0,2-3"
  *   --ard-lock              mlockall(MCL_CURRENT | MCL_FUTURE)
  *   --ard-spin NS           spin up to NS nanoseconds before sleeping in rec (all IN ports)
- *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660
+ *   --ard-mode OCTAL        mode of created shared memory: 0600 (default) or 0640/0660;
+ *                           an existing object whose mode allows more is refused
+ *   --ard-allow-foreign     accept objects created by another uid (refused by default,
+ *                           also for root; see docs/options.md)
  *   --ard-help              print the ports (name, direction, size, type, connection) to
  *                           stdout and exit(0)
  * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
  * An invalid $ARD_DOMAIN is an ARD_EOPTION error naming the variable.
- * Also honours $ARD_SPIN_NS and $ARD_SHM_MODE as defaults. When $ARD_READY_FD names a file
- * descriptor (set by ardstart), a readiness line is written to it after all ports are
- * attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
+ * Also honours $ARD_SPIN_NS, $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN (1 or 0) as defaults. When
+ * $ARD_READY_FD names a file descriptor (set by ardstart), a readiness line is written to it after
+ * all ports are attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
  * Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, or any attach error. */
 ARD_NODISCARD int ard_init(int *argc, char **argv);
 
@@ -130,18 +133,30 @@ ARD_NODISCARD int ard_send_stamped(ard_port *out, const void *packet, int64_t mo
  * the last one this port returned exists; returns at once if there already is one.
  * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it
  * first polls for up to the spin time when the writer last ran on another CPU.
- * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE. */
+ * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE,
+ * ARD_ESTALE (the connection's shared header was rewritten by another process so that its
+ * data can no longer be trusted; the detail names port and connection). */
 ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
 
 /* Copy the newest packet at once, without waiting.
  * Returns 1 when the packet is newer than the last one this port returned, 0 when it is the
- * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error.
- * Never makes a system call. */
+ * same packet again, ARD_ENODATA when nothing was ever sent (nothing copied), or an error
+ * (ARD_ESTALE as for ard_rec). Never makes a system call. */
 ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
+
+/* Is there a packet newer than the last one this port returned? Looks without copying
+ * anything and without changing the port's state (its last packet and ard_port_info stay as
+ * they were), so a busy-polling reader pays a copy only when there is something to copy.
+ * Returns 1 when a newer packet has been published (the next ard_tryrec returns 1 with it or
+ * a still newer one, unless the connection's header was rewritten: then that ard_tryrec
+ * reports ARD_ESTALE), 0 when the newest is still the one last returned, ARD_ENODATA when
+ * nothing was ever sent, or ARD_EINVAL / ARD_ESTATE. One atomic load; never a system call,
+ * never a lock, never a copy. */
+ARD_NODISCARD int ard_poll(const ard_port *in);
 
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
- * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE. */
+ * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */
 ARD_NODISCARD int ard_rec_timed(ard_port *in, void *packet, int64_t timeout_ns);
 
 /* ------------------------------------------------------------------------------------------
@@ -218,16 +233,43 @@ struct ard_conn_stat {
     char type[ARD_MAX_TYPE + 1];
     size_t size;
     int32_t writer_pid; /* live writer's pid, 0 if none */
-    uint32_t readers;   /* attached IN ports (approximate: counts attaches minus closes) */
+    uint32_t readers;   /* attached IN ports of live processes (exact; see ard_conn_peers) */
     uint64_t seq;       /* newest sequence number, 0 if nothing sent */
     int64_t mono_ns;    /* send time of the newest packet */
     int64_t real_ns;
-    uint32_t mode; /* permission bits of the object */
+    uint32_t mode;     /* permission bits of the object */
+    uint32_t unlisted; /* attached ports missing from ard_conn_peers' list (table full) */
 };
 
 /* Describe connection `name` of `domain` (NULL: the domain in force) without attaching.
- * Returns 0, ARD_ENOENT, ARD_EACCES, ARD_ESTALE. */
+ * The object is checked exactly as an attach checks it: owner and mode (after ard_init with
+ * its options, before with $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN), then the header.
+ * Returns 0, ARD_ENOENT, ARD_EACCES (foreign or too open: detail names owner and mode),
+ * ARD_ESTALE (not an ardnet object, or damaged). */
 ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st);
+
+/* One attached port of a connection, as recorded in the connection's object. */
+struct ard_peer {
+    int32_t pid;
+    enum ard_dir dir;            /* ARD_OUT: the writer */
+    char program[16];            /* the process's name (comm), NUL-terminated */
+    char port[ARD_MAX_NAME + 1]; /* the port's name in that process */
+    int64_t attach_real_ns;      /* CLOCK_REALTIME when it attached */
+};
+
+/* Live peers of connection `name` in `domain` (NULL: the domain in force), writer first.
+ * Fills at most `max` entries; returns how many live peers are listed in the object
+ * (may exceed max), or a negative ARD_E* code.
+ *
+ * Every attached port (IN and OUT) has an entry, written when it attaches (never by send or
+ * receive) and held through a lock that the kernel drops when its process dies: a port of a
+ * process killed with kill -9 is never listed, without any clean-up. The table has 64
+ * entries; a port attaching when all are taken still attaches, unlisted, and
+ * ard_conn_stat's `unlisted` counts such ports. Entries are checked like the header (strings
+ * cut at their field, nonsense not listed). Does not attach; checks owner, mode and header
+ * exactly as ard_conn_stat. Returns ARD_ENOENT, ARD_EACCES, ARD_ESTALE, ARD_EINVAL too. */
+ARD_NODISCARD int ard_conn_peers(const char *domain, const char *name, struct ard_peer *out,
+                                 size_t max);
 
 /* Call fn for every connection of `domain` (NULL: the domain in force), in name order.
  * fn returns 0 to continue, anything else to stop (that value is returned).
@@ -235,11 +277,17 @@ ARD_NODISCARD int ard_conn_stat(const char *domain, const char *name, struct ard
 ARD_NODISCARD int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg),
                                 void *arg);
 
-/* Remove connection `name` of `domain` (NULL: the domain in force). Attached ports keep
- * working on the old object; new attaches create a new one. Returns 0, ARD_ENOENT, ... */
+/* Remove connection `name` of `domain` (NULL: the domain in force), but only when no port of
+ * any process is attached to it (decided with the object's attach lock, which the kernel
+ * drops when a process dies, so a kill -9'd block does not keep an object alive). An attach
+ * racing with the removal either finishes first (then ARD_EBUSY) or creates a new object.
+ * Returns 0, ARD_ENOENT, ARD_EBUSY (still attached; detail names it), ARD_EACCES, ARD_ESYS. */
 ARD_NODISCARD int ard_conn_unlink(const char *domain, const char *name);
 
-/* Remove every connection object of `domain`. Returns the count removed or an error. */
+/* Remove every connection object of `domain` to which no port is attached (as
+ * ard_conn_unlink). Returns the count removed, or ARD_EBUSY when some objects were still
+ * attached and left in place (the detail names them and says how many were removed; every
+ * other object is removed all the same), or another error. */
 ARD_NODISCARD int ard_domain_unlink(const char *domain);
 
 /* ------------------------------------------------------------------------------------------

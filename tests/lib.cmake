@@ -29,7 +29,7 @@ function(ard_lib_test name)
 endfunction()
 
 foreach(t test_types test_options test_port test_conn test_period test_realtime test_stress
-          test_threads)
+          test_threads test_segment)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
     ard_lib_test(${t})
   endif()
@@ -53,7 +53,7 @@ if(TARGET test_port)
                        SKIP_RETURN_CODE 77)
 endif()
 
-foreach(t conn period)
+foreach(t conn period segment)
   if(TARGET test_${t})
     add_test(NAME lib.${t} COMMAND test_${t})
     set_tests_properties(lib.${t} PROPERTIES TIMEOUT 60 LABELS "lib")
@@ -97,6 +97,14 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${PROJECT_BINARY_DIR}
                    ${CMAKE_C_COMPILER} "${ARD_INSTALL_TEST_CFLAGS}")
   set_tests_properties(lib.install PROPERTIES TIMEOUT 300 LABELS "lib")
+endif()
+
+# Header fields of a live connection rewritten to hostile values (white-box: uses ardi.h).
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_hostile.c)
+  ard_lib_test(test_hostile)
+  target_link_libraries(test_hostile PRIVATE ardnet_internal)
+  add_test(NAME lib.hostile COMMAND test_hostile)
+  set_tests_properties(lib.hostile PROPERTIES TIMEOUT 600 LABELS "lib")
 endif()
 
 # Threads of one process on one connection; scripts/test.sh also runs it under ThreadSanitizer.

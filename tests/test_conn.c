@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -168,7 +169,7 @@ static void test_list_visits_in_name_order(void **state)
     assert_int_equal(ard_conn_list("bad.domain", collect_names, buf), ARD_EINVAL);
 }
 
-static void test_unlink_leaves_attached_ports_working(void **state)
+static void test_unlink_refuses_attached_connection(void **state)
 {
     (void)state;
     ard_port *o = ard_create("u", ARD_OUT, 8, NULL);
@@ -176,24 +177,56 @@ static void test_unlink_leaves_attached_ports_working(void **state)
     init_ok("--ard", "ui=u", NULL);
     uint64_t v = 1, got = 0;
     assert_int_equal(ard_send(o, &v), 0);
-    assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
+    /* Attached: not removed, and the message names it. */
+    assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_EBUSY);
+    assert_non_null(strstr(ard_errdetail(), "'u'"));
     struct ard_conn_stat st;
-    assert_int_equal(ard_conn_stat(NULL, "u", &st), ARD_ENOENT);
-    /* The old object still joins the two attached ports. */
-    v = 2;
-    assert_int_equal(ard_send(o, &v), 0);
+    assert_int_equal(ard_conn_stat(NULL, "u", &st), 0);
+    assert_int_equal(st.seq, 1);
+    /* Only the reader left: still attached. */
+    ard_close(o);
+    assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_EBUSY);
     assert_int_equal(ard_tryrec(i, &got), 1);
-    assert_int_equal(got, 2);
+    assert_int_equal(got, 1);
+    ard_close(i);
+    assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
+    assert_int_equal(ard_conn_stat(NULL, "u", &st), ARD_ENOENT);
     /* A new attach creates a new, empty object. */
-    ard_fini();
     ard_port *n = ard_create("u", ARD_IN, 8, NULL);
     assert_non_null(n);
-    init_ok(NULL);
     assert_int_equal(ard_tryrec(n, &got), ARD_ENODATA);
-
+    ard_close(n);
     assert_int_equal(ard_conn_unlink(NULL, "u"), 0);
     assert_int_equal(ard_conn_unlink(NULL, "u"), ARD_ENOENT);
     assert_int_equal(ard_conn_unlink(NULL, "../etc"), ARD_EINVAL);
+}
+
+static void test_unlink_after_kill_of_attached_process(void **state)
+{
+    (void)state;
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        ard_port *in = ard_create("kd", ARD_IN, 8, NULL);
+        char *argv[] = {"r", NULL};
+        int argc = 1;
+        if (in == NULL || ard_init(&argc, argv) != 0 || write(pfd[1], "r", 1) != 1)
+            _exit(2);
+        pause();
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    assert_int_equal(ard_conn_unlink(NULL, "kd"), ARD_EBUSY);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    /* The kernel dropped the dead reader's attach lock: nothing to clean up by hand. */
+    assert_int_equal(ard_conn_unlink(NULL, "kd"), 0);
 }
 
 static void test_domain_unlink_counts_and_removes(void **state)
@@ -205,10 +238,176 @@ static void test_domain_unlink_counts_and_removes(void **state)
         assert_non_null(ard_create(name, ARD_OUT, 8, NULL));
     }
     init_ok(NULL);
+    ard_fini();
     assert_int_equal(ard_domain_unlink(NULL), 3);
     assert_int_equal(ard_conn_list(NULL, NULL, NULL), 0);
     assert_int_equal(ard_domain_unlink(domain), 0);
     assert_int_equal(ard_domain_unlink("bad.domain"), ARD_EINVAL);
+}
+
+static void test_domain_unlink_skips_and_names_attached(void **state)
+{
+    (void)state;
+    ard_port *keep[2];
+    keep[0] = ard_create("busy_a", ARD_OUT, 8, NULL);
+    keep[1] = ard_create("busy_b", ARD_IN, 8, NULL);
+    ard_port *gone = ard_create("free_c", ARD_OUT, 8, NULL);
+    assert_non_null(keep[0]);
+    assert_non_null(keep[1]);
+    assert_non_null(gone);
+    init_ok(NULL);
+    ard_close(gone);
+    assert_int_equal(ard_domain_unlink(NULL), ARD_EBUSY);
+    const char *d = ard_errdetail();
+    assert_non_null(strstr(d, "removed 1 object"));
+    assert_non_null(strstr(d, "'busy_a'"));
+    assert_non_null(strstr(d, "'busy_b'"));
+    char buf[256] = "";
+    assert_int_equal(ard_conn_list(NULL, collect_names, buf), 2);
+    assert_string_equal(buf, "busy_a busy_b ");
+    ard_fini();
+    assert_int_equal(ard_domain_unlink(NULL), 2);
+}
+
+/* A child that attaches one port of connection "pc" under the program name `comm`, says so
+ * on the pipe, and waits to be killed. */
+static pid_t peer_child(const char *comm, const char *port, enum ard_dir dir)
+{
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* never outlive a failed test */
+        prctl(PR_SET_NAME, comm, 0, 0, 0);
+        ard_fini(); /* forget the parent's ports */
+        ard_port *p = ard_create_on(port, "pc", dir, 8, "u64");
+        char *argv[] = {"c", NULL};
+        int argc = 1;
+        if (p == NULL || ard_init(&argc, argv) != 0 || write(pfd[1], "r", 1) != 1)
+            _exit(2);
+        pause();
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    return pid;
+}
+
+static void kill_child(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+static const struct ard_peer *find_peer(const struct ard_peer *v, int n, pid_t pid)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].pid == pid)
+            return &v[i];
+    return NULL;
+}
+
+static void test_peers_lists_live_ports_writer_first(void **state)
+{
+    (void)state;
+    int64_t t0 = ard_realtime_ns();
+    pid_t r1 = peer_child("reader_one", "in1", ARD_IN);
+    pid_t w = peer_child("the_writer", "out", ARD_OUT);
+    pid_t r2 = peer_child("reader_two", "in2", ARD_IN);
+    ard_port *self = ard_create_on("mine", "pc", ARD_IN, 8, "u64");
+    assert_non_null(self);
+    init_ok(NULL);
+    int64_t t1 = ard_realtime_ns();
+
+    struct ard_peer v[8];
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 4);
+    assert_int_equal(v[0].pid, w);
+    assert_int_equal(v[0].dir, ARD_OUT);
+    assert_string_equal(v[0].program, "the_writer");
+    assert_string_equal(v[0].port, "out");
+    assert_in_range(v[0].attach_real_ns, t0, t1);
+    const struct ard_peer *p = find_peer(v, 4, r1);
+    assert_non_null(p);
+    assert_int_equal(p->dir, ARD_IN);
+    assert_string_equal(p->program, "reader_one");
+    assert_string_equal(p->port, "in1");
+    p = find_peer(v, 4, getpid());
+    assert_non_null(p);
+    assert_string_equal(p->port, "mine");
+    assert_non_null(find_peer(v, 4, r2));
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "pc", &st), 0);
+    assert_int_equal(st.readers, 3);
+    assert_int_equal(st.writer_pid, w);
+    assert_int_equal(st.unlisted, 0);
+
+    /* Fewer places than peers: the count is still the whole; the writer comes first. */
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 1), 4);
+    assert_int_equal(v[0].pid, w);
+    assert_int_equal(ard_conn_peers(NULL, "pc", NULL, 0), 4);
+
+    /* kill -9: gone from the list at once, nobody cleaned up. */
+    kill_child(r1);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 3);
+    assert_null(find_peer(v, 3, r1));
+    assert_int_equal(ard_conn_stat(NULL, "pc", &st), 0);
+    assert_int_equal(st.readers, 2);
+    kill_child(w);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 2);
+    assert_int_equal(v[0].dir, ARD_IN);
+    assert_int_equal(v[1].dir, ARD_IN);
+    assert_int_equal(ard_conn_stat(NULL, "pc", &st), 0);
+    assert_int_equal(st.writer_pid, 0);
+
+    /* A new writer takes a free entry (perhaps a dead one's) and is listed first. */
+    ard_port *o = ard_create_on("neww", "pc", ARD_OUT, 8, "u64");
+    assert_non_null(o);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 3);
+    assert_int_equal(v[0].pid, getpid());
+    assert_string_equal(v[0].port, "neww");
+    ard_close(o);
+    ard_close(self);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 1);
+    assert_int_equal(v[0].pid, r2);
+    kill_child(r2);
+    assert_int_equal(ard_conn_peers(NULL, "pc", v, 8), 0);
+
+    assert_int_equal(ard_conn_peers(NULL, "nosuch", v, 8), ARD_ENOENT);
+    assert_int_equal(ard_conn_peers(NULL, "pc", NULL, 3), ARD_EINVAL);
+}
+
+static void test_peers_full_table_still_attaches_and_counts(void **state)
+{
+    (void)state;
+    init_ok(NULL);
+    enum { EXTRA = 6, TOTAL = 64 + EXTRA };
+    ard_port *ports[TOTAL];
+    for (int i = 0; i < TOTAL; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        ports[i] = ard_create_on(name, "full", ARD_IN, 8, NULL);
+        assert_non_null(ports[i]);
+    }
+    static struct ard_peer v[TOTAL];
+    assert_int_equal(ard_conn_peers(NULL, "full", v, TOTAL), 64);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(NULL, "full", &st), 0);
+    assert_int_equal(st.unlisted, EXTRA);
+    assert_int_equal(st.readers, TOTAL);
+    /* Closing listed ports frees entries for newcomers. */
+    for (int i = 0; i < 10; i++)
+        ard_close(ports[i]);
+    assert_int_equal(ard_conn_peers(NULL, "full", v, TOTAL), 54);
+    ard_port *late = ard_create_on("late", "full", ARD_IN, 8, NULL);
+    assert_non_null(late);
+    assert_int_equal(ard_conn_peers(NULL, "full", v, TOTAL), 55);
+    assert_int_equal(ard_conn_stat(NULL, "full", &st), 0);
+    assert_int_equal(st.readers, TOTAL - 10 + 1);
 }
 
 #define T(f) cmocka_unit_test_teardown(f, teardown)
@@ -219,9 +418,15 @@ int main(void)
     setenv("ARD_DOMAIN", domain, 1);
     unsetenv("ARD_SHM_MODE");
     const struct CMUnitTest tests[] = {
-        T(test_stat_describes_connection),        T(test_stat_shows_no_writer_after_kill),
-        T(test_list_visits_in_name_order),        T(test_unlink_leaves_attached_ports_working),
+        T(test_stat_describes_connection),
+        T(test_stat_shows_no_writer_after_kill),
+        T(test_list_visits_in_name_order),
+        T(test_unlink_refuses_attached_connection),
+        T(test_unlink_after_kill_of_attached_process),
         T(test_domain_unlink_counts_and_removes),
+        T(test_domain_unlink_skips_and_names_attached),
+        T(test_peers_lists_live_ports_writer_first),
+        T(test_peers_full_table_still_attaches_and_counts),
     };
     return cmocka_run_group_tests_name("conn", tests, NULL, NULL);
 }

@@ -43,6 +43,8 @@
 static char exe_path[PATH_MAX];
 static char domain[64];
 
+static long first_bad_byte(const unsigned char *pkt, size_t size, uint64_t v);
+
 /* ======================================================================================
  * Helper side: one block with one port, driven over stdin/stdout
  * ==================================================================================== */
@@ -58,6 +60,39 @@ static void answer(int rc, uint64_t value, const struct ard_info *in)
 {
     printf("r %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s\n", rc, value,
            in->seq, in->skipped, in->mono_ns, in->real_ns, rc < 0 ? ard_errdetail() : "");
+    fflush(stdout);
+}
+
+/* -1 if pkt is exactly what fill(pkt, size, v) wrote, else the first byte that differs. */
+static long first_bad_byte(const unsigned char *pkt, size_t size, uint64_t v)
+{
+    size_t head = size < 8 ? size : 8;
+    for (size_t i = 0; i < head; i++)
+        if (pkt[i] != ((const unsigned char *)&v)[i])
+            return (long)i;
+    for (size_t i = head; i < size; i++)
+        if (pkt[i] != (unsigned char)(v + i))
+            return (long)i;
+    return -1;
+}
+
+/* Answer to a receive: the DETAIL field says whether the whole packet is the one its first
+ * 8 bytes name. */
+static void answer_packet(int rc, uint64_t value, const struct ard_info *in,
+                          const unsigned char *pkt, size_t size)
+{
+    if (rc < 0) {
+        answer(rc, value, in);
+        return;
+    }
+    long bad = first_bad_byte(pkt, size, value);
+    char what[64];
+    if (bad < 0)
+        snprintf(what, sizeof what, "whole");
+    else
+        snprintf(what, sizeof what, "torn at byte %ld", bad);
+    printf("r %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s\n", rc, value,
+           in->seq, in->skipped, in->mono_ns, in->real_ns, what);
     fflush(stdout);
 }
 
@@ -124,11 +159,28 @@ static int helper_main(int argc, char **argv)
                 rc = ard_rec_timed(p, pkt, t);
             memcpy(&v, pkt, 8);
             info = ard_port_info(p);
-            answer(rc, v, &info);
-        } else if (strncmp(line, "poll", 4) == 0) {
-            /* Read for ever (until killed): the parent stops us at random moments. */
-            for (;;)
-                (void)!ard_tryrec(p, pkt);
+            answer_packet(rc, v, &info, pkt, size);
+        } else if (sscanf(line, "poll %llu", &a) == 1) {
+            /* Read until the packet whose first 8 bytes are a has come (the parent stops us at
+             * random moments meanwhile), checking every copy whole; answer how many were not. */
+            uint64_t torn = 0, got = 0;
+            for (;;) {
+                rc = ard_tryrec(p, pkt);
+                if (rc < 0 && rc != ARD_ENODATA)
+                    break;
+                if (rc < 0)
+                    continue;
+                memcpy(&v, pkt, 8);
+                got++;
+                if (first_bad_byte(pkt, size, v) >= 0)
+                    torn++;
+                if (v >= a)
+                    break;
+            }
+            info = ard_port_info(p);
+            printf("r %d %" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 torn %" PRIu64 " of %" PRIu64 "\n",
+                   rc < 0 ? rc : 0, v, info.seq, torn, torn, got);
+            fflush(stdout);
         } else if (strncmp(line, "close", 5) == 0) {
             ard_close(p);
             p = NULL;
@@ -405,6 +457,7 @@ static void test_latest_value_reader_skips_what_it_slept_through(void **state)
     a = cmd(r, "rec");
     assert_int_equal(a.rc, 0);
     assert_int_equal(a.value, 1001); /* the 1000th of the burst */
+    assert_string_equal(a.detail, "whole");
     assert_int_equal(a.seq, 1001);
     assert_int_equal(a.skipped, 999);
 
@@ -486,6 +539,62 @@ static void test_tryrec_new_same_and_nothing_yet(void **state)
     assert_int_equal(a.rc, 1);
     assert_int_equal(a.value, 8);
     assert_int_equal(a.seq, 2);
+}
+
+static void test_poll_says_new_without_copying(void **state)
+{
+    (void)state;
+    ard_port *o = ard_create("pl", ARD_OUT, 16, "u64[2]");
+    ard_port *i = ard_create("pl_in", ARD_IN, 16, "u64[2]");
+    assert_non_null(o);
+    assert_non_null(i);
+    int argc = 3;
+    char *argv[] = {"t", "--ard", "pl_in=pl", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    assert_int_equal(ard_poll(i), ARD_ENODATA);
+    uint64_t v[2] = {5, 5}, got[2] = {0, 0};
+    assert_int_equal(ard_send(o, v), 0);
+    /* New, and polling does not take it: the port's state is unchanged. */
+    assert_int_equal(ard_poll(i), 1);
+    assert_int_equal(ard_poll(i), 1);
+    assert_int_equal(ard_port_info(i).seq, 0);
+    assert_int_equal(ard_tryrec(i, got), 1);
+    assert_int_equal(got[1], 5);
+    assert_int_equal(ard_poll(i), 0);
+    v[0] = v[1] = 6;
+    assert_int_equal(ard_send(o, v), 0);
+    v[0] = v[1] = 7;
+    assert_int_equal(ard_send(o, v), 0);
+    assert_int_equal(ard_poll(i), 1);
+    assert_int_equal(ard_port_info(i).seq, 1);
+    assert_int_equal(ard_tryrec(i, got), 1);
+    assert_int_equal(got[0], 7);
+    assert_int_equal(ard_port_info(i).skipped, 1);
+    assert_int_equal(ard_poll(i), 0);
+    /* Misuse. */
+    assert_int_equal(ard_poll(o), ARD_EINVAL);
+    assert_int_equal(ard_poll(NULL), ARD_EINVAL);
+    ard_port *late = ard_create_on("pl_late", "pl", ARD_IN, 16, NULL);
+    assert_non_null(late);
+    assert_int_equal(ard_poll(late), 1); /* a late reader has not returned anything yet */
+}
+
+static void test_poll_sees_another_process_send(void **state)
+{
+    (void)state;
+    struct helper *w = spawn_ok("pp", "out", 64, NULL, NULL);
+    ard_port *i = ard_create("pp", ARD_IN, 64, NULL);
+    assert_non_null(i);
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    assert_int_equal(ard_poll(i), ARD_ENODATA);
+    assert_int_equal(cmd(w, "send 9").rc, 0);
+    assert_int_equal(ard_poll(i), 1);
+    unsigned char buf[64];
+    assert_int_equal(ard_tryrec(i, buf), 1);
+    assert_int_equal(first_bad_byte(buf, 64, 9), -1);
+    assert_int_equal(ard_poll(i), 0);
 }
 
 static void test_rec_timed_times_out_with_its_code(void **state)
@@ -596,9 +705,9 @@ static void test_send_never_waits_for_stopped_reader(void **state)
     struct helper *r = spawn_ok("big", "in", 65536, NULL, NULL);
     struct helper *r2 = spawn_ok("big", "in", 65536, NULL, NULL);
     assert_int_equal(cmd(w, "send 1").rc, 0);
-    post(r, "poll");
+    uint64_t v = 2, last = 2 + 20 * 50 - 1;
+    post(r, "poll %llu", (unsigned long long)last);
     srand((unsigned)getpid());
-    uint64_t v = 2;
     for (int k = 0; k < 20; k++) {
         struct timespec ts = {0, (rand() % 2000) * 1000L};
         nanosleep(&ts, NULL);
@@ -609,12 +718,19 @@ static void test_send_never_waits_for_stopped_reader(void **state)
         v += 50;
         kill(r->pid, SIGCONT);
     }
-    /* Another reader gets the newest packet, whole. */
+    /* Another reader gets the newest packet, whole, byte for byte. */
     struct reply a = cmd(r2, "tryrec");
     assert_int_equal(a.rc, 1);
     assert_int_equal(a.value, v - 1);
     assert_int_equal(a.seq, v - 1);
-    kill_helper(r);
+    assert_string_equal(a.detail, "whole");
+    /* The reader that was stopped again and again never copied out a torn packet, and it
+     * reached the last one. */
+    a = wait_reply(r);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(a.value, last);
+    if (strncmp(a.detail, "torn 0 ", 7) != 0)
+        fail_msg("stopped reader: %s", a.detail);
 }
 
 static void test_rec_with_spin_blocks_and_wakes(void **state)
@@ -945,6 +1061,33 @@ static void test_shm_world_writable_mode_refused(void **state)
     assert_int_equal(stat(path, &st), -1); /* nothing was created */
 }
 
+static void test_own_object_with_wider_mode_refused(void **state)
+{
+    (void)state;
+    struct helper *w = spawn_ok("wide", "out", 8, "u64", NULL);
+    assert_int_equal(cmd(w, "send 1").rc, 0);
+    char path[160];
+    shm_path(path, sizeof path, domain, "wide");
+    assert_int_equal(chmod(path, 0666), 0);
+    struct reply init;
+    spawn_as(NULL, &init, "wide", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    char want[128];
+    snprintf(want, sizeof want, "connection 'wide' is owned by uid %d with mode 0666: refusing",
+             (int)geteuid());
+    ASSERT_CONTAINS(init.detail, want);
+    struct ard_conn_stat st;
+    assert_int_equal(ard_conn_stat(domain, "wide", &st), ARD_EACCES);
+    ASSERT_CONTAINS(ard_errdetail(), want);
+    /* A group mode that the reader is not configured for is refused the same way. */
+    assert_int_equal(chmod(path, 0640), 0);
+    spawn_as(NULL, &init, "wide", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "with mode 0640: refusing");
+    struct helper *r = spawn_ok("wide", "in", 8, "u64", "--ard-mode", "0640", NULL);
+    assert_int_equal(cmd(r, "tryrec").value, 1);
+}
+
 /* ======================================================================================
  * Stale and foreign objects
  * ==================================================================================== */
@@ -1205,17 +1348,98 @@ static void test_group_mode_lets_group_members_attach(void **state)
     struct stat st;
     shm_path(path, sizeof path, domain, "grp");
     assert_int_equal(stat(path, &st), 0);
-    /* A member of the object's group may attach; a non-member may not. */
+    /* A member of the object's group that runs with the group mode too may attach. */
     struct spawn_opts member = {
         .uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 1, .groups = {st.st_gid}};
     struct spawn_opts stranger = {.uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 0};
     struct reply init;
-    struct helper *r = spawn_as(&member, &init, "grp", "in", 8, "u64", NULL);
+    struct helper *r = spawn_as(&member, &init, "grp", "in", 8, "u64", "--ard-mode", "0660", NULL);
     if (init.rc != 0)
         fail_msg("group member: %d %s", init.rc, init.detail);
     assert_int_equal(cmd(r, "tryrec").value, 5);
-    spawn_as(&stranger, &init, "grp", "in", 8, "u64", NULL);
+    /* A member configured for private objects (0600) does not trust a group object. */
+    spawn_as(&member, &init, "grp", "in", 8, "u64", NULL);
     assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "connection 'grp' is owned by uid 0 with mode 0660: refusing");
+    /* A non-member cannot even open it; the message names owner and mode. */
+    spawn_as(&stranger, &init, "grp", "in", 8, "u64", "--ard-mode", "0660", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "owned by uid 0 with mode 0660");
+}
+
+/* Make the object of `conn` look as if uid/gid had created it with `mode`. */
+static void squat(const char *conn, uid_t uid, gid_t gid, mode_t mode)
+{
+    char path[160];
+    shm_path(path, sizeof path, domain, conn);
+    assert_int_equal(chown(path, uid, gid), 0);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_squatted_object_refused_naming_owner_and_mode(void **state)
+{
+    (void)state;
+    /* Another user (daemon) made the connection world-writable before the victim started. */
+    struct helper *sq = spawn_ok("sq", "out", 8, "u64", NULL);
+    assert_int_equal(cmd(sq, "send 66").rc, 0);
+    kill_helper(sq);
+    squat("sq", DAEMON_UID, DAEMON_GID, 0666);
+    struct spawn_opts victim = {.uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 0};
+    struct reply init;
+    for (int d = 0; d < 2; d++) {
+        spawn_as(&victim, &init, "sq", d ? "out" : "in", 8, "u64", NULL);
+        assert_int_equal(init.rc, ARD_EACCES);
+        char want[128];
+        snprintf(want, sizeof want, "connection 'sq' is owned by uid %d with mode 0666: refusing",
+                 DAEMON_UID);
+        ASSERT_CONTAINS(init.detail, want);
+    }
+    /* Not even its group mode lets the victim trust another user's world-writable object. */
+    spawn_as(&victim, &init, "sq", "in", 8, "u64", "--ard-mode", "0660", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    /* Readable by others but not writable: the victim cannot open it; owner and mode named. */
+    squat("sq", DAEMON_UID, DAEMON_GID, 0644);
+    spawn_as(&victim, &init, "sq", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, "with mode 0644");
+}
+
+static void test_root_refuses_foreign_object_unless_allowed(void **state)
+{
+    (void)state;
+    struct spawn_opts other = {.uid = NOBODY_UID, .gid = NOGROUP_GID, .ngroups = 0};
+    struct reply init;
+    struct helper *w = spawn_as(&other, &init, "fo", "out", 8, "u64", NULL);
+    assert_int_equal(init.rc, 0);
+    assert_int_equal(cmd(w, "send 9").rc, 0);
+    char want[128];
+    snprintf(want, sizeof want, "connection 'fo' is owned by uid %d with mode 0600: refusing",
+             NOBODY_UID);
+    /* Root, for whom no permission bit protects anything, refuses by default... */
+    spawn_as(NULL, &init, "fo", "in", 8, "u64", NULL);
+    assert_int_equal(init.rc, ARD_EACCES);
+    ASSERT_CONTAINS(init.detail, want);
+    ASSERT_CONTAINS(init.detail, "--ard-allow-foreign");
+    struct ard_conn_stat st;
+    unsetenv("ARD_ALLOW_FOREIGN");
+    assert_int_equal(ard_conn_stat(domain, "fo", &st), ARD_EACCES);
+    ASSERT_CONTAINS(ard_errdetail(), want);
+    /* ...and accepts when told to, by option or environment. */
+    struct helper *r = spawn_ok("fo", "in", 8, "u64", "--ard-allow-foreign", NULL);
+    assert_int_equal(cmd(r, "tryrec").value, 9);
+    setenv("ARD_ALLOW_FOREIGN", "1", 1);
+    r = spawn_ok("fo", "in", 8, "u64", NULL);
+    int rc = ard_conn_stat(domain, "fo", &st);
+    unsetenv("ARD_ALLOW_FOREIGN");
+    assert_int_equal(rc, 0);
+    assert_int_equal(st.seq, 1);
+    assert_int_equal(cmd(r, "tryrec").value, 9);
+    /* A malformed value is an option error naming the variable. */
+    setenv("ARD_ALLOW_FOREIGN", "yes", 1);
+    spawn_as(NULL, &init, "fo", "in", 8, "u64", NULL);
+    unsetenv("ARD_ALLOW_FOREIGN");
+    assert_int_equal(init.rc, ARD_EOPTION);
+    ASSERT_CONTAINS(init.detail, "ARD_ALLOW_FOREIGN");
 }
 
 /* ======================================================================================
@@ -1247,6 +1471,8 @@ int main(int argc, char **argv)
         const struct CMUnitTest root_tests[] = {
             T(test_other_uid_cannot_attach),
             T(test_group_mode_lets_group_members_attach),
+            T(test_squatted_object_refused_naming_owner_and_mode),
+            T(test_root_refuses_foreign_object_unless_allowed),
         };
         return cmocka_run_group_tests_name("port_root", root_tests, NULL, NULL);
     }
@@ -1257,6 +1483,8 @@ int main(int argc, char **argv)
         T(test_rec_blocks_until_newer_packet),
         T(test_tryrec_new_same_and_nothing_yet),
         T(test_rec_timed_times_out_with_its_code),
+        T(test_poll_says_new_without_copying),
+        T(test_poll_sees_another_process_send),
         T(test_second_live_writer_refused_naming_first_pid),
         T(test_closed_writer_releases_role_at_once),
         T(test_killed_writer_replaced_without_cleanup),
@@ -1273,6 +1501,7 @@ int main(int argc, char **argv)
         T(test_shm_created_mode_0600),
         T(test_shm_group_mode_by_option_and_env),
         T(test_shm_world_writable_mode_refused),
+        T(test_own_object_with_wider_mode_refused),
         T(test_foreign_shm_object_gives_estale),
         T(test_damaged_ardnet_object_gives_estale),
         T(test_timestamps_plausible_and_seq_matches),

@@ -1,11 +1,11 @@
 /*
  * test_realtime.c - the realtime discipline (DESIGN §3), proved:
- *  (a) after ard_init, send / rec / tryrec / rec_timed allocate nothing: malloc and friends
+ *  (a) after ard_init, send / rec / tryrec / rec_timed / poll allocate nothing: malloc and friends
  *      are interposed in this binary and counted while armed;
- *  (b) ard_send makes no system call when no reader is blocked, ard_tryrec (and rec of a
- *      packet that is already there) never does: a seccomp filter turns every system call
- *      into SIGSYS, which is counted; a positive control shows that the detector sees the
- *      one futex wake a send makes when a reader sleeps in rec.
+ *  (b) ard_send makes no system call when no reader is blocked, ard_tryrec and ard_poll (and rec of
+ * a packet that is already there) never does: a seccomp filter turns every system call into SIGSYS,
+ * which is counted; a positive control shows that the detector sees the one futex wake a send makes
+ * when a reader sleeps in rec.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,7 +238,9 @@ static void test_send_rec_tryrec_allocate_nothing_after_init(void **state)
     for (uint64_t i = 1; i <= 1000; i++) {
         pattern(pkt, i);
         bad += ard_send(out, pkt) != 0;
+        bad += ard_poll(in) != 1;
         bad += ard_tryrec(in, buf) != 1;
+        bad += ard_poll(in) != 0;
         bad += ard_tryrec(in, buf) != 0;
         bad += ard_send(out, pkt) != 0;
         bad += ard_rec(in, buf) != 0;
@@ -365,6 +367,7 @@ static void test_fast_paths_make_no_system_call(void **state)
         bad += ard_rec(in, buf) != 0;
         bad += ard_send(out, pkt) != 0;
         bad += ard_rec_timed(in, buf, 1000000000) != 0;
+        bad += ard_poll(in) != 0;
         (void)ard_port_info(in);
         if (bad || trap_all_syscalls() != 0)
             _exit(251);
@@ -374,7 +377,11 @@ static void test_fast_paths_make_no_system_call(void **state)
             bad += ard_send(out, pkt) != 0;
         }
         for (uint64_t i = 0; i < ROUNDS; i++)
+            bad += ard_poll(in) != 1;
+        for (uint64_t i = 0; i < ROUNDS; i++)
             bad += ard_tryrec(in, buf) != (i == 0 ? 1 : 0);
+        for (uint64_t i = 0; i < ROUNDS; i++)
+            bad += ard_poll(in) != 0;
         for (uint64_t i = 0; i < ROUNDS; i++) {
             bad += ard_send(out, pkt) != 0;
             bad += ard_tryrec(in, buf) != 1;

@@ -7,6 +7,9 @@
 /* uid/gid of Debian's "nobody"/"nogroup", for tests that drop privileges. */
 #define NOBODY_UID 65534
 #define NOGROUP_GID 65534
+/* uid/gid of Debian's "daemon": a second unprivileged user. */
+#define DAEMON_UID 1
+#define DAEMON_GID 1
 
 /* Fail the test unless `needle` occurs in `hay`, showing both. */
 #define ASSERT_CONTAINS(hay, needle)                                                               \

@@ -9,6 +9,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define ARDI_HIDDEN __attribute__((visibility("hidden")))
@@ -43,7 +45,10 @@ ARDI_HIDDEN bool ardi_type_same_layout(const char *a, const char *b);
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 
 #define ARDI_MAGIC 0x31304e445241ull /* "ARDN01" read as little-endian bytes */
-#define ARDI_VERSION 1u
+/* The first 8 bytes while a creator initialises the object; a creator that dies leaves this,
+ * and the next creator (holding the init lock, so the first one is gone) starts afresh. */
+#define ARDI_MAGIC_INIT 0x54494e494e445241ull /* "ARDNINIT" */
+#define ARDI_VERSION 2u
 #define ARDI_CACHELINE 64
 
 /* One slot holds one packet. `lock` is a per-slot sequence lock: 2*seq+1 while the writer
@@ -54,6 +59,19 @@ struct ardi_slot {
     _Atomic int64_t real_ns;
     uint8_t pad[ARDI_CACHELINE - 24];
     /* packet bytes follow, `stride - sizeof(struct ardi_slot)` of them */
+};
+
+/* Who is attached: one entry per attached port, owned through OFD locks (segment.c). The
+ * owner writes it between two stores of `gen` (odd while writing). */
+#define ARDI_MAX_PEERS 64
+struct ardi_peer {
+    _Atomic uint32_t gen;
+    int32_t pid;
+    uint32_t dir;
+    uint32_t pad;
+    int64_t attach_real_ns;
+    char program[16];
+    char port[ARD_MAX_NAME + 1];
 };
 
 struct ardi_seg {
@@ -79,14 +97,29 @@ struct ardi_seg {
     _Alignas(ARDI_CACHELINE) _Atomic int32_t writer_pid;
     _Atomic uint32_t readers;
     _Atomic uint32_t spinners; /* IN ports with spinning enabled: writer publishes its CPU */
+    struct ardi_peer peers[ARDI_MAX_PEERS];
 
     _Alignas(ARDI_CACHELINE) uint8_t slots[]; /* nslots * stride */
+};
+
+/* The geometry of a connection, validated once at attach (ardi_seg_check) and kept privately
+ * by every side: after that, nothing in the shared header is trusted (DESIGN §9). */
+struct ardi_geom {
+    uint32_t nslots;
+    uint64_t stride;
+    uint64_t size;
+    uint64_t total;
+    char type[ARD_MAX_TYPE + 1];
 };
 
 struct ardi_map {
     int fd;
     struct ardi_seg *seg;
     size_t len;
+    /* Private copies of the geometry: the realtime paths use these, never the header's. */
+    uint8_t *slots;
+    uint64_t slot_mask; /* nslots - 1 (nslots is a power of two) */
+    uint64_t stride;
 };
 
 struct ardi_attach_req {
@@ -96,15 +129,103 @@ struct ardi_attach_req {
     size_t size;      /* 0: adopt existing */
     const char *type; /* canonical descriptor, "" for opaque */
     bool writer;
-    unsigned mode; /* for a newly created object */
+    unsigned mode;      /* for a newly created object, and the most an existing one may allow */
+    bool allow_foreign; /* accept objects created by another uid */
 };
 
-ARDI_HIDDEN int ardi_seg_attach(const struct ardi_attach_req *req, struct ardi_map *m);
+/* The one validator of a connection header: reads each field of the header at `s` (an object
+ * of `len` bytes) exactly once, checks magic, version and geometry against the layout rule and
+ * the object's length, and fills *g. ARD_ESTALE naming `conn` and `shm` when anything is off. */
+ARDI_HIDDEN int ardi_seg_check(const struct ardi_seg *s, size_t len, const char *conn,
+                               const char *shm, struct ardi_geom *g);
+/* Attach to (creating if needed) the object of rq; fills *m and the validated geometry *g. */
+ARDI_HIDDEN int ardi_seg_attach(const struct ardi_attach_req *req, struct ardi_map *m,
+                                struct ardi_geom *g);
 ARDI_HIDDEN void ardi_seg_detach(struct ardi_map *m, bool writer, bool spinner);
+/* Map object `name` of `domain` read-only for inspection (stat, peers), validated by
+ * ardi_seg_check exactly as an attach is. The caller unmaps with ardi_seg_unmap. */
+ARDI_HIDDEN int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m,
+                                 struct ardi_geom *g, unsigned *mode);
+ARDI_HIDDEN void ardi_seg_unmap(struct ardi_map *m);
+/* Live peers of an inspected object, writer first: fills up to `max` of out, returns how many
+ * are listed; *unlisted = live ports without a listed entry (table full or entry unreadable),
+ * *writer_listed = whether the live writer has an entry. */
+ARDI_HIDDEN int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max,
+                               uint32_t *unlisted, bool *writer_listed);
+/* Remove object `name` of `domain` unless a port is attached to it (ARD_EBUSY). */
+ARDI_HIDDEN int ardi_seg_remove(const char *domain, const char *name);
+/* Refuse an object (fd open, `st` its fstat) that another uid created or whose mode gives
+ * group or others more than `mode` allows: ARD_EACCES naming owner and mode. */
+ARDI_HIDDEN int ardi_check_owner(const struct stat *st, const char *conn, unsigned mode,
+                                 bool allow_foreign);
+/* The trust settings in force: after ard_init its options; before, $ARD_SHM_MODE and
+ * $ARD_ALLOW_FOREIGN (for tools that inspect connections without ard_init). */
+ARDI_HIDDEN void ardi_trust(unsigned *mode, bool *allow_foreign);
+ARDI_HIDDEN void ardi_map_geom(struct ardi_map *m, const struct ardi_geom *g);
 
-static inline struct ardi_slot *ardi_slot_at(struct ardi_seg *s, uint64_t seq)
+#if defined(__x86_64__) || defined(__i386__)
+#define ardi_cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define ardi_cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define ardi_cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+static inline struct ardi_slot *ardi_slot_at(const struct ardi_map *m, uint64_t seq)
 {
-    return (struct ardi_slot *)(s->slots + (seq % s->nslots) * s->stride);
+    return (struct ardi_slot *)(m->slots + (seq & m->slot_mask) * m->stride);
+}
+
+/* The one read of a slot: copy packet `seq` (`size` bytes into dst) and its send times. False
+ * if the slot does not hold `seq` complete or the writer began to reuse it during the copy. */
+static inline bool ardi_slot_read(const struct ardi_map *m, uint64_t seq, void *dst, size_t size,
+                                  int64_t *mono, int64_t *real)
+{
+    struct ardi_slot *slot = ardi_slot_at(m, seq);
+    uint64_t v1 = atomic_load_explicit(&slot->lock, memory_order_acquire);
+    if (v1 != 2 * seq)
+        return false;
+    if (size)
+        memcpy(dst, slot + 1, size);
+    *mono = atomic_load_explicit(&slot->mono_ns, memory_order_relaxed);
+    *real = atomic_load_explicit(&slot->real_ns, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&slot->lock, memory_order_relaxed) == v1;
+}
+
+/* Bounds of ardi_read_newest's retries. A writer laps a reader only by writing nslots - 1
+ * packets during one copy, and then the head moves: a head that stays put while its slot
+ * never settles was rewritten. A head that keeps moving while every copy fails is bounded in
+ * time, counted from the 64th failure so that a reader stopped mid-copy is not blamed. */
+#define ARDI_STUCK_TRIES 4096
+#define ARDI_LAPPED_NS 1000000000LL
+
+/* Copy the newest complete packet: 1 (seq, times set), 0 (nothing was ever sent), or
+ * ARD_ESTALE (the header's head names a slot that never settles; no detail set). */
+static inline int ardi_read_newest(const struct ardi_map *m, void *dst, size_t size, uint64_t *seq,
+                                   int64_t *mono, int64_t *real)
+{
+    uint64_t prev = 0;
+    unsigned stuck = 0, failed = 0;
+    int64_t since = 0;
+    for (;;) {
+        uint64_t h = atomic_load_explicit(&m->seg->head, memory_order_acquire);
+        if (h == 0)
+            return 0;
+        if (ardi_slot_read(m, h, dst, size, mono, real)) {
+            *seq = h;
+            return 1;
+        }
+        stuck = h == prev ? stuck + 1 : 0;
+        prev = h;
+        if (stuck >= ARDI_STUCK_TRIES)
+            return ARD_ESTALE;
+        if (++failed == 64)
+            since = ard_now_ns();
+        else if (failed > 64 && (failed & 63) == 0 && ard_now_ns() - since > ARDI_LAPPED_NS)
+            return ARD_ESTALE;
+        ardi_cpu_relax();
+    }
 }
 
 /* ---- options.c / port.c ----------------------------------------------------------------- */
@@ -135,6 +256,7 @@ struct ardi_state {
     char domain[ARD_MAX_NAME + 1];
     bool domain_set;
     unsigned mode;
+    bool allow_foreign;
     int64_t spin_ns;
     struct ardi_wire *wires;
     size_t nwires;

@@ -91,87 +91,81 @@ int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg), vo
 
 int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st)
 {
-    char dom[ARD_MAX_NAME + 1], shm[ARDI_SHM_NAME_MAX];
+    char dom[ARD_MAX_NAME + 1];
     int rc = pick_domain(domain, dom);
     if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
         return rc;
     if (st == NULL)
         return ardi_fail(ARD_EINVAL, "ard_conn_stat: st is NULL");
-    ardi_shm_name(shm, dom, name);
-    int fd = shm_open(shm, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT)
-            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
-                             dom);
-        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e,
-                               "connection '%s': "
-                               "shm_open(%s)",
-                               name, shm);
-    }
-    struct stat sb;
-    struct ardi_seg *s = MAP_FAILED;
-    if (fstat(fd, &sb) == 0 && (size_t)sb.st_size >= sizeof *s)
-        s = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    if (s == MAP_FAILED || atomic_load(&s->magic) != ARDI_MAGIC || s->version != ARDI_VERSION ||
-        s->total != (uint64_t)sb.st_size || s->nslots == 0) {
-        if (s != MAP_FAILED)
-            munmap(s, (size_t)sb.st_size);
-        close(fd);
-        return ardi_fail(ARD_ESTALE,
-                         "connection '%s': /dev/shm%s is not an ardnet object of "
-                         "this version",
-                         name, shm);
-    }
+    struct ardi_map m;
+    struct ardi_geom g;
+    unsigned mode;
+    if ((rc = ardi_seg_inspect(dom, name, &m, &g, &mode)) < 0)
+        return rc;
     memset(st, 0, sizeof *st);
     snprintf(st->name, sizeof st->name, "%s", name);
-    memcpy(st->type, s->type, sizeof st->type);
-    st->type[sizeof st->type - 1] = '\0';
-    st->size = (size_t)s->size;
-    st->readers = atomic_load(&s->readers);
-    st->mode = sb.st_mode & 07777;
+    memcpy(st->type, g.type, sizeof st->type);
+    st->size = (size_t)g.size;
+    st->mode = mode;
+    /* Readers and writer from the table of live peers: exact, whoever was killed. */
+    struct ard_peer peers[ARDI_MAX_PEERS];
+    uint32_t unlisted;
+    bool writer_listed;
+    int n = ardi_seg_peers(&m, peers, ARDI_MAX_PEERS, &unlisted, &writer_listed);
     /* The pid field outlives a killed writer; the writer lock does not. */
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 1};
-    if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
-        st->writer_pid = atomic_load(&s->writer_pid);
-    close(fd);
-    /* The newest packet's times, read under its slot's sequence lock. */
-    for (int tries = 0; tries < 100; tries++) {
-        uint64_t h = atomic_load(&s->head);
-        if (h == 0)
-            break;
-        struct ardi_slot *slot = ardi_slot_at(s, h);
-        uint64_t v = atomic_load(&slot->lock);
-        int64_t mono = atomic_load_explicit(&slot->mono_ns, memory_order_relaxed);
-        int64_t real = atomic_load_explicit(&slot->real_ns, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (v == 2 * h && atomic_load(&slot->lock) == v) {
-            st->seq = h;
-            st->mono_ns = mono;
-            st->real_ns = real;
-            break;
-        }
+    bool writer_live = fcntl(m.fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    if (writer_live) {
+        int32_t pid = writer_listed ? peers[0].pid : atomic_load(&m.seg->writer_pid);
+        st->writer_pid = pid > 0 ? pid : 0;
     }
-    munmap(s, (size_t)sb.st_size);
+    st->readers = (uint32_t)n - (writer_listed ? 1u : 0u) + unlisted -
+                  (writer_live && !writer_listed && unlisted > 0 ? 1u : 0u);
+    st->unlisted = unlisted;
+    /* The newest packet's times, read like a reader reads them. */
+    uint64_t seq = 0;
+    int64_t mono = 0, real = 0;
+    rc = ardi_read_newest(&m, NULL, 0, &seq, &mono, &real);
+    ardi_seg_unmap(&m);
+    if (rc < 0)
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': the newest packet's slot never settles: the "
+                         "object's header was damaged or rewritten",
+                         name);
+    if (rc == 1) {
+        st->seq = seq;
+        st->mono_ns = mono;
+        st->real_ns = real;
+    }
     return 0;
+}
+
+int ard_conn_peers(const char *domain, const char *name, struct ard_peer *out, size_t max)
+{
+    char dom[ARD_MAX_NAME + 1];
+    int rc = pick_domain(domain, dom);
+    if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
+        return rc;
+    if (out == NULL && max > 0)
+        return ardi_fail(ARD_EINVAL, "ard_conn_peers: out is NULL with max %zu", max);
+    struct ardi_map m;
+    struct ardi_geom g;
+    if ((rc = ardi_seg_inspect(dom, name, &m, &g, NULL)) < 0)
+        return rc;
+    uint32_t unlisted;
+    bool writer_listed;
+    rc = ardi_seg_peers(&m, out, max, &unlisted, &writer_listed);
+    ardi_seg_unmap(&m);
+    return rc;
 }
 
 int ard_conn_unlink(const char *domain, const char *name)
 {
-    char dom[ARD_MAX_NAME + 1], shm[ARDI_SHM_NAME_MAX];
+    char dom[ARD_MAX_NAME + 1];
     int rc = pick_domain(domain, dom);
     if (rc < 0 || (rc = ardi_check_name("connection", name, true)) < 0)
         return rc;
-    ardi_shm_name(shm, dom, name);
-    if (shm_unlink(shm) < 0) {
-        int e = errno;
-        if (e == ENOENT)
-            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
-                             dom);
-        return ardi_fail_errno(e == EACCES || e == EPERM ? ARD_EACCES : ARD_ESYS, e,
-                               "connection '%s': shm_unlink(%s)", name, shm);
-    }
-    return 0;
+    return ardi_seg_remove(dom, name);
 }
 
 int ard_domain_unlink(const char *domain)
@@ -187,13 +181,28 @@ int ard_domain_unlink(const char *domain)
         return rc;
     }
     int removed = 0;
+    char busy[512] = "";
+    size_t nbusy = 0, blen = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         int r = ard_conn_unlink(dom, v[i]);
         if (r == 0)
             removed++;
-        else if (r != ARD_ENOENT)
+        else if (r == ARD_EBUSY) {
+            /* Still in use: skipped, and named in the report. */
+            if (blen < sizeof busy)
+                blen += (size_t)snprintf(busy + blen, sizeof busy - blen, "%s'%s'",
+                                         nbusy ? ", " : "", v[i]);
+            nbusy++;
+        } else if (r != ARD_ENOENT)
             rc = r;
     }
     free_names(v, n);
-    return rc < 0 ? rc : removed;
+    if (rc < 0)
+        return rc;
+    if (nbusy > 0)
+        return ardi_fail(ARD_EBUSY,
+                         "domain '%s': removed %d object%s; %zu still attached, left in place: "
+                         "%s",
+                         dom, removed, removed == 1 ? "" : "s", nbusy, busy);
+    return removed;
 }

@@ -55,6 +55,21 @@ int ardi_parse_mode(const char *what, const char *s, unsigned *mode)
     return 0;
 }
 
+void ardi_trust(unsigned *mode, bool *allow_foreign)
+{
+    ardi_lock();
+    bool init = ardi_g.initialized;
+    *mode = ardi_g.mode;
+    *allow_foreign = ardi_g.allow_foreign;
+    ardi_unlock();
+    if (init)
+        return;
+    const char *m = getenv("ARD_SHM_MODE"), *f = getenv("ARD_ALLOW_FOREIGN");
+    if (m == NULL || *m == '\0' || ardi_parse_mode("ARD_SHM_MODE", m, mode) < 0)
+        *mode = 0600;
+    *allow_foreign = f != NULL && strcmp(f, "1") == 0;
+}
+
 /* ---- domain ----------------------------------------------------------------------------- */
 
 static void default_domain(void)
@@ -92,7 +107,7 @@ int ard_set_domain(const char *domain)
 struct opts {
     const char *domain;
     const char *prio, *cpu, *spin, *mode;
-    bool lock, help;
+    bool lock, help, allow_foreign;
 };
 
 /* Match "--name", "--name=value" or "--name value". Returns 1 if matched (value set,
@@ -187,6 +202,10 @@ static int scan(int *argc, char **argv, struct opts *o)
             if (rc < 0)
                 return rc;
             o->lock = true;
+        } else if ((rc = match(argv, *argc, i, "--ard-allow-foreign", false, &v, &used)) != 0) {
+            if (rc < 0)
+                return rc;
+            o->allow_foreign = true;
         } else if ((rc = match(argv, *argc, i, "--ard-help", false, &v, &used)) != 0) {
             if (rc < 0)
                 return rc;
@@ -201,7 +220,7 @@ static int scan(int *argc, char **argv, struct opts *o)
                 return ardi_fail(ARD_EOPTION,
                                  "unknown option '%s' (standard options: --ard "
                                  "PORT=CONN, --ard-domain, --ard-prio, --ard-cpu, --ard-lock, "
-                                 "--ard-spin, --ard-mode, --ard-help)",
+                                 "--ard-spin, --ard-mode, --ard-allow-foreign, --ard-help)",
                                  a);
         }
         i += used;
@@ -304,7 +323,8 @@ static void print_help(const char *prog)
         printf("  %-20s %-4s %10zu  %-24s %s\n", p->name, p->dir == ARD_IN ? "in" : "out", p->size,
                p->conn, p->type[0] ? p->type : "(opaque)");
     printf("standard options: --ard PORT=CONNECTION, --ard-domain NAME, --ard-prio N, "
-           "--ard-cpu LIST, --ard-lock, --ard-spin NS, --ard-mode OCTAL, --ard-help\n");
+           "--ard-cpu LIST, --ard-lock, --ard-spin NS, --ard-mode OCTAL, --ard-allow-foreign, "
+           "--ard-help\n");
     fflush(stdout);
 }
 
@@ -330,6 +350,13 @@ static int init_locked(int *argc, char **argv)
     } else if (o.mode != NULL &&
                (rc = ardi_parse_mode("option '--ard-mode'", o.mode, &ardi_g.mode)) < 0) {
         return rc;
+    }
+    const char *env_foreign = getenv("ARD_ALLOW_FOREIGN");
+    ardi_g.allow_foreign = o.allow_foreign;
+    if (!o.allow_foreign && env_foreign != NULL && *env_foreign) {
+        if (strcmp(env_foreign, "1") != 0 && strcmp(env_foreign, "0") != 0)
+            return ardi_fail(ARD_EOPTION, "ARD_ALLOW_FOREIGN '%s': expected 1 or 0", env_foreign);
+        ardi_g.allow_foreign = env_foreign[0] == '1';
     }
     const char *spin = o.spin ? o.spin : env_spin;
     if (spin && *spin && ardi_parse_i64(spin, 0, 1000000000, &ardi_g.spin_ns) < 0)
@@ -404,6 +431,7 @@ void ard_fini(void)
     ardi_g.initialized = false;
     ardi_g.domain_set = false;
     ardi_g.mode = 0600;
+    ardi_g.allow_foreign = false;
     ardi_g.spin_ns = 0;
     ardi_unlock();
     while (p) {

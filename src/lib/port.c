@@ -17,14 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define cpu_relax() __asm__ __volatile__("yield" ::: "memory")
-#else
-#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
-#endif
-
 /* ---- clocks ----------------------------------------------------------------------------- */
 
 static int64_t clock_ns(clockid_t c)
@@ -42,24 +34,6 @@ int64_t ard_now_ns(void)
 int64_t ard_realtime_ns(void)
 {
     return clock_ns(CLOCK_REALTIME);
-}
-
-/* ---- the sequence-locked slots ---------------------------------------------------------- */
-
-/* Copy packet `seq` out of its slot. False if the writer has begun to reuse the slot, in which
- * case a newer packet exists and the caller reads head again. */
-static bool copy_packet(struct ardi_seg *s, uint64_t seq, void *dst, size_t size, int64_t *mono,
-                        int64_t *real)
-{
-    struct ardi_slot *slot = ardi_slot_at(s, seq);
-    uint64_t v1 = atomic_load_explicit(&slot->lock, memory_order_acquire);
-    if (v1 != 2 * seq)
-        return false;
-    memcpy(dst, slot + 1, size);
-    *mono = atomic_load_explicit(&slot->mono_ns, memory_order_relaxed);
-    *real = atomic_load_explicit(&slot->real_ns, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    return atomic_load_explicit(&slot->lock, memory_order_relaxed) == v1;
 }
 
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
@@ -82,7 +56,7 @@ static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t
                          p->name);
 
     uint64_t seq = p->last_seq + 1;
-    struct ardi_slot *slot = ardi_slot_at(s, seq);
+    struct ardi_slot *slot = ardi_slot_at(&p->map, seq);
 
     atomic_store_explicit(&slot->lock, 2 * seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -130,29 +104,32 @@ static int check_in(ard_port *p, const void *packet, const char *fn)
     return 0;
 }
 
-/* Copy the newest packet. Returns 1 (newer than last returned), 0 (same again), or
- * ARD_ENODATA. Loops only while the writer laps the slot being copied. */
+/* Copy the newest packet. Returns 1 (newer than last returned), 0 (same again), ARD_ENODATA,
+ * or ARD_ESTALE when the shared header can no longer be trusted (detail set). */
 static int take_newest(ard_port *p, void *packet)
 {
-    struct ardi_seg *s = p->map.seg;
-    for (;;) {
-        uint64_t h = atomic_load_explicit(&s->head, memory_order_acquire);
-        if (h == 0)
-            return ARD_ENODATA;
-        int64_t mono, real;
-        if (!copy_packet(s, h, packet, p->size, &mono, &real))
-            continue;
-        if (h == p->last_seq) {
-            p->info.skipped = 0;
-            return 0;
-        }
-        p->info = (struct ard_info){.seq = h,
-                                    .mono_ns = mono,
-                                    .real_ns = real,
-                                    .skipped = p->last_seq ? h - p->last_seq - 1 : 0};
-        p->last_seq = h;
-        return 1;
+    uint64_t h;
+    int64_t mono, real;
+    int rc = ardi_read_newest(&p->map, packet, p->size, &h, &mono, &real);
+    if (rc == 0 && p->last_seq == 0)
+        return ARD_ENODATA;
+    if (rc <= 0 || h < p->last_seq)
+        return ardi_fail(ARD_ESTALE,
+                         "port '%s' (connection '%s'): %s: the object's header was "
+                         "damaged or rewritten",
+                         p->name, p->conn,
+                         rc < 0 ? "the newest packet's slot never settles"
+                                : "the sequence number went backwards");
+    if (h == p->last_seq) {
+        p->info.skipped = 0;
+        return 0;
     }
+    p->info = (struct ard_info){.seq = h,
+                                .mono_ns = mono,
+                                .real_ns = real,
+                                .skipped = p->last_seq ? h - p->last_seq - 1 : 0};
+    p->last_seq = h;
+    return 1;
 }
 
 int ard_tryrec(ard_port *p, void *packet)
@@ -161,6 +138,22 @@ int ard_tryrec(ard_port *p, void *packet)
     if (rc < 0)
         return rc;
     return take_newest(p, packet);
+}
+
+int ard_poll(const ard_port *p)
+{
+    if (p == NULL || p->dir != ARD_IN)
+        return ardi_fail(ARD_EINVAL, "ard_poll: %s", p == NULL ? "port is NULL" : "not an IN port");
+    if (p->map.seg == NULL)
+        return ardi_fail(ARD_ESTATE,
+                         "port '%s': ard_poll before the port is attached (call ard_init first)",
+                         p->name);
+    uint64_t h = atomic_load_explicit(&p->map.seg->head, memory_order_acquire);
+    if (h == p->last_seq)
+        return h == 0 ? ARD_ENODATA : 0;
+    /* Any other head, also one that went backwards (rewritten), is news for ard_tryrec to
+     * copy or to report. */
+    return 1;
 }
 
 static bool has_new(const ard_port *p)
@@ -183,20 +176,26 @@ static bool spin_for_new(const ard_port *p, int64_t deadline)
     for (unsigned i = 1;; i++) {
         if (has_new(p))
             return true;
-        cpu_relax();
+        ardi_cpu_relax();
         if ((i & 63) == 0 && ard_now_ns() >= end)
             return false;
     }
 }
 
+/* Every change of the futex word by a well-behaved side comes with a new head (a send), or
+ * happens once per attach (a writer taking over, a reader announcing itself). A word that
+ * keeps changing without anything new was rewritten: give up after this many rounds in a row
+ * that did not sleep. */
+#define WAKE_ROUNDS 1000
+
 /* Sleep until head moves past last_seq or the absolute deadline passes (deadline < 0: none).
- * Returns 0, ARD_ETIMEDOUT or ARD_EINTR. */
+ * Returns 0, ARD_ETIMEDOUT, ARD_EINTR or ARD_ESTALE. */
 static int wait_new(ard_port *p, int64_t deadline)
 {
     struct ardi_seg *s = p->map.seg;
     if (p->spin_ns > 0 && spin_for_new(p, deadline))
         return 0;
-    for (;;) {
+    for (unsigned rounds = 0; rounds < WAKE_ROUNDS; rounds++) {
         uint32_t w = atomic_load_explicit(&s->wake, memory_order_seq_cst);
         if (has_new(p))
             return 0;
@@ -218,14 +217,15 @@ static int wait_new(ard_port *p, int64_t deadline)
         }
         /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline. Not the private
          * variant: the word is shared between processes. */
-        if (futex(&s->wake, FUTEX_WAIT_BITSET, w, tsp) < 0) {
-            if (errno == ETIMEDOUT)
-                return has_new(p) ? 0 : ARD_ETIMEDOUT;
-            if (errno == EINTR)
-                return has_new(p) ? 0 : ARD_EINTR;
-            /* EAGAIN: the word changed before we slept; loop and look again. */
-        }
+        if (futex(&s->wake, FUTEX_WAIT_BITSET, w, tsp) == 0)
+            rounds = 0; /* slept and was woken */
+        else if (errno == ETIMEDOUT)
+            return has_new(p) ? 0 : ARD_ETIMEDOUT;
+        else if (errno == EINTR)
+            return has_new(p) ? 0 : ARD_EINTR;
+        /* else EAGAIN: the word changed before we slept; loop and look again. */
     }
+    return ARD_ESTALE;
 }
 
 static int rec_until(ard_port *p, void *packet, int64_t deadline, const char *fn)
@@ -233,16 +233,29 @@ static int rec_until(ard_port *p, void *packet, int64_t deadline, const char *fn
     int rc = check_in(p, packet, fn);
     if (rc < 0)
         return rc;
-    for (;;) {
-        if (has_new(p) && take_newest(p, packet) == 1)
-            return 0;
+    /* has_new and take_newest read the head apart; only a rewritten head makes them disagree
+     * again and again. */
+    for (unsigned false_alarms = 0; false_alarms < WAKE_ROUNDS; false_alarms++) {
+        if (has_new(p)) {
+            rc = take_newest(p, packet);
+            if (rc == 1)
+                return 0;
+            if (rc == ARD_ESTALE)
+                return rc;
+        }
         rc = wait_new(p, deadline);
         if (rc == ARD_ETIMEDOUT)
             return ardi_fail(rc, "port '%s' (connection '%s'): no new packet within the timeout",
                              p->name, p->conn);
         if (rc == ARD_EINTR)
             return ardi_fail(rc, "port '%s': interrupted by a signal", p->name);
+        if (rc == ARD_ESTALE)
+            break;
     }
+    return ardi_fail(ARD_ESTALE,
+                     "port '%s' (connection '%s'): the futex word or head keeps changing "
+                     "without a new packet: the object's header was damaged or rewritten",
+                     p->name, p->conn);
 }
 
 int ard_rec(ard_port *p, void *packet)
@@ -286,10 +299,15 @@ int ardi_check_name(const char *what, const char *s, bool dots)
  * that was about to sleep on the old value now finds it changed (tests/model/ardnet.pml). */
 static void writer_takeover(struct ardi_seg *s)
 {
-    uint32_t w = atomic_load(&s->wake), moved;
-    do
+    uint32_t w = atomic_load(&s->wake), moved = 0;
+    /* Bounded: a word that another process keeps rewriting gets a plain store at the end. */
+    for (int i = 0; i < 1000; i++) {
         moved = (((w >> 2) + 1) << 2) | 2u;
-    while (!atomic_compare_exchange_weak(&s->wake, &w, moved));
+        if (atomic_compare_exchange_weak(&s->wake, &w, moved))
+            break;
+        if (i == 999)
+            atomic_store(&s->wake, moved);
+    }
     futex(&s->wake, FUTEX_WAKE, INT_MAX, NULL);
 }
 
@@ -303,16 +321,19 @@ int ardi_port_attach(ard_port *p)
         .type = p->type,
         .writer = p->dir == ARD_OUT,
         .mode = ardi_g.mode,
+        .allow_foreign = ardi_g.allow_foreign,
     };
-    int rc = ardi_seg_attach(&rq, &p->map);
+    struct ardi_geom g;
+    int rc = ardi_seg_attach(&rq, &p->map, &g);
     if (rc < 0)
         return rc;
     struct ardi_seg *s = p->map.seg;
+    /* From the validated private copy, never from the header again. */
     if (p->size == 0) {
-        p->size = (size_t)s->size;
-        snprintf(p->type, sizeof p->type, "%s", s->type);
+        p->size = (size_t)g.size;
+        memcpy(p->type, g.type, sizeof p->type);
     } else if (p->type[0] == '\0') {
-        snprintf(p->type, sizeof p->type, "%s", s->type);
+        memcpy(p->type, g.type, sizeof p->type);
     }
     /* A writer continues the sequence; a reader starts as if it had read nothing. */
     p->last_seq = p->dir == ARD_OUT ? atomic_load(&s->head) : 0;

@@ -83,9 +83,11 @@ struct ardt_probe {
     char type[ARD_MAX_TYPE + 1];
     size_t size;
     int32_t writer_pid; /* live writer (holds the writer lock), 0 if none */
-    uint32_t readers;   /* attached IN ports by the object's counter */
-    bool attached;      /* anybody attached (false: orphaned object) */
-    uint64_t seq;       /* newest sequence number, 0: nothing sent */
+    char writer_program[16];
+    uint32_t readers;  /* live attached IN ports */
+    uint32_t unlisted; /* live ports the object's peer table had no room for */
+    bool attached;     /* anybody attached (false: orphaned object) */
+    uint64_t seq;      /* newest sequence number, 0: nothing sent */
     int64_t mono_ns, real_ns;
     double rate_hz; /* from the send times in the ring; 0 when unknown */
     uint32_t mode;  /* permission bits */
@@ -93,13 +95,13 @@ struct ardt_probe {
     uint64_t ino;   /* inode of the object (changes when re-created) */
 };
 
-/* A read-only mapping of one connection's object, geometry checked once and kept here. */
+/* A read-only mapping of one connection's object, validated by the library's one validator
+ * (ardi_seg_inspect: owner, mode, geometry) and used through its private geometry only. */
 struct ardt_view {
-    int fd;
-    const struct ardi_seg *seg;
-    size_t len;
-    uint32_t nslots;
-    uint64_t stride, size;
+    struct ardi_map map;
+    struct ardi_geom geom;
+    unsigned mode;
+    char name[ARD_MAX_NAME + 1];
 };
 
 /* Map connection `name` of the global domain read-only. Returns 0 or an ARD_E* code with
@@ -120,15 +122,10 @@ void ardt_comm(int32_t pid, char *buf, size_t len);
 
 /* ---- who is attached ---------------------------------------------------------------------- */
 
-struct ardt_peer {
-    int32_t pid;
-    enum ard_dir dir;
-    char program[16];
-    char port[ARD_MAX_NAME + 1]; /* "" when unknown */
-};
-
-/* Live peers of a connection, writer first. Returns the count (<= max) or an ARD_E* code. */
-int ardt_peers(const char *conn, struct ardt_peer *out, size_t max);
+/* Live peers of a connection as its object records them (ard_conn_peers), writer first.
+ * Returns the count listed (<= max) or an ARD_E* code; *unlisted (may be NULL) counts live
+ * ports the object's table had no room for. */
+int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted);
 
 /* ---- opening ports ------------------------------------------------------------------------ */
 

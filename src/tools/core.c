@@ -86,8 +86,7 @@ int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out
         return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number", opt, s);
     unsigned long long v = strtoull(s, &end, 10);
     if (*end || errno || v > max)
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number up to %" PRIu64, opt, s,
-                        max);
+        return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number up to %" PRIu64, opt, s, max);
     *out = v;
     return 0;
 }
@@ -116,93 +115,38 @@ bool ardt_flush(FILE *f)
 
 int ardt_view_open(const char *name, struct ardt_view *v)
 {
-    char shm[ARDI_SHM_NAME_MAX];
+    memset(v, 0, sizeof *v);
+    v->map.fd = -1;
     int rc = ardi_check_name("connection", name, true);
     if (rc < 0)
         return rc;
-    ardi_shm_name(shm, ardt_g.domain, name);
-    v->fd = -1;
-    v->seg = NULL;
-    int fd = shm_open(shm, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT)
-            return ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", name,
-                             ardt_g.domain);
-        return ardi_fail_errno(e == EACCES ? ARD_EACCES : ARD_ESYS, e, "connection '%s': open %s%s",
-                               name, ARDI_SHM_DIR, shm);
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) < 0) {
-        rc = ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", name);
-        close(fd);
-        return rc;
-    }
-    size_t len = (size_t)sb.st_size;
-    const struct ardi_seg *s = MAP_FAILED;
-    if (len >= sizeof *s)
-        s = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-    if (s == MAP_FAILED) {
-        close(fd);
-        return ardi_fail(ARD_ESTALE,
-                         "connection '%s': %s%s is %zu bytes, not an ardnet object (still being "
-                         "created, or stale)",
-                         name, ARDI_SHM_DIR, shm, len);
-    }
-    /* Geometry read once and checked against the mapping: a damaged or hostile header must
-     * not make us read outside it. */
-    uint32_t nslots = s->nslots;
-    uint64_t stride = s->stride, size = s->size, total = s->total;
-    const char *why = NULL;
-    if (atomic_load(&s->magic) != ARDI_MAGIC)
-        why = "bad magic";
-    else if (s->version != ARDI_VERSION)
-        why = "another layout version";
-    else if (size == 0 || size > ARD_MAX_PACKET || nslots == 0 || nslots > 64 ||
-             stride < sizeof(struct ardi_slot) + size || stride > ARD_MAX_PACKET + 4096 ||
-             total != len || sizeof *s + (uint64_t)nslots * stride > len)
-        why = "header does not match its size";
-    if (why) {
-        munmap((void *)s, len);
-        close(fd);
-        return ardi_fail(ARD_ESTALE, "connection '%s': %s%s is damaged or foreign (%s)", name,
-                         ARDI_SHM_DIR, shm, why);
-    }
-    v->fd = fd;
-    v->seg = s;
-    v->len = len;
-    v->nslots = nslots;
-    v->stride = stride;
-    v->size = size;
-    return 0;
+    snprintf(v->name, sizeof v->name, "%s", name);
+    return ardi_seg_inspect(ardt_g.domain, name, &v->map, &v->geom, &v->mode);
 }
 
 void ardt_view_close(struct ardt_view *v)
 {
-    if (v->seg)
-        munmap((void *)v->seg, v->len);
-    if (v->fd >= 0)
-        close(v->fd);
-    v->seg = NULL;
-    v->fd = -1;
+    if (v->map.seg)
+        ardi_seg_unmap(&v->map);
+    v->map.seg = NULL;
 }
 
 uint64_t ardt_view_head(const struct ardt_view *v)
 {
-    return atomic_load_explicit(&((struct ardi_seg *)v->seg)->head, memory_order_acquire);
+    return atomic_load_explicit(&v->map.seg->head, memory_order_acquire);
 }
 
 bool ardt_view_stamp(const struct ardt_view *v, uint64_t seq, int64_t *mono, int64_t *real)
 {
     if (seq == 0)
         return false;
-    const struct ardi_slot *sl =
-        (const struct ardi_slot *)(v->seg->slots + (seq % v->nslots) * v->stride);
-    uint64_t a = atomic_load_explicit(&((struct ardi_slot *)sl)->lock, memory_order_acquire);
-    int64_t m = atomic_load_explicit(&((struct ardi_slot *)sl)->mono_ns, memory_order_relaxed);
-    int64_t r = atomic_load_explicit(&((struct ardi_slot *)sl)->real_ns, memory_order_relaxed);
+    struct ardi_slot *sl =
+        (struct ardi_slot *)(v->map.slots + (seq & v->map.slot_mask) * v->map.stride);
+    uint64_t a = atomic_load_explicit(&sl->lock, memory_order_acquire);
+    int64_t m = atomic_load_explicit(&sl->mono_ns, memory_order_relaxed);
+    int64_t r = atomic_load_explicit(&sl->real_ns, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
-    uint64_t b = atomic_load_explicit(&((struct ardi_slot *)sl)->lock, memory_order_relaxed);
+    uint64_t b = atomic_load_explicit(&sl->lock, memory_order_relaxed);
     if (a != 2 * seq || b != a)
         return false;
     *mono = m;
@@ -219,23 +163,36 @@ static bool lock_held(int fd, int byte)
 
 void ardt_view_probe(const struct ardt_view *v, struct ardt_probe *p)
 {
-    struct ardi_seg *s = (struct ardi_seg *)v->seg;
+    struct ardi_seg *s = v->map.seg;
     struct stat sb;
     memset(p, 0, sizeof *p);
-    memcpy(p->name, s->conn, sizeof p->name);
-    p->name[sizeof p->name - 1] = '\0';
-    memcpy(p->type, s->type, sizeof p->type);
-    p->type[sizeof p->type - 1] = '\0';
-    p->size = (size_t)v->size;
-    if (fstat(v->fd, &sb) == 0) {
-        p->mode = sb.st_mode & 07777;
+    snprintf(p->name, sizeof p->name, "%s", v->name);
+    snprintf(p->type, sizeof p->type, "%s", v->geom.type);
+    p->size = (size_t)v->geom.size;
+    p->mode = v->mode;
+    if (fstat(v->map.fd, &sb) == 0) {
         p->uid = sb.st_uid;
         p->ino = sb.st_ino;
     }
-    if (lock_held(v->fd, 2))
+    if (lock_held(v->map.fd, 2))
         p->writer_pid = atomic_load(&s->writer_pid);
-    p->attached = lock_held(v->fd, 1);
-    p->readers = p->attached ? atomic_load(&s->readers) : 0;
+    p->attached = lock_held(v->map.fd, 1);
+    /* Readers and the writer's program from the object's table of who is attached. */
+    struct ard_peer peers[ARDI_MAX_PEERS];
+    bool writer_listed = false;
+    int np = p->attached
+                 ? ardi_seg_peers(&v->map, peers, ARDI_MAX_PEERS, &p->unlisted, &writer_listed)
+                 : 0;
+    for (int i = 0; i < np && i < ARDI_MAX_PEERS; i++) {
+        if (peers[i].dir == ARD_IN)
+            p->readers++;
+        else if (peers[i].pid == p->writer_pid)
+            snprintf(p->writer_program, sizeof p->writer_program, "%s", peers[i].program);
+    }
+    /* Ports without a table entry are readers, but for an unlisted live writer. */
+    p->readers += p->unlisted - (p->unlisted && p->writer_pid > 0 && !writer_listed ? 1 : 0);
+    if (p->writer_pid > 0 && p->writer_program[0] == '\0')
+        ardt_comm(p->writer_pid, p->writer_program, sizeof p->writer_program);
     /* The newest packet and the send times of those before it still in the ring. */
     for (int tries = 0; tries < 100; tries++) {
         uint64_t h = ardt_view_head(v);
@@ -248,7 +205,7 @@ void ardt_view_probe(const struct ardt_view *v, struct ardt_probe *p)
         return;
     uint64_t oldest = p->seq;
     int64_t mono_old = p->mono_ns, m;
-    for (uint64_t q = p->seq - 1; q >= 1 && p->seq - q < v->nslots - 1u; q--) {
+    for (uint64_t q = p->seq - 1; q >= 1 && p->seq - q < v->map.slot_mask; q--) {
         if (!ardt_view_stamp(v, q, &m, NULL) || m > mono_old)
             break;
         oldest = q;
@@ -290,87 +247,19 @@ void ardt_comm(int32_t pid, char *buf, size_t len)
 
 /* ---- who is attached ---------------------------------------------------------------------- */
 
-/* Until the library records its peers, they are found as the processes that map the object:
- * one pass over /proc per run, remembered. */
-struct mapping {
-    int32_t pid;
-    char shm[ARDI_SHM_NAME_MAX]; /* "ard.<domain>.<conn>" */
-};
-static struct mapping *maps;
-static size_t nmaps;
-static bool scanned;
-
-static void scan_proc(void)
+int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted)
 {
-    scanned = true;
-    DIR *d = opendir("/proc");
-    if (!d)
-        return;
-    char prefix[ARD_MAX_NAME + 16];
-    int pl = snprintf(prefix, sizeof prefix, ARDI_SHM_DIR "/" ARDI_SHM_PREFIX "%s.", ardt_g.domain);
-    int32_t self = (int32_t)getpid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0 || pid == self)
-            continue;
-        char path[64], line[512];
-        snprintf(path, sizeof path, "/proc/%ld/maps", pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        while (fgets(line, sizeof line, f)) {
-            char *p = strstr(line, prefix);
-            if (!p)
-                continue;
-            p[strcspn(p, " \n")] = '\0';
-            const char *shm = p + strlen(ARDI_SHM_DIR) + 1;
-            bool dup = false;
-            for (size_t i = nmaps; i-- > 0 && maps[i].pid == (int32_t)pid;)
-                dup |= strcmp(maps[i].shm, shm) == 0;
-            if (dup || strlen(shm) >= ARDI_SHM_NAME_MAX)
-                continue;
-            struct mapping *nm = realloc(maps, (nmaps + 1) * sizeof *maps);
-            if (!nm)
-                break;
-            maps = nm;
-            maps[nmaps].pid = (int32_t)pid;
-            snprintf(maps[nmaps].shm, sizeof maps[nmaps].shm, "%s", shm);
-            nmaps++;
-        }
-        fclose(f);
-        (void)pl;
-    }
-    closedir(d);
-}
-
-int ardt_peers(const char *conn, struct ardt_peer *out, size_t max)
-{
-    struct ardt_probe p;
-    int rc = ardt_probe(conn, &p);
+    struct ardt_view v;
+    int rc = ardt_view_open(conn, &v);
     if (rc < 0)
         return rc;
-    size_t n = 0;
-    if (p.writer_pid > 0 && n < max) {
-        out[n] = (struct ardt_peer){.pid = p.writer_pid, .dir = ARD_OUT};
-        ardt_comm(p.writer_pid, out[n].program, sizeof out[n].program);
-        n++;
-    }
-    if (!p.attached)
-        return (int)n;
-    if (!scanned)
-        scan_proc();
-    char shm[ARDI_SHM_NAME_MAX];
-    snprintf(shm, sizeof shm, ARDI_SHM_PREFIX "%s.%s", ardt_g.domain, conn);
-    for (size_t i = 0; i < nmaps && n < max; i++) {
-        if (maps[i].pid == p.writer_pid || strcmp(maps[i].shm, shm) != 0)
-            continue;
-        out[n] = (struct ardt_peer){.pid = maps[i].pid, .dir = ARD_IN};
-        ardt_comm(maps[i].pid, out[n].program, sizeof out[n].program);
-        n++;
-    }
-    return (int)n;
+    uint32_t ul = 0;
+    bool wl = false;
+    int n = ardi_seg_peers(&v.map, out, max, &ul, &wl);
+    ardt_view_close(&v);
+    if (unlisted)
+        *unlisted = ul;
+    return n < 0 ? n : n > (int)max ? (int)max : n;
 }
 
 /* ---- opening ports ------------------------------------------------------------------------ */
@@ -493,11 +382,12 @@ int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel 
         ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%s", i ? " " : "",
                                ardt_field_name(t, i, b, sizeof b));
     }
-    return ardt_err(ARDT_USAGE, "field '%.*s' does not exist (fields: %s)", (int)(nl > 64 ? 64 : nl),
-                    path, list);
+    return ardt_err(ARDT_USAGE, "field '%.*s' does not exist (fields: %s)",
+                    (int)(nl > 64 ? 64 : nl), path, list);
 }
 
-#define ELEM(f, pkt, idx) ((const uint8_t *)(pkt) + (f)->offset + (size_t)(idx) * ard_basic_size((f)->kind))
+#define ELEM(f, pkt, idx)                                                                          \
+    ((const uint8_t *)(pkt) + (f)->offset + (size_t)(idx)*ard_basic_size((f)->kind))
 
 double ardt_get_f(const struct ard_field *f, const void *pkt, uint32_t idx)
 {
@@ -598,8 +488,8 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
     if (f->kind == ARD_F32 || f->kind == ARD_F64) {
         double v = strtod(text, &end);
         if (end == text || *end || isspace((unsigned char)text[0]))
-            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not a number (the field is %s)", what,
-                            text, text, ard_basic_name(f->kind));
+            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not a number (the field is %s)", what, text,
+                            text, ard_basic_name(f->kind));
         if (f->kind == ARD_F32 && isfinite(v) && fabs(v) > 3.4028234663852886e38)
             return ardt_err(ARDT_USAGE, "%s=%s: out of range for f32", what, text);
         ardt_set_f(f, pkt, idx, v);

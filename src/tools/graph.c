@@ -13,7 +13,8 @@
 const char ardt_graph_usage[] =
     "usage: ard graph [--format dot|svg|json] [--json] [-o FILE]\n"
     "  The running net of the domain: every process attached to a connection (box), every\n"
-    "  connection (ellipse, with its type and rate), edges writer -> connection -> reader,\n"
+    "  connection (ellipse, with its type and rate), edges writer -> connection -> reader\n"
+    "  labelled with the port's name in its process (and the writer's with the rate),\n"
     "  the UDP endpoints of ardnet bridges (diamonds: other hosts), and ardstart's hierarchy\n"
     "  as nested clusters (robot/arm/driver). svg needs Graphviz's dot in PATH.\n"
     "options:\n"
@@ -21,11 +22,11 @@ const char ardt_graph_usage[] =
     "  --json         same as --format json\n"
     "  -o FILE        write to FILE instead of stdout\n";
 
-#define MAXPEERS 256
+#define MAXPEERS ARDI_MAX_PEERS
 
 struct conn {
     struct ardt_probe p;
-    struct ardt_peer *peers;
+    struct ard_peer *peers;
     int npeers;
     bool bad;
 };
@@ -33,7 +34,7 @@ struct conn {
 struct proc {
     int32_t pid;
     char program[16];
-    const char *entry; /* books path of the entry that started it, or NULL */
+    const char *entry;        /* books path of the entry that started it, or NULL */
     char **udp_in, **udp_out; /* ardnet: endpoints on other hosts */
     int nin, nout;
 };
@@ -65,7 +66,7 @@ static int add_conn(const char *name, void *arg)
     c->peers = calloc(MAXPEERS, sizeof *c->peers);
     if (!c->peers)
         return ardt_err(ARDT_SYS, "out of memory");
-    int k = ardt_peers(name, c->peers, MAXPEERS);
+    int k = ardt_peers(name, c->peers, MAXPEERS, NULL);
     c->npeers = k < 0 ? 0 : k;
     return 0;
 }
@@ -84,16 +85,16 @@ static void read_bridge(struct proc *pr)
     const char *prev = "";
     for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
         const char *a = buf + i;
-        bool in = false, out = false;
+        bool in = false;
         const char *ep = NULL;
         if (strncmp(a, "--in=", 5) == 0)
             in = true, ep = a + 5;
         else if (strncmp(a, "--out=", 6) == 0)
-            out = true, ep = a + 6;
+            ep = a + 6;
         else if (strcmp(prev, "--in") == 0 || strcmp(prev, "-i") == 0)
             in = true, ep = a;
         else if (strcmp(prev, "--out") == 0 || strcmp(prev, "-o") == 0)
-            out = true, ep = a;
+            ep = a;
         prev = a;
         if (!ep || strncmp(ep, "udp://", 6) != 0)
             continue;
@@ -105,11 +106,10 @@ static void read_bridge(struct proc *pr)
         *v = nv;
         if ((nv[*n] = strdup(ep)) != NULL)
             (*n)++;
-        (void)out;
     }
 }
 
-static struct proc *proc_of(struct net *n, const struct ardt_peer *pe)
+static struct proc *proc_of(struct net *n, const struct ard_peer *pe)
 {
     for (size_t i = 0; i < n->np; i++)
         if (n->p[i].pid == pe->pid)
@@ -225,19 +225,21 @@ static void put_dot(FILE *o, const struct net *n)
         put_dot_str(o, label);
         fputs(c->p.attached || c->bad ? "];\n" : " style=dashed];\n", o);
         for (int k = 0; k < c->npeers; k++) {
-            const struct ardt_peer *pe = &c->peers[k];
-            char pid[24];
+            const struct ard_peer *pe = &c->peers[k];
+            char pid[24], elabel[ARD_MAX_NAME + 32];
             snprintf(pid, sizeof pid, "p%d", (int)pe->pid);
             fputs("  ", o);
             put_dot_str(o, pe->dir == ARD_OUT ? pid : id);
             fputs(" -> ", o);
             put_dot_str(o, pe->dir == ARD_OUT ? id : pid);
-            if (pe->dir == ARD_OUT && c->p.rate_hz > 0) {
-                fputs(" [label=", o);
-                put_dot_str(o, rate);
-                fputs("]", o);
-            }
-            fputs(";\n", o);
+            /* The port's name in its process, and on the writer's edge the rate. */
+            if (pe->dir == ARD_OUT && c->p.rate_hz > 0)
+                snprintf(elabel, sizeof elabel, "%s\n%s", pe->port, rate);
+            else
+                snprintf(elabel, sizeof elabel, "%s", pe->port);
+            fputs(" [label=", o);
+            put_dot_str(o, elabel);
+            fputs("];\n", o);
         }
     }
     for (size_t i = 0; i < n->np; i++) {
@@ -283,11 +285,14 @@ static void put_json(FILE *o, const struct net *n)
             fprintf(o, "%d", (int)c->p.writer_pid);
         else
             fputs("null", o);
-        fputs(",\"readers\":[", o);
-        int r = 0;
-        for (int k = 0; k < c->npeers; k++)
-            if (c->peers[k].dir == ARD_IN)
-                fprintf(o, "%s%d", r++ ? "," : "", (int)c->peers[k].pid);
+        fputs(",\"peers\":[", o);
+        for (int k = 0; k < c->npeers; k++) {
+            const struct ard_peer *pe = &c->peers[k];
+            fprintf(o, "%s{\"pid\":%d,\"dir\":\"%s\",\"port\":", k ? "," : "", (int)pe->pid,
+                    pe->dir == ARD_OUT ? "out" : "in");
+            ardt_put_json_str(o, pe->port);
+            fputs("}", o);
+        }
         fprintf(o, "],\"orphaned\":%s}", c->p.attached ? "false" : "true");
     }
     fputs("\n ],\n \"processes\":[", o);

@@ -22,9 +22,9 @@ const char ardt_hz_usage[] =
 struct track {
     const char *name;
     struct ardt_view v;
-    uint64_t last;                /* newest seq seen */
-    int64_t last_mono;            /* its send time */
-    uint64_t first_seq;           /* oldest seq seen */
+    uint64_t last;      /* newest seq seen */
+    int64_t last_mono;  /* its send time */
+    uint64_t first_seq; /* oldest seq seen */
     int64_t first_mono;
     struct ardt_stats period;
 };
@@ -34,7 +34,8 @@ static void poll_one(struct track *t)
     uint64_t h = ardt_view_head(&t->v);
     if (h == 0 || h <= t->last)
         return;
-    uint64_t from = h >= t->v.nslots ? h - t->v.nslots + 2 : 1;
+    uint64_t nslots = t->v.map.slot_mask + 1;
+    uint64_t from = h >= nslots ? h - nslots + 2 : 1;
     if (from <= t->last)
         from = t->last + 1;
     for (uint64_t q = from; q <= h; q++) {
@@ -140,7 +141,7 @@ int cmd_hz(int argc, char **argv)
         ardt_sleep(500000); /* 0.5 ms: the ring holds 8 packets, the seq counts the rest */
     }
     for (size_t i = 0; i < opened; i++)
-        if (t[i].v.seg)
+        if (t[i].v.map.seg)
             ardt_view_close(&t[i].v);
     free(t);
     return rc;

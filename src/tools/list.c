@@ -5,14 +5,16 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char ardt_list_usage[] =
     "usage: ard list [-l] [--json] [PATTERN...]\n"
     "  Every connection of the domain (or those whose name matches a shell PATTERN): name,\n"
     "  packet size, type, writer (pid and program), readers, rate measured from the send\n"
     "  times of the last packets, age of the newest packet, packet count. Objects nobody is\n"
-    "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause. Nothing is\n"
-    "  attached: listing never disturbs a block.\n"
+    "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause, objects of\n"
+    "  another user or open to others 'foreign'. Nothing is attached: listing never disturbs\n"
+    "  a block.\n"
     "options:\n"
     "  -l, --long   also the object's mode and owner, the full type, and each attached process\n"
     "  --json       one JSON array of objects\n";
@@ -21,7 +23,8 @@ struct row {
     struct ardt_probe p;
     char name[ARD_MAX_NAME + 1];
     char writer[40];
-    char err[256]; /* damaged or unreadable: why */
+    char err[256]; /* damaged, foreign or unreadable: why */
+    bool refused;  /* refused by the owner and mode check (another user's, or open to others) */
 };
 
 struct rows {
@@ -58,15 +61,20 @@ static int add(const char *name, void *arg)
     int rc = ardt_probe(name, &w->p);
     if (rc < 0) {
         snprintf(w->err, sizeof w->err, "%s", ard_errdetail());
+        w->refused = rc == ARD_EACCES;
         return 0;
     }
-    if (w->p.writer_pid > 0) {
-        char comm[16];
-        ardt_comm(w->p.writer_pid, comm, sizeof comm);
-        snprintf(w->writer, sizeof w->writer, "%d %s", (int)w->p.writer_pid, comm);
-    } else
+    if (w->p.writer_pid > 0)
+        snprintf(w->writer, sizeof w->writer, "%d %s", (int)w->p.writer_pid, w->p.writer_program);
+    else
         snprintf(w->writer, sizeof w->writer, "-");
     return 0;
+}
+
+/* Created by another user, or open to others: not this user's system (DESIGN §9). */
+static bool foreign(const struct ardt_probe *p)
+{
+    return p->uid != (uint32_t)geteuid() || (p->mode & 0007) != 0;
 }
 
 static void put_json(const struct rows *r, int64_t now)
@@ -78,7 +86,8 @@ static void put_json(const struct rows *r, int64_t now)
         fputs("{\"name\":", stdout);
         ardt_put_json_str(stdout, w->name);
         if (w->err[0]) {
-            fputs(",\"damaged\":true,\"error\":", stdout);
+            fputs(w->refused ? ",\"foreign\":true,\"error\":" : ",\"damaged\":true,\"error\":",
+                  stdout);
             ardt_put_json_str(stdout, w->err);
             fputs("}", stdout);
             continue;
@@ -86,24 +95,21 @@ static void put_json(const struct rows *r, int64_t now)
         const struct ardt_probe *p = &w->p;
         printf(",\"size\":%zu,\"type\":", p->size);
         ardt_put_json_str(stdout, p->type);
-        char comm[16] = "";
-        if (p->writer_pid > 0)
-            ardt_comm(p->writer_pid, comm, sizeof comm);
         printf(",\"writer\":");
         if (p->writer_pid > 0) {
             printf("{\"pid\":%d,\"program\":", (int)p->writer_pid);
-            ardt_put_json_str(stdout, comm);
+            ardt_put_json_str(stdout, p->writer_program);
             fputs("}", stdout);
         } else
             fputs("null", stdout);
-        printf(",\"readers\":%u,\"rate_hz\":%.6g,\"count\":%llu,\"age_ns\":", p->readers,
-               p->rate_hz, (unsigned long long)p->seq);
+        printf(",\"readers\":%u,\"unlisted\":%u,\"rate_hz\":%.6g,\"count\":%llu,\"age_ns\":",
+               p->readers, p->unlisted, p->rate_hz, (unsigned long long)p->seq);
         if (p->seq)
             printf("%lld", (long long)(now - p->mono_ns));
         else
             fputs("null", stdout);
-        printf(",\"orphaned\":%s,\"mode\":\"%04o\",\"uid\":%u}", p->attached ? "false" : "true",
-               p->mode, p->uid);
+        printf(",\"orphaned\":%s,\"foreign\":%s,\"mode\":\"%04o\",\"uid\":%u}",
+               p->attached ? "false" : "true", foreign(p) ? "true" : "false", p->mode, p->uid);
     }
     fputs(r->n ? "\n]\n" : "]\n", stdout);
 }
@@ -127,7 +133,7 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
     for (size_t i = 0; i < r->n; i++) {
         const struct row *w = &r->v[i];
         if (w->err[0]) {
-            printf("%-*s damaged: %s\n", wn, w->name, w->err);
+            printf("%-*s %s: %s\n", wn, w->name, w->refused ? "foreign" : "damaged", w->err);
             continue;
         }
         const struct ardt_probe *p = &w->p;
@@ -145,17 +151,27 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
                 fclose(m);
             }
         }
-        printf("%-*s %8zu  %-*s  %-*s %7u %9s %10s %10llu%s\n", wn, w->name, p->size, wt,
-               lng ? p->type[0] ? p->type : "(opaque)" : type, ww, w->writer, p->readers, rate,
-               age, (unsigned long long)p->seq, p->attached ? "" : "  orphaned");
+        printf("%-*s %8zu  %-*s  %-*s %7u %9s %10s %10llu%s", wn, w->name, p->size, wt,
+               lng ? p->type[0] ? p->type : "(opaque)" : type, ww, w->writer, p->readers, rate, age,
+               (unsigned long long)p->seq, p->attached ? "" : "  orphaned");
+        if (foreign(p))
+            printf("  foreign (owner uid %u, mode %04o)", p->uid, p->mode);
+        putchar('\n');
         if (lng) {
             printf("%*s mode %04o uid %u\n", wn, "", p->mode, p->uid);
-            struct ardt_peer peers[64];
-            int n = ardt_peers(w->name, peers, 64);
-            for (int k = 0; k < n; k++)
-                printf("%*s %-6s pid %d %s%s%s\n", wn, "", peers[k].dir == ARD_OUT ? "writer" : "reader",
-                       (int)peers[k].pid, peers[k].program, peers[k].port[0] ? " port " : "",
-                       peers[k].port);
+            struct ard_peer peers[ARDI_MAX_PEERS];
+            uint32_t unlisted = 0;
+            int n = ardt_peers(w->name, peers, ARDI_MAX_PEERS, &unlisted);
+            for (int k = 0; k < n; k++) {
+                printf("%*s %-6s pid %d %s port %s attached ", wn, "",
+                       peers[k].dir == ARD_OUT ? "writer" : "reader", (int)peers[k].pid,
+                       peers[k].program, peers[k].port);
+                ardt_put_real(stdout, peers[k].attach_real_ns);
+                putchar('\n');
+            }
+            if (unlisted)
+                printf("%*s and %u port%s not listed (the object's table is full)\n", wn, "",
+                       unlisted, unlisted == 1 ? "" : "s");
         }
     }
 }

@@ -102,10 +102,7 @@ static int add_one(const char *name, void *arg)
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);
     c->v = v;
-    char type[ARD_MAX_TYPE + 1];
-    memcpy(type, v.seg->type, sizeof type);
-    type[ARD_MAX_TYPE] = '\0';
-    c->ch = ard_logw_add(r->w, name, type, v.size);
+    c->ch = ard_logw_add(r->w, name, v.geom.type, v.geom.size);
     if (c->ch < 0) {
         ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
         ardt_view_close(&v);
@@ -119,18 +116,16 @@ static int add_one(const char *name, void *arg)
 
 struct take {
     const struct ardt_view *v;
-    struct ardi_slot *sl;
-    uint64_t lock; /* 2 * seq: the slot's lock while it holds the packet */
+    uint64_t seq;
 };
 
-/* Copy the slot's packet straight into the file's chunk (seqlock: the lock must be the same
- * before and after, else the writer reused the slot meanwhile). */
+/* Copy the slot's packet straight into the file's chunk; false if the writer reused the slot
+ * meanwhile (the slot's sequence lock changed). */
 static bool take_copy(void *dst, void *arg)
 {
     struct take *t = arg;
-    memcpy(dst, (const uint8_t *)t->sl + sizeof *t->sl, t->v->size);
-    atomic_thread_fence(memory_order_acquire);
-    return atomic_load_explicit(&t->sl->lock, memory_order_relaxed) == t->lock;
+    int64_t mono, real;
+    return ardi_slot_read(&t->v->map, t->seq, dst, t->v->geom.size, &mono, &real);
 }
 
 /* Take every new packet of c; returns 0 or an exit code. */
@@ -142,7 +137,8 @@ static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
     if (h == c->last)
         return 0;
     uint64_t first = c->last + 1;
-    uint64_t oldest = h > c->v.nslots - 1u ? h - (c->v.nslots - 1u) : 1;
+    uint64_t n = c->v.geom.nslots;
+    uint64_t oldest = h > n - 1 ? h - (n - 1) : 1;
     if (first < oldest) {
         c->missed += oldest - first;
         ard_logw_missed(r->w, c->ch, oldest - first);
@@ -156,14 +152,13 @@ static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
         if (r->max_rate > 0 && c->recorded &&
             (double)(now_real - c->last_rec_ns) < 1e9 / r->max_rate)
             continue;
-        struct take t = {
-            &c->v, (struct ardi_slot *)(c->v.seg->slots + (s % c->v.nslots) * c->v.stride), 2 * s};
-        if (atomic_load_explicit(&t.sl->lock, memory_order_acquire) != t.lock) {
+        struct take t = {&c->v, s};
+        int64_t mono, real;
+        if (!ardt_view_stamp(&c->v, s, &mono, &real)) {
             c->missed++; /* overwritten (or being overwritten) before we came */
             ard_logw_missed(r->w, c->ch, 1);
             continue;
         }
-        int64_t real = atomic_load_explicit(&t.sl->real_ns, memory_order_relaxed);
         int rc = ard_logw_write_with(r->w, c->ch, s, now_real, real, take_copy, &t);
         if (rc == 0) {
             c->missed++;

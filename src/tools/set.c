@@ -35,9 +35,10 @@ static int check(struct ardt_writer *w, void *arg)
 int cmd_set(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-')
-        return ardt_err(ARDT_USAGE, argc < 2 ? "which connection? (usage: ard set CONNECTION "
-                                               "FIELD=VALUE...)"
-                                             : "unknown option '%s' (see 'ard help set')",
+        return ardt_err(ARDT_USAGE,
+                        argc < 2 ? "which connection? (usage: ard set CONNECTION "
+                                   "FIELD=VALUE...)"
+                                 : "unknown option '%s' (see 'ard help set')",
                         argv[1]);
     if (argc < 3)
         return ardt_err(ARDT_USAGE, "nothing to set (usage: ard set CONNECTION FIELD=VALUE...)");

@@ -89,7 +89,8 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
         ardt_put_json_str(o, s->conn);
         fputs(",\"type\":", o);
         ardt_put_json_str(o, s->t.desc);
-        fprintf(o, ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
+        fprintf(o,
+                ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
                 (unsigned long long)in.seq, (long long)(now - in.mono_ns), (long long)in.mono_ns,
                 (long long)in.real_ns, (unsigned long long)in.skipped);
         if (s->t.nfields == 0) {
@@ -205,8 +206,8 @@ int cmd_show(int argc, char **argv)
             follow = true;
         else if (strcmp(a, "--json") == 0)
             s.fmt = JSON;
-        else if (strcmp(a, "--field") == 0 || strcmp(a, "--format") == 0 ||
-                 strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0) {
+        else if (strcmp(a, "--field") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "-n") == 0 ||
+                 strcmp(a, "--count") == 0) {
             if (!val) {
                 rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
                 break;

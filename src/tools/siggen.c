@@ -35,10 +35,21 @@ const char ardt_siggen_usage[] =
     "  -c, --config F   YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
     "                   {shape: SHAPE, amplitude: A, frequency: F, ...}}\n";
 
-enum shape { SINE, COSINE, SQUARE, TRIANGLE, SAWTOOTH, STEP, RAMP, CHIRP, UNIFORM, GAUSSIAN, CONST };
-static const char *const shapes[] = {"sine", "cosine",   "square", "triangle",
-                                     "sawtooth", "step", "ramp",   "chirp",
-                                     "uniform",  "gaussian", "constant"};
+enum shape {
+    SINE,
+    COSINE,
+    SQUARE,
+    TRIANGLE,
+    SAWTOOTH,
+    STEP,
+    RAMP,
+    CHIRP,
+    UNIFORM,
+    GAUSSIAN,
+    CONST
+};
+static const char *const shapes[] = {"sine", "cosine", "square",  "triangle", "sawtooth", "step",
+                                     "ramp", "chirp",  "uniform", "gaussian", "constant"};
 
 struct signal {
     char path[128];
@@ -276,8 +287,8 @@ static int load_yaml(struct cfg *c, const char *file)
                     continue;
                 }
                 if (!fv || fv->type != YAML_MAPPING_NODE) {
-                    rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: expected a shape or {shape: ...}",
-                                  file, fl, field);
+                    rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: expected a shape or {shape: ...}", file,
+                                  fl, field);
                     break;
                 }
                 bool shaped = false;
@@ -286,8 +297,8 @@ static int load_yaml(struct cfg *c, const char *file)
                     const char *kk = yscalar(&d, yaml_document_get_node(&d, kp->key));
                     const char *kv = yscalar(&d, yaml_document_get_node(&d, kp->value));
                     if (!kk || !kv)
-                        rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: keys and values must be text",
-                                      file, fl, field);
+                        rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: keys and values must be text", file,
+                                      fl, field);
                     else if (!strcmp(kk, "shape"))
                         rc = set_shape(s, kv), shaped = true;
                     else
@@ -380,7 +391,8 @@ int cmd_siggen(int argc, char **argv)
             rc = parse_arg(&c, o);
     }
     if (rc == 0 && c.conn == NULL)
-        rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard siggen CONNECTION FIELD=SHAPE...)");
+        rc =
+            ardt_err(ARDT_USAGE, "which connection? (usage: ard siggen CONNECTION FIELD=SHAPE...)");
     if (rc == 0 && c.nsig == 0)
         rc = ardt_err(ARDT_USAGE, "no signals given (e.g. q[0]=sine,amp=0.5,freq=0.2)");
     for (size_t i = 0; rc == 0 && i < c.nsig; i++)

@@ -29,7 +29,7 @@ for c in arm.state arm.cmd arm.ref; do
 done
 
 # Create the connections in the other domain (first packets only), record, then replay.
-"$ARD" --domain "$D2" play "$T/orig.mcap" --end 0 -q 2>"$T/prime.err" || fail "prime: $(cat "$T/prime.err")"
+"$ARD" --domain "$D2" play "$T/orig.mcap" --end 0 2>"$T/prime.err" || fail "prime: $(cat "$T/prime.err")"
 "$ARD" --domain "$D2" record 'arm.*' -o "$T/replay.mcap" 2>"$T/rec2.err" &
 rec=$!
 sleep 0.5
@@ -46,14 +46,16 @@ compare() {
     [ -n "$f" ] || fail "$c: not in $file"
     "$ARD" export "$T/orig.mcap" --csv --field "$c:$f" >"$T/a.csv"
     "$ARD" export "$file" --csv --field "$c:$f" >"$T/b.csv"
-    # Replay seq s is recorded packet s-1 (seq 1 was the priming copy of the first packet). A
-    # packet the second recorder missed (it says how many) is absent; every other one equal.
-    local lost
+    # Replay seq s is recorded packet s-P, P the packets the priming run played (those of the
+    # first log time). A packet the second recorder missed (it says how many) is absent; every
+    # other one equal.
+    local lost primed
     lost=$(missed "$c" "$T/rec2.err")
-    awk -F, -v rate="$rate" -v c="$c" -v lost="$lost" '
+    primed=$(awk -v c="$c" '$1 == c { print $3 }' "$T/prime.err")
+    awk -F, -v rate="$rate" -v c="$c" -v lost="$lost" -v P="$primed" '
         NR == FNR { if (FNR > 1) { n++; real[n] = $2; val[n] = substr($0, index($0, $4)) } next }
-        FNR == 1 || $3 == 1 { next }
-        { m = $3 - 1; got++
+        FNR == 1 || $3 <= P { next }
+        { m = $3 - P; got++
           if (!t0set) { t0 = $1 - (real[m] - real[1]) / rate; t0set = 1 }
           if ($2 != real[m]) { printf "%s packet %d: stamp %s, recorded %s\n", c, m, $2, real[m]; bad = 1; exit }
           v = substr($0, index($0, $4))
@@ -71,7 +73,9 @@ for c in arm.state arm.cmd arm.ref; do compare $c 1 "$T/replay.mcap"; done
 
 # Faster, remapped, one connection, a window.
 rm -f /dev/shm/ard."$D2".*
-"$ARD" --domain "$D2" play "$T/orig.mcap" --connections arm.ref --remap arm.ref=ref2 --end 0 -q
+"$ARD" --domain "$D2" play "$T/orig.mcap" --connections arm.ref --remap arm.ref=ref2 --end 0 \
+    2>"$T/prime4.err"
+P4=$(awk '$1 == "arm.ref" { print $3 }' "$T/prime4.err")
 "$ARD" --domain "$D2" record ref2 -o "$T/fast.mcap" 2>"$T/rec3.err" &
 rec=$!
 sleep 0.5
@@ -85,9 +89,9 @@ wait $rec || fail "record of the fast replay"
 # Same packets, at four times the speed.
 "$ARD" export "$T/fast.mcap" --csv --field ref2:q >"$T/b4.csv"
 "$ARD" export "$T/orig.mcap" --csv --field arm.ref:q >"$T/a4.csv"
-awk -F, 'NR == FNR { if (FNR > 1) { n++; real[n] = $2 } next }
-    FNR == 1 || $3 == 1 { next }
-    { m = $3 - 1; if (!t0set) { t0 = $1 - (real[m] - real[1]) / 4; t0set = 1 }
+awk -F, -v P="$P4" 'NR == FNR { if (FNR > 1) { n++; real[n] = $2 } next }
+    FNR == 1 || $3 <= P { next }
+    { m = $3 - P; if (!t0set) { t0 = $1 - (real[m] - real[1]) / 4; t0set = 1 }
       d = ($1 - t0) - (real[m] - real[1]) / 4; if (d < 0) d = -d
       if ($2 != real[m] || d > 0.1) { print "packet " m " differs or is off by " d; exit 1 } }
     END { if (m != n) { print "last packet " m " of " n; exit 1 } }' "$T/a4.csv" "$T/b4.csv" ||

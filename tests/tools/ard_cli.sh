@@ -80,8 +80,22 @@ head -1 "$T/list" | grep -qE '^CONNECTION +SIZE +TYPE +WRITER +READERS +RATE +AG
     fail "list header: $(cat "$T/list")"
 grep -qE "^js +32 +q:f64\[3\] tick:u32 i8 flags:u8\[2\] +$W ard_twriter +0 +[0-9.]+ Hz +.* [0-9]+$" "$T/list" ||
     fail "list row of js: $(cat "$T/list")"
-kill -9 "${PIDS[-1]}"
-wait "${PIDS[-1]}" 2>/dev/null || true
+# Readers are the live ones: a reader killed with -9 is gone from the count at once.
+"$ARD" show js -f >/dev/null &
+RD=$!
+PIDS+=($RD)
+readers() { "$ARD" list --json js | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["readers"])'; }
+one_reader() { [ "$(readers)" = 1 ]; }
+wait_for one_reader
+"$ARD" list -l js | grep -qE "^ +reader +pid $RD ard port show_0 attached 20" ||
+    fail "list -l: $("$ARD" list -l js)"
+"$ARD" list -l js | grep -qE "^ +writer +pid $W ard_twriter port out attached " ||
+    fail "list -l writer: $("$ARD" list -l js)"
+kill -9 "$RD"
+wait "$RD" 2>/dev/null || true
+[ "$(readers)" = 0 ] || fail "a killed reader is still counted"
+kill -9 "${PIDS[-2]}"
+wait "${PIDS[-2]}" 2>/dev/null || true
 "$ARD" list 'r*' >"$T/list"
 grep -qE '^raw +5 +\(opaque\) +- +0 .* 1  orphaned$' "$T/list" || fail "orphan not marked: $(cat "$T/list")"
 ! grep -q '^js ' "$T/list" || fail "pattern did not filter"
@@ -99,6 +113,36 @@ PY
 expect 100 "opaque (no type)" "$ARD" show raw --field f0
 expect 100 "opaque (no type)" "$ARD" set raw f0=1
 
+# ---- exact integers at the ends of their ranges, f32 limits ---------------------------------------
+"$TWRITER" ends 'a:u64 b:i64 c:f32 d:i16' stamped 1 1 >"$T/we2" &
+PIDS+=($!)
+wait_for grep -q sent "$T/we2"
+kill -9 "${PIDS[-1]}"
+wait "${PIDS[-1]}" 2>/dev/null || true
+"$ARD" set ends a=18446744073709551615 b=-9223372036854775808 c=0.1 d=-0x8000 || fail "set ends"
+"$ARD" show ends --format csv | tail -1 |
+    grep -qE ',18446744073709551615,-9223372036854775808,0.1,-32768$' ||
+    fail "exact values: $("$ARD" show ends --format csv)"
+expect 100 "a=18446744073709551616: out of range for u64" "$ARD" set ends a=18446744073709551616
+expect 100 "b=9223372036854775808: out of range for i64" "$ARD" set ends b=9223372036854775808
+expect 100 "c=1e39: out of range for f32" "$ARD" set ends c=1e39
+"$ARD" set ends c=nan || fail "nan"
+"$ARD" show ends --json | grep -q '"c":null' || fail "NaN in JSON is null"
+if [ "$(id -u)" = 0 ]; then
+    # An object of another user, or open to others, is refused with its owner and mode
+    # (the library's check), and listed as foreign.
+    chown 65534 /dev/shm/ard."$ARD_DOMAIN".ends
+    "$ARD" list ends | grep -q '^ends  *foreign: .*uid 65534' ||
+        fail "foreign object not marked: $("$ARD" list ends)"
+    expect 3 "uid 65534" "$ARD" show ends
+    expect 3 "uid 65534" "$ARD" hz ends -n 1
+    chown 0 /dev/shm/ard."$ARD_DOMAIN".ends
+    chmod 0606 /dev/shm/ard."$ARD_DOMAIN".ends
+    "$ARD" list ends | grep -q '^ends  *foreign: .*0606' || fail "mode 0606 not foreign: $("$ARD" list ends)"
+    expect 3 "0606" "$ARD" set ends a=1
+    chmod 0600 /dev/shm/ard."$ARD_DOMAIN".ends
+fi
+
 # ---- unknown, wrong domain, nothing sent, damaged ---------------------------------------------------
 expect 1 "connection 'nope' does not exist in domain '$ARD_DOMAIN'" "$ARD" show nope
 expect 1 "connection 'js' does not exist in domain 'elsewhere'" "$ARD" --domain elsewhere show js
@@ -111,12 +155,29 @@ wait_for grep -q achieved "$T/we"
 expect 4 "connection 'empty': nothing was sent yet" "$ARD" show empty
 printf 'this is not an ardnet object, just bytes of garbage %.0s' $(seq 40) \
     >/dev/shm/ard."$ARD_DOMAIN".junk
-expect 3 "damaged or foreign" "$ARD" hz junk -n 1
+chmod 0600 /dev/shm/ard."$ARD_DOMAIN".junk
+expect 3 "connection 'junk'" "$ARD" hz junk -n 1
 expect 3 "" "$ARD" show junk
 "$ARD" list >"$T/list" || fail "list with a damaged object"
 grep -q '^junk .*damaged' "$T/list" || fail "damaged object not marked: $(cat "$T/list")"
 printf 'x' >/dev/shm/ard."$ARD_DOMAIN".tiny
+chmod 0600 /dev/shm/ard."$ARD_DOMAIN".tiny
 expect 3 "" "$ARD" hz tiny -n 1
+
+# ---- pub: at a rate, fields not given keep their value ------------------------------------------------
+kill -9 "$W"
+wait "$W" 2>/dev/null || true
+seq0=$("$ARD" show js --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+"$ARD" pub js tick=9 'q[0]=-2' --rate 200 -n 5 || fail "pub"
+"$ARD" show js --json >"$T/pub"
+python3 - "$T/pub" "$seq0" <<'PY' || fail "pub: $(cat "$T/pub")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["seq"] == int(sys.argv[2]) + 5, d["seq"]
+assert d["fields"]["tick"] == 9 and d["fields"]["q"][0] == -2, d
+PY
+expect 100 "--rate '0'" "$ARD" pub js --rate 0
+expect 100 "field 'nope' does not exist" "$ARD" pub js nope=1 -n 1
 
 # ---- bash completion: subcommands, connections, field names ------------------------------------
 ard() { "$ARD" "$@"; }

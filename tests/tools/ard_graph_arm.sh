@@ -40,6 +40,10 @@ edge c:arm.ref "p$mon"
 edge "p$ctrl" c:arm.cmd
 edge c:arm.cmd "p$plant"
 [ "$(grep -c -- ' -> ' "$T/g.dot")" = 8 ] || fail "expected 8 edges: $(cat "$T/g.dot")"
+# Edges carry the port's name in its process (the writer's also the rate).
+grep -qE "\"p$ctrl\" -> \"c:arm.cmd\" \[label=\"cmd\\\\n[0-9]+ Hz\"\]" "$T/g.dot" ||
+    fail "writer edge label: $(grep "p$ctrl\" ->" "$T/g.dot")"
+grep -qF "\"c:arm.cmd\" -> \"p$plant\" [label=\"cmd\"]" "$T/g.dot" || fail "reader edge label"
 grep -qF '"c:arm.state" [shape=ellipse label="arm.state\nq:f64[7] qd:f64[7]\n' "$T/g.dot" ||
     fail "connection node with its type"
 # Clusters nest as the scripts do: arm { sim { plant } control { traj ctrl monitor } }.
@@ -65,10 +69,27 @@ python3 - "$T/g.json" "$plant" <<'PY' || fail "graph json: $(cat "$T/g.json")"
 import json, sys
 g = json.load(open(sys.argv[1]))
 c = {x["name"]: x for x in g["connections"]}
-assert c["arm.state"]["writer"] == int(sys.argv[2]) and len(c["arm.state"]["readers"]) == 2
+assert c["arm.state"]["writer"] == int(sys.argv[2])
+peers = sorted((p["dir"], p["port"]) for p in c["arm.state"]["peers"])
+assert peers == [("in", "state"), ("in", "state"), ("out", "state")], peers
+assert sorted(p["port"] for p in c["arm.ref"]["peers"]) == ["ref", "ref", "ref"]
 assert c["arm.state"]["rate_hz"] > 100
 assert any(p["entry"] == "arm/sim/plant" for p in g["processes"])
 PY
+# An ardnet bridge to another host: its UDP endpoint is drawn as a node of its own.
+if [ -n "${ARDNET:-}" ]; then
+    port=$((20000 + $$ % 20000))
+    "$ARDNET" --in arm.state --out "udp://127.0.0.1:$port" >/dev/null 2>&1 &
+    B=$!
+    PIDS+=($B)
+    bridged() { "$ARD" graph | grep -qF "\"p$B\" -> \"u:$B:udp://127.0.0.1:$port\""; }
+    wait_for bridged
+    "$ARD" graph >"$T/g2.dot"
+    grep -qF "\"u:$B:udp://127.0.0.1:$port\" [shape=diamond label=\"udp://127.0.0.1:$port\"]" \
+        "$T/g2.dot" || fail "bridge endpoint node: $(cat "$T/g2.dot")"
+    edge2() { grep -qF "\"$1\" -> \"$2\"" "$T/g2.dot" || fail "no edge $1 -> $2"; }
+    edge2 c:arm.state "p$B"
+fi
 if command -v dot >/dev/null; then
     "$ARD" graph --format svg >"$T/g.svg" || fail "svg"
     grep -q '<svg' "$T/g.svg" || fail "no svg"

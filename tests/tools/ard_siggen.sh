@@ -12,18 +12,30 @@ TYPE='t:f64 s:f64 c:f32 sq:f64 tri:f64 saw:f64 st:f64 rp:f64 ch:f64 u:f64 g:f64 
 # Created with its type; keep is set by hand first and must survive.
 "$ARD" siggen sig --type "$TYPE" -n 1 t=ramp >/dev/null || fail "siggen --type"
 "$ARD" set sig keep=4242 || fail "set keep"
+base=$("$ARD" show sig --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+# The reader follows from before the generator starts until after it ended.
+follow() { # follow OUTFILE [--field ...]: ard show -f in the background, attached when it returns
+    local out=$1
+    shift
+    "$ARD" show sig -f --json "$@" >"$out" &
+    S=$!
+    PIDS+=($S)
+    wait_for grep -q seq "$out"
+}
+follow "$T/pk"
 "$ARD" siggen sig --rate 500 -n 1500 --seed 7 t=ramp \
     's=sine,amp=2,freq=3,phase=0.5,offset=1' 'c=cosine,amp=1.5,freq=2' \
     'sq=square,amp=3,freq=4,offset=-1' 'tri=triangle,freq=2.5,phase=1' 'saw=sawtooth,amp=2,freq=1.5' \
     'st=step,amp=5,at=1.2,offset=1' 'rp=ramp,amp=0.5,offset=2' 'ch=chirp,freq=1,f1=5,T=2' \
-    'u=uniform,amp=0.5,offset=10' 'g=gaussian,amp=2,offset=-3' k=-17 'arr=sine,freq=1' &
-G=$!
-PIDS+=($G)
-"$ARD" show sig -f --json -n 1000 >"$T/pk" || fail "show -f"
-wait "$G" || fail "siggen exited non-zero"
-python3 - "$T/pk" <<'PY' || fail "values do not follow the formulas"
+    'u=uniform,amp=0.5,offset=10' 'g=gaussian,amp=2,offset=-3' k=-17 'arr=sine,freq=1' ||
+    fail "siggen exited non-zero"
+sleep 0.3
+kill -INT "$S"
+wait "$S" || fail "show -f"
+python3 - "$T/pk" "$base" <<'PY' || fail "values do not follow the formulas"
 import json, math, sys
-pk = [json.loads(l)["fields"] for l in open(sys.argv[1])]
+# Only the generator's packets: show -f starts with the newest one there was (set's).
+pk = [d["fields"] for d in map(json.loads, open(sys.argv[1])) if d["seq"] > int(sys.argv[2])]
 assert len(pk) >= 100, len(pk)
 frac = lambda x: x - math.floor(x)
 def near(name, got, want, t, tol=1e-9):
@@ -72,15 +84,19 @@ signals:
   c: {shape: cosine, frequency: 2}
   k: 5
 YAML
-"$ARD" siggen --config "$T/sig.yaml" -n 300 &
-G=$!
-PIDS+=($G)
-"$ARD" show sig -f --json -n 100 --field t --field s --field c --field k >"$T/pk2"
-wait "$G" || fail "siggen --config"
-python3 - "$T/pk2" <<'PY' || fail "yaml values"
+base=$("$ARD" show sig --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+follow "$T/pk2" --field t --field s --field c --field k
+"$ARD" siggen --config "$T/sig.yaml" -n 300 || fail "siggen --config"
+sleep 0.3
+kill -INT "$S"
+wait "$S" || fail "show -f"
+python3 - "$T/pk2" "$base" <<'PY' || fail "yaml values"
 import json, math, sys
 for l in open(sys.argv[1]):
-    f = json.loads(l)["fields"]
+    d = json.loads(l)
+    if d["seq"] <= int(sys.argv[2]):
+        continue
+    f = d["fields"]
     assert abs(f["s"] - math.cos(4 * math.pi * f["t"])) < 1e-9, f
     assert abs(f["c"] - math.cos(4 * math.pi * f["t"])) < 1e-6, f
     assert f["k"] == 5
