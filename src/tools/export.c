@@ -21,7 +21,8 @@ const char ardt_export_usage[] =
     "options:\n"
     "  --csv                 CSV output (the only format so far; required)\n"
     "  --field [CONN:]PATH   a field or element: q, q[2], tick, arm.state:q (repeatable,\n"
-    "                        comma-separated); default: every field of the connection(s)\n"
+    "                        comma-separated: arm.state:q,qd); default: every field of\n"
+    "                        the connection\n"
     "  --resample HZ         rows on a grid of HZ per second\n"
     "  --onto CONN           rows at the messages of CONN\n"
     "  -o, --output OUT      write to OUT instead of stdout\n"
@@ -185,10 +186,11 @@ int cmd_export(int argc, char **argv)
     if (rc == 0 && onto && (onto_i = ard_logr_find(e.r, onto)) < 0)
         rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, onto);
     for (int i = 0; i < nf && rc == 0; i++) {
+        /* "CONN:a,b,c": the connection named first holds for the paths after it. */
+        int ci = nc == 1 ? 0 : onto_i;
         for (char *save = NULL, *tok = strtok_r(fields[i], ",", &save); tok && rc == 0;
              tok = strtok_r(NULL, ",", &save)) {
             char *colon = strrchr(tok, ':');
-            int ci;
             if (colon) {
                 *colon = '\0';
                 ci = ard_logr_find(e.r, tok);
@@ -197,9 +199,7 @@ int cmd_export(int argc, char **argv)
                     break;
                 }
                 tok = colon + 1;
-            } else if (nc == 1 || onto_i >= 0) {
-                ci = nc == 1 ? 0 : onto_i;
-            } else {
+            } else if (ci < 0) {
                 rc = ardt_err(ARDT_USAGE, "field '%s': say which connection (CONN:%s)", tok, tok);
                 break;
             }
