@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 const char ardt_record_usage[] =
@@ -77,6 +78,36 @@ static bool wanted(const struct rec *r, const char *name)
         if (fnmatch(r->pats[i], name, 0) == 0)
             return true;
     return false;
+}
+
+/* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
+ * the same channel, its sequence starting again; another layout: a new channel of the same
+ * name (MCAP allows several per topic). */
+static void follow_replaced(struct rec *r, struct rconn *c)
+{
+    char shm[ARDI_SHM_NAME_MAX], path[ARDI_SHM_NAME_MAX + 16];
+    ardi_shm_name(shm, ardt_g.domain, c->name);
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    struct stat a, b;
+    if (fstat(c->v.map.fd, &a) < 0 || stat(path, &b) < 0 ||
+        (a.st_ino == b.st_ino && a.st_dev == b.st_dev))
+        return;
+    struct ardt_view v;
+    if (ardt_view_open(c->name, &v) < 0)
+        return; /* being created: next scan */
+    bool same = v.geom.size == c->v.geom.size && strcmp(v.geom.type, c->v.geom.type) == 0;
+    if (!same) {
+        int ch = ard_logw_add(r->w, c->name, v.geom.type, v.geom.size);
+        if (ch < 0) {
+            ardt_err(0, "connection '%s' re-created, not followed: %s", c->name, ard_errdetail());
+            ardt_view_close(&v);
+            return;
+        }
+        c->ch = ch;
+    }
+    ardt_view_close(&c->v);
+    c->v = v;
+    c->last = 0;
 }
 
 static int add_one(const char *name, void *arg)
@@ -297,6 +328,8 @@ int cmd_record(int argc, char **argv)
     while (!ardt_stop && rc == 0) {
         int64_t now = ard_now_ns();
         if (now >= next_scan) {
+            for (size_t i = 0; i < r.nc; i++)
+                follow_replaced(&r, &r.c[i]);
             int n = ard_conn_list(ardt_g.domain, add_one, &r);
             if (n < 0 && n != ARD_ENOENT)
                 rc = ardt_liberr(n);

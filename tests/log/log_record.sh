@@ -65,6 +65,27 @@ for f in "$T"/size*.mcap; do
     [ "$s" -lt 1300000 ] || fail "$f is $s bytes with --split-size 1"
 done
 
+# A writer restarting on a re-created object (its sequence starts again) is followed.
+"$ARD" record re -o "$T/re.mcap" 2>"$T/re.err" &
+rec=$!
+sleep 0.3
+"$TLOGW" all re 500 200 >"$T/w1" &
+wpid=$!
+wait_for grep -q sent "$T/w1"
+kill -9 $wpid
+wait $wpid 2>/dev/null || true
+rm -f /dev/shm/ard."$ARD_DOMAIN".re
+"$TLOGW" all re 500 200 >"$T/w2" &
+PIDS+=($!)
+wait_for grep -q sent "$T/w2"
+sleep 0.3
+kill -INT $rec
+wait $rec || fail "record across a re-created object: $(cat "$T/re.err")"
+"$ARD" export "$T/re.mcap" --csv --field b >"$T/re.csv"
+awk -F, 'NR > 2 && $3 <= prev { restarts++ } NR > 1 { prev = $3; n++ }
+    END { if (restarts != 1 || n < 300) { print restarts " restarts, " n " rows"; exit 1 } }' \
+    "$T/re.csv" || fail "the re-created connection was not followed"
+
 # Usage.
 code() { local rc=0; "$@" >/dev/null 2>"$T/u.err" || rc=$?; echo $rc; }
 [ "$(code "$ARD" record x)" = 100 ] || fail "no -o: not 100"
