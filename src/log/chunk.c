@@ -110,7 +110,7 @@ void ardl_sealed_free(struct ardl_sealed *s)
     memset(s, 0, sizeof *s);
 }
 
-int ardl_chunk_seal(struct ardl_chunk *c, int level, struct ardl_sealed *s)
+int ardl_chunk_seal(struct ardl_chunk *c, int level, bool with_crc, struct ardl_sealed *s)
 {
     memset(s, 0, sizeof *s);
     s->start_ns = c->start_ns;
@@ -118,7 +118,7 @@ int ardl_chunk_seal(struct ardl_chunk *c, int level, struct ardl_sealed *s)
     s->messages = c->messages;
     s->uncompressed = c->recs.len;
     s->compression = level > 0 ? "zstd" : "";
-    uint32_t crc = ardl_crc32(0, c->recs.p, c->recs.len);
+    uint32_t crc = with_crc ? ardl_crc32(0, c->recs.p, c->recs.len) : 0;
     if (level > 0) {
         size_t bound = ZSTD_compressBound(c->recs.len);
         if (!ardl_reserve(&s->body, bound))

@@ -176,8 +176,9 @@ struct ardl_sealed {
 };
 
 /* Seal chunk c into s (compressing with zstd at `level` when level > 0, CRC of the
- * uncompressed records), then reset c. Returns 0 or ARD_ENOMEM / ARD_ESYS (compression). */
-ARDI_HIDDEN int ardl_chunk_seal(struct ardl_chunk *c, int level, struct ardl_sealed *s);
+ * uncompressed records unless !crc), then reset c. Returns 0 or ARD_ENOMEM / ARD_ESYS
+ * (compression). */
+ARDI_HIDDEN int ardl_chunk_seal(struct ardl_chunk *c, int level, bool crc, struct ardl_sealed *s);
 ARDI_HIDDEN void ardl_sealed_free(struct ardl_sealed *s);
 
 #endif /* ARDL_H */

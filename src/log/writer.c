@@ -64,6 +64,7 @@ struct ard_logw {
     struct wchan *ch;
     size_t nch;
     int level;
+    bool no_crc;
     size_t chunk_size;
     int64_t chunk_ns;
     char *domain;
@@ -249,7 +250,7 @@ static int f_chunk(struct ard_logw *w, struct ardl_chunk *c)
     if (c->messages == 0)
         return 0;
     struct ardl_sealed s;
-    int rc = ardl_chunk_seal(c, w->level, &s);
+    int rc = ardl_chunk_seal(c, w->level, !w->no_crc, &s);
     if (rc) {
         ardl_sealed_free(&s);
         return wfail(w, rc);
@@ -580,6 +581,7 @@ ard_logw *ard_logw_open(const char *path, const struct ard_logw_opts *opts)
         return NULL;
     }
     w->level = level;
+    w->no_crc = o.no_crc;
     w->chunk_size = o.chunk_size ? o.chunk_size : (1u << 20);
     w->chunk_ns = o.chunk_ns ? o.chunk_ns : 1000000000;
     w->queue_max = o.queue_bytes;

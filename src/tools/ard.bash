@@ -87,7 +87,7 @@ _ard()
     pub) opts="--rate -n --count" ;;
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
-    record) opts="-o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --buffer --prio -n --count --duration" ;;
+    record) opts="-o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
     play) opts="--rate --loop --start --end --remap --connections -q --quiet" ;;
     export) opts="--csv --field --resample --onto -o --output" ;;
     info) opts="--json" ;;

@@ -28,13 +28,16 @@ const char ardt_record_usage[] =
     "  --compress zstd|none   compress chunks (default none)\n"
     "  --every N              record the packets whose sequence number N divides\n"
     "  --max-rate HZ          at most HZ packets per second of each connection\n"
-    "  --split-size MB        start the next file after MB megabytes\n"
+    "  --split-size MB        start the next file after MB megabytes of messages (before\n"
+    "                         compression)\n"
     "  --split-duration S     start the next file after S seconds\n"
     "  --stats                print recorded and missed packets every second (stderr)\n"
     "  --poll-us US           how often the rings are polled (default 500; a writer faster\n"
     "                         than slots/poll, e.g. 16 kHz for <= 64 KiB packets, can lose\n"
     "                         packets, counted as missed)\n"
     "  --chunk-size KB        uncompressed chunk size (default 1024)\n"
+    "  --no-crc               no CRC32 of the chunks (saves CPU; damage inside a packet\n"
+    "                         then goes unnoticed by readers)\n"
     "  --buffer MB            closed chunks waiting for the disk at most (default 256)\n"
     "  --prio N               poll with SCHED_FIFO priority N (the disk writer stays at\n"
     "                         normal priority, nice 10): fewer missed packets on a busy host\n"
@@ -233,7 +236,7 @@ int cmd_record(int argc, char **argv)
 {
     struct rec r = {0};
     const char *out = NULL, *comp = NULL;
-    bool stats = false;
+    bool stats = false, no_crc = false;
     uint64_t prio = 0, poll_us = 500, chunk_kb = 1024, buffer_mb = 256, count = 0, split_mb = 0;
     double split_s = 0, duration = 0;
     r.every = 1;
@@ -283,6 +286,8 @@ int cmd_record(int argc, char **argv)
             rc = ardt_parse_double(a, argv[++i], 0.001, 1e9, &duration);
         else if (strcmp(a, "--prio") == 0)
             rc = ardt_parse_count(a, argv[++i], 99, &prio);
+        else if (strcmp(a, "--no-crc") == 0)
+            no_crc = true;
         else if (strcmp(a, "--stats") == 0)
             stats = true;
         else if (a[0] == '-' && a[1])
@@ -302,7 +307,8 @@ int cmd_record(int argc, char **argv)
                               .chunk_size = (size_t)chunk_kb << 10,
                               .queue_bytes = (size_t)buffer_mb << 20,
                               .background_nice = 10,
-                              .domain = ardt_g.domain};
+                              .domain = ardt_g.domain,
+                              .no_crc = no_crc};
     r.w = ard_logw_open(out, &o);
     if (!r.w) {
         free(r.pats);

@@ -315,6 +315,35 @@ static void test_write_with_trims_padding_and_cancels(void **state)
     ard_logr_close(r);
 }
 
+/* --no-crc files store CRC 0 (readers skip the check): a flipped payload byte then reads. */
+static void test_no_crc_skips_the_check(void **state)
+{
+    (void)state;
+    for (int crc = 0; crc < 2; crc++) {
+        ard_logw *w = ard_logw_open(tmp("nc.mcap"), &(struct ard_logw_opts){.no_crc = !crc});
+        assert_non_null(w);
+        int ch = ard_logw_add(w, "v", "x:f64", 8);
+        double x = 1.0;
+        assert_int_equal(ard_logw_write(w, ch, &x, 1, 10, 5), 0);
+        assert_int_equal(ard_logw_close(w), 0);
+        size_t len;
+        uint8_t *b = slurp(tmp("nc.mcap"), &len);
+        uint8_t want[8];
+        memcpy(want, &x, 8);
+        uint8_t *p = memmem(b, len, want, 8);
+        assert_non_null(p);
+        p[7] ^= 0x40;
+        int rc = ard_log_check(b, len);
+        if (crc) {
+            assert_int_equal(rc, ARD_ESTALE);
+            assert_non_null(strstr(ard_errdetail(), "chunk CRC does not match"));
+        } else {
+            assert_int_equal(rc, 0);
+        }
+        free(b);
+    }
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -344,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_seek_skips_earlier_chunks),
         cmocka_unit_test(test_rotate_declares_channels_again),
         cmocka_unit_test(test_write_with_trims_padding_and_cancels),
+        cmocka_unit_test(test_no_crc_skips_the_check),
         cmocka_unit_test(test_bad_arguments),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
