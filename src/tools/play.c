@@ -27,6 +27,8 @@ const char ardt_play_usage[] =
 
 static void sleep_until(int64_t mono)
 {
+    if (ard_now_ns() >= mono)
+        return; /* late or flat out (--rate high): no system call */
     struct timespec ts = {(time_t)(mono / 1000000000), (long)(mono % 1000000000)};
     while (!ardt_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
         ;
