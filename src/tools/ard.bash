@@ -34,7 +34,7 @@ _ard()
     local cur prev i sub="" conn=""
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local subs="list show hz delay set pub graph siggen web help"
+    local subs="list show hz delay set pub graph siggen record play export info web help"
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         -d | --domain) ((i++)) ;;
@@ -87,8 +87,16 @@ _ard()
     pub) opts="--rate -n --count" ;;
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
+    record) opts="-o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
+    play) opts="--rate --loop --start --end --remap --connections -q --quiet" ;;
+    export) opts="--csv --field --resample --onto -o --output" ;;
+    info) opts="--json" ;;
     web) opts="--listen --allow-set --token" ;;
     esac
+    if [[ $cur != -* ]] && { [ "$sub" = play ] || [ "$sub" = export ] || [ "$sub" = info ]; }; then
+        COMPREPLY=($(compgen -f -- "$cur")) # the recording
+        return
+    fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
     elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = delay ] || [ "$sub" = list ]; then

@@ -18,6 +18,11 @@ static const struct ardt_cmd cmds[] = {
     {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage},
     {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage},
     {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage},
+    {"record", cmd_record, "record connections into an MCAP file", ardt_record_usage},
+    {"info", cmd_info, "what a recording holds: connections, counts, missed, duration",
+     ardt_info_usage},
+    {"export", cmd_export, "a recording's fields as CSV, optionally resampled", ardt_export_usage},
+    {"play", cmd_play, "republish a recording at its recorded timing", ardt_play_usage},
     {"web", cmd_web, "the live net and an oscilloscope in a browser", ardt_web_usage},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])

@@ -1,0 +1,287 @@
+/* export.c - `ard export FILE --csv`: a recording as CSV columns, one per element. */
+#include "ard.h"
+#include "ardnet_log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char ardt_export_usage[] =
+    "usage: ard export FILE --csv [--field [CONN:]PATH...] [--resample HZ | --onto CONN]\n"
+    "                  [-o OUT]\n"
+    "  Fields of a recording as CSV, flattened to one column per element (q[0], q[1], ...).\n"
+    "  time = receive (log) time in seconds since the first message of the file; real_time =\n"
+    "  the writer's realtime stamp in seconds since the Unix epoch.\n"
+    "  Without --resample/--onto: one row per message of one connection (the file's only one,\n"
+    "  or the one the fields name), with its seq. With them: fields of several connections on\n"
+    "  one time base, each column holding its connection's latest value at that time (empty\n"
+    "  before its first message): a grid of HZ rows per second, or the times of CONN's\n"
+    "  messages.\n"
+    "options:\n"
+    "  --csv                 CSV output (the only format so far; required)\n"
+    "  --field [CONN:]PATH   a field or element: q, q[2], tick, arm.state:q (repeatable,\n"
+    "                        comma-separated: arm.state:q,qd); default: every field of\n"
+    "                        the connection\n"
+    "  --resample HZ         rows on a grid of HZ per second\n"
+    "  --onto CONN           rows at the messages of CONN\n"
+    "  -o, --output OUT      write to OUT instead of stdout\n"
+    "exit codes: 0 ok, 1 no such file or connection, 3 damaged file, 100 usage, 111 system\n";
+
+struct col {
+    size_t conn;
+    struct ardt_sel sel;
+};
+
+struct exp {
+    ard_logr *r;
+    struct ardt_type *types; /* per connection (desc "" and nfields 0 when foreign/opaque) */
+    uint8_t **last;          /* latest packet per connection (resampling) */
+    struct col *cols;
+    size_t ncols;
+    bool *used;
+    FILE *o;
+    int64_t t0;
+};
+
+static int add_col(struct exp *e, size_t conn, const char *path)
+{
+    struct ardt_type *t = &e->types[conn];
+    if (t->nfields == 0)
+        return ardt_err(ARDT_USAGE, "connection '%s' has no fields to export (opaque)",
+                        ard_logr_conn(e->r, conn)->name);
+    struct col *nc = realloc(e->cols, (e->ncols + 1) * sizeof *nc);
+    if (!nc)
+        return ardt_err(ARDT_SYS, "out of memory");
+    e->cols = nc;
+    e->cols[e->ncols].conn = conn;
+    int rc = ardt_sel_parse(t, path, &e->cols[e->ncols].sel);
+    if (rc)
+        return rc;
+    e->ncols++;
+    e->used[conn] = true;
+    return 0;
+}
+
+static int add_all(struct exp *e, size_t conn)
+{
+    char b[24];
+    for (size_t f = 0; f < e->types[conn].nfields; f++) {
+        int rc = add_col(e, conn, ardt_field_name(&e->types[conn], f, b, sizeof b));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void header(struct exp *e, bool multi, bool seq)
+{
+    fputs(seq ? "time,real_time,seq" : "time", e->o);
+    for (size_t i = 0; i < e->ncols; i++) {
+        const struct col *c = &e->cols[i];
+        const struct ardt_type *t = &e->types[c->conn];
+        char b[24];
+        const char *n = ardt_field_name(t, c->sel.field, b, sizeof b);
+        for (uint32_t k = 0; k < c->sel.count; k++) {
+            fputc(',', e->o);
+            if (multi)
+                fprintf(e->o, "%s:", ard_logr_conn(e->r, c->conn)->name);
+            if (t->fields[c->sel.field].count == 1)
+                fputs(n, e->o);
+            else
+                fprintf(e->o, "%s[%u]", n, c->sel.first + k);
+        }
+    }
+    fputc('\n', e->o);
+}
+
+static void put_secs(FILE *o, int64_t ns)
+{
+    fprintf(o, "%s%lld.%09lld", ns < 0 ? "-" : "", llabs(ns / 1000000000), llabs(ns % 1000000000));
+}
+
+/* The selected values; a connection without a message yet gives empty cells. */
+static void row_values(struct exp *e, const bool *have)
+{
+    for (size_t i = 0; i < e->ncols; i++) {
+        const struct col *c = &e->cols[i];
+        const uint8_t *p = have[c->conn] ? e->last[c->conn] : NULL;
+        for (uint32_t k = 0; k < c->sel.count; k++) {
+            fputc(',', e->o);
+            if (p)
+                ardt_put_value(e->o, &e->types[c->conn].fields[c->sel.field], p, c->sel.first + k,
+                               false);
+        }
+    }
+    fputc('\n', e->o);
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct exp e = {0};
+    const char *path = NULL, *onto = NULL, *out = NULL;
+    bool csv = false;
+    double hz = 0;
+    char **fields = calloc((size_t)argc, sizeof *fields);
+    int nf = 0, rc = 0;
+    if (!fields)
+        return ardt_err(ARDT_SYS, "out of memory");
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        bool val = strcmp(a, "--field") == 0 || strcmp(a, "--resample") == 0 ||
+                   strcmp(a, "--onto") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0;
+        if (val && i + 1 >= argc) {
+            rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
+        } else if (strcmp(a, "--csv") == 0) {
+            csv = true;
+        } else if (strcmp(a, "--field") == 0) {
+            fields[nf++] = argv[++i];
+        } else if (strcmp(a, "--resample") == 0) {
+            rc = ardt_parse_double(a, argv[++i], 1e-6, 1e9, &hz);
+        } else if (strcmp(a, "--onto") == 0) {
+            onto = argv[++i];
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            out = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help export')", a);
+        } else if (path) {
+            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, a);
+        } else {
+            path = a;
+        }
+    }
+    if (rc == 0 && !path)
+        rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help export')");
+    if (rc == 0 && !csv)
+        rc = ardt_err(ARDT_USAGE, "say --csv (the only export format so far)");
+    if (rc == 0 && hz > 0 && onto)
+        rc = ardt_err(ARDT_USAGE, "--resample and --onto exclude each other");
+    if (rc) {
+        free(fields);
+        return rc;
+    }
+    e.r = ard_logr_open(path);
+    if (!e.r) {
+        free(fields);
+        return ardt_liberr(ard_lasterror());
+    }
+    struct ard_log_summary s;
+    ard_logr_summary(e.r, &s);
+    if (s.cut[0])
+        ardt_err(0, "warning: %s", s.cut);
+    size_t nc = ard_logr_nconns(e.r);
+    e.types = calloc(nc ? nc : 1, sizeof *e.types);
+    e.last = calloc(nc ? nc : 1, sizeof *e.last);
+    e.used = calloc(nc ? nc : 1, sizeof *e.used);
+    if (!e.types || !e.last || !e.used) {
+        rc = ardt_err(ARDT_SYS, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nc && rc == 0; i++) {
+        const struct ard_log_conn *c = ard_logr_conn(e.r, i);
+        if (c->ardnet && c->type[0])
+            rc = ardt_type_init(&e.types[i], c->type, c->size);
+    }
+    int onto_i = -1;
+    if (rc == 0 && onto && (onto_i = ard_logr_find(e.r, onto)) < 0)
+        rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, onto);
+    for (int i = 0; i < nf && rc == 0; i++) {
+        /* "CONN:a,b,c": the connection named first holds for the paths after it. */
+        int ci = nc == 1 ? 0 : onto_i;
+        for (char *save = NULL, *tok = strtok_r(fields[i], ",", &save); tok && rc == 0;
+             tok = strtok_r(NULL, ",", &save)) {
+            char *colon = strrchr(tok, ':');
+            if (colon) {
+                *colon = '\0';
+                ci = ard_logr_find(e.r, tok);
+                if (ci < 0) {
+                    rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, tok);
+                    break;
+                }
+                tok = colon + 1;
+            } else if (ci < 0) {
+                rc = ardt_err(ARDT_USAGE, "field '%s': say which connection (CONN:%s)", tok, tok);
+                break;
+            }
+            rc = add_col(&e, (size_t)ci, tok);
+        }
+    }
+    if (rc == 0 && nf == 0) {
+        if (onto_i >= 0)
+            rc = add_all(&e, (size_t)onto_i);
+        else if (nc == 1)
+            rc = add_all(&e, 0);
+        else
+            rc = ardt_err(ARDT_USAGE,
+                          "the file has %zu connections: choose with --field "
+                          "CONN:PATH",
+                          nc);
+    }
+    bool multi = hz > 0 || onto;
+    size_t only = e.ncols ? e.cols[0].conn : 0;
+    for (size_t i = 0; rc == 0 && !multi && i < e.ncols; i++)
+        if (e.cols[i].conn != only)
+            rc = ardt_err(ARDT_USAGE, "fields of several connections need --resample or --onto");
+    for (size_t i = 0; rc == 0 && i < nc; i++)
+        if (e.used[i] && !(e.last[i] = calloc(1, ard_logr_conn(e.r, i)->size)))
+            rc = ardt_err(ARDT_SYS, "out of memory");
+    if (rc)
+        goto done;
+    e.o = out ? fopen(out, "w") : stdout;
+    if (!e.o) {
+        rc = ardt_err(ARDT_SYS, "cannot create '%s': %s", out, strerror(errno));
+        goto done;
+    }
+    bool *have = calloc(nc ? nc : 1, sizeof *have);
+    if (!have) {
+        rc = ardt_err(ARDT_SYS, "out of memory");
+        goto done;
+    }
+    header(&e, multi, !multi);
+    e.t0 = s.start_ns;
+    int64_t step = hz > 0 ? (int64_t)(1e9 / hz) : 0, next = s.start_ns;
+    struct ard_log_msg m;
+    int k;
+    while ((k = ard_logr_next(e.r, &m)) == 1) {
+        if (!e.used[m.conn] || !m.packet)
+            continue;
+        size_t size = ard_logr_conn(e.r, m.conn)->size;
+        if (step) { /* grid points before this message see the values so far */
+            for (; next < m.log_ns; next += step) {
+                put_secs(e.o, next - e.t0);
+                row_values(&e, have);
+            }
+        }
+        memcpy(e.last[m.conn], m.packet, size);
+        have[m.conn] = true;
+        if (step || (onto_i >= 0 && (int)m.conn != onto_i))
+            continue;
+        put_secs(e.o, m.log_ns - e.t0);
+        if (onto_i < 0) {
+            fputc(',', e.o);
+            put_secs(e.o, m.real_ns);
+            fprintf(e.o, ",%" PRIu64, m.seq);
+        }
+        row_values(&e, have);
+    }
+    free(have);
+    if (k < 0)
+        rc = ardt_liberr(k);
+    if (!ardt_flush(e.o) && rc == 0)
+        rc = ardt_err(ARDT_SYS, "writing the CSV: %s", strerror(errno));
+    if (out)
+        fclose(e.o);
+done:
+    for (size_t i = 0; i < nc && e.types; i++) {
+        ardt_type_free(&e.types[i]);
+        if (e.last)
+            free(e.last[i]);
+    }
+    free(e.types);
+    free(e.last);
+    free(e.used);
+    free(e.cols);
+    free(fields);
+    ard_logr_close(e.r);
+    return rc;
+}

@@ -1,0 +1,95 @@
+/* info.c - `ard info FILE`: what a recording holds. */
+#include "ard.h"
+#include "ardnet_log.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+const char ardt_info_usage[] =
+    "usage: ard info FILE [--json]\n"
+    "  Connections of a recording (type, size, messages, missed packets, rate), its duration,\n"
+    "  compression and whether it is complete. The whole file is checked first: a damaged\n"
+    "  or foreign file is refused with the byte offset and the cause (exit 3); a file cut\n"
+    "  short (recorder killed) is read up to its last complete chunk, with a warning.\n"
+    "exit codes: 0 ok, 1 no such file, 3 not a recording or damaged, 100 usage, 111 system\n";
+
+int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help info')", argv[i]);
+        else if (path)
+            return ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, argv[i]);
+        else
+            path = argv[i];
+    }
+    if (!path)
+        return ardt_err(ARDT_USAGE, "no file given (see 'ard help info')");
+    ard_logr *r = ard_logr_open(path);
+    if (!r)
+        return ardt_liberr(ard_lasterror());
+    struct ard_log_summary s;
+    ard_logr_summary(r, &s);
+    if (s.cut[0])
+        ardt_err(0, "warning: %s", s.cut);
+    double dur = s.messages ? (double)(s.end_ns - s.start_ns) / 1e9 : 0;
+    const char *host = ard_logr_meta(r, "ardnet", "host");
+    const char *dom = ard_logr_meta(r, "ardnet", "domain");
+    FILE *o = stdout;
+    if (json) {
+        fputs("{\"file\":", o);
+        ardt_put_json_str(o, path);
+        fprintf(o, ",\"bytes\":%" PRIu64 ",\"complete\":%s,\"compression\":", s.file_size,
+                s.complete ? "true" : "false");
+        ardt_put_json_str(o, s.compression[0] ? s.compression : "none");
+        fputs(",\"host\":", o);
+        ardt_put_json_str(o, host ? host : "");
+        fputs(",\"domain\":", o);
+        ardt_put_json_str(o, dom ? dom : "");
+        fprintf(o,
+                ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64
+                ",\"start_ns\":%lld,\"end_ns\":%lld,\"connections\":[",
+                s.messages, s.chunks, (long long)s.start_ns, (long long)s.end_ns);
+    } else {
+        fprintf(o, "file:        %s (%" PRIu64 " bytes%s)\n", path, s.file_size,
+                s.complete ? "" : ", cut short");
+        fprintf(o, "recorded on: %s, domain %s\n", host ? host : "?", dom ? dom : "?");
+        fprintf(o, "start:       ");
+        ardt_put_real(o, s.start_ns);
+        fprintf(o,
+                "\nduration:    %.3f s\nmessages:    %" PRIu64 " in %" PRIu64
+                " chunks, compression %s\n",
+                dur, s.messages, s.chunks, s.compression[0] ? s.compression : "none");
+        fprintf(o, "%-24s %8s %10s %8s %10s  %s\n", "connection", "size", "messages", "missed",
+                "rate", "type");
+    }
+    for (size_t i = 0; i < ard_logr_nconns(r); i++) {
+        const struct ard_log_conn *c = ard_logr_conn(r, i);
+        double span = (double)(c->last_ns - c->first_ns) / 1e9;
+        double hz = c->count > 1 && span > 0 ? (double)(c->count - 1) / span : 0;
+        if (json) {
+            fputs(i ? ",{\"name\":" : "{\"name\":", o);
+            ardt_put_json_str(o, c->name);
+            fputs(",\"type\":", o);
+            ardt_put_json_str(o, c->type);
+            fprintf(o,
+                    ",\"size\":%zu,\"messages\":%" PRIu64 ",\"missed\":%" PRIu64
+                    ",\"rate_hz\":%.6g}",
+                    c->size, c->count, c->missed, hz);
+        } else {
+            char rate[32];
+            ardt_fmt_rate(rate, sizeof rate, hz);
+            fprintf(o, "%-24s %8zu %10" PRIu64 " %8" PRIu64 " %10s  %s\n", c->name, c->size,
+                    c->count, c->missed, rate,
+                    c->ardnet ? (c->type[0] ? c->type : "(opaque)") : "(not ardnet)");
+        }
+    }
+    if (json)
+        fputs("]}\n", o);
+    ard_logr_close(r);
+    return ARDT_OK;
+}

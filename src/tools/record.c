@@ -1,0 +1,406 @@
+/* record.c - `ard record`: every packet of the chosen connections into an MCAP file.
+ *
+ * One capture thread polls each connection's ring of slots (read-only, like `ard list`: the
+ * writer never waits for it) and takes every complete slot newer than the last one it took;
+ * a packet overwritten before it was read is a sequence gap, counted as missed. Packets are
+ * encoded into the open chunk; a low-priority thread of the log writer compresses and writes
+ * closed chunks. */
+#include "ard.h"
+#include "ardnet_log.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+const char ardt_record_usage[] =
+    "usage: ard record [CONNECTION|GLOB...] -o FILE [options]\n"
+    "  Record every packet of the matching connections (all of the domain by default) into\n"
+    "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
+    "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
+    "  the file; SIGHUP starts the next file.\n"
+    "options:\n"
+    "  -o, --output FILE      file to write (required); later files FILE_1.mcap, ...\n"
+    "  --compress zstd|none   compress chunks (default none)\n"
+    "  --every N              record the packets whose sequence number N divides\n"
+    "  --max-rate HZ          at most HZ packets per second of each connection\n"
+    "  --split-size MB        start the next file after MB megabytes of messages (before\n"
+    "                         compression)\n"
+    "  --split-duration S     start the next file after S seconds\n"
+    "  --stats                print recorded and missed packets every second (stderr)\n"
+    "  --poll-us US           how often the rings are polled (default 500; a writer faster\n"
+    "                         than slots/poll, e.g. 16 kHz for <= 64 KiB packets, can lose\n"
+    "                         packets, counted as missed)\n"
+    "  --chunk-size KB        uncompressed chunk size (default 1024)\n"
+    "  --no-crc               no CRC32 of the chunks (saves CPU; damage inside a packet\n"
+    "                         then goes unnoticed by readers)\n"
+    "  --buffer MB            closed chunks waiting for the disk at most (default 256)\n"
+    "  --prio N               poll with SCHED_FIFO priority N (the disk writer stays at\n"
+    "                         normal priority, nice 10): fewer missed packets on a busy host\n"
+    "  -n, --count N          stop after N packets in total\n"
+    "  --duration S           stop after S seconds\n"
+    "exit codes: 0 ok, 100 usage, 111 system error (e.g. disk full: the file stays readable\n"
+    "            up to its last complete chunk)\n";
+
+static volatile sig_atomic_t hup;
+
+static void on_hup(int sig)
+{
+    (void)sig;
+    hup = 1;
+}
+
+struct rconn {
+    char name[ARD_MAX_NAME + 1];
+    struct ardt_view v;
+    int ch;
+    uint64_t last; /* last seq taken (or skipped on purpose) */
+    uint64_t seen, recorded, missed, dropped;
+    int64_t last_rec_ns; /* for --max-rate */
+};
+
+struct rec {
+    char **pats;
+    int npats;
+    struct rconn *c;
+    size_t nc;
+    ard_logw *w;
+    uint64_t every;
+    double max_rate;
+};
+
+static bool wanted(const struct rec *r, const char *name)
+{
+    if (r->npats == 0)
+        return true;
+    for (int i = 0; i < r->npats; i++)
+        if (fnmatch(r->pats[i], name, 0) == 0)
+            return true;
+    return false;
+}
+
+/* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
+ * the same channel, its sequence starting again; another layout: a new channel of the same
+ * name (MCAP allows several per topic). */
+static void follow_replaced(struct rec *r, struct rconn *c)
+{
+    char shm[ARDI_SHM_NAME_MAX], path[ARDI_SHM_NAME_MAX + 16];
+    ardi_shm_name(shm, ardt_g.domain, c->name);
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    struct stat a, b;
+    if (fstat(c->v.map.fd, &a) < 0 || stat(path, &b) < 0 ||
+        (a.st_ino == b.st_ino && a.st_dev == b.st_dev))
+        return;
+    struct ardt_view v;
+    if (ardt_view_open(c->name, &v) < 0)
+        return; /* being created: next scan */
+    bool same = v.geom.size == c->v.geom.size && strcmp(v.geom.type, c->v.geom.type) == 0;
+    if (!same) {
+        int ch = ard_logw_add(r->w, c->name, v.geom.type, v.geom.size);
+        if (ch < 0) {
+            ardt_err(0, "connection '%s' re-created, not followed: %s", c->name, ard_errdetail());
+            ardt_view_close(&v);
+            return;
+        }
+        c->ch = ch;
+    }
+    ardt_view_close(&c->v);
+    c->v = v;
+    c->last = 0;
+}
+
+static int add_one(const char *name, void *arg)
+{
+    struct rec *r = arg;
+    if (!wanted(r, name))
+        return 0;
+    for (size_t i = 0; i < r->nc; i++)
+        if (strcmp(r->c[i].name, name) == 0)
+            return 0;
+    struct ardt_view v;
+    if (ardt_view_open(name, &v) < 0) {
+        ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
+        return 0;
+    }
+    struct rconn *nc = realloc(r->c, (r->nc + 1) * sizeof *nc);
+    if (!nc) {
+        ardt_view_close(&v);
+        return ARD_ENOMEM;
+    }
+    r->c = nc;
+    struct rconn *c = &r->c[r->nc];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->v = v;
+    c->ch = ard_logw_add(r->w, name, v.geom.type, v.geom.size);
+    if (c->ch < 0) {
+        ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
+        ardt_view_close(&v);
+        return 0;
+    }
+    uint64_t h = ardt_view_head(&v);
+    c->last = h ? h - 1 : 0; /* the newest packet already there is recorded too */
+    r->nc++;
+    return 0;
+}
+
+struct take {
+    const struct ardt_view *v;
+    uint64_t seq;
+};
+
+/* Copy the slot's packet straight into the file's chunk; false if the writer reused the slot
+ * meanwhile (the slot's sequence lock changed). */
+static bool take_copy(void *dst, void *arg)
+{
+    struct take *t = arg;
+    int64_t mono, real;
+    return ardi_slot_read(&t->v->map, t->seq, dst, t->v->geom.size, &mono, &real);
+}
+
+/* Take every new packet of c; returns 0 or an exit code. */
+static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
+{
+    uint64_t h = ardt_view_head(&c->v);
+    if (h < c->last) /* the writer's object was reset: its sequence restarted */
+        c->last = 0;
+    if (h == c->last)
+        return 0;
+    uint64_t first = c->last + 1;
+    uint64_t n = c->v.geom.nslots;
+    uint64_t oldest = h > n - 1 ? h - (n - 1) : 1;
+    if (first < oldest) {
+        c->missed += oldest - first;
+        ard_logw_missed(r->w, c->ch, oldest - first);
+        first = oldest;
+    }
+    for (uint64_t s = first; s <= h; s++) {
+        c->last = s;
+        c->seen++;
+        if (r->every > 1 && s % r->every != 0)
+            continue; /* by sequence number: the choice survives a missed packet */
+        if (r->max_rate > 0 && c->recorded &&
+            (double)(now_real - c->last_rec_ns) < 1e9 / r->max_rate)
+            continue;
+        struct take t = {&c->v, s};
+        int64_t mono, real;
+        if (!ardt_view_stamp(&c->v, s, &mono, &real)) {
+            c->missed++; /* overwritten (or being overwritten) before we came */
+            ard_logw_missed(r->w, c->ch, 1);
+            continue;
+        }
+        int rc = ard_logw_write_with(r->w, c->ch, s, now_real, real, take_copy, &t);
+        if (rc == 0) {
+            c->missed++;
+            ard_logw_missed(r->w, c->ch, 1);
+            continue;
+        }
+        if (rc == ARD_EBUSY) {
+            c->missed++; /* counted by the log writer too */
+            c->dropped++;
+            continue;
+        }
+        if (rc < 0)
+            return ardt_err(ARDT_SYS, "%s", ard_errdetail());
+        c->recorded++;
+        c->last_rec_ns = now_real;
+    }
+    return 0;
+}
+
+static void print_stats(const struct rec *r, FILE *o)
+{
+    for (size_t i = 0; i < r->nc; i++)
+        fprintf(o, "%-24s recorded %" PRIu64 " missed %" PRIu64 "\n", r->c[i].name,
+                r->c[i].recorded, r->c[i].missed);
+}
+
+static char *split_name(const char *out, unsigned n)
+{
+    size_t l = strlen(out);
+    const char *dot = strrchr(out, '.');
+    const char *slash = strrchr(out, '/');
+    if (!dot || (slash && dot < slash))
+        dot = out + l;
+    char *s = malloc(l + 24);
+    if (s)
+        sprintf(s, "%.*s_%u%s", (int)(dot - out), out, n, dot);
+    return s;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    struct rec r = {0};
+    const char *out = NULL, *comp = NULL;
+    bool stats = false, no_crc = false;
+    uint64_t prio = 0, poll_us = 500, chunk_kb = 1024, buffer_mb = 256, count = 0, split_mb = 0;
+    double split_s = 0, duration = 0;
+    r.every = 1;
+    r.pats = calloc((size_t)argc, sizeof *r.pats);
+    if (!r.pats)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = 0;
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                     strcmp(a, "--compress") == 0 || strcmp(a, "--every") == 0 ||
+                     strcmp(a, "--max-rate") == 0 || strcmp(a, "--split-size") == 0 ||
+                     strcmp(a, "--split-duration") == 0 || strcmp(a, "--poll-us") == 0 ||
+                     strcmp(a, "--chunk-size") == 0 || strcmp(a, "--buffer") == 0 ||
+                     strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0 ||
+                     strcmp(a, "--duration") == 0 || strcmp(a, "--prio") == 0;
+        if (takes && !v) {
+            rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
+            break;
+        }
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+            out = argv[++i];
+        else if (strcmp(a, "--compress") == 0) {
+            comp = argv[++i];
+            if (strcmp(comp, "none") == 0)
+                comp = NULL;
+            else if (strcmp(comp, "zstd") != 0)
+                rc = ardt_err(ARDT_USAGE, "--compress '%s': expected zstd or none", comp);
+        } else if (strcmp(a, "--every") == 0)
+            rc = ardt_parse_count(a, argv[++i], UINT32_MAX, &r.every);
+        else if (strcmp(a, "--max-rate") == 0)
+            rc = ardt_parse_double(a, argv[++i], 1e-6, 1e9, &r.max_rate);
+        else if (strcmp(a, "--split-size") == 0)
+            rc = ardt_parse_count(a, argv[++i], 1u << 30, &split_mb);
+        else if (strcmp(a, "--split-duration") == 0)
+            rc = ardt_parse_double(a, argv[++i], 0.001, 1e9, &split_s);
+        else if (strcmp(a, "--poll-us") == 0)
+            rc = ardt_parse_count(a, argv[++i], 1000000, &poll_us);
+        else if (strcmp(a, "--chunk-size") == 0)
+            rc = ardt_parse_count(a, argv[++i], 1u << 20, &chunk_kb);
+        else if (strcmp(a, "--buffer") == 0)
+            rc = ardt_parse_count(a, argv[++i], 1u << 16, &buffer_mb);
+        else if (strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0)
+            rc = ardt_parse_count(a, argv[++i], UINT64_MAX, &count);
+        else if (strcmp(a, "--duration") == 0)
+            rc = ardt_parse_double(a, argv[++i], 0.001, 1e9, &duration);
+        else if (strcmp(a, "--prio") == 0)
+            rc = ardt_parse_count(a, argv[++i], 99, &prio);
+        else if (strcmp(a, "--no-crc") == 0)
+            no_crc = true;
+        else if (strcmp(a, "--stats") == 0)
+            stats = true;
+        else if (a[0] == '-' && a[1])
+            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help record')", a);
+        else
+            r.pats[r.npats++] = argv[i];
+    }
+    if (rc == 0 && !out)
+        rc = ardt_err(ARDT_USAGE, "no output file: -o FILE");
+    if (rc == 0 && (r.every == 0 || chunk_kb == 0 || buffer_mb == 0 || poll_us == 0))
+        rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
+    if (rc) {
+        free(r.pats);
+        return rc;
+    }
+    struct ard_logw_opts o = {.compression = comp,
+                              .chunk_size = (size_t)chunk_kb << 10,
+                              .queue_bytes = (size_t)buffer_mb << 20,
+                              .background_nice = 10,
+                              .domain = ardt_g.domain,
+                              .no_crc = no_crc};
+    r.w = ard_logw_open(out, &o);
+    if (!r.w) {
+        free(r.pats);
+        return ardt_liberr(ard_lasterror());
+    }
+    /* After the log writer's thread exists: it keeps the normal policy. */
+    if (prio && ard_realtime(NULL, 0, (int)prio) < 0) {
+        ard_logw_close(r.w);
+        free(r.pats);
+        return ardt_err(ARDT_SYS, "--prio %d: %s", (int)prio, ard_errdetail());
+    }
+    ardt_signals();
+    struct sigaction sa = {.sa_handler = on_hup};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGHUP, &sa, NULL);
+
+    int64_t t0 = ard_now_ns(), next_scan = 0, next_stats = t0 + 1000000000, next_flush = 0;
+    int64_t file_t0 = t0;
+    unsigned nfile = 0;
+    uint64_t total = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    while (!ardt_stop && rc == 0) {
+        int64_t now = ard_now_ns();
+        if (now >= next_scan) {
+            for (size_t i = 0; i < r.nc; i++)
+                follow_replaced(&r, &r.c[i]);
+            int n = ard_conn_list(ardt_g.domain, add_one, &r);
+            if (n < 0 && n != ARD_ENOENT)
+                rc = ardt_liberr(n);
+            next_scan = now + 200000000;
+        }
+        int64_t real = ard_realtime_ns();
+        for (size_t i = 0; i < r.nc && rc == 0; i++)
+            rc = poll_conn(&r, &r.c[i], real);
+        if (rc)
+            break;
+        if (ard_logw_error(r.w)) {
+            rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
+            break;
+        }
+        total = 0;
+        for (size_t i = 0; i < r.nc; i++)
+            total += r.c[i].recorded;
+        if ((count && total >= count) || (duration > 0 && now - t0 >= (int64_t)(duration * 1e9)))
+            break;
+        if (now >= next_flush) { /* a quiet connection still reaches the disk within a second */
+            if (next_flush && ard_logw_flush(r.w) < 0) {
+                rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
+                break;
+            }
+            next_flush = now + 1000000000;
+        }
+        if (hup || (split_mb && ard_logw_bytes(r.w) >= split_mb << 20) ||
+            (split_s > 0 && now - file_t0 >= (int64_t)(split_s * 1e9))) {
+            hup = 0;
+            char *name = split_name(out, ++nfile);
+            if (!name || ard_logw_rotate(r.w, name) < 0) {
+                rc = ardt_err(ARDT_SYS, "starting the next file: %s", ard_errdetail());
+                free(name);
+                break;
+            }
+            if (stats)
+                fprintf(stderr, "ard record: next file %s\n", name);
+            free(name);
+            file_t0 = now;
+        }
+        if (stats && now >= next_stats) {
+            print_stats(&r, stderr);
+            next_stats += 1000000000;
+        }
+        /* Absolute schedule: polling keeps pace even when a round took long. */
+        ts.tv_nsec += (long)(poll_us * 1000);
+        while (ts.tv_nsec >= 1000000000) {
+            ts.tv_nsec -= 1000000000;
+            ts.tv_sec++;
+        }
+        struct timespec cur;
+        clock_gettime(CLOCK_MONOTONIC, &cur);
+        if (cur.tv_sec > ts.tv_sec || (cur.tv_sec == ts.tv_sec && cur.tv_nsec > ts.tv_nsec))
+            ts = cur;
+        else
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    int crc = ard_logw_close(r.w);
+    if (crc < 0 && rc == 0)
+        rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
+    print_stats(&r, stderr);
+    for (size_t i = 0; i < r.nc; i++) {
+        ardt_view_close(&r.c[i].v);
+    }
+    free(r.c);
+    free(r.pats);
+    return rc;
+}
