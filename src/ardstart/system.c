@@ -427,9 +427,8 @@ static int block_ok(struct sys *s, struct block *b)
                        b->group >= 0 ? b->group_node
                        : b->params   ? b->params
                                      : b->rate_node,
-                       "block '%s': '%s' is for a block plugin: give 'plugin' instead of 'cmd' "
-                       "(only a plugin runs in a group)",
-                       b->name, key);
+                       "block '%s': '%s' is for a block plugin: give 'plugin' instead of 'cmd'%s",
+                       b->name, key, b->group >= 0 ? " (only a plugin runs in a group)" : "");
         return 0;
     }
     if (rname_ok(s, b->node, "block plugin instance", b->name) < 0)
@@ -976,8 +975,6 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
             if (!strcmp(s->subs[j].name, sub->name))
                 return bad(s, sn, "subsystem '%s' named twice", sub->name);
     }
-    if (check_groups(s) < 0)
-        return -1;
     if (!s->local[0]) {
         /* $ARD_HOST reaches the generated scripts: checked like a host in the file. */
         ardb_host_label(s->local, sizeof s->local);
@@ -989,6 +986,9 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
                                                "set local_host to a host name"
                                              : ard_errdetail());
     }
+
+    if (check_groups(s) < 0)
+        return -1;
 
     /* Writers and readers per connection; bridges where hosts differ. */
     static struct bridge br[MAXB];
