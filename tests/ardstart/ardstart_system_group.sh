@@ -141,4 +141,14 @@ grep -Eq '^ +plant +servo .* running$' "$T/status" && ! grep -Eq '^ +ctrl ' "$T/
     fail "group status: $(cat "$T/status")"
 tracks arm/control/monitor
 all_gone
+echo "== what only ardrun can check stops the startup with ardrun's message"
+sed 's/arm_ctrl_block.so/no_such_block.so/' "$EX" >"$T/nosuch.yaml"
+set +e
+err=$("$ARDSTART" --system "$T/nosuch.yaml" --wait=20 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "exit $rc for a missing plugin: $err"
+grep -q "ardrun: .*no_such_block.so" <<<"$err" || fail "no ardrun message: $err"
+grep "ardrun: .*no_such_block.so" <<<"$err" | head -n 1
+all_gone
 echo "PASS"
