@@ -90,6 +90,7 @@ struct conn {
 
 struct sys {
     const char *file;
+    char shown[ARDB_MAX_PATH]; /* file for the scripts' comments: no line break, no control */
     yaml_document_t doc;
     char name[ARDB_MAX_NAME + 1];
     char local[ARDB_MAX_HOST]; /* how other hosts reach the starting host */
@@ -758,17 +759,21 @@ static void plugin_path(const struct sys *s, const char *plugin, struct ardb_str
 static void group_yaml(const struct sys *s, int gi, struct ardb_str *out)
 {
     const struct group *g = &s->groups[gi];
-    ardb_str_addf(out, "# group %s of system %s (%s)\nname: %s\nrate_hz: %s\n", g->name, s->name,
-                  s->file, g->name, g->rate_hz);
+    ardb_str_addf(out, "# group %s of system %s (%s)\nname: ", g->name, s->name, s->shown);
+    yaml_quote(out, g->name);
+    ardb_str_add(out, "\nrate_hz: ");
+    yaml_quote(out, g->rate_hz);
+    ardb_str_add(out, "\n");
     if (g->lock)
         ardb_str_addf(out, "lock: %s\n", g->lock);
     if (g->strict)
         ardb_str_addf(out, "strict: %s\n", g->strict);
     ardb_str_add(out, "rates:\n");
     for (int r = 0; r < g->nrates; r++) {
-        ardb_str_addf(out,
-                      "  - name: %s\n    divide: %ld\n    prio: %ld\n    cpu: ", g->rates[r].name,
-                      g->rates[r].divide, g->rates[r].prio);
+        ardb_str_add(out, "  - name: ");
+        yaml_quote(out, g->rates[r].name);
+        ardb_str_addf(out, "\n    divide: %ld\n    prio: %ld\n    cpu: ", g->rates[r].divide,
+                      g->rates[r].prio);
         yaml_quote(out, g->rates[r].cpu ? g->rates[r].cpu : "");
         ardb_str_add(out, "\n");
     }
@@ -779,10 +784,14 @@ static void group_yaml(const struct sys *s, int gi, struct ardb_str *out)
             continue;
         struct ardb_str path = {0};
         plugin_path(s, bl->plugin, &path);
-        ardb_str_addf(out, "  - name: %s\n    plugin: ", bl->name);
+        ardb_str_add(out, "  - name: ");
+        yaml_quote(out, bl->name);
+        ardb_str_add(out, "\n    plugin: ");
         yaml_quote(out, path.s);
         ardb_str_free(&path);
-        ardb_str_addf(out, "\n    rate: %s\n", bl->rate ? bl->rate : g->rates[0].name);
+        ardb_str_add(out, "\n    rate: ");
+        yaml_quote(out, bl->rate ? bl->rate : g->rates[0].name);
+        ardb_str_add(out, "\n");
         if (bl->params &&
             bl->params->data.mapping.pairs.top > bl->params->data.mapping.pairs.start) {
             ardb_str_add(out, "    params:\n");
@@ -790,15 +799,22 @@ static void group_yaml(const struct sys *s, int gi, struct ardb_str *out)
                  p < bl->params->data.mapping.pairs.top; p++) {
                 yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&s->doc, p->key);
                 yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&s->doc, p->value);
-                ardb_str_addf(out, "      %s: ", (const char *)k->data.scalar.value);
+                ardb_str_add(out, "      ");
+                yaml_quote(out, (const char *)k->data.scalar.value);
+                ardb_str_add(out, ": ");
                 yaml_quote(out, (const char *)v->data.scalar.value);
                 ardb_str_add(out, "\n");
             }
         }
         if (bl->nwires) {
             ardb_str_add(out, "    ard:\n");
-            for (int w = 0; w < bl->nwires; w++)
-                ardb_str_addf(out, "      %s: %s\n", bl->wires[w].port, bl->wires[w].conn);
+            for (int w = 0; w < bl->nwires; w++) {
+                ardb_str_add(out, "      ");
+                yaml_quote(out, bl->wires[w].port);
+                ardb_str_add(out, ": ");
+                yaml_quote(out, bl->wires[w].conn);
+                ardb_str_add(out, "\n");
+            }
         }
     }
 }
@@ -886,7 +902,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
 {
     /* The first line is what a listing shows of the command. */
     ardb_str_addf(out, "# subsystem %s of system %s (%s)\nset -e\n", s->subs[i].name, s->name,
-                  s->file);
+                  s->shown);
     char name[ARDB_MAX_NAME + 1];
     for (int k = 0; k < nbr; k++) {
         if (br[k].reader_sub != i)
@@ -1034,7 +1050,7 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
     int wait_s = o->wait_ms > 0 ? (o->wait_ms + 999) / 1000 : 20;
     if (wait_s > 86400 / 4)
         wait_s = 86400 / 4; /* a subsystem waits 4 block times: keep within --wait's limit */
-    ardb_str_addf(master, "# system %s (%s)\nset -e\n", s->name, s->file);
+    ardb_str_addf(master, "# system %s (%s)\nset -e\n", s->name, s->shown);
     for (int i = 0; i < s->nsubs; i++) {
         struct ardb_str script = {0};
         sub_script(s, i, br, nbr, wait_s, &script);
@@ -1092,6 +1108,12 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     if (!s)
         return AS_SYS;
     s->file = file;
+    /* The name goes into comments of the generated scripts: a line break there would start
+     * a command. */
+    ardb_copy(s->shown, sizeof s->shown, file);
+    for (char *p = s->shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     FILE *f = fopen(file, "re");
     if (!f) {
         fprintf(stderr, "ardstart: cannot open '%s': %s\n", file, strerror(errno));

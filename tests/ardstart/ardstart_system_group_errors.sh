@@ -129,7 +129,7 @@ subsystems:
         group: g
         params: { k: "a\nARDRUN_GROUP\ntouch $T/pwned3\n\"'\\\\" }
 EOF
-mkdir -p "$T/fake" "$T/out"
+mkdir -p "$T/fake" "$T/out" "$T/out2"
 cat >"$T/fake/ardstart" <<'EOF'
 #!/bin/bash
 while [ $# -gt 0 ] && [ "$1" != -- ]; do [ "$1" = --ready ] && exit 0; shift; done
@@ -142,7 +142,15 @@ chmod +x "$T/fake/"*
 "$ARDSTART" --system "$T/inject.yaml" --dry-run >"$T/master.sh" || fail "inject.yaml refused"
 (cd "$T" && OUT="$T/out" TMPDIR="$T" PATH="$T/fake:$PATH" bash -c "$(cat "$T/master.sh")" s) ||
     fail "generated script failed"
-for i in 1 2 3; do [ ! -e "$T/pwned$i" ] || fail "a value ran as a command ($i)"; done
+# The description's file name is written into comments of the scripts and the group file.
+nl="$T/"$'x\ntouch pwned4\nARDRUN_GROUP\ntouch pwned5\n.yaml'
+cp "$T/inject.yaml" "$nl"
+"$ARDSTART" --system "$nl" --dry-run >"$T/master2.sh" || fail "a file name with line breaks refused"
+(cd "$T" && OUT="$T/out2" TMPDIR="$T" PATH="$T/fake:$PATH" bash -c "$(cat "$T/master2.sh")" s) ||
+    fail "generated script failed"
+for i in 1 2 3 4 5; do [ ! -e "$T/pwned$i" ] || fail "a value ran as a command ($i)"; done
+cmp -s "$T/out/group.yaml" <(sed 's/x?touch pwned4?ARDRUN_GROUP?touch pwned5?.yaml/inject.yaml/' "$T/out2/group.yaml") ||
+    fail "the group file differs: $(diff "$T/out/group.yaml" "$T/out2/group.yaml")"
 python3 - "$T/out/group.yaml" "$T" <<'EOF' || fail "group file: $(cat "$T/out/group.yaml")"
 import sys, yaml
 g = yaml.safe_load(open(sys.argv[1]))
