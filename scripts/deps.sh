@@ -5,11 +5,15 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
-      python3 python3-dev python3-numpy python3-pytest graphviz)
+      python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Node.js and npm run the independent checkers of the tests (an MCAP reader, a browser driver).
+# Any nodejs that brings npm will do (some machines have one from another repository, whose
+# package conflicts with Debian's npm): install Debian's only when there is no npm at all.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if ((${#missing[@]} == 0)); then
     exit 0
 fi

@@ -1,6 +1,7 @@
 /* config.c - route options (shared by the command line and YAML) and the YAML file. */
-#include "ardn.h"
 #include "ardi.h"
+#include "ardn.h"
+#include "ardyaml.h"
 
 #include <errno.h>
 #include <math.h>
@@ -233,40 +234,6 @@ static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
     return 0;
 }
 
-/* libyaml takes time quadratic in the nesting depth of flow collections ([[[...) and recursion
- * to load them; a route file needs 4 levels, so deeper input is refused by a first pass over
- * the events, which stops there (the same guard as ardstart's). The loader reports other
- * errors. */
-#define MAX_DEPTH 16
-static int check_depth(const char *path, FILE *f)
-{
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
-    int depth = 0, rc = 0;
-    for (bool end = false; !end;) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev))
-            break;
-        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
-            if (++depth > MAX_DEPTH) {
-                fprintf(stderr, "%s:%zu:%zu: nested deeper than %d levels\n", path,
-                        ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
-                rc = -1;
-                end = true;
-            }
-        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
-            depth--;
-        } else if (ev.type == YAML_STREAM_END_EVENT) {
-            end = true;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&p);
-    rewind(f);
-    return rc;
-}
-
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g)
 {
     FILE *f = fopen(path, "re");
@@ -274,7 +241,9 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
         fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
-    if (check_depth(path, f) < 0) {
+    /* A route file needs 4 levels. */
+    if (ardy_check_depth(path, f, 16) < 0) {
+        fprintf(stderr, "%s\n", ard_errdetail());
         fclose(f);
         return -1;
     }

@@ -34,7 +34,7 @@ _ard()
     local cur prev i sub="" conn=""
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local subs="list show hz delay set pub graph siggen help"
+    local subs="list show hz delay set pub graph siggen web help"
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         -d | --domain) ((i++)) ;;
@@ -87,6 +87,7 @@ _ard()
     pub) opts="--rate -n --count" ;;
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
+    web) opts="--listen --allow-set --token" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))

@@ -47,8 +47,9 @@ int cmd_set(int argc, char **argv);
 int cmd_pub(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_siggen(int argc, char **argv);
+int cmd_web(int argc, char **argv);
 extern const char ardt_list_usage[], ardt_show_usage[], ardt_hz_usage[], ardt_delay_usage[],
-    ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[];
+    ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[], ardt_web_usage[];
 
 /* ---- messages and exit codes ---------------------------------------------------------------- */
 

@@ -18,6 +18,7 @@ static const struct ardt_cmd cmds[] = {
     {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage},
     {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage},
     {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage},
+    {"web", cmd_web, "the live net and an oscilloscope in a browser", ardt_web_usage},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

@@ -1,0 +1,1035 @@
+/* web.c - `ard web`: the live net and an oscilloscope in a browser (docs/web.md).
+ *
+ * civetweb serves the page (web/index.html, app.js, app.css, built into the binary), a JSON
+ * picture of the net (/api/net), a set endpoint (/api/set, only with --allow-set) and one
+ * WebSocket per plot (/ws). Each connection being looked at has one reader thread (a
+ * `source`) that receives every packet it can and keeps it, with its send time, in an
+ * in-process ring; a pump thread at 30 Hz folds the new packets of each WebSocket client into
+ * min/max buckets of the client's width and sends the completed buckets. The server is an
+ * ordinary reader: a writer never waits for it (a packet it is too slow for is skipped). */
+#include "ard.h"
+#include "web.h"
+
+#include <civetweb.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdatomic.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char ardt_web_usage[] =
+    "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token TOKEN]\n"
+    "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
+    "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
+    "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
+    "options:\n"
+    "  -l, --listen ADDR:PORT  address to serve on (default 127.0.0.1:8642; port 0: any free\n"
+    "                          port). Any address but loopback requires a token.\n"
+    "  --allow-set             let the page write packets (as `ard set`, same refusals);\n"
+    "                          read-only otherwise\n"
+    "  --token TOKEN           every request must carry ?token=TOKEN (the page keeps it);\n"
+    "                          generated and printed when listening beyond loopback\n"
+    "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
+    "  See docs/web.md.\n";
+
+extern char **environ;
+
+/* ---- sources: one reader thread per connection being plotted ------------------------------ */
+
+struct source {
+    struct source *next;
+    char name[ARD_MAX_NAME + 1];
+    ard_port *port;
+    struct ardt_type t;
+    size_t size;
+    uint32_t cap; /* entries in the ring, a power of two */
+    uint8_t *ring;
+    int64_t *mono;
+    uint64_t *seq;
+    uint64_t head; /* entries ever written */
+    pthread_mutex_t mu;
+    pthread_t th;
+    int refs;
+    volatile int stop;
+    volatile int gone; /* re-created with another layout: nothing more to read */
+};
+
+/* One WebSocket client (a plot on a page). */
+#define WEB_MAXF 16
+struct client {
+    struct client *next;
+    struct mg_connection *conn;
+    struct source *src;
+    struct ardt_sel sel[WEB_MAXF];
+    size_t nsel;
+    int64_t bucket_ns;
+    uint64_t cursor, lost;
+    int64_t cur;   /* bucket index being filled */
+    int64_t tlast; /* newest packet folded */
+    int64_t tcur;  /* newest packet of the bucket being filled */
+    int64_t temit; /* newest packet of the buckets sent */
+    double mn[WEB_MAXF], mx[WEB_MAXF];
+    bool have;
+    int tick;
+};
+
+struct web {
+    struct mg_context *ctx;
+    char token[80];
+    bool allow_set;
+    char self[4096];    /* this program, for set */
+    pthread_mutex_t mu; /* sources and clients */
+    struct source *sources;
+    struct client *clients;
+    pthread_t pump;
+    volatile int stop;
+};
+static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Has the connection's object been removed and created afresh (ardkill, then a new run)? */
+static bool replaced(const ard_port *p, const char *conn)
+{
+    char path[ARDI_SHM_NAME_MAX + 16], shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, ardt_g.domain, conn);
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    struct stat a, b;
+    if (fstat(p->map.fd, &a) < 0 || stat(path, &b) < 0)
+        return false; /* gone: keep the old one until a new one appears */
+    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
+
+/* Follow a re-created connection of the same layout; another layout ends the source (its
+ * plots get an error and are picked again). */
+static void source_reattach(struct source *s)
+{
+    static atomic_uint nre;
+    char pname[32];
+    snprintf(pname, sizeof pname, "web_r%u", atomic_fetch_add(&nre, 1));
+    ard_port *np = ard_create_on(pname, s->name, ARD_IN, 0, NULL);
+    if (!np)
+        return;
+    if (ard_port_size(np) != s->size || strcmp(ard_port_type(np), s->t.desc) != 0) {
+        ard_close(np);
+        s->gone = 1;
+        return;
+    }
+    ard_close(s->port);
+    s->port = np;
+}
+
+static void *source_run(void *arg)
+{
+    struct source *s = arg;
+    uint8_t *buf = malloc(s->size ? s->size : 1);
+    if (!buf)
+        return NULL;
+    while (!s->stop && !s->gone) {
+        int r = ard_rec_timed(s->port, buf, 200000000);
+        if (r == ARD_ETIMEDOUT && replaced(s->port, s->name))
+            source_reattach(s);
+        if (r < 0)
+            continue; /* timeout, interrupt, nothing sent yet: look at stop again */
+        struct ard_info in = ard_port_info(s->port);
+        pthread_mutex_lock(&s->mu);
+        uint32_t k = (uint32_t)(s->head & (s->cap - 1));
+        memcpy(s->ring + (size_t)k * s->size, buf, s->size);
+        s->mono[k] = in.mono_ns;
+        s->seq[k] = in.seq;
+        s->head++;
+        pthread_mutex_unlock(&s->mu);
+    }
+    free(buf);
+    return NULL;
+}
+
+static void source_free(struct source *s)
+{
+    if (s->port)
+        ard_close(s->port);
+    ardt_type_free(&s->t);
+    free(s->ring);
+    free(s->mono);
+    free(s->seq);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+/* Find or start the source of `name` (W.mu held). NULL with a message in err. */
+static struct source *source_get(const char *name, char *err, size_t errlen)
+{
+    for (struct source *s = W.sources; s; s = s->next)
+        if (strcmp(s->name, name) == 0 && !s->gone) {
+            s->refs++;
+            return s;
+        }
+    if (ardi_check_name("connection", name, true) < 0) {
+        snprintf(err, errlen, "%s", ard_errdetail());
+        return NULL;
+    }
+    struct source *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    static unsigned nports;
+    char pname[32];
+    snprintf(pname, sizeof pname, "web_%u", nports++);
+    s->port = ard_create_on(pname, name, ARD_IN, 0, NULL);
+    if (!s->port) {
+        int e = ard_lasterror();
+        if (e == ARD_ENOENT)
+            snprintf(err, errlen, "connection '%s' does not exist in domain '%s'", name,
+                     ardt_g.domain);
+        else
+            snprintf(err, errlen, "connection '%s': %s", name,
+                     ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
+        source_free(s);
+        return NULL;
+    }
+    s->size = ard_port_size(s->port);
+    if (ardt_type_init(&s->t, ard_port_type(s->port), s->size) != 0) {
+        snprintf(err, errlen, "connection '%s': bad type '%s'", name, ard_port_type(s->port));
+        source_free(s);
+        return NULL;
+    }
+    /* About a second at 10 kHz, at most 16 MiB of packets. */
+    s->cap = 16384;
+    while (s->cap > 64 && (size_t)s->cap * (s->size ? s->size : 1) > (16u << 20))
+        s->cap /= 2;
+    s->ring = malloc((size_t)s->cap * (s->size ? s->size : 1));
+    s->mono = calloc(s->cap, sizeof *s->mono);
+    s->seq = calloc(s->cap, sizeof *s->seq);
+    if (!s->ring || !s->mono || !s->seq || pthread_create(&s->th, NULL, source_run, s) != 0) {
+        snprintf(err, errlen, "out of memory");
+        source_free(s);
+        return NULL;
+    }
+    s->refs = 1;
+    s->next = W.sources;
+    W.sources = s;
+    return s;
+}
+
+static void source_put(struct source *s)
+{
+    if (!s || --s->refs > 0)
+        return;
+    for (struct source **p = &W.sources; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    s->stop = 1;
+    pthread_join(s->th, NULL);
+    source_free(s);
+}
+
+/* ---- output buffers --------------------------------------------------------------------- */
+
+struct buf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+};
+
+static void b_grow(struct buf *b, size_t more)
+{
+    if (b->len + more + 1 <= b->cap)
+        return;
+    size_t n = b->cap ? b->cap : 1024;
+    while (n < b->len + more + 1)
+        n *= 2;
+    char *q = realloc(b->p, n);
+    if (!q) {
+        b->oom = true;
+        return;
+    }
+    b->p = q;
+    b->cap = n;
+}
+
+ARDI_PRINTF(2, 3) static void bp(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    b_grow(b, (size_t)n);
+    if (b->oom)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+static void b_num(struct buf *b, double v)
+{
+    if (isfinite(v))
+        bp(b, "%.9g", v);
+    else
+        bp(b, "null");
+}
+
+static void b_str(struct buf *b, const char *s)
+{
+    bp(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            bp(b, "\\%c", c);
+        else if (c < 0x20)
+            bp(b, "\\u%04x", c);
+        else
+            bp(b, "%c", c);
+    }
+    bp(b, "\"");
+}
+
+/* A packet's fields as JSON: {"q":[...],"tick":3}. */
+static void b_packet(struct buf *b, const struct ardt_type *t, const uint8_t *pkt)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (!o) {
+        b->oom = true;
+        return;
+    }
+    fputc('{', o);
+    for (size_t i = 0; i < t->nfields; i++) {
+        char nb[24];
+        const struct ard_field *f = &t->fields[i];
+        fputs(i ? "," : "", o);
+        ardt_put_json_str(o, ardt_field_name(t, i, nb, sizeof nb));
+        fputs(f->count > 1 ? ":[" : ":", o);
+        for (uint32_t k = 0; k < f->count; k++) {
+            fputs(k ? "," : "", o);
+            ardt_put_value(o, f, pkt, k, true);
+        }
+        fputs(f->count > 1 ? "]" : "", o);
+    }
+    fputc('}', o);
+    fclose(o);
+    bp(b, "%s", text ? text : "{}");
+    free(text);
+}
+
+static void ws_send(struct mg_connection *c, const struct buf *b)
+{
+    if (!b->oom && b->len)
+        mg_websocket_write(c, MG_WEBSOCKET_OPCODE_TEXT, b->p, b->len);
+}
+
+static void ws_error(struct mg_connection *c, const char *msg)
+{
+    struct buf b = {0};
+    bp(&b, "{\"error\":");
+    b_str(&b, msg);
+    bp(&b, "}");
+    ws_send(c, &b);
+    free(b.p);
+}
+
+/* ---- the pump: 30 times a second, new packets to buckets to clients ------------------------ */
+
+static void emit_bucket(struct client *cl, struct buf *b, bool *first)
+{
+    bp(b, "%s[%.6f", *first ? "" : ",", (double)cl->cur * (double)cl->bucket_ns * 1e-9);
+    for (size_t i = 0; i < cl->nsel; i++) {
+        bp(b, ",");
+        b_num(b, cl->mn[i]);
+        bp(b, ",");
+        b_num(b, cl->mx[i]);
+    }
+    bp(b, "]");
+    *first = false;
+}
+
+static void pump_client(struct client *cl, int64_t now)
+{
+    struct source *s = cl->src;
+    if (s->gone) {
+        char msg[ARD_MAX_NAME + 96];
+        snprintf(msg, sizeof msg, "connection '%s' was re-created with another type: pick it again",
+                 s->name);
+        ws_error(cl->conn, msg);
+        source_put(s);
+        cl->src = NULL;
+        cl->nsel = 0;
+        return;
+    }
+    struct buf b = {0};
+    bool first = true;
+    bp(&b, "{\"now\":%.6f,\"b\":[", (double)now * 1e-9);
+    pthread_mutex_lock(&s->mu);
+    if (s->head - cl->cursor > s->cap) {
+        cl->lost += s->head - cl->cursor - s->cap;
+        cl->cursor = s->head - s->cap;
+    }
+    uint64_t n0 = cl->cursor;
+    for (; cl->cursor < s->head && cl->nsel; cl->cursor++) {
+        uint32_t k = (uint32_t)(cl->cursor & (s->cap - 1));
+        const uint8_t *pkt = s->ring + (size_t)k * s->size;
+        int64_t bi = s->mono[k] / cl->bucket_ns;
+        if (cl->have && bi != cl->cur) {
+            emit_bucket(cl, &b, &first);
+            cl->have = false;
+            cl->temit = cl->tcur;
+        }
+        for (size_t i = 0; i < cl->nsel; i++) {
+            double v = ardt_get_f(&s->t.fields[cl->sel[i].field], pkt, cl->sel[i].first);
+            if (!cl->have || v < cl->mn[i] || isnan(cl->mn[i]))
+                cl->mn[i] = v;
+            if (!cl->have || v > cl->mx[i] || isnan(cl->mx[i]))
+                cl->mx[i] = v;
+        }
+        cl->cur = bi;
+        cl->have = true;
+        cl->tlast = cl->tcur = s->mono[k];
+    }
+    cl->cursor = s->head;
+    bool fresh = s->head != n0;
+    /* The decoded newest value, 5 times a second. */
+    bool val = s->head > 0 && (cl->tick++ % 6) == 0;
+    bp(&b, "],\"tl\":%.6f,\"te\":%.6f,\"lost\":%llu", (double)cl->tlast * 1e-9,
+       (double)cl->temit * 1e-9, (unsigned long long)cl->lost);
+    if (val) {
+        uint32_t k = (uint32_t)((s->head - 1) & (s->cap - 1));
+        bp(&b, ",\"val\":{\"seq\":%llu,\"age_ns\":%lld,\"fields\":", (unsigned long long)s->seq[k],
+           (long long)(now - s->mono[k]));
+        b_packet(&b, &s->t, s->ring + (size_t)k * s->size);
+        bp(&b, "}");
+    }
+    pthread_mutex_unlock(&s->mu);
+    bp(&b, "}");
+    if (fresh || val)
+        ws_send(cl->conn, &b);
+    free(b.p);
+}
+
+static void *pump_run(void *arg)
+{
+    (void)arg;
+    while (!W.stop) {
+        int64_t now = ard_now_ns();
+        pthread_mutex_lock(&W.mu);
+        for (struct client *cl = W.clients; cl; cl = cl->next)
+            if (cl->src)
+                pump_client(cl, now);
+        pthread_mutex_unlock(&W.mu);
+        struct timespec ts = {0, 33000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* ---- WebSocket: "sub CONN BUCKET_US [FIELD...]" and "unsub" --------------------------------- */
+
+static struct client *client_of(const struct mg_connection *c)
+{
+    for (struct client *cl = W.clients; cl; cl = cl->next)
+        if (cl->conn == c)
+            return cl;
+    return NULL;
+}
+
+static int ws_connect(const struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    struct client *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return 1; /* refuse */
+    cl->conn = (struct mg_connection *)c;
+    pthread_mutex_lock(&W.mu);
+    cl->next = W.clients;
+    W.clients = cl;
+    pthread_mutex_unlock(&W.mu);
+    return 0;
+}
+
+static void ws_ready(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    struct buf b = {0};
+    bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
+    ws_send(c, &b);
+    free(b.p);
+}
+
+static void ws_close(const struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&W.mu);
+    for (struct client **p = &W.clients; *p; p = &(*p)->next)
+        if ((*p)->conn == c) {
+            struct client *cl = *p;
+            *p = cl->next;
+            source_put(cl->src);
+            free(cl);
+            break;
+        }
+    pthread_mutex_unlock(&W.mu);
+}
+
+/* Handle one command (W.mu held). Returns false to close the connection. */
+static void ws_command(struct mg_connection *c, struct client *cl, char *line)
+{
+    char *save = NULL;
+    char *verb = strtok_r(line, " ", &save);
+    if (!verb) {
+        ws_error(c, "empty command");
+        return;
+    }
+    if (strcmp(verb, "unsub") == 0) {
+        source_put(cl->src);
+        cl->src = NULL;
+        cl->nsel = 0;
+        return;
+    }
+    if (strcmp(verb, "sub") != 0) {
+        ws_error(c, "unknown command (expected sub or unsub)");
+        return;
+    }
+    char *name = strtok_r(NULL, " ", &save);
+    char *bucket = strtok_r(NULL, " ", &save);
+    char *end = NULL;
+    long long bus = bucket ? strtoll(bucket, &end, 10) : 0;
+    if (!name || !bucket || *end || bus < 10 || bus > 10000000) {
+        ws_error(c, "usage: sub CONNECTION BUCKET_US [FIELD...] (bucket 10 us to 10 s)");
+        return;
+    }
+    char err[ARD_MAX_NAME + ARD_MAX_TYPE + 256];
+    struct source *s = cl->src && strcmp(cl->src->name, name) == 0 ? cl->src : NULL;
+    if (!s) {
+        s = source_get(name, err, sizeof err);
+        if (!s) {
+            ws_error(c, err);
+            return;
+        }
+    } else
+        s->refs++;
+    struct ardt_sel sel[WEB_MAXF];
+    size_t n = 0;
+    for (char *f; (f = strtok_r(NULL, " ", &save)) != NULL;) {
+        if (n == WEB_MAXF) {
+            ws_error(c, "at most 16 fields per plot");
+            source_put(s);
+            return;
+        }
+        if (ardt_sel_parse(&s->t, f, &sel[n]) != 0 || sel[n].count != 1) {
+            snprintf(err, sizeof err, "'%.60s': not a field element of type '%s'", f, s->t.desc);
+            ws_error(c, err);
+            source_put(s);
+            return;
+        }
+        n++;
+    }
+    source_put(cl->src);
+    cl->src = s;
+    memcpy(cl->sel, sel, n * sizeof *sel);
+    cl->nsel = n;
+    cl->bucket_ns = bus * 1000;
+    cl->have = false;
+    pthread_mutex_lock(&s->mu);
+    /* Start with the last second the source holds, so a new plot is not empty. */
+    cl->cursor = s->head;
+    int64_t newest = s->head ? s->mono[(s->head - 1) & (s->cap - 1)] : 0;
+    while (cl->cursor > 0 && s->head - cl->cursor < s->cap &&
+           newest - s->mono[(cl->cursor - 1) & (s->cap - 1)] < 1000000000)
+        cl->cursor--;
+    pthread_mutex_unlock(&s->mu);
+    struct buf b = {0};
+    bp(&b, "{\"sub\":");
+    b_str(&b, s->name);
+    bp(&b, ",\"type\":");
+    b_str(&b, s->t.desc);
+    bp(&b, ",\"size\":%zu,\"fields\":[", s->size);
+    for (size_t i = 0; i < s->t.nfields; i++) {
+        char nb[24];
+        bp(&b, "%s{\"name\":", i ? "," : "");
+        b_str(&b, ardt_field_name(&s->t, i, nb, sizeof nb));
+        bp(&b, ",\"type\":\"%s\",\"count\":%u}", ard_basic_name(s->t.fields[i].kind),
+           s->t.fields[i].count);
+    }
+    bp(&b, "],\"plot\":[");
+    for (size_t i = 0; i < n; i++) {
+        char nb[24];
+        const char *fn = ardt_field_name(&s->t, sel[i].field, nb, sizeof nb);
+        if (s->t.fields[sel[i].field].count > 1)
+            bp(&b, "%s\"%s[%u]\"", i ? "," : "", fn, sel[i].first);
+        else
+            bp(&b, "%s\"%s\"", i ? "," : "", fn);
+    }
+    bp(&b, "]}");
+    ws_send(c, &b);
+    free(b.p);
+}
+
+#define WEB_MAXMSG 4096
+
+static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
+{
+    (void)cb;
+    int op = bits & 0x0f;
+    if (op == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
+        return 0;
+    if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
+        return 1;
+    if (op != MG_WEBSOCKET_OPCODE_TEXT || !(bits & 0x80)) {
+        ws_error(c, "expected one complete text message");
+        return 0;
+    }
+    if (len > WEB_MAXMSG) {
+        ws_error(c, "message too long (at most 4096 bytes)");
+        return 0;
+    }
+    char line[WEB_MAXMSG + 1];
+    memcpy(line, data, len);
+    line[len] = '\0';
+    if (strlen(line) != len) {
+        ws_error(c, "message contains a NUL byte");
+        return 0;
+    }
+    pthread_mutex_lock(&W.mu);
+    struct client *cl = client_of(c);
+    if (cl)
+        ws_command(c, cl, line);
+    pthread_mutex_unlock(&W.mu);
+    return cl != NULL;
+}
+
+/* ---- HTTP ---------------------------------------------------------------------------------- */
+
+static int send_json(struct mg_connection *c, int status, const struct buf *b)
+{
+    if (b->oom)
+        return mg_send_http_error(c, 500, "out of memory"), 500;
+    mg_printf(c,
+              "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+              "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+              status, status == 200 ? "OK" : "Error", b->len);
+    mg_write(c, b->p ? b->p : "", b->len);
+    return status;
+}
+
+static int json_error(struct mg_connection *c, int status, const char *msg)
+{
+    struct buf b = {0};
+    bp(&b, "{\"error\":");
+    b_str(&b, msg);
+    bp(&b, "}\n");
+    send_json(c, status, &b);
+    free(b.p);
+    return status;
+}
+
+static int h_asset(struct mg_connection *c, void *cb)
+{
+    const struct web_asset *a = cb;
+    const struct mg_request_info *ri = mg_get_request_info(c);
+    if (strcmp(ri->request_method, "GET") != 0 && strcmp(ri->request_method, "HEAD") != 0)
+        return json_error(c, 405, "method not allowed");
+    char cookie[160] = "";
+    if (W.token[0] && a == &web_assets[0])
+        snprintf(cookie, sizeof cookie,
+                 "Set-Cookie: ard_token=%s; Path=/; HttpOnly; SameSite=Strict\r\n", W.token);
+    mg_printf(c,
+              "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+              "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+              "Content-Security-Policy: default-src 'self'; connect-src 'self' ws: wss:\r\n"
+              "Connection: close\r\n\r\n",
+              a->type, a->len, cookie);
+    if (strcmp(ri->request_method, "GET") == 0)
+        mg_write(c, a->data, a->len);
+    return 200;
+}
+
+struct netconn {
+    struct ardt_probe p;
+    struct ard_peer peers[64];
+    int npeers;
+    uint32_t unlisted;
+    bool bad;
+};
+
+struct netlist {
+    struct netconn *c;
+    size_t n;
+};
+
+static int net_add(const char *name, void *arg)
+{
+    struct netlist *l = arg;
+    if (l->n >= 4096)
+        return 0;
+    struct netconn *nv = realloc(l->c, (l->n + 1) * sizeof *nv);
+    if (!nv)
+        return ARD_ENOMEM;
+    l->c = nv;
+    struct netconn *c = &l->c[l->n++];
+    memset(c, 0, sizeof *c);
+    c->bad = ardt_probe(name, &c->p) < 0;
+    snprintf(c->p.name, sizeof c->p.name, "%s", name);
+    if (!c->bad) {
+        int k = ardt_peers(name, c->peers, 64, &c->unlisted);
+        c->npeers = k < 0 ? 0 : k;
+    }
+    return 0;
+}
+
+static int h_net(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    static pthread_mutex_t netmu = PTHREAD_MUTEX_INITIALIZER; /* one picture at a time */
+    struct netlist l = {0};
+    pthread_mutex_lock(&netmu);
+    int rc = ard_conn_list(ardt_g.domain, net_add, &l);
+    pthread_mutex_unlock(&netmu);
+    int64_t now = ard_now_ns();
+    struct buf b = {0};
+    bp(&b, "{\"domain\":");
+    b_str(&b, ardt_g.domain);
+    bp(&b, ",\"allow_set\":%s,\"self\":%d,\"connections\":[", W.allow_set ? "true" : "false",
+       (int)getpid());
+    for (size_t i = 0; i < l.n; i++) {
+        const struct netconn *n = &l.c[i];
+        bp(&b, "%s\n{\"name\":", i ? "," : "");
+        b_str(&b, n->p.name);
+        if (n->bad) {
+            bp(&b, ",\"damaged\":true,\"stale\":true}");
+            continue;
+        }
+        int64_t age = n->p.seq ? now - n->p.mono_ns : -1;
+        double lim = n->p.rate_hz > 0 ? 10.0 / n->p.rate_hz : 1.0;
+        lim = lim < 1.0 ? 1.0 : lim;
+        bool stale =
+            !n->p.attached || n->p.writer_pid <= 0 || n->p.seq == 0 || (double)age * 1e-9 > lim;
+        bp(&b, ",\"type\":");
+        b_str(&b, n->p.type);
+        bp(&b, ",\"size\":%zu,\"rate_hz\":", n->p.size);
+        b_num(&b, n->p.rate_hz);
+        bool plotted = false;
+        pthread_mutex_lock(&W.mu);
+        for (struct source *s = W.sources; s && !plotted; s = s->next)
+            plotted = strcmp(s->name, n->p.name) == 0;
+        pthread_mutex_unlock(&W.mu);
+        bp(&b,
+           ",\"count\":%llu,\"age_ns\":%lld,\"orphaned\":%s,\"stale\":%s,\"web_reads\":%s,"
+           "\"peers\":[",
+           (unsigned long long)n->p.seq, (long long)age, n->p.attached ? "false" : "true",
+           stale ? "true" : "false", plotted ? "true" : "false");
+        for (int k = 0; k < n->npeers; k++) {
+            const struct ard_peer *pe = &n->peers[k];
+            bp(&b, "%s{\"pid\":%d,\"dir\":\"%s\",\"program\":", k ? "," : "", (int)pe->pid,
+               pe->dir == ARD_OUT ? "out" : "in");
+            b_str(&b, pe->program);
+            bp(&b, ",\"port\":");
+            b_str(&b, pe->port);
+            bp(&b, "}");
+        }
+        bp(&b, "],\"unlisted\":%u}", n->unlisted);
+    }
+    bp(&b, "]}\n");
+    free(l.c);
+    if (rc < 0) {
+        free(b.p);
+        return json_error(c, 500, ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
+    }
+    send_json(c, 200, &b);
+    free(b.p);
+    return 200;
+}
+
+#define WEB_MAXBODY 16384
+#define WEB_MAXASSIGN 64
+
+/* Run `ard set` (this program) so that the refusals are exactly its own. */
+static int run_set(char **av, struct buf *out)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    pid_t pid;
+    int e = posix_spawn(&pid, W.self, &fa, NULL, av, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (e != 0) {
+        close(fds[0]);
+        return -1;
+    }
+    char tmp[1024];
+    ssize_t r;
+    while ((r = read(fds[0], tmp, sizeof tmp)) > 0 || (r < 0 && errno == EINTR))
+        if (r > 0 && out->len < 8192)
+            bp(out, "%.*s", (int)r, tmp);
+    close(fds[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int h_set(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    const struct mg_request_info *ri = mg_get_request_info(c);
+    if (strcmp(ri->request_method, "POST") != 0)
+        return json_error(c, 405, "POST only");
+    if (!W.allow_set)
+        return json_error(c, 403, "read-only: start ard web with --allow-set to set values");
+    if (ri->content_length < 0 || ri->content_length > WEB_MAXBODY)
+        return json_error(c, 413, "request body missing or over 16384 bytes");
+    char body[WEB_MAXBODY + 1];
+    size_t len = 0;
+    while (len < (size_t)ri->content_length) {
+        int r = mg_read(c, body + len, (size_t)ri->content_length - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    if (len != (size_t)ri->content_length)
+        return json_error(c, 400, "request body shorter than its Content-Length");
+    body[len] = '\0';
+    char conn[ARD_MAX_NAME + 2];
+    if (mg_get_var(body, len, "c", conn, sizeof conn) <= 0)
+        return json_error(c, 400, "no connection given (c=NAME)");
+    static char assigns[WEB_MAXASSIGN][512];
+    static pthread_mutex_t amu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&amu);
+    char *av[WEB_MAXASSIGN + 5];
+    int ac = 0;
+    char dom[ARD_MAX_NAME + 16];
+    snprintf(dom, sizeof dom, "--domain=%s", ardt_g.domain);
+    av[ac++] = "ard";
+    av[ac++] = dom;
+    av[ac++] = "set";
+    av[ac++] = conn;
+    int n = 0, r = 0;
+    for (; n < WEB_MAXASSIGN; n++) {
+        r = mg_get_var2(body, len, "a", assigns[n], sizeof assigns[n], (size_t)n);
+        if (r < 0)
+            break;
+        av[ac++] = assigns[n];
+    }
+    av[ac] = NULL;
+    int status;
+    if (r < -1)
+        status = json_error(c, 400, "an assignment is too long");
+    else if (n == 0)
+        status = json_error(c, 400, "nothing to set (a=FIELD=VALUE)");
+    else if (n == WEB_MAXASSIGN)
+        status = json_error(c, 400, "too many assignments");
+    else if (conn[0] == '-')
+        status = json_error(c, 400, "bad connection name");
+    else {
+        struct buf out = {0};
+        int code = run_set(av, &out);
+        struct buf b = {0};
+        bp(&b, "{\"code\":%d,\"message\":", code);
+        b_str(&b, out.p ? out.p : "");
+        bp(&b, "}\n");
+        status = code == 0 ? 200 : code == ARDT_BUSY ? 409 : code == ARDT_NOENT ? 404 : 400;
+        send_json(c, status, &b);
+        free(b.p);
+        free(out.p);
+    }
+    pthread_mutex_unlock(&amu);
+    return status;
+}
+
+static int h_notfound(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    return json_error(c, 404, "no such page");
+}
+
+/* Every request: the token, when one is set (query ?token= or cookie ard_token). */
+static bool token_ok(const struct mg_connection *c)
+{
+    if (!W.token[0])
+        return true;
+    const struct mg_request_info *ri = mg_get_request_info(c);
+    char got[sizeof W.token + 1] = "";
+    if (ri->query_string)
+        mg_get_var(ri->query_string, strlen(ri->query_string), "token", got, sizeof got);
+    if (!got[0]) {
+        const char *ck = mg_get_header(c, "Cookie");
+        if (ck)
+            mg_get_cookie(ck, "ard_token", got, sizeof got);
+    }
+    size_t a = strlen(got), b = strlen(W.token);
+    unsigned diff = (unsigned)(a ^ b);
+    for (size_t i = 0; i < b; i++)
+        diff |= (unsigned char)(got[i < a ? i : 0] ^ W.token[i]);
+    return diff == 0;
+}
+
+static int begin_request(struct mg_connection *c)
+{
+    if (token_ok(c))
+        return 0;
+    json_error(c, 401, "a token is required: open the address ard web printed (?token=...)");
+    return 401;
+}
+
+static int log_message(const struct mg_connection *c, const char *msg)
+{
+    (void)c;
+    (void)msg;
+    return 1; /* quiet: bad requests are answered, not logged */
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+static bool is_loopback(const char *addr)
+{
+    return strncmp(addr, "127.", 4) == 0 || strcmp(addr, "localhost") == 0;
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    W.stop = 1;
+}
+
+int cmd_web(int argc, char **argv)
+{
+    const char *listen = "127.0.0.1:8642";
+    const char *token = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--allow-set") == 0)
+            W.allow_set = true;
+        else if (strcmp(a, "-l") == 0 || strcmp(a, "--listen") == 0 || strcmp(a, "--token") == 0) {
+            if (i + 1 >= argc)
+                return ardt_err(ARDT_USAGE, "%s needs a value", a);
+            if (strcmp(a, "--token") == 0)
+                token = argv[++i];
+            else
+                listen = argv[++i];
+        } else if (strncmp(a, "--listen=", 9) == 0)
+            listen = a + 9;
+        else if (strncmp(a, "--token=", 8) == 0)
+            token = a + 8;
+        else
+            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", a);
+    }
+    const char *colon = strrchr(listen, ':');
+    char addr[64];
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof addr || !end || *end ||
+        end == colon + 1 || port < 0 || port > 65535)
+        return ardt_err(ARDT_USAGE, "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:8642)",
+                        listen);
+    memcpy(addr, listen, (size_t)(colon - listen));
+    addr[colon - listen] = '\0';
+    if (strcmp(addr, "localhost") == 0)
+        snprintf(addr, sizeof addr, "127.0.0.1");
+    if (token) {
+        size_t tl = strlen(token);
+        if (tl < 8 || tl >= sizeof W.token ||
+            strspn(token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+                          "KLMNOPQRSTUVWXYZ0123456789-_.") != tl)
+            return ardt_err(ARDT_USAGE,
+                            "--token: 8 to 79 characters of letters, digits, '-', '_', '.'");
+        snprintf(W.token, sizeof W.token, "%s", token);
+    } else if (!is_loopback(addr)) {
+        uint8_t rnd[16];
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+            return ardt_err(ARDT_SYS, "cannot draw a random token");
+        for (int i = 0; i < 16; i++)
+            snprintf(W.token + 2 * i, 3, "%02x", rnd[i]);
+    }
+    ssize_t sl = readlink("/proc/self/exe", W.self, sizeof W.self - 1);
+    if (sl <= 0)
+        return ardt_err(ARDT_SYS, "cannot find this program (/proc/self/exe)");
+    W.self[sl] = '\0';
+
+    int rc = ardt_lib_init();
+    if (rc)
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    char ports[96];
+    snprintf(ports, sizeof ports, "%s:%ld", addr, port);
+    const char *opts[] = {"listening_ports",
+                          ports,
+                          "num_threads",
+                          "48",
+                          "max_request_size",
+                          "16384",
+                          "request_timeout_ms",
+                          "10000",
+                          "enable_keep_alive",
+                          "no",
+                          "tcp_nodelay",
+                          "1",
+                          NULL};
+    struct mg_callbacks cbs = {0};
+    cbs.begin_request = begin_request;
+    cbs.log_message = log_message;
+    mg_init_library(MG_FEATURES_WEBSOCKET);
+    W.ctx = mg_start(&cbs, NULL, opts);
+    if (!W.ctx) {
+        mg_exit_library();
+        return ardt_err(ARDT_SYS, "cannot serve on %s (address in use or not local?)", ports);
+    }
+    for (size_t i = 0; i < web_nassets; i++)
+        mg_set_request_handler(W.ctx, web_assets[i].path, h_asset, (void *)&web_assets[i]);
+    mg_set_request_handler(W.ctx, "/$", h_asset, (void *)&web_assets[0]);
+    mg_set_request_handler(W.ctx, "/api/net$", h_net, NULL);
+    mg_set_request_handler(W.ctx, "/api/set$", h_set, NULL);
+    mg_set_websocket_handler(W.ctx, "/ws$", ws_connect, ws_ready, ws_data, ws_close, NULL);
+    mg_set_request_handler(W.ctx, "**", h_notfound, NULL);
+
+    struct mg_server_port sp[4];
+    int np = mg_get_server_ports(W.ctx, 4, sp);
+    int real_port = np > 0 ? sp[0].port : (int)port;
+    if (pthread_create(&W.pump, NULL, pump_run, NULL) != 0) {
+        mg_stop(W.ctx);
+        return ardt_err(ARDT_SYS, "cannot start a thread");
+    }
+    printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, real_port,
+           W.token[0] ? "?token=" : "", W.token, W.allow_set ? " (setting allowed)" : "");
+    if (W.token[0] && !token)
+        printf("ard web: listening beyond loopback: every request needs the token above\n");
+    fflush(stdout);
+    while (!W.stop) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    mg_stop(W.ctx);
+    pthread_join(W.pump, NULL);
+    while (W.clients) {
+        struct client *cl = W.clients;
+        W.clients = cl->next;
+        source_put(cl->src);
+        free(cl);
+    }
+    mg_exit_library();
+    return ARDT_OK;
+}

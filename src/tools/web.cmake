@@ -1,0 +1,16 @@
+# ard web (docs/web.md): civetweb (Debian's libcivetweb-dev) serves the page, whose assets
+# (src/tools/web/) are built into the program.
+find_path(CIVETWEB_INCLUDE civetweb.h REQUIRED)
+find_library(CIVETWEB_LIB civetweb REQUIRED)
+set(WEB_ASSETS ${CMAKE_CURRENT_SOURCE_DIR}/web/index.html ${CMAKE_CURRENT_SOURCE_DIR}/web/app.js
+    ${CMAKE_CURRENT_SOURCE_DIR}/web/app.css)
+string(REPLACE ";" "|" WEB_ASSET_ARG "${WEB_ASSETS}")
+set(WEB_GEN ${CMAKE_CURRENT_BINARY_DIR}/web_assets.c)
+add_custom_command(OUTPUT ${WEB_GEN}
+  COMMAND ${CMAKE_COMMAND} "-DFILES=${WEB_ASSET_ARG}" -DOUT=${WEB_GEN}
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
+  DEPENDS ${WEB_ASSETS} ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
+  COMMENT "ard web: page assets" VERBATIM)
+target_sources(ard PRIVATE web.c ${WEB_GEN})
+target_include_directories(ard PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CIVETWEB_INCLUDE})
+target_link_libraries(ard PRIVATE ${CIVETWEB_LIB} pthread)

@@ -1,0 +1,34 @@
+# common.sh - helpers of the ard web tests (sourced after tests/tools/common.sh).
+# start_web ARGS...: ard web on a free loopback port in the background; sets WEB_PID and URL
+# (the address it printed, token included).
+start_web() {
+    "$ARD" web --listen 127.0.0.1:0 "$@" >"$T/web.out" 2>"$T/web.err" &
+    WEB_PID=$!
+    PIDS+=($WEB_PID)
+    wait_for grep -q 'http://' "$T/web.out"
+    URL=$(grep -o 'http://[^ ]*' "$T/web.out" | head -1)
+    BASE=${URL%%\?*}
+    BASE=${BASE%/}
+}
+# need_playwright: playwright-core from the npm registry in a cache directory, installed once;
+# sets NODE_PATH. Skips (77) when it cannot be had, except under CI=true where that fails.
+need_playwright() {
+    local cache=${ARD_WEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ardnet-web-test}
+    local why=""
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        why="node and npm are needed (apt install nodejs npm)"
+    elif [ ! -x "${CHROMIUM:=/usr/bin/chromium}" ]; then
+        why="Debian's chromium is needed at $CHROMIUM (apt install chromium)"
+    elif [ ! -d "$cache/node_modules/playwright-core" ]; then
+        mkdir -p "$cache"
+        (cd "$cache" && flock "$cache/.lock" npm install --no-audit --no-fund --loglevel=error \
+            playwright-core@1 >"$cache/npm.log" 2>&1) ||
+            why="cannot install playwright-core from npm: $(tail -3 "$cache/npm.log")"
+    fi
+    if [ -n "$why" ]; then
+        [ "${CI:-}" = true ] && fail "$why"
+        echo "skipped: $why" >&2
+        exit 77
+    fi
+    export NODE_PATH="$cache/node_modules" CHROMIUM
+}
