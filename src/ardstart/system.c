@@ -863,6 +863,7 @@ static void block_cmd(const struct sys *s, const struct block *bl, struct ardb_s
     ardb_str_addf(&script,
                   "# group %s of system %s\nset -e\n"
                   "f=$(mktemp \"${TMPDIR:-/tmp}/ardrun-%s.XXXXXX\")\n"
+                  "trap 'rm -f \"$f\"' EXIT\n"
                   "cat >\"$f\" <<'ARDRUN_GROUP'\n",
                   gn, s->name, gn);
     group_yaml(s, bl->group, &script);
