@@ -8,6 +8,11 @@
  * reader's subsystem before its blocks, a sending bridge in the writer's after the writer.
  * The master runs as the system's entry, so `ardstart --list` shows the tree and
  * `ardkill NAME` stops it. Format: docs/ardstart.md, "System description".
+ *
+ * A block may be a plugin (`plugin:`): alone it runs as `ardrun --block`; with `group: G` it
+ * runs inside the ardrun group G (`groups:`), which is one entry started where its first
+ * block is listed, with the group YAML that ardrun reads generated here and handed to it on
+ * its standard input. All blocks of a group run on one host.
  */
 #include "ardstart.h"
 
@@ -37,10 +42,40 @@ struct wire {
 struct block {
     char name[ARDB_MAX_NAME + 1];
     const char *cmd;
+    const char *plugin;  /* a block plugin instead of cmd */
+    int group;           /* index in groups, -1: none */
+    const char *rate;    /* in a group: one of its rates */
+    const char *rate_hz; /* alone: --rate or --trigger */
+    const char *trigger;
+    yaml_node_t *params; /* mapping, checked */
+    yaml_node_t *group_node, *rate_node, *plugin_node;
     struct wire wires[16];
     int nwires;
     int sub;
     yaml_node_t *node; /* for the line in messages */
+};
+
+#define MAXR 16  /* rates of a group, as ardrun */
+#define RNAME 31 /* ardrun's names: [A-Za-z0-9_-], at most 31 characters */
+
+struct rate {
+    char name[RNAME + 1];
+    long divide, prio;
+    const char *cpu;
+};
+
+struct group {
+    char name[RNAME + 1];
+    const char *rate_hz, *lock, *strict;
+    char host[ARDB_MAX_HOST];
+    bool has_host;
+    struct rate rates[MAXR];
+    int nrates;
+    long prio; /* prio and cpu of the one rate when no 'rates' is given */
+    const char *cpu;
+    bool rates_given, prio_given;
+    int first; /* its first block (where it is started), -1: none */
+    yaml_node_t *node;
 };
 
 struct subsys {
@@ -56,6 +91,7 @@ struct conn {
 
 struct sys {
     const char *file;
+    char shown[ARDB_MAX_PATH]; /* file for the scripts' comments: no line break, no control */
     yaml_document_t doc;
     char name[ARDB_MAX_NAME + 1];
     char local[ARDB_MAX_HOST]; /* how other hosts reach the starting host */
@@ -66,6 +102,9 @@ struct sys {
     int nblocks;
     struct conn conns[MAXB];
     int nconns;
+    struct group groups[MAXB];
+    int ngroups;
+    char dir[ARDB_MAX_PATH]; /* the description's directory, absolute: for plugin paths */
 };
 
 static int bad(const struct sys *s, const yaml_node_t *n, const char *fmt, ...) ARDB_PRINTF(3, 4);
@@ -230,10 +269,121 @@ static int wire_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t
     return 0;
 }
 
+/* ardrun's rule for the names of groups, instances and rates. */
+static int rname_ok(struct sys *s, yaml_node_t *n, const char *what, const char *v)
+{
+    size_t len = strlen(v);
+    bool ok = len >= 1 && len <= RNAME;
+    for (const char *p = v; ok && *p; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_' || *p == '-';
+    if (!ok)
+        return bad(s, n, "%s '%s': ardrun needs a name of [A-Za-z0-9_-], at most %d characters",
+                   what, v, RNAME);
+    return 0;
+}
+
+/* An integer in [lo, hi] into *out. */
+static int take_long(struct sys *s, yaml_node_t *v, const char *what, long lo, long hi, long *out)
+{
+    const char *t = scalar(s, v, what);
+    if (!t)
+        return -1;
+    char *end;
+    errno = 0;
+    long x = strtol(t, &end, 10);
+    if (end == t || *end || errno || x < lo || x > hi)
+        return bad(s, v, "%s: expected an integer %ld..%ld, got '%s'", what, lo, hi, t);
+    *out = x;
+    return 0;
+}
+
+/* A rate in Hz as ardrun takes it (0.001..100000), kept as text. */
+static const char *take_hz(struct sys *s, yaml_node_t *v, const char *what)
+{
+    const char *t = scalar(s, v, what);
+    if (!t)
+        return NULL;
+    char *end;
+    double hz = strtod(t, &end);
+    if (end == t || *end || !(hz >= 0.001 && hz <= 100000)) {
+        bad(s, v, "%s: expected a rate in Hz, 0.001..100000, got '%s'", what, t);
+        return NULL;
+    }
+    return t;
+}
+
+static const char *take_bool(struct sys *s, yaml_node_t *v, const char *what)
+{
+    const char *t = scalar(s, v, what);
+    if (!t)
+        return NULL;
+    if (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on"))
+        return "true";
+    if (!strcmp(t, "false") || !strcmp(t, "no") || !strcmp(t, "off"))
+        return "false";
+    bad(s, v, "%s: expected true or false, got '%s'", what, t);
+    return NULL;
+}
+
+static int param_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
+{
+    (void)arg;
+    const char *val = scalar(s, v, key);
+    if (!val || rname_ok(s, k, "parameter", key) < 0)
+        return -1;
+    if (strlen(val) > 255)
+        return bad(s, v, "parameter '%s': a value of at most 255 bytes", key);
+    return 0;
+}
+
+static const struct group *find_group(const struct sys *s, const char *name)
+{
+    for (int i = 0; i < s->ngroups; i++)
+        if (!strcmp(s->groups[i].name, name))
+            return &s->groups[i];
+    return NULL;
+}
+
 static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
 {
     struct block *b = arg;
-    if (!strcmp(key, "name")) {
+    if (!strcmp(key, "plugin")) {
+        if (!(b->plugin = scalar(s, v, "plugin")))
+            return -1;
+        b->plugin_node = v;
+        if (!*b->plugin || strlen(b->plugin) > 2000 || strpbrk(b->plugin, "\n\r"))
+            return bad(s, v, "plugin: expected the file name of a block plugin (.so)");
+    } else if (!strcmp(key, "group")) {
+        const char *g = scalar(s, v, "group");
+        if (!g)
+            return -1;
+        const struct group *gr = find_group(s, g);
+        if (!gr) {
+            struct ardb_str known = {0};
+            for (int i = 0; i < s->ngroups; i++)
+                ardb_str_addf(&known, "%s%s", i ? ", " : "", s->groups[i].name);
+            bad(s, v, "unknown group '%s' (groups: %s)", g, s->ngroups ? known.s : "none");
+            ardb_str_free(&known);
+            return -1;
+        }
+        b->group = (int)(gr - s->groups);
+        b->group_node = v;
+    } else if (!strcmp(key, "rate")) {
+        if (!(b->rate = scalar(s, v, "rate")))
+            return -1;
+        b->rate_node = v;
+    } else if (!strcmp(key, "rate_hz")) {
+        if (!(b->rate_hz = take_hz(s, v, "rate_hz")))
+            return -1;
+        b->rate_node = v;
+    } else if (!strcmp(key, "trigger")) {
+        if (!(b->trigger = scalar(s, v, "trigger")) || rname_ok(s, v, "trigger port", b->trigger))
+            return -1;
+        b->rate_node = v;
+    } else if (!strcmp(key, "params")) {
+        b->params = v;
+        return each_pair(s, v, "params", param_pair, NULL);
+    } else if (!strcmp(key, "name")) {
         if (take_name(s, v, "block", b->name) < 0)
             return -1;
     } else if (!strcmp(key, "cmd")) {
@@ -247,8 +397,71 @@ static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
         struct wire_arg w = {b, key[0] == 'o'};
         return each_pair(s, v, key, wire_pair, &w);
     } else {
-        return bad(s, k, "unknown key '%s' in a block (name, cmd, in, out)", key);
+        return bad(s, k,
+                   "unknown key '%s' in a block (name, cmd, in, out) or a plugin block "
+                   "(plugin, group, rate, rate_hz, trigger, params)",
+                   key);
     }
+    return 0;
+}
+
+/* What a block is: a command, a plugin of its own, or a plugin in a group. */
+static int block_ok(struct sys *s, struct block *b)
+{
+    if (!b->name[0] || (!b->cmd && !b->plugin))
+        return bad(s, b->node,
+                   "a block needs 'name' and 'cmd' (a command) or 'plugin' (a block "
+                   "plugin)");
+    if (b->cmd && b->plugin)
+        return bad(s, b->plugin_node,
+                   "block '%s': give 'cmd' (a command) or 'plugin' (a block "
+                   "plugin), not both",
+                   b->name);
+    if (b->cmd) {
+        const char *key = b->group >= 0 ? "group"
+                          : b->params   ? "params"
+                          : b->rate     ? "rate"
+                          : b->rate_hz  ? "rate_hz"
+                          : b->trigger  ? "trigger"
+                                        : NULL;
+        if (key)
+            return bad(s,
+                       b->group >= 0 ? b->group_node
+                       : b->params   ? b->params
+                                     : b->rate_node,
+                       "block '%s': '%s' is for a block plugin: give 'plugin' instead of 'cmd'%s",
+                       b->name, key, b->group >= 0 ? " (only a plugin runs in a group)" : "");
+        return 0;
+    }
+    if (rname_ok(s, b->node, "block plugin instance", b->name) < 0)
+        return -1;
+    if (b->group >= 0) {
+        const struct group *g = &s->groups[b->group];
+        if (b->rate_hz || b->trigger)
+            return bad(s, b->rate_node,
+                       "block '%s' runs in group '%s' at one of its rates: give "
+                       "'rate' (a rate of the group), not '%s'",
+                       b->name, g->name, b->rate_hz ? "rate_hz" : "trigger");
+        if (b->rate) {
+            bool known = false;
+            for (int r = 0; r < g->nrates; r++)
+                known = known || !strcmp(g->rates[r].name, b->rate);
+            if (!known)
+                return bad(s, b->rate_node, "block '%s': group '%s' has no rate '%s'", b->name,
+                           g->name, b->rate);
+        }
+        return 0;
+    }
+    if (b->rate)
+        return bad(s, b->rate_node,
+                   "block '%s': 'rate' names a rate of a group, and the block "
+                   "has no 'group': give 'rate_hz' to run it alone",
+                   b->name);
+    if (!b->rate_hz == !b->trigger)
+        return bad(s, b->rate_hz ? b->rate_node : b->node,
+                   "block '%s': a plugin block of its own (no 'group') needs %s", b->name,
+                   b->rate_hz ? "'rate_hz' or 'trigger', not both"
+                              : "'rate_hz: HZ' or 'trigger: PORT' (or a 'group')");
     return 0;
 }
 
@@ -284,10 +497,9 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
             b->sub = (int)(a->sub - s->subs);
             yaml_node_t *bn = node(s, *i);
             b->node = bn;
-            if (each_pair(s, bn, "block", block_pair, b) < 0)
+            b->group = -1;
+            if (each_pair(s, bn, "block", block_pair, b) < 0 || block_ok(s, b) < 0)
                 return -1;
-            if (!b->name[0] || !b->cmd)
-                return bad(s, bn, "a block needs 'name' and 'cmd'");
             for (int j = 0; j < s->nblocks; j++)
                 if (s->blocks[j].sub == b->sub && !strcmp(s->blocks[j].name, b->name))
                     return bad(s, bn, "block '%s' named twice in a subsystem", b->name);
@@ -299,8 +511,132 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
     return 0;
 }
 
+static int rate_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
+{
+    struct rate *r = arg;
+    if (!strcmp(key, "name")) {
+        const char *n = scalar(s, v, "name");
+        if (!n || rname_ok(s, v, "rate", n) < 0)
+            return -1;
+        ardb_copy(r->name, sizeof r->name, n);
+    } else if (!strcmp(key, "divide")) {
+        return take_long(s, v, "divide", 1, 1000000, &r->divide);
+    } else if (!strcmp(key, "prio")) {
+        return take_long(s, v, "prio", 0, 99, &r->prio);
+    } else if (!strcmp(key, "cpu")) {
+        if (!(r->cpu = scalar(s, v, "cpu")))
+            return -1;
+        if (strlen(r->cpu) > 200)
+            return bad(s, v, "cpu: a CPU list of at most 200 characters");
+    } else {
+        return bad(s, k, "unknown key '%s' in a rate (name, divide, prio, cpu)", key);
+    }
+    return 0;
+}
+
+struct group_arg {
+    struct group *g;
+    yaml_node_t *hosts;
+    const struct as_opts *o;
+};
+
+static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
+{
+    struct group_arg *a = arg;
+    struct group *g = a->g;
+    if (!strcmp(key, "name")) {
+        const char *n = scalar(s, v, "name");
+        if (!n || name_ok(s, v, "group", n) < 0 || rname_ok(s, v, "group", n) < 0)
+            return -1;
+        ardb_copy(g->name, sizeof g->name, n);
+    } else if (!strcmp(key, "host")) {
+        const char *h = scalar(s, v, "host");
+        if (!h)
+            return -1;
+        const char *r = resolve_host(s, a->hosts, h, a->o);
+        if (*r && host_ok(s, v, "host", r) < 0)
+            return -1;
+        ardb_copy(g->host, sizeof g->host, r);
+        g->has_host = true;
+    } else if (!strcmp(key, "rate_hz")) {
+        return (g->rate_hz = take_hz(s, v, "rate_hz")) ? 0 : -1;
+    } else if (!strcmp(key, "lock")) {
+        return (g->lock = take_bool(s, v, "lock")) ? 0 : -1;
+    } else if (!strcmp(key, "strict")) {
+        return (g->strict = take_bool(s, v, "strict")) ? 0 : -1;
+    } else if (!strcmp(key, "prio")) {
+        g->prio_given = true;
+        return take_long(s, v, "prio", 0, 99, &g->prio);
+    } else if (!strcmp(key, "cpu")) {
+        g->prio_given = true;
+        return (g->cpu = scalar(s, v, "cpu")) && strlen(g->cpu) <= 200
+                   ? 0
+                   : (g->cpu ? bad(s, v, "cpu: a CPU list of at most 200 characters") : -1);
+    } else if (!strcmp(key, "rates")) {
+        if (v->type != YAML_SEQUENCE_NODE ||
+            v->data.sequence.items.top == v->data.sequence.items.start)
+            return bad(s, v, "rates: expected a list of rates (- name: ..., divide: N)");
+        g->rates_given = true;
+        g->nrates = 0;
+        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+             i++) {
+            yaml_node_t *rn = node(s, *i);
+            if (g->nrates == MAXR)
+                return bad(s, rn, "group '%s': more than %d rates", g->name, MAXR);
+            struct rate *r = &g->rates[g->nrates];
+            *r = (struct rate){.divide = 1};
+            if (each_pair(s, rn, "rate", rate_pair, r) < 0)
+                return -1;
+            if (!r->name[0])
+                return bad(s, rn, "a rate needs a 'name'");
+            for (int j = 0; j < g->nrates; j++)
+                if (!strcmp(g->rates[j].name, r->name))
+                    return bad(s, rn, "rate '%s' named twice", r->name);
+            g->nrates++;
+        }
+    } else {
+        return bad(s, k,
+                   "unknown key '%s' in a group (name, host, rate_hz, prio, cpu, rates, lock, "
+                   "strict)",
+                   key);
+    }
+    return 0;
+}
+
+static int parse_groups(struct sys *s, yaml_node_t *list, yaml_node_t *hosts,
+                        const struct as_opts *o)
+{
+    if (list->type != YAML_SEQUENCE_NODE)
+        return bad(s, list, "'groups' must be a list (- name: ...)");
+    for (yaml_node_item_t *i = list->data.sequence.items.start; i < list->data.sequence.items.top;
+         i++) {
+        if (s->ngroups == MAXB)
+            return bad(s, list, "more than %d groups", MAXB);
+        struct group *g = &s->groups[s->ngroups];
+        memset(g, 0, sizeof *g);
+        g->first = -1;
+        g->node = node(s, *i);
+        struct group_arg a = {g, hosts, o};
+        if (each_pair(s, g->node, "group", group_pair, &a) < 0)
+            return -1;
+        if (!g->name[0] || !g->rate_hz)
+            return bad(s, g->node, "a group needs 'name' and 'rate_hz' (its base rate)");
+        if (g->rates_given && g->prio_given)
+            return bad(s, g->node, "group '%s': with 'rates', give 'prio' and 'cpu' per rate",
+                       g->name);
+        if (!g->rates_given) { /* one rate, as ardrun's default */
+            g->nrates = 1;
+            g->rates[0] = (struct rate){"base", 1, g->prio, g->cpu};
+        }
+        if (find_group(s, g->name))
+            return bad(s, g->node, "group '%s' named twice", g->name);
+        s->ngroups++;
+    }
+    return 0;
+}
+
 struct top_arg {
-    yaml_node_t *hosts, *subs, *conns;
+    yaml_node_t *hosts, *subs, *conns, *groups;
 };
 
 static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
@@ -328,10 +664,12 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
         t->conns = v;
     } else if (!strcmp(key, "subsystems")) {
         t->subs = v;
+    } else if (!strcmp(key, "groups")) {
+        t->groups = v;
     } else {
         return bad(s, k,
                    "unknown key '%s' (name, hosts, local_host, bridge_port, connections, "
-                   "subsystems)",
+                   "groups, subsystems)",
                    key);
     }
     return 0;
@@ -340,6 +678,200 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
 static const char *host_of(const struct sys *s, const struct block *b)
 {
     return s->subs[b->sub].host;
+}
+
+/* Each group: its blocks, all on one host (and on its 'host' if given); its entry, started
+ * in the subsystem of its first block, takes a name no other entry there has. */
+static int check_groups(struct sys *s)
+{
+    for (int b = 0; b < s->nblocks; b++) {
+        const struct block *bl = &s->blocks[b];
+        if (bl->group < 0)
+            continue;
+        struct group *g = &s->groups[bl->group];
+        const char *h = host_of(s, bl);
+        if (g->first < 0) {
+            g->first = b;
+            if (g->has_host && strcmp(g->host, h) != 0)
+                return bad(s, bl->group_node,
+                           "group '%s' is on host '%s' (its 'host'), but block '%s' is in "
+                           "subsystem '%s' on host '%s': a group is one process on one host",
+                           g->name, g->host[0] ? g->host : s->local, bl->name,
+                           s->subs[bl->sub].name, h[0] ? h : s->local);
+            continue;
+        }
+        const struct block *f = &s->blocks[g->first];
+        if (strcmp(host_of(s, f), h) != 0)
+            return bad(s, bl->group_node,
+                       "group '%s' on two hosts: block '%s' (subsystem '%s') is on host '%s', "
+                       "block '%s' (subsystem '%s') on host '%s': a group is one process on one "
+                       "host",
+                       g->name, f->name, s->subs[f->sub].name,
+                       host_of(s, f)[0] ? host_of(s, f) : s->local, bl->name, s->subs[bl->sub].name,
+                       h[0] ? h : s->local);
+        for (int j = 0; j < b; j++)
+            if (s->blocks[j].group == bl->group && !strcmp(s->blocks[j].name, bl->name))
+                return bad(s, bl->node, "block '%s' named twice in group '%s'", bl->name, g->name);
+    }
+    for (int i = 0; i < s->ngroups; i++) {
+        const struct group *g = &s->groups[i];
+        if (g->first < 0)
+            return bad(s, g->node, "group '%s' has no blocks (a block joins it with 'group: %s')",
+                       g->name, g->name);
+        int sub = s->blocks[g->first].sub;
+        for (int b = 0; b < s->nblocks; b++)
+            if (s->blocks[b].sub == sub && s->blocks[b].group < 0 &&
+                !strcmp(s->blocks[b].name, g->name))
+                return bad(s, s->blocks[b].node,
+                           "block '%s' has the name of group '%s', which runs in subsystem '%s' "
+                           "too",
+                           g->name, g->name, s->subs[sub].name);
+    }
+    return 0;
+}
+
+/* A YAML double-quoted scalar. */
+static void yaml_quote(struct ardb_str *out, const char *v)
+{
+    ardb_str_add(out, "\"");
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            ardb_str_addf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            ardb_str_addf(out, "\\x%02x", *p);
+        else
+            ardb_str_addf(out, "%c", *p);
+    }
+    ardb_str_add(out, "\"");
+}
+
+/* A plugin's file as ardrun gets it: a bare name stays (ardrun looks in $ARDRUN_PLUGIN_PATH),
+ * a relative path is taken from the description's directory. */
+static void plugin_path(const struct sys *s, const char *plugin, struct ardb_str *out)
+{
+    if (strchr(plugin, '/') && plugin[0] != '/') {
+        ardb_str_add(out, s->dir);
+        ardb_str_add(out, "/");
+    }
+    ardb_str_add(out, plugin);
+}
+
+/* The group file that ardrun reads. */
+static void group_yaml(const struct sys *s, int gi, struct ardb_str *out)
+{
+    const struct group *g = &s->groups[gi];
+    ardb_str_addf(out, "# group %s of system %s (%s)\nname: ", g->name, s->name, s->shown);
+    yaml_quote(out, g->name);
+    ardb_str_add(out, "\nrate_hz: ");
+    yaml_quote(out, g->rate_hz);
+    ardb_str_add(out, "\n");
+    if (g->lock)
+        ardb_str_addf(out, "lock: %s\n", g->lock);
+    if (g->strict)
+        ardb_str_addf(out, "strict: %s\n", g->strict);
+    ardb_str_add(out, "rates:\n");
+    for (int r = 0; r < g->nrates; r++) {
+        ardb_str_add(out, "  - name: ");
+        yaml_quote(out, g->rates[r].name);
+        ardb_str_addf(out, "\n    divide: %ld\n    prio: %ld\n    cpu: ", g->rates[r].divide,
+                      g->rates[r].prio);
+        yaml_quote(out, g->rates[r].cpu ? g->rates[r].cpu : "");
+        ardb_str_add(out, "\n");
+    }
+    ardb_str_add(out, "blocks:\n");
+    for (int b = 0; b < s->nblocks; b++) {
+        const struct block *bl = &s->blocks[b];
+        if (bl->group != gi)
+            continue;
+        struct ardb_str path = {0};
+        plugin_path(s, bl->plugin, &path);
+        ardb_str_add(out, "  - name: ");
+        yaml_quote(out, bl->name);
+        ardb_str_add(out, "\n    plugin: ");
+        yaml_quote(out, path.s);
+        ardb_str_free(&path);
+        ardb_str_add(out, "\n    rate: ");
+        yaml_quote(out, bl->rate ? bl->rate : g->rates[0].name);
+        ardb_str_add(out, "\n");
+        if (bl->params &&
+            bl->params->data.mapping.pairs.top > bl->params->data.mapping.pairs.start) {
+            ardb_str_add(out, "    params:\n");
+            for (yaml_node_pair_t *p = bl->params->data.mapping.pairs.start;
+                 p < bl->params->data.mapping.pairs.top; p++) {
+                yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&s->doc, p->key);
+                yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&s->doc, p->value);
+                ardb_str_add(out, "      ");
+                yaml_quote(out, (const char *)k->data.scalar.value);
+                ardb_str_add(out, ": ");
+                yaml_quote(out, (const char *)v->data.scalar.value);
+                ardb_str_add(out, "\n");
+            }
+        }
+        if (bl->nwires) {
+            ardb_str_add(out, "    ard:\n");
+            for (int w = 0; w < bl->nwires; w++) {
+                ardb_str_add(out, "      ");
+                yaml_quote(out, bl->wires[w].port);
+                ardb_str_add(out, ": ");
+                yaml_quote(out, bl->wires[w].conn);
+                ardb_str_add(out, "\n");
+            }
+        }
+    }
+}
+
+/* The command of a block: its cmd, `ardrun --block` for a plugin of its own, or the group's
+ * ardrun with the group file on its standard input. */
+static void block_cmd(const struct sys *s, const struct block *bl, struct ardb_str *cmd)
+{
+    if (bl->cmd) {
+        ardb_str_add(cmd, bl->cmd);
+        for (int w = 0; w < bl->nwires; w++)
+            ardb_str_addf(cmd, " --ard %s=%s", bl->wires[w].port, bl->wires[w].conn);
+        return;
+    }
+    if (bl->group < 0) {
+        struct ardb_str path = {0};
+        plugin_path(s, bl->plugin, &path);
+        ardb_str_add(cmd, "ardrun --block");
+        ardb_str_quote(cmd, path.s);
+        ardb_str_free(&path);
+        ardb_str_addf(cmd, " --name %s", bl->name);
+        for (yaml_node_pair_t *p = bl->params ? bl->params->data.mapping.pairs.start : NULL;
+             p && p < bl->params->data.mapping.pairs.top; p++) {
+            yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&s->doc, p->key);
+            yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&s->doc, p->value);
+            struct ardb_str kv = {0};
+            ardb_str_addf(&kv, "%s=%s", (const char *)k->data.scalar.value,
+                          (const char *)v->data.scalar.value);
+            ardb_str_add(cmd, " --param");
+            ardb_str_quote(cmd, kv.s);
+            ardb_str_free(&kv);
+        }
+        if (bl->rate_hz)
+            ardb_str_addf(cmd, " --rate %s", bl->rate_hz);
+        else
+            ardb_str_addf(cmd, " --trigger %s", bl->trigger);
+        for (int w = 0; w < bl->nwires; w++)
+            ardb_str_addf(cmd, " --ard %s=%s", bl->wires[w].port, bl->wires[w].conn);
+        return;
+    }
+    struct ardb_str script = {0};
+    /* ardrun reads its file twice (a depth check first): a pipe would not do, so the file
+     * is written, opened as standard input, and unlinked before ardrun runs. */
+    const char *gn = s->groups[bl->group].name;
+    ardb_str_addf(&script,
+                  "# group %s of system %s\nset -e\n"
+                  "f=$(mktemp \"${TMPDIR:-/tmp}/ardrun-%s.XXXXXX\")\n"
+                  "trap 'rm -f \"$f\"' EXIT\n"
+                  "cat >\"$f\" <<'ARDRUN_GROUP'\n",
+                  gn, s->name, gn);
+    group_yaml(s, bl->group, &script);
+    ardb_str_add(&script, "ARDRUN_GROUP\nexec <\"$f\"\nrm -f \"$f\"\nexec ardrun /dev/stdin\n");
+    ardb_str_add(cmd, "bash -c");
+    ardb_str_quote(cmd, script.s);
+    ardb_str_quote(cmd, s->groups[bl->group].name);
+    ardb_str_free(&script);
 }
 
 /* Bridges to insert: per connection, one pair for each reader host other than the writer's. */
@@ -372,7 +904,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
 {
     /* The first line is what a listing shows of the command. */
     ardb_str_addf(out, "# subsystem %s of system %s (%s)\nset -e\n", s->subs[i].name, s->name,
-                  s->file);
+                  s->shown);
     char name[ARDB_MAX_NAME + 1];
     for (int k = 0; k < nbr; k++) {
         if (br[k].reader_sub != i)
@@ -393,12 +925,13 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
         const struct block *bl = &s->blocks[b];
         if (bl->sub != i)
             continue;
-        struct ardb_str cmd = {0};
-        ardb_str_add(&cmd, bl->cmd);
-        for (int w = 0; w < bl->nwires; w++)
-            ardb_str_addf(&cmd, " --ard %s=%s", bl->wires[w].port, bl->wires[w].conn);
-        start_line(out, bl->name, cmd.s, wait_s);
-        ardb_str_free(&cmd);
+        /* A group starts at its first block, with all of its blocks. */
+        if (bl->group < 0 || s->groups[bl->group].first == b) {
+            struct ardb_str cmd = {0};
+            block_cmd(s, bl, &cmd);
+            start_line(out, bl->group < 0 ? bl->name : s->groups[bl->group].name, cmd.s, wait_s);
+            ardb_str_free(&cmd);
+        }
         /* Sending bridges right after the block that writes the connection. */
         for (int k = 0; k < nbr; k++) {
             bool writes = false;
@@ -440,6 +973,8 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
         return bad(s, root, "no 'name' of the system");
     if (t.conns && each_pair(s, t.conns, "connections", conn_pair, NULL) < 0)
         return -1;
+    if (t.groups && parse_groups(s, t.groups, t.hosts, o) < 0)
+        return -1;
     if (!t.subs || t.subs->type != YAML_SEQUENCE_NODE)
         return bad(s, t.subs ? t.subs : root, "'subsystems' must be a list (- name: ...)");
     for (yaml_node_item_t *i = t.subs->data.sequence.items.start;
@@ -469,6 +1004,9 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
                                                "set local_host to a host name"
                                              : ard_errdetail());
     }
+
+    if (check_groups(s) < 0)
+        return -1;
 
     /* Writers and readers per connection; bridges where hosts differ. */
     static struct bridge br[MAXB];
@@ -514,7 +1052,7 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
     int wait_s = o->wait_ms > 0 ? (o->wait_ms + 999) / 1000 : 20;
     if (wait_s > 86400 / 4)
         wait_s = 86400 / 4; /* a subsystem waits 4 block times: keep within --wait's limit */
-    ardb_str_addf(master, "# system %s (%s)\nset -e\n", s->name, s->file);
+    ardb_str_addf(master, "# system %s (%s)\nset -e\n", s->name, s->shown);
     for (int i = 0; i < s->nsubs; i++) {
         struct ardb_str script = {0};
         sub_script(s, i, br, nbr, wait_s, &script);
@@ -539,6 +1077,12 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     if (!s)
         return AS_SYS;
     s->file = file;
+    /* The name goes into comments of the generated scripts: a line break there would start
+     * a command. */
+    ardb_copy(s->shown, sizeof s->shown, file);
+    for (char *p = s->shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     FILE *f = fopen(file, "re");
     if (!f) {
         fprintf(stderr, "ardstart: cannot open '%s': %s\n", file, strerror(errno));
@@ -573,6 +1117,15 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     }
     yaml_parser_delete(&parser);
     fclose(f);
+    /* Plugin paths are relative to the description's directory. */
+    char *full = realpath(file, NULL);
+    if (full) {
+        *strrchr(full, '/') = '\0';
+        ardb_copy(s->dir, sizeof s->dir, full[0] ? full : "/");
+        free(full);
+    } else {
+        ardb_copy(s->dir, sizeof s->dir, ".");
+    }
     struct ardb_str master = {0};
     if (build(s, o, &master) == 0) {
         if (o->dry_run) {
