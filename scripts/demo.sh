@@ -1,7 +1,8 @@
 #!/bin/bash
 # demo.sh - build ardnet, start the simulated 7-joint arm with ardstart (level by level,
 # each level ready before the next), show the monitor, the listing, the connections with
-# `ard list` and `ard show -f`, stop everything with ardkill and show that nothing is left. Exits 0 when all of that worked.
+# `ard list` and `ard show -f`, stop everything with ardkill; then the same arm with controller
+# and plant in one ardrun group; show that nothing is left. Exits 0 when all of that worked.
 #
 #   scripts/demo.sh                 (BUILD_DIR=... to build elsewhere; ARD_DOMAIN=... )
 # On a fresh Debian/Ubuntu machine run as root, missing build tools are installed with apt-get.
@@ -36,9 +37,9 @@ step "build ($build)"
 tests=ON
 pkg-config --exists cmocka 2>/dev/null || tests=OFF # the demo needs no test framework
 cmake -S "$root" -B "$build" -DARD_TESTS=$tests >/dev/null
-cmake --build "$build" -j"$(nproc)" --target ardstart ardkill ardnet_bin ard \
-    arm_traj arm_ctrl arm_plant arm_monitor >/dev/null
-export PATH="$build/src/ardstart:$build/src/ardkill:$build/src/ardnet:$build/src/tools:$PATH"
+cmake --build "$build" -j"$(nproc)" --target ardstart ardkill ardnet_bin ard ardrun \
+    arm_traj arm_ctrl arm_plant arm_monitor arm_ctrl_block arm_plant_block >/dev/null
+export PATH="$build/src/ardstart:$build/src/ardkill:$build/src/ardnet:$build/src/tools:$build/src/ardrun:$PATH"
 export ARM_BIN="$build/examples"
 echo "ok"
 
@@ -67,6 +68,15 @@ step "ard graph (Graphviz dot; 'ard graph --format svg' draws it)"
 ard graph
 
 step "ardkill (everything in domain $ARD_DOMAIN)"
+ardkill
+
+step "the same arm, controller and plant as plugins in one 1 kHz ardrun group: examples/arm/master_group.sh"
+"$root/examples/arm/master_group.sh"
+sleep 1
+ardrun ctl arm_rt status
+ardstart --list
+
+step "ardkill"
 ardkill
 
 step "what is left"
