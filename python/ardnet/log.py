@@ -79,7 +79,8 @@ class Recording(dict):
     """A dict of Connection by connection name, plus:
 
     path       the file
-    meta       the "ardnet" metadata of the file: host, domain, version, start_ns (strings)
+    meta       the "ardnet" metadata of the file: host, domain, version, format (strings),
+               start_ns (int: the recorder's realtime clock when it opened the file)
     summary    messages, chunks, file_size, start_ns, end_ns, compression, complete,
                valid_end, cut (cut: "" or why a file cut short ends where it does)
     start_ns   log time of the first message (t = 0 of every connection)
@@ -89,6 +90,8 @@ class Recording(dict):
         super().__init__()
         self.path = path
         self.meta = raw["meta"]
+        if self.meta.get("start_ns", "").isdigit():
+            self.meta["start_ns"] = int(self.meta["start_ns"])
         self.summary = raw["summary"]
         self.start_ns = self.summary["start_ns"]
         for c in raw["conns"]:
