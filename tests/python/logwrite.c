@@ -3,7 +3,9 @@
  * (include/ardnet_log.h). Every value is a formula of the message number; test_log.py
  * computes the same formulas with numpy and compares every element.
  *
- *   py_logwrite FILE [zstd]
+ *   py_logwrite FILE [zstd|none] [N]
+ *
+ * (N messages of arm.state, default 300: a larger N makes a file to time ardnet.log.read.)
  *
  * Connections (channels in this order):
  *   arm.state  "q:f64[7] tick:u32"  every message i = 0..N-1; seq jumps by 4 at i = 100
@@ -18,9 +20,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define N 300
 #define BASE 1790000000123456789LL
 #define ALL "i8 u8[3] i16 u16 i32 u32 i64 u64 f32 f64[3]"
 
@@ -78,8 +80,14 @@ static void put(uint8_t *pkt, const struct ard_field *f, uint32_t e, int64_t iv,
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: logwrite FILE [zstd]\n");
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: logwrite FILE [zstd|none] [N]\n");
+        return 100;
+    }
+    const char *comp = argc >= 3 && strcmp(argv[2], "none") != 0 ? argv[2] : NULL;
+    int64_t N = argc == 4 ? strtoll(argv[3], NULL, 10) : 300;
+    if (N <= 0) {
+        fprintf(stderr, "logwrite: bad count '%s'\n", argv[3]);
         return 100;
     }
     struct ard_field arm_f[2], all_f[10];
@@ -90,8 +98,7 @@ int main(int argc, char **argv)
         return die("type", rc);
 
     /* Small chunks: the file has many, so reading crosses chunk boundaries. */
-    struct ard_logw_opts o = {
-        .compression = argc == 3 ? argv[2] : NULL, .chunk_size = 2048, .domain = "pytest"};
+    struct ard_logw_opts o = {.compression = comp, .chunk_size = 2048, .domain = "pytest"};
     ard_logw *w = ard_logw_open(argv[1], &o);
     if (w == NULL)
         return die(argv[1], ard_lasterror());
