@@ -1155,11 +1155,11 @@ static PyObject *mod_log_read(PyObject *self, PyObject *arg)
     if (!PyUnicode_FSConverter(arg, &bytes))
         return NULL;
     const char *path = PyBytes_AS_STRING(bytes);
-    ard_logr *r;
-    Py_BEGIN_ALLOW_THREADS r = ard_logr_open(path);
-    Py_END_ALLOW_THREADS if (r == NULL)
-    {
-        int code = ard_lasterror();
+    PyThreadState *ts = PyEval_SaveThread();
+    ard_logr *r = ard_logr_open(path);
+    int code = r == NULL ? ard_lasterror() : 0; /* thread-local: read before anything else */
+    PyEval_RestoreThread(ts);
+    if (r == NULL) {
         Py_DECREF(bytes);
         return raise_ard(code < 0 ? code : ARD_ESYS);
     }
@@ -1177,11 +1177,11 @@ static PyObject *mod_log_read(PyObject *self, PyObject *arg)
             goto fail;
         PyList_SET_ITEM(conns, (Py_ssize_t)i, d);
     }
-    int rc;
     size_t bad = 0;
-    Py_BEGIN_ALLOW_THREADS rc = log_fill_all(r, fills, n, &bad);
-    Py_END_ALLOW_THREADS if (rc == 1)
-    {
+    ts = PyEval_SaveThread();
+    int rc = log_fill_all(r, fills, n, &bad);
+    PyEval_RestoreThread(ts);
+    if (rc == 1) {
         raise_fmt(ARD_ESTALE, "%s: connection %zu has more messages than the file's index says",
                   path, bad);
         goto fail;
