@@ -16,6 +16,7 @@
 #include <numpy/arrayobject.h>
 
 #include "ardnet.h"
+#include "ardnet_log.h"
 
 #include <errno.h>
 #include <string.h>
@@ -977,6 +978,241 @@ static PyObject *mod_strerror(PyObject *self, PyObject *arg)
     return PyUnicode_FromString(ard_strerror((int)c));
 }
 
+/* ---- log files (ardnet.log.read) -------------------------------------------------------- */
+
+/* A new 1-D numpy array of n elements of dtype `descr` (a dtype object). */
+static PyArrayObject *new_array(size_t n, PyObject *descr)
+{
+    PyArray_Descr *d = NULL;
+    if (!PyArray_DescrConverter(descr, &d))
+        return NULL;
+    npy_intp dim = (npy_intp)n;
+    /* A subarray dtype (opaque "u1" x size) becomes a 2-D array (n, size) of u1. */
+    return (PyArrayObject *)PyArray_Empty(1, &dim, d, 0);
+}
+
+/* A new 1-D numpy array of n elements of a plain numpy type. */
+static PyArrayObject *new_plain(size_t n, int typenum)
+{
+    npy_intp dim = (npy_intp)n;
+    return (PyArrayObject *)PyArray_Empty(1, &dim, PyArray_DescrFromType(typenum), 0);
+}
+
+static int set_item(PyObject *dict, const char *key, PyObject *value)
+{
+    if (value == NULL)
+        return -1;
+    int rc = PyDict_SetItemString(dict, key, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+static PyObject *str_or_none(const char *s)
+{
+    if (s == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+/* Per connection while filling: where the next message goes. */
+struct log_fill {
+    size_t n, cap, size;
+    uint64_t *seq;
+    int64_t *log_ns, *real_ns;
+    char *packets; /* NULL for a connection whose packets are not decoded */
+};
+
+/* The arrays of one connection: a dict of its description, times and packets. */
+static PyObject *log_conn_dict(const struct ard_log_conn *c, struct log_fill *f)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    PyObject *seq = NULL, *lt = NULL, *rt = NULL, *pk = NULL;
+    seq = (PyObject *)new_plain(c->count, NPY_UINT64);
+    lt = (PyObject *)new_plain(c->count, NPY_INT64);
+    rt = (PyObject *)new_plain(c->count, NPY_INT64);
+    if (seq == NULL || lt == NULL || rt == NULL)
+        goto fail;
+    f->n = 0;
+    f->cap = c->count;
+    f->size = c->size;
+    f->seq = PyArray_DATA((PyArrayObject *)seq);
+    f->log_ns = PyArray_DATA((PyArrayObject *)lt);
+    f->real_ns = PyArray_DATA((PyArrayObject *)rt);
+    f->packets = NULL;
+    if (c->ardnet && c->size > 0) {
+        PyObject *dt = make_dtype(c->type[0] ? c->type : NULL, c->size, NULL);
+        if (dt == NULL)
+            goto fail;
+        pk = (PyObject *)new_array(c->count, dt);
+        Py_DECREF(dt);
+        if (pk == NULL)
+            goto fail;
+        if (!PyArray_IS_C_CONTIGUOUS((PyArrayObject *)pk) ||
+            (size_t)PyArray_NBYTES((PyArrayObject *)pk) != c->count * c->size) {
+            raise_fmt(ARD_ETYPE, "connection '%s': packets of type '%s' are not %zu bytes", c->name,
+                      c->type, c->size);
+            goto fail;
+        }
+        f->packets = PyArray_DATA((PyArrayObject *)pk);
+    } else {
+        pk = Py_None;
+        Py_INCREF(pk);
+    }
+    if (set_item(d, "name", str_or_none(c->name)) < 0 ||
+        set_item(d, "type", str_or_none(c->type)) < 0 ||
+        set_item(d, "size", PyLong_FromSize_t(c->size)) < 0 ||
+        set_item(d, "ardnet", PyBool_FromLong(c->ardnet)) < 0 ||
+        set_item(d, "schema", str_or_none(c->schema)) < 0 ||
+        set_item(d, "encoding", str_or_none(c->encoding)) < 0 ||
+        set_item(d, "count", PyLong_FromUnsignedLongLong(c->count)) < 0 ||
+        set_item(d, "missed", PyLong_FromUnsignedLongLong(c->missed)) < 0 ||
+        set_item(d, "seq", seq) < 0 || set_item(d, "log_ns", lt) < 0 ||
+        set_item(d, "real_ns", rt) < 0 || set_item(d, "packets", pk) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+fail:
+    Py_XDECREF(seq);
+    Py_XDECREF(lt);
+    Py_XDECREF(rt);
+    Py_XDECREF(pk);
+    Py_DECREF(d);
+    return NULL;
+}
+
+static PyObject *log_summary_dict(ard_logr *r)
+{
+    struct ard_log_summary s;
+    ard_logr_summary(r, &s);
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    if (set_item(d, "messages", PyLong_FromUnsignedLongLong(s.messages)) < 0 ||
+        set_item(d, "chunks", PyLong_FromUnsignedLongLong(s.chunks)) < 0 ||
+        set_item(d, "file_size", PyLong_FromUnsignedLongLong(s.file_size)) < 0 ||
+        set_item(d, "start_ns", PyLong_FromLongLong(s.start_ns)) < 0 ||
+        set_item(d, "end_ns", PyLong_FromLongLong(s.end_ns)) < 0 ||
+        set_item(d, "compression", str_or_none(s.compression)) < 0 ||
+        set_item(d, "complete", PyBool_FromLong(s.complete)) < 0 ||
+        set_item(d, "valid_end", PyLong_FromUnsignedLongLong(s.valid_end)) < 0 ||
+        set_item(d, "cut", str_or_none(s.cut)) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *log_meta_dict(ard_logr *r)
+{
+    static const char *const keys[] = {"host", "domain", "version", "start_ns", "format"};
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = ard_logr_meta(r, "ardnet", keys[i]);
+        if (v != NULL && set_item(d, keys[i], str_or_none(v)) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+/* Read every message into the arrays (GIL released: the arrays are not shared yet).
+ * Returns 0, a negative ARD_E* code from the reader, or 1 when a connection has more
+ * messages than its count said (*bad gets its index). */
+static int log_fill_all(ard_logr *r, struct log_fill *fills, size_t nconns, size_t *bad)
+{
+    struct ard_log_msg m;
+    int rc;
+    while ((rc = ard_logr_next(r, &m)) == 1) {
+        if (m.conn >= nconns || fills[m.conn].n >= fills[m.conn].cap) {
+            *bad = m.conn;
+            return 1;
+        }
+        struct log_fill *f = &fills[m.conn];
+        f->seq[f->n] = m.seq;
+        f->log_ns[f->n] = m.log_ns;
+        f->real_ns[f->n] = m.real_ns;
+        if (f->packets != NULL && m.packet != NULL)
+            memcpy(f->packets + f->n * f->size, m.packet, f->size);
+        else if (f->packets != NULL)
+            memset(f->packets + f->n * f->size, 0, f->size);
+        f->n++;
+    }
+    return rc;
+}
+
+/* _log_read(path) -> {"meta": {...}, "summary": {...}, "conns": [dict per connection]}.
+ * One pass over the messages through the C reader (ard_logr_*), straight into numpy arrays
+ * sized from the file's per-connection counts: no Python object per message. */
+static PyObject *mod_log_read(PyObject *self, PyObject *arg)
+{
+    PyObject *bytes = NULL;
+    if (!PyUnicode_FSConverter(arg, &bytes))
+        return NULL;
+    const char *path = PyBytes_AS_STRING(bytes);
+    PyThreadState *ts = PyEval_SaveThread();
+    ard_logr *r = ard_logr_open(path);
+    int code = r == NULL ? ard_lasterror() : 0; /* thread-local: read before anything else */
+    PyEval_RestoreThread(ts);
+    if (r == NULL) {
+        Py_DECREF(bytes);
+        return raise_ard(code < 0 ? code : ARD_ESYS);
+    }
+    size_t n = ard_logr_nconns(r);
+    struct log_fill *fills = PyMem_Calloc(n ? n : 1, sizeof *fills);
+    PyObject *out = PyDict_New(), *conns = PyList_New((Py_ssize_t)n);
+    if (fills == NULL || out == NULL || conns == NULL) {
+        if (fills == NULL)
+            PyErr_NoMemory();
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        PyObject *d = log_conn_dict(ard_logr_conn(r, i), &fills[i]);
+        if (d == NULL)
+            goto fail;
+        PyList_SET_ITEM(conns, (Py_ssize_t)i, d);
+    }
+    size_t bad = 0;
+    ts = PyEval_SaveThread();
+    int rc = log_fill_all(r, fills, n, &bad);
+    PyEval_RestoreThread(ts);
+    if (rc == 1) {
+        raise_fmt(ARD_ESTALE, "%s: connection %zu has more messages than the file's index says",
+                  path, bad);
+        goto fail;
+    }
+    if (rc < 0) {
+        raise_ard(rc);
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* Fewer messages than counted (a file cut short): the arrays keep the ones read. */
+        if (set_item(PyList_GET_ITEM(conns, (Py_ssize_t)i), "n", PyLong_FromSize_t(fills[i].n)) < 0)
+            goto fail;
+    }
+    if (set_item(out, "meta", log_meta_dict(r)) < 0 ||
+        set_item(out, "summary", log_summary_dict(r)) < 0 ||
+        PyDict_SetItemString(out, "conns", conns) < 0)
+        goto fail;
+    Py_DECREF(conns);
+    PyMem_Free(fills);
+    ard_logr_close(r);
+    Py_DECREF(bytes);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(conns);
+    PyMem_Free(fills);
+    ard_logr_close(r);
+    Py_DECREF(bytes);
+    return NULL;
+}
+
 /* The smallest call into C there is: the baseline of the benchmark (bench/python). */
 static PyObject *mod_noop(PyObject *self, PyObject *unused)
 {
@@ -998,6 +1234,8 @@ static PyMethodDef mod_methods[] = {
     {"now_ns", mod_now_ns, METH_NOARGS, "now_ns(): CLOCK_MONOTONIC in ns."},
     {"realtime_ns", mod_realtime_ns, METH_NOARGS, "realtime_ns(): CLOCK_REALTIME in ns."},
     {"strerror", mod_strerror, METH_O, "strerror(code): short text of an ARD_E* code."},
+    {"_log_read", mod_log_read, METH_O,
+     "_log_read(path): every message of a recording as numpy arrays (use ardnet.log.read)."},
     {"_noop", mod_noop, METH_NOARGS, "does nothing (benchmark baseline)"},
     {NULL, NULL, 0, NULL},
 };

@@ -47,8 +47,10 @@ from ._ardnet import (  # noqa: F401
     EINTR,
 )
 
+from . import log  # noqa: E402,F401  (ardnet.log.read: recordings as numpy arrays)
+
 __version__ = LIBRARY_VERSION
 __all__ = [
     "Error", "Info", "Period", "Port", "domain", "domain_unlink", "dtype", "fini", "init",
-    "now_ns", "realtime_ns", "set_domain", "strerror",
+    "now_ns", "realtime_ns", "set_domain", "strerror", "log",
 ]

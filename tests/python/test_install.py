@@ -27,8 +27,8 @@ def test_installed_package_imports_and_works(domain, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     site = prefix / SUBDIR
     files = sorted(os.listdir(site / "ardnet"))
-    assert "__init__.py" in files and any(f.startswith("_ardnet.") and f.endswith(".so")
-                                          for f in files), files
+    assert "__init__.py" in files and "log.py" in files, files
+    assert any(f.startswith("_ardnet.") and f.endswith(".so") for f in files), files
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(site)
     code = ("import ardnet, sys\n"

@@ -1,0 +1,113 @@
+"""Recordings (MCAP files written by `ard record` or the C log API) as numpy arrays.
+
+    d = ardnet.log.read("run.mcap")
+    s = d["arm.state"]
+    plt.plot(s.t, s["q"][:, 3])          # s["q"] is an (N, 7) float64 array
+    print(s.missed, d.meta["host"])
+
+The file is read by the C library (ard_logr_*) in one pass, straight into numpy arrays: no
+Python object is made per message. docs/python.md, "Recordings", describes every attribute.
+"""
+
+from . import _ardnet
+
+__all__ = ["read", "Recording", "Connection"]
+
+
+class Connection:
+    """The messages of one connection, in file (receive time) order, N of them.
+
+    t, t_pub   float64 seconds since the recording's first message (receive time and the
+               writer's realtime publish time; t - t_pub is the latency of the link)
+    t_ns, t_pub_ns   the same as int64 ns since the Unix epoch, exact
+    seq        uint64 sequence numbers (the writer's, low 32 bits)
+    packets    numpy structured array, one row per message, fields named by the descriptor;
+               for an opaque connection a uint8 array of shape (N, size); None when the
+               channel was not written by ardnet (times only)
+    c["q"]     the field q: shape (N,) for a scalar, (N, 7) for q:f64[7]
+    """
+
+    __slots__ = ("name", "type", "size", "ardnet", "schema", "encoding", "count", "missed",
+                 "seq", "t_ns", "t_pub_ns", "t", "t_pub", "packets")
+
+    def __init__(self, c, start_ns):
+        n = c["n"]
+        self.name = c["name"]
+        self.type = c["type"]          # ardnet descriptor, "" for opaque bytes
+        self.size = c["size"]          # packet size in bytes
+        self.ardnet = c["ardnet"]      # False: a foreign channel (packets is None)
+        self.schema = c["schema"]      # the .msg text of the channel's schema
+        self.encoding = c["encoding"]
+        self.count = n                 # messages read
+        self.missed = c["missed"]      # packets the recorder did not get
+        self.seq = c["seq"][:n]
+        self.t_ns = c["log_ns"][:n]
+        self.t_pub_ns = c["real_ns"][:n]
+        self.t = (self.t_ns - start_ns) / 1e9
+        self.t_pub = (self.t_pub_ns - start_ns) / 1e9
+        pk = c["packets"]
+        self.packets = pk[:n] if pk is not None else None
+
+    @property
+    def fields(self):
+        """Field names of the packets (() for opaque or foreign connections)."""
+        if self.packets is None or self.packets.dtype.names is None:
+            return ()
+        return self.packets.dtype.names
+
+    @property
+    def data(self):
+        """Opaque packets as a uint8 array (N, size); for typed ones the same bytes."""
+        if self.packets is None:
+            return None
+        return self.packets.view("u1").reshape(len(self.packets), self.size)
+
+    def __getitem__(self, field):
+        if self.packets is None or self.packets.dtype.names is None:
+            raise KeyError("connection '%s' has no fields (opaque: use .data)" % self.name)
+        return self.packets[field]
+
+    def __len__(self):
+        return self.count
+
+    def __repr__(self):
+        return "<ardnet.log.Connection %s %r: %d messages, %d missed>" % (
+            self.name, self.type, self.count, self.missed)
+
+
+class Recording(dict):
+    """A dict of Connection by connection name, plus:
+
+    path       the file
+    meta       the "ardnet" metadata of the file: host, domain, version, format (strings),
+               start_ns (int: the recorder's realtime clock when it opened the file)
+    summary    messages, chunks, file_size, start_ns, end_ns, compression, complete,
+               valid_end, cut (cut: "" or why a file cut short ends where it does)
+    start_ns   log time of the first message (t = 0 of every connection)
+    """
+
+    def __init__(self, path, raw):
+        super().__init__()
+        self.path = path
+        self.meta = raw["meta"]
+        if self.meta.get("start_ns", "").isdigit():
+            self.meta["start_ns"] = int(self.meta["start_ns"])
+        self.summary = raw["summary"]
+        self.start_ns = self.summary["start_ns"]
+        for c in raw["conns"]:
+            self[c["name"]] = Connection(c, self.start_ns)
+
+    def __repr__(self):
+        return "<ardnet.log.Recording %s: %s>" % (self.path, ", ".join(self))
+
+
+def read(path):
+    """Read a whole recording: returns a Recording (a dict of Connection by name).
+
+    The file is checked from end to end first; a missing, foreign or damaged file raises
+    ardnet.Error whose message names the file (and, for damage, the byte offset and cause).
+    A file cut short (recorder killed) is read up to its last complete record
+    (summary["complete"] is False, summary["cut"] says why).
+    """
+    import os
+    return Recording(os.fspath(path), _ardnet._log_read(path))
