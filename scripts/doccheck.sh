@@ -269,7 +269,7 @@ compile_c() { # compile_c BLOCK INFO EXE
             printf '#include <ardnet.h>\n#include <stdint.h>\n#include <stdio.h>\n'
             printf '#include <stdlib.h>\n#include <string.h>\n\n'
             printf 'int main(int argc, char **argv)\n{\n    (void)argc, (void)argv;\n'
-            cat "$1"
+            sed 's/^./    &/' "$1" # indented as a body (-Wmisleading-indentation)
             printf '    return 0;\n}\n'
         } >"$src"
     else
