@@ -155,6 +155,22 @@ ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
  * never a lock, never a copy. */
 ARD_NODISCARD int ard_poll(const ard_port *in);
 
+/* Wait on many IN ports at once: block until at least one of ports[0..n-1] has a packet
+ * newer than the last one it returned, then say which: ready[i] is set to 1 for each such
+ * port and 0 for the others (ready may be NULL). Copies nothing; take the packets with
+ * ard_tryrec. `timeout_ns` < 0 waits without limit, 0 only looks, > 0 is relative.
+ * Sleeps in one futex_waitv system call on the ports' futex words when nothing is new, with
+ * the same no-lost-wake-up protocol as ard_rec (also across a writer killed and replaced).
+ * Up to ARD_WAIT_SLEEP_MAX ports sleep in the kernel; with more ports, or on a kernel without
+ * futex_waitv (before 5.16), the call also wakes every millisecond to look at the others, so
+ * those are noticed within about 1 ms. Allocates nothing, takes no lock. The ports must not
+ * be used or closed by another thread during the call.
+ * Returns the number of ready ports (>= 1), ARD_ETIMEDOUT, ARD_EINTR, ARD_EINVAL (n 0, NULL,
+ * an OUT port), ARD_ESTATE (a port not attached), ARD_ESTALE (as for ard_rec). */
+#define ARD_WAIT_SLEEP_MAX 128
+ARD_NODISCARD int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns,
+                           unsigned char *ready);
+
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
  * Returns 0, ARD_ETIMEDOUT (nothing copied), ARD_EINTR, ARD_EINVAL, ARD_ESTATE, ARD_ESTALE. */

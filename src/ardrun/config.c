@@ -3,6 +3,7 @@
  * checked, every error names the file, the line and the key.
  */
 #include "ardrun.h"
+#include "ardyaml.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -337,38 +338,6 @@ static int load_root(struct cx *c, struct ardr_group *g)
     return 0;
 }
 
-/* libyaml's loader takes time quadratic in the nesting depth of flow collections ([[[...):
- * a group file needs 4 levels, so a first pass over the events refuses deeper input early.
- * (ardstart's system loader has the same guard; a shared helper would serve both.) */
-#define MAX_DEPTH 8
-static int check_depth(const char *file, FILE *f)
-{
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
-    int depth = 0, rc = 0;
-    for (bool end = false; !end;) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev))
-            break; /* the loader reports it */
-        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
-            if (++depth > MAX_DEPTH) {
-                rc = ardi_fail(ARD_EINVAL, "%s:%d: nested deeper than %d levels", file,
-                               (int)ev.start_mark.line + 1, MAX_DEPTH);
-                end = true;
-            }
-        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
-            depth--;
-        } else if (ev.type == YAML_STREAM_END_EVENT) {
-            end = true;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&p);
-    rewind(f);
-    return rc;
-}
-
 int ardr_config_load(struct ardr_group *g, const char *file)
 {
     memset(g, 0, sizeof *g);
@@ -376,7 +345,8 @@ int ardr_config_load(struct ardr_group *g, const char *file)
     FILE *f = fopen(file, "rb");
     if (f == NULL)
         return ardi_fail_errno(ARD_EINVAL, errno, "group file '%s'", file);
-    if (check_depth(file, f) < 0) {
+    /* A group file needs 4 levels. */
+    if (ardy_check_depth(file, f, 8) < 0) {
         fclose(f);
         return ARD_EINVAL;
     }

@@ -12,6 +12,7 @@
 #include "ardstart.h"
 
 #include "ardi.h"
+#include "ardyaml.h"
 
 #include "ardnet.h"
 
@@ -532,39 +533,6 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
     return 0;
 }
 
-/* libyaml takes time quadratic in the nesting depth of flow collections ([[[...), and
- * recursion to load them; a description needs 6 levels, so deeper input is refused by a
- * first pass over the events, which stops there. The loader reports other errors. */
-#define MAX_DEPTH 16
-static int check_depth(const char *file, FILE *f)
-{
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
-    int depth = 0, rc = 0;
-    for (bool end = false; !end;) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev))
-            break;
-        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
-            if (++depth > MAX_DEPTH) {
-                fprintf(stderr, "ardstart: %s:%lu: nested deeper than %d levels\n", file,
-                        (unsigned long)ev.start_mark.line + 1, MAX_DEPTH);
-                rc = -1;
-                end = true;
-            }
-        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
-            depth--;
-        } else if (ev.type == YAML_STREAM_END_EVENT) {
-            end = true;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&p);
-    rewind(f);
-    return rc;
-}
-
 int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *file)
 {
     struct sys *s = calloc(1, sizeof *s);
@@ -584,7 +552,9 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
         free(s);
         return AS_USAGE;
     }
-    if (check_depth(file, f) < 0) {
+    /* A description needs 6 levels. */
+    if (ardy_check_depth(file, f, 16) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         fclose(f);
         free(s);
         return AS_USAGE;

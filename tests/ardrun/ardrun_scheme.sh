@@ -30,7 +30,7 @@ printf 'name: g\nrate_hz: 1000\nrates:\n  - {name: r, divide: 0}\nblocks: []\n' 
 expect 100 "'divide' must be an integer 1..1000000" -- "$ARDRUN" "$T/div.yaml"
 # deeply nested YAML is an error, not a crash
 { printf 'name: g\nrate_hz: 1000\nblocks: '; for i in $(seq 5000); do printf '['; done; echo; } >"$T/deep.yaml"
-expect 100 "deep.yaml:3: nested deeper than 8 levels" -- "$ARDRUN" "$T/deep.yaml"
+expect 100 "deep.yaml:3:16: nested deeper than 8 levels" -- "$ARDRUN" "$T/deep.yaml"
 
 # -- bad plugins: refused with exit 101, nothing runs --
 one() { printf 'name: g\nrate_hz: 1000\nblocks:\n  - name: b\n    plugin: %s\n%s\n' "$1" "${2:-}" >"$T/one.yaml"; echo "$T/one.yaml"; }

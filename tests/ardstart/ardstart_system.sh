@@ -87,7 +87,7 @@ set +e
 err=$(timeout 60 "$ARDSTART" --system "$T/deep.yaml" 2>&1); rc=$?
 set -e
 [ "$rc" = 100 ] || fail "exit $rc for a deep description"
-grep -qF "deep.yaml:2: nested deeper than 16 levels" <<<"$err" || fail "message: $err"
+grep -qE "deep.yaml:2:[0-9]+: nested deeper than 16 levels" <<<"$err" || fail "message: $err"
 set +e
 err=$("$ARDSTART" --system "$T" 2>&1); rc=$?
 set -e

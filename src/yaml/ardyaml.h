@@ -1,0 +1,17 @@
+/*
+ * ardyaml.h - what the project's YAML loaders (ardnet routes, ardstart systems, ardrun
+ * groups) share. Internal, never installed.
+ */
+#ifndef ARDYAML_H
+#define ARDYAML_H
+
+#include <stdio.h>
+
+/* libyaml's loader takes time quadratic in the nesting depth of flow collections ([[[...)
+ * and recursion to build them, so a file is first read as events and refused as soon as it
+ * nests deeper than `max_depth` mappings and sequences. Syntax errors are left to the loader,
+ * which reports them better. Rewinds `f`. Returns 0, or ARD_EINVAL with the detail
+ * "FILE:LINE:COLUMN: nested deeper than N levels" (ard_errdetail). */
+int ardy_check_depth(const char *file, FILE *f, int max_depth);
+
+#endif /* ARDYAML_H */
