@@ -35,21 +35,21 @@ static const char *const placement_key[PL_COUNT] = {"two", "one"};
 static const char *const method_name[BM_COUNT] = {
     [BM_RAW_FUTEX] = "raw futex",   [BM_RAW_SPIN] = "raw spin",     [BM_ARD_REC] = "ard rec",
     [BM_ARD_TRYREC] = "ard tryrec", [BM_ARD_SPIN] = "ard spin-rec", [BM_RAW_SEND] = "raw publish",
-    [BM_ARD_SEND] = "ard_send",
+    [BM_ARD_SEND] = "ard_send",     [BM_ARD_POLL] = "ard poll",     [BM_ARD_WAIT16] = "ard wait-N",
 };
 
 /* Names in CSV output. */
 static const char *const method_csv[BM_COUNT] = {
     [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin", [BM_ARD_REC] = "rec",
     [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec", [BM_RAW_SEND] = "raw-publish",
-    [BM_ARD_SEND] = "ard-send",
+    [BM_ARD_SEND] = "ard-send",   [BM_ARD_POLL] = "poll",     [BM_ARD_WAIT16] = "wait16",
 };
 
 /* Names accepted by --methods; "send" selects both send-cost rows. */
 static const char *const method_key[BM_COUNT] = {
     [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin", [BM_ARD_REC] = "rec",
     [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec", [BM_RAW_SEND] = "send",
-    [BM_ARD_SEND] = "send",
+    [BM_ARD_SEND] = "send",       [BM_ARD_POLL] = "poll",     [BM_ARD_WAIT16] = "wait16",
 };
 
 struct options {
@@ -61,6 +61,7 @@ struct options {
     int cpu_a, cpu_b; /* -1: choose */
     int fifo;         /* 0: off, else the reader's priority (the writer gets one more) */
     int64_t pace_min_ns, pace_max_ns, spin_ns, row_limit_ns;
+    uint32_t wait_ports;
     bool csv, exec, quick, separate;
 };
 
@@ -114,10 +115,13 @@ static void usage(FILE *f)
                "  --sizes LIST       packet sizes, e.g. 64,1k,64k (default; >= 16 bytes)\n"
                "  --placements LIST  two,one (default both): two CPUs, or both on one CPU\n"
                "  --cpus A,B         CPUs to use (default: the first two allowed); one CPU = A\n"
-               "  --methods LIST     raw-futex,raw-spin,rec,tryrec,spin-rec,send (default all)\n"
+               "  --methods LIST     raw-futex,raw-spin,rec,tryrec,spin-rec,poll,wait16,send\n"
+               "                     (default all)\n"
                "  --pace MIN,MAX     random gap in us between sends (20,50), and at least MIN\n"
                "                     after the reader took the previous packet\n"
                "  --spin-ns NS       spin time of the spin-rec rows (default 100000)\n"
+               "  --wait-ports N     ports the wait rows wait on: the measured one and N-1 idle\n"
+               "                     connections (default 16, at most 160)\n"
                "  --row-seconds S    stop a run of one placement and size early after S seconds\n"
                "                     (default 60; --quick: 3), with fewer samples\n"
                "  --batches N        send cost: timed batches (default 101)\n"
@@ -218,7 +222,7 @@ static int add_method(struct options *o, const char *s)
     return found ? 0
                  : bad("--methods", s,
                        "expected raw-futex, raw-spin, rec, tryrec, "
-                       "spin-rec or send");
+                       "spin-rec, poll, wait16 or send");
 }
 
 static int parse_pair(const char *opt, const char *s, uint64_t max, uint64_t *a, uint64_t *b)
@@ -255,7 +259,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         O_HELP,
         O_ROUNDS,
         O_RAWSLOTS,
-        O_SEPARATE
+        O_SEPARATE,
+        O_WAITPORTS
     };
     static const struct option longopts[] = {
         {"samples", required_argument, NULL, O_SAMPLES},
@@ -274,6 +279,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"rounds", required_argument, NULL, O_ROUNDS},
         {"raw-slots", required_argument, NULL, O_RAWSLOTS},
         {"separate", no_argument, NULL, O_SEPARATE},
+        {"wait-ports", required_argument, NULL, O_WAITPORTS},
         {"quick", no_argument, NULL, O_QUICK},
         {"csv", no_argument, NULL, O_CSV},
         {"help", no_argument, NULL, O_HELP},
@@ -294,6 +300,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                           .pace_min_ns = 20000,
                           .pace_max_ns = 50000,
                           .spin_ns = 100000,
+                          .wait_ports = 16,
                           .row_limit_ns = 60 * 1000000000LL};
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -338,6 +345,11 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return bad("--pace", optarg, "expected 0 < MIN <= MAX (microseconds)");
             o->pace_min_ns = (int64_t)v * 1000;
             o->pace_max_ns = (int64_t)w * 1000;
+            break;
+        case O_WAITPORTS:
+            if (parse_u64(optarg, BENCH_WAIT_MAX, &v) < 0 || v == 0)
+                return bad("--wait-ports", optarg, "expected 1..160");
+            o->wait_ports = (uint32_t)v;
             break;
         case O_SPIN:
             if (parse_u64(optarg, 1000000000, &v) < 0)
@@ -620,6 +632,10 @@ static struct target target_of(enum bench_method m, enum placement pl, size_t si
     case BM_ARD_SPIN:
         return pl == PL_TWO ? (struct target){BM_RAW_SPIN, 2.00}
                             : (struct target){BM_RAW_FUTEX, 1.20};
+    case BM_ARD_POLL:
+        return (struct target){BM_RAW_SPIN, 1.30};
+    case BM_ARD_WAIT16:
+        return (struct target){BM_ARD_REC, 1.20};
     case BM_ARD_SEND:
         return (struct target){BM_COUNT, size == 1024 ? 100.0 : 0.0};
     default:
@@ -705,6 +721,7 @@ static void run_job(struct ctx *c, size_t first, size_t count, uint32_t share, u
     sp->pace_min_ns = o->pace_min_ns;
     sp->pace_max_ns = o->pace_max_ns;
     sp->spin_ns = o->spin_ns;
+    sp->wait_ports = o->wait_ports;
     sp->row_limit_ns = o->row_limit_ns;
     sp->batches = share;
     sp->batch_len = o->batch_len;
@@ -839,9 +856,9 @@ static void print_host(const struct ctx *c, int argc, char **argv)
            o->separate ? "each method in its own processes"
                        : "methods interleaved packet by packet in random order");
     printf("      gap %lld-%lld us between sends and >= %lld us after the reader's ack; "
-           "spin-rec spins up to %lld ns; raw buffers %u\n",
+           "spin-rec spins up to %lld ns; raw buffers %u; wait rows on %u ports\n",
            (long long)(o->pace_min_ns / 1000), (long long)(o->pace_max_ns / 1000),
-           (long long)(o->pace_min_ns / 1000), (long long)o->spin_ns, o->raw_slots);
+           (long long)(o->pace_min_ns / 1000), (long long)o->spin_ns, o->raw_slots, o->wait_ports);
     printf("\none-way latency in ns: reader's CLOCK_MONOTONIC after its copy minus the writer's "
            "just before the send call\n");
     printf("%-9s %-7s %-12s %7s %7s %7s %7s %7s %8s  %s\n", "placement", "size", "method", "n",
@@ -998,8 +1015,9 @@ int main(int argc, char **argv)
     else
         print_host(&c, argc, argv);
 
-    static const enum bench_method latency_order[] = {BM_RAW_FUTEX, BM_RAW_SPIN, BM_ARD_REC,
-                                                      BM_ARD_TRYREC, BM_ARD_SPIN};
+    static const enum bench_method latency_order[] = {BM_RAW_FUTEX,  BM_RAW_SPIN, BM_ARD_REC,
+                                                      BM_ARD_TRYREC, BM_ARD_SPIN, BM_ARD_POLL,
+                                                      BM_ARD_WAIT16};
     for (int pl = 0; pl < PL_COUNT; pl++)
         for (size_t i = 0; i < o->nsizes && o->placement[pl]; i++)
             for (size_t k = 0; k < sizeof latency_order / sizeof *latency_order; k++)

@@ -20,6 +20,8 @@ enum bench_method {
     BM_ARD_REC,       /* ard_send -> ard_rec (blocking, no spin) */
     BM_ARD_TRYREC,    /* ard_send -> reader spinning on ard_tryrec until it returns 1 */
     BM_ARD_SPIN,      /* ard_send -> ard_rec with ard_port_set_spin (spin-then-block) */
+    BM_ARD_POLL,      /* ard_send -> reader spinning on ard_poll, then one ard_tryrec */
+    BM_ARD_WAIT16,    /* ard_send -> ard_wait on spec.wait_ports ports (all but one idle) */
     BM_LATENCY_COUNT, /* the methods above are latency methods, those below send costs */
     BM_RAW_SEND = BM_LATENCY_COUNT, /* cost of the raw futex writer's publish, no waiter */
     BM_ARD_SEND,                    /* cost of one ard_send, no reader blocked */
@@ -43,6 +45,7 @@ struct bench_spec {
     uint32_t batches;     /* send-cost rows: number of timed batches */
     uint32_t batch_len;   /* send-cost rows: sends per batch */
     uint32_t raw_slots;   /* raw baselines: packet buffers used in turn (1: a single one) */
+    uint32_t wait_ports;  /* BM_ARD_WAIT16: ports waited on, the measured one first */
     char domain[64];
     char conn[64];
 };
@@ -53,6 +56,7 @@ struct bench_stamp {
     uint64_t seq; /* 1, 2, ...; BENCH_LAST_SEQ marks the end of the row */
 };
 #define BENCH_LAST_SEQ UINT64_MAX
+#define BENCH_WAIT_MAX 160
 
 #define BENCH_ERR_LEN 256
 

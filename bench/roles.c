@@ -116,6 +116,8 @@ static unsigned char *packet_buffer(size_t size)
 
 /* Attach ports through ard_init and the standard --ard option, as a block would.
  * out/in may be NULL when that direction is not wanted. */
+static ard_port *waitset[BENCH_WAIT_MAX];
+
 static int ard_open(struct bench_shared *sh, char *err, ard_port **out, ard_port **in)
 {
     const struct bench_spec *sp = &sh->spec;
@@ -148,6 +150,17 @@ static int ard_open(struct bench_shared *sh, char *err, ard_port **out, ard_port
         return fail(sh, err, "ard_init: %s: %s", ard_strerror(rc), ard_errdetail());
     if (in != NULL && (rc = ard_port_set_spin(*in, 0)) < 0)
         return fail(sh, err, "ard_port_set_spin: %s", ard_errdetail());
+    if (in != NULL && (sp->methods & (1u << BM_ARD_WAIT16))) {
+        /* The wait rows wait on the measured port and idle connections of their own. */
+        waitset[0] = *in;
+        for (uint32_t i = 1; i < sp->wait_ports; i++) {
+            char name[16], conn[96];
+            snprintf(name, sizeof name, "idle%u", i);
+            snprintf(conn, sizeof conn, "%s.idle%u", sp->conn, i);
+            if ((waitset[i] = ard_create_on(name, conn, ARD_IN, sp->size, NULL)) == NULL)
+                return fail(sh, err, "ard_create_on(%s): %s", conn, ard_errdetail());
+        }
+    }
     return 0;
 }
 
@@ -228,7 +241,8 @@ static uint64_t warm_packets(const struct bench_spec *sp, uint32_t k)
 
 static bool any_ard(const struct bench_spec *sp)
 {
-    return (sp->methods & ((1u << BM_ARD_REC) | (1u << BM_ARD_TRYREC) | (1u << BM_ARD_SPIN))) != 0;
+    return (sp->methods & ((1u << BM_ARD_REC) | (1u << BM_ARD_TRYREC) | (1u << BM_ARD_SPIN) |
+                           (1u << BM_ARD_POLL) | (1u << BM_ARD_WAIT16))) != 0;
 }
 
 static size_t raw_area(const struct bench_spec *sp)
@@ -377,6 +391,29 @@ static int receive(struct bench_shared *sh, enum bench_method m, ard_port *in, u
                 return 1;
         }
         return 0;
+    case BM_ARD_POLL:
+        /* Ask without copying; copy once there is something new. */
+        while ((rc = ard_poll(in)) != 1) {
+            if (rc < 0 && rc != ARD_ENODATA)
+                return fail(sh, sh->err_r, "ard_poll: %s: %s", ard_strerror(rc), ard_errdetail());
+            cpu_relax();
+            if ((++n & 1023) == 0 && aborted(sh))
+                return 1;
+        }
+        if ((rc = ard_tryrec(in, buf)) != 1)
+            return fail(sh, sh->err_r, "ard_tryrec after ard_poll: %d %s", rc, ard_errdetail());
+        return 0;
+    case BM_ARD_WAIT16: {
+        unsigned char ready[BENCH_WAIT_MAX];
+        while ((rc = ard_wait(waitset, sh->spec.wait_ports, -1, ready)) == ARD_EINTR)
+            ;
+        if (rc < 0)
+            return fail(sh, sh->err_r, "ard_wait: %s: %s", ard_strerror(rc), ard_errdetail());
+        if (!ready[0] || (rc = ard_tryrec(in, buf)) != 1)
+            return fail(sh, sh->err_r, "ard_wait reported %s",
+                        ready[0] ? "a stale port" : "idle ports");
+        return 0;
+    }
     default:
         while ((rc = ard_rec(in, buf)) == ARD_EINTR)
             ;

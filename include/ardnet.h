@@ -111,9 +111,10 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
  * Both "--ard-x VALUE" and "--ard-x=VALUE" are accepted. Anything after "--" is left alone.
  * An invalid $ARD_DOMAIN is an ARD_EOPTION error naming the variable.
  * Also honours $ARD_SPIN_NS, $ARD_SHM_MODE and $ARD_ALLOW_FOREIGN (1 or 0) as defaults. When
- * $ARD_READY_FD names a file descriptor (set by ardstart), a readiness line is written to it after
- * all ports are attached (see ard_ready). Call once. Allocates; may block briefly like ard_create.
- * Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED, or any attach error. */
+ * $ARD_READY_FD names the starter's readiness pipe (set by ardstart --wait), a readiness line is
+ * written to it after all ports are attached (see ard_ready). Call once. Allocates; may block
+ * briefly like ard_create. Returns 0, ARD_EOPTION (detail names the option), ARD_ERTREFUSED,
+ * ARD_EINVAL (a malformed $ARD_READY_FD, named in the detail), or any attach error. */
 ARD_NODISCARD int ard_init(int *argc, char **argv);
 
 /* Publish one packet (port->size bytes from `packet`) as the connection's newest.
@@ -153,6 +154,22 @@ ARD_NODISCARD int ard_tryrec(ard_port *in, void *packet);
  * nothing was ever sent, or ARD_EINVAL / ARD_ESTATE. One atomic load; never a system call,
  * never a lock, never a copy. */
 ARD_NODISCARD int ard_poll(const ard_port *in);
+
+/* Wait on many IN ports at once: block until at least one of ports[0..n-1] has a packet
+ * newer than the last one it returned, then say which: ready[i] is set to 1 for each such
+ * port and 0 for the others (ready may be NULL). Copies nothing; take the packets with
+ * ard_tryrec. `timeout_ns` < 0 waits without limit, 0 only looks, > 0 is relative.
+ * Sleeps in one futex_waitv system call on the ports' futex words when nothing is new, with
+ * the same no-lost-wake-up protocol as ard_rec (also across a writer killed and replaced).
+ * Up to ARD_WAIT_SLEEP_MAX ports sleep in the kernel; with more ports, or on a kernel without
+ * futex_waitv (before 5.16), the call also wakes every millisecond to look at the others, so
+ * those are noticed within about 1 ms. Allocates nothing, takes no lock. The ports must not
+ * be used or closed by another thread during the call.
+ * Returns the number of ready ports (>= 1), ARD_ETIMEDOUT, ARD_EINTR, ARD_EINVAL (n 0, NULL,
+ * an OUT port), ARD_ESTATE (a port not attached), ARD_ESTALE (as for ard_rec). */
+#define ARD_WAIT_SLEEP_MAX 128
+ARD_NODISCARD int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns,
+                           unsigned char *ready);
 
 /* ard_rec with a relative timeout in nanoseconds (<= 0: do not wait, like ard_tryrec but
  * returning ARD_ETIMEDOUT instead of 0 when there is nothing new).
@@ -208,10 +225,14 @@ ARD_NODISCARD int ard_realtime(const char *cpus, int lock, int prio);
  * Readiness (used by ardstart)
  * ---------------------------------------------------------------------------------------- */
 
-/* Tell the starter that this block is ready: if $ARD_READY_FD names an open descriptor,
- * write "ready PID\n" to it, close it and unset the variable. ard_init calls this after
+/* Tell the starter that this block is ready. ardstart --wait sets $ARD_READY_FD to
+ * "FD:DEV:INO": a descriptor of its readiness pipe and that pipe's st_dev and st_ino. The line
+ * "ready PID\n" is written only if FD is open, is a FIFO and has that device and inode; then FD
+ * is closed. In every case the variable is unset, and a descriptor that is not the pipe (closed
+ * and reused for another file, say) is neither written nor closed. ard_init calls this after
  * attaching every port; a program that does not use ard_init may call it itself.
- * Returns 1 if a starter was told, 0 if there was none, or ARD_ESYS. */
+ * Returns 1 if a starter was told, 0 if there was none (no variable, or FD is not the pipe),
+ * ARD_EINVAL if the variable is malformed (detail names it; nothing is written), or ARD_ESYS. */
 ARD_NODISCARD int ard_ready(void);
 
 /* ------------------------------------------------------------------------------------------

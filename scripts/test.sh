@@ -5,7 +5,9 @@
 #   clang   release build, every test except the long stress and multi-host runs
 #   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test but the model
 #   tsan    clang with ThreadSanitizer: the threaded library test
-#   fuzz    clang libFuzzer target of the ardnet datagram parser, about a minute
+#   fuzz    clang libFuzzer targets (ctest label "fuzz"): ardnet datagrams (60 s), type
+#           descriptors, --ard* options, ardnet route YAML, ardstart system YAML (45 s each);
+#           scripts/fuzz.sh DURATION runs them for longer
 # Usage: scripts/test.sh [CONFIG...]   (default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."

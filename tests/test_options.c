@@ -496,44 +496,7 @@ static void test_granted_realtime_request_applied(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-/* ---- readiness -------------------------------------------------------------------------- */
-
-static void test_init_writes_ready_line_to_ready_fd(void **state)
-{
-    (void)state;
-    int pfd[2];
-    assert_int_equal(pipe(pfd), 0);
-    char fd[16];
-    snprintf(fd, sizeof fd, "%d", pfd[1]);
-    setenv("ARD_READY_FD", fd, 1);
-    ard_port *p = ard_create("rd", ARD_OUT, 8, NULL);
-    assert_non_null(p);
-    struct args g = make_args(NULL);
-    assert_int_equal(ard_init(&g.argc, g.argv), 0);
-    /* The port is attached before readiness is announced. */
-    assert_true(shm_exists(domain, "rd"));
-    assert_null(getenv("ARD_READY_FD"));
-    assert_int_equal(fcntl(pfd[1], F_GETFD), -1); /* closed */
-    char buf[64] = "", want[64];
-    ssize_t n = read(pfd[0], buf, sizeof buf - 1);
-    assert_true(n > 0);
-    buf[n] = '\0';
-    snprintf(want, sizeof want, "ready %d\n", (int)getpid());
-    assert_string_equal(buf, want);
-    assert_int_equal(read(pfd[0], buf, sizeof buf), 0); /* EOF: the writer end is closed */
-    close(pfd[0]);
-    /* Without a starter there is nobody to tell. */
-    assert_int_equal(ard_ready(), 0);
-}
-
-static void test_init_without_ready_fd_tells_nobody(void **state)
-{
-    (void)state;
-    unsetenv("ARD_READY_FD");
-    struct args g = make_args(NULL);
-    assert_int_equal(ard_init(&g.argc, g.argv), 0);
-    assert_int_equal(ard_ready(), 0);
-}
+/* Readiness (ARD_READY_FD, src/lib/ready.c) is tested in tests/ardstart/test_ready.c. */
 
 #define T(f) cmocka_unit_test_teardown(f, teardown)
 
@@ -555,8 +518,6 @@ int main(void)
         T(test_refused_realtime_request_is_an_error),
         T(test_realtime_call_checks_and_applies),
         T(test_granted_realtime_request_applied),
-        T(test_init_writes_ready_line_to_ready_fd),
-        T(test_init_without_ready_fd_tells_nobody),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

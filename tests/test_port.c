@@ -597,6 +597,166 @@ static void test_poll_sees_another_process_send(void **state)
     assert_int_equal(ard_poll(i), 0);
 }
 
+/* ======================================================================================
+ * Waiting on many ports
+ * ==================================================================================== */
+
+struct waiter {
+    pid_t pid;
+    int from;
+};
+
+/* Fork a process (it inherits our ports) that calls ard_wait once and writes
+ * "RC b0b1b2..." to a pipe. */
+static struct waiter wait_in_child(ard_port **ports, size_t n, int64_t timeout_ns)
+{
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        static unsigned char ready[512];
+        int rc = ard_wait(ports, n, timeout_ns, ready);
+        char line[1024];
+        int len = snprintf(line, sizeof line, "%d ", rc);
+        for (size_t i = 0; i < n && len < (int)sizeof line - 2; i++)
+            line[len++] = ready[i] ? '1' : '0';
+        line[len++] = '\n';
+        _exit(write(pfd[1], line, (size_t)len) == len ? 0 : 1);
+    }
+    close(pfd[1]);
+    return (struct waiter){pid, pfd[0]};
+}
+
+/* The waiter's answer; "" if it has not answered within ms. */
+static const char *waiter_answer(struct waiter *w, int ms)
+{
+    static char buf[1024];
+    struct pollfd pfd = {.fd = w->from, .events = POLLIN};
+    if (poll(&pfd, 1, ms) <= 0)
+        return "";
+    ssize_t n = read(w->from, buf, sizeof buf - 1);
+    assert_true(n > 0);
+    buf[n - 1] = '\0';
+    close(w->from);
+    assert_int_equal(waitpid(w->pid, NULL, 0), w->pid);
+    return buf;
+}
+
+static void test_wait_on_many_reports_which(void **state)
+{
+    (void)state;
+    struct helper *w[3];
+    ard_port *in[3];
+    char name[3][8];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name[i], sizeof name[i], "wm%d", i);
+        w[i] = spawn_ok(name[i], "out", 8, "u64", NULL);
+        in[i] = ard_create(name[i], ARD_IN, 8, "u64");
+        assert_non_null(in[i]);
+    }
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    unsigned char ready[3] = {9, 9, 9};
+    /* Nothing yet: only looking, and a short wait, both time out. */
+    assert_int_equal(ard_wait(in, 3, 0, ready), ARD_ETIMEDOUT);
+    assert_int_equal(ard_wait(in, 3, 20000000, ready), ARD_ETIMEDOUT);
+    /* Something already there: returned at once, the right one. */
+    assert_int_equal(cmd(w[1], "send 11").rc, 0);
+    assert_int_equal(ard_wait(in, 3, -1, ready), 1);
+    assert_memory_equal(ready, ((unsigned char[]){0, 1, 0}), 3);
+    uint64_t v;
+    assert_int_equal(ard_tryrec(in[1], &v), 1);
+    assert_int_equal(v, 11);
+    assert_int_equal(ard_wait(in, 3, 0, ready), ARD_ETIMEDOUT);
+    /* Blocked until another process sends on one of them. */
+    struct waiter wt = wait_in_child(in, 3, -1);
+    assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+    assert_int_equal(cmd(w[2], "send 12").rc, 0);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "1 001");
+    /* Two at once. */
+    assert_int_equal(cmd(w[0], "send 13").rc, 0);
+    assert_int_equal(ard_wait(in, 3, -1, ready), 2);
+    assert_memory_equal(ready, ((unsigned char[]){1, 0, 1}), 3);
+    assert_int_equal(ard_wait(in, 3, -1, NULL), 2);
+    /* Misuse. */
+    assert_int_equal(ard_wait(in, 0, 0, ready), ARD_EINVAL);
+    assert_int_equal(ard_wait(NULL, 3, 0, ready), ARD_EINVAL);
+    ard_port *o = ard_create("wm_out", ARD_OUT, 8, "u64");
+    ard_port *mixed[2] = {in[0], o};
+    assert_int_equal(ard_wait(mixed, 2, 0, ready), ARD_EINVAL);
+}
+
+static void test_wait_on_many_survives_writer_kill_and_timeout(void **state)
+{
+    (void)state;
+    struct helper *a = spawn_ok("wk_a", "out", 64, NULL, NULL);
+    struct helper *b = spawn_ok("wk_b", "out", 64, NULL, NULL);
+    ard_port *in[2] = {ard_create("wk_a", ARD_IN, 64, NULL), ard_create("wk_b", ARD_IN, 64, NULL)};
+    assert_non_null(in[0]);
+    assert_non_null(in[1]);
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    assert_int_equal(cmd(a, "send 1").rc, 0);
+    unsigned char buf[64];
+    assert_int_equal(ard_tryrec(in[0], buf), 1);
+    /* The waiter sleeps; writer a is killed and replaced; the waiter keeps waiting and gets
+     * the new writer's packet. */
+    struct waiter wt = wait_in_child(in, 2, -1);
+    assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+    kill_helper(a);
+    assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+    a = spawn_ok("wk_a", "out", 64, NULL, NULL);
+    assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+    assert_int_equal(cmd(a, "send 2").rc, 0);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "1 10");
+    /* A waiter with a timeout returns ETIMEDOUT when nothing comes. */
+    assert_int_equal(ard_tryrec(in[0], buf), 1);
+    wt = wait_in_child(in, 2, 100000000);
+    char want[32];
+    snprintf(want, sizeof want, "%d 00", ARD_ETIMEDOUT);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), want);
+    (void)b;
+}
+
+static void test_wait_on_more_ports_than_the_kernel_sleeps_on(void **state)
+{
+    (void)state;
+    enum { N = ARD_WAIT_SLEEP_MAX + 10 };
+    static ard_port *in[N], *out[N];
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    for (int i = 0; i < N; i++) {
+        char conn[16], oname[16], iname[16];
+        snprintf(conn, sizeof conn, "many%d", i);
+        snprintf(oname, sizeof oname, "o%d", i);
+        snprintf(iname, sizeof iname, "i%d", i);
+        out[i] = ard_create_on(oname, conn, ARD_OUT, 8, NULL);
+        in[i] = ard_create_on(iname, conn, ARD_IN, 8, NULL);
+        assert_non_null(out[i]);
+        assert_non_null(in[i]);
+    }
+    uint64_t v = 1;
+    /* One the kernel sleeps on, and one beyond its limit: both wake the waiter. */
+    int pick[2] = {5, N - 1};
+    for (int k = 0; k < 2; k++) {
+        struct waiter wt = wait_in_child(in, N, -1);
+        assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+        assert_int_equal(ard_send(out[pick[k]], &v), 0);
+        const char *ans = waiter_answer(&wt, REPLY_TIMEOUT_MS);
+        assert_int_equal(strncmp(ans, "1 ", 2), 0);
+        for (int i = 0; i < N; i++)
+            if ((ans[2 + i] == '1') != (i == pick[k]))
+                fail_msg("port %d reported %c (picked %d)", i, ans[2 + i], pick[k]);
+        assert_int_equal(ard_tryrec(in[pick[k]], &v), 1);
+    }
+}
+
 static void test_rec_timed_times_out_with_its_code(void **state)
 {
     (void)state;
@@ -1485,6 +1645,9 @@ int main(int argc, char **argv)
         T(test_rec_timed_times_out_with_its_code),
         T(test_poll_says_new_without_copying),
         T(test_poll_sees_another_process_send),
+        T(test_wait_on_many_reports_which),
+        T(test_wait_on_many_survives_writer_kill_and_timeout),
+        T(test_wait_on_more_ports_than_the_kernel_sleeps_on),
         T(test_second_live_writer_refused_naming_first_pid),
         T(test_closed_writer_releases_role_at_once),
         T(test_killed_writer_replaced_without_cleanup),

@@ -187,6 +187,115 @@ static void test_threads_share_a_connection_safely(void **state)
     }
 }
 
+/* ---- one thread waits on two connections (ard_wait) while two writer threads send ---------- */
+
+#define WAIT_PACKETS (THREADS_PACKETS / 10)
+static ard_port *wout[2], *win[2], *pollin;
+
+static void *write_one(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    uint64_t buf[WORDS];
+    for (uint64_t v = 1; v <= WAIT_PACKETS; v++) {
+        fill(buf, v == WAIT_PACKETS ? END : v);
+        if (ard_send(wout[k], buf) != 0)
+            return (void *)"send failed";
+        if (v % 64 == 0)
+            sched_yield();
+    }
+    return NULL;
+}
+
+static void *wait_both(void *arg)
+{
+    (void)arg;
+    uint64_t buf[WORDS], last[2] = {0, 0};
+    bool done[2] = {false, false};
+    while (!done[0] || !done[1]) {
+        unsigned char ready[2];
+        int n = ard_wait(win, 2, 5000000000LL, ready);
+        if (n <= 0)
+            return (void *)"ard_wait failed or timed out";
+        for (int k = 0; k < 2; k++) {
+            if (!ready[k])
+                continue;
+            if (ard_tryrec(win[k], buf) != 1)
+                return (void *)"ready port had nothing new";
+            if (!intact(buf) || (buf[0] <= last[k] && buf[0] != END))
+                return (void *)"torn or older packet";
+            last[k] = buf[0];
+            done[k] = buf[0] == END;
+        }
+    }
+    return NULL;
+}
+
+static void *poll_one(void *arg)
+{
+    (void)arg;
+    uint64_t buf[WORDS], last = 0;
+    while (last != END) {
+        int rc = ard_poll(pollin);
+        if (rc < 0 && rc != ARD_ENODATA)
+            return (void *)"ard_poll failed";
+        if (rc == 1) {
+            if (ard_tryrec(pollin, buf) != 1 || !intact(buf))
+                return (void *)"poll said new, tryrec did not deliver";
+            last = buf[0];
+        } else
+            sched_yield();
+    }
+    return NULL;
+}
+
+/* Creates and closes ports of its own while the waiter waits on others. */
+static void *churn_while_waiting(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100; i++) {
+        ard_port *p = ard_create_on("wchurn", "ta", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+        if (p == NULL)
+            return (void *)"create failed";
+        ard_close(p);
+    }
+    return NULL;
+}
+
+static void test_wait_on_two_connections_from_a_thread(void **state)
+{
+    (void)state;
+    const char *conns[2] = {"ta", "tb"};
+    char *argv[] = {"t", NULL};
+    int argc = 1;
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    for (int k = 0; k < 2; k++) {
+        char o[8], i[8];
+        snprintf(o, sizeof o, "wo%d", k);
+        snprintf(i, sizeof i, "wi%d", k);
+        wout[k] = ard_create_on(o, conns[k], ARD_OUT, sizeof(uint64_t[WORDS]), "u64[128]");
+        win[k] = ard_create_on(i, conns[k], ARD_IN, sizeof(uint64_t[WORDS]), "u64[128]");
+        assert_non_null(wout[k]);
+        assert_non_null(win[k]);
+    }
+    pollin = ard_create_on("pi", "ta", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+    assert_non_null(pollin);
+    pthread_t wt, pt, ct, w[2];
+    assert_int_equal(pthread_create(&wt, NULL, wait_both, NULL), 0);
+    assert_int_equal(pthread_create(&pt, NULL, poll_one, NULL), 0);
+    assert_int_equal(pthread_create(&ct, NULL, churn_while_waiting, NULL), 0);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_create(&w[k], NULL, write_one, (void *)(intptr_t)k), 0);
+    void *err;
+    pthread_t all[5] = {w[0], w[1], ct, wt, pt};
+    const char *who[5] = {"writer a", "writer b", "churn", "waiter", "poller"};
+    for (int i = 0; i < 5; i++) {
+        pthread_join(all[i], &err);
+        if (err)
+            fail_msg("%s: %s", who[i], (const char *)err);
+    }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -202,6 +311,7 @@ int main(void)
     setenv("ARD_DOMAIN", domain, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_threads_share_a_connection_safely, teardown),
+        cmocka_unit_test_teardown(test_wait_on_two_connections_from_a_thread, teardown),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }

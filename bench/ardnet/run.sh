@@ -43,6 +43,13 @@ ready() { # wait for "ready" in file
     echo "not ready: $1" >&2
     exit 1
 }
+# Readiness goes only to the starter's pipe (ARD_READY_FD=FD:DEV:INO): a FIFO per process,
+# relayed into FILE for `ready`. ready_fifo FILE sets READY_VAR; start with 9>"FILE.fifo".
+ready_fifo() {
+    rm -f "$1" "$1.fifo" && mkfifo "$1.fifo" && : >"$1"
+    cat "$1.fifo" >"$1" &
+    READY_VAR="9:$(stat -c %d:%i "$1.fifo")"
+}
 killwait() { kill "$@" 2>/dev/null || true; wait "$@" 2>/dev/null || true; }
 
 echo "== ardnet benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, N=$N round trips," \
@@ -76,9 +83,11 @@ routes:
     out: udp://hostA:7102
     size: 1024
 Y
-ARD_READY_FD=9 $B "$ARDNET" --config "$W/B.yaml" 2>"$W/B.err" 9>"$W/B.ready" &
+ready_fifo "$W/B.ready"
+ARD_READY_FD=$READY_VAR $B "$ARDNET" --config "$W/B.yaml" 2>"$W/B.err" 9>"$W/B.ready.fifo" &
 nb=$!
-ARD_READY_FD=9 $A "$ARDNET" --config "$W/A.yaml" 2>"$W/A.err" 9>"$W/A.ready" &
+ready_fifo "$W/A.ready"
+ARD_READY_FD=$READY_VAR $A "$ARDNET" --config "$W/A.yaml" 2>"$W/A.err" 9>"$W/A.ready.fifo" &
 na=$!
 ready "$W/B.ready"
 ready "$W/A.ready"
@@ -89,11 +98,13 @@ $A "$BENCH" ping "$N"
 killwait $echo_pid $na $nb
 
 echo "== maximum packet rate of one bridge (1 KiB, writer as fast as it can)"
-ARD_READY_FD=9 $B "$ARDNET" --in udp://:7300 --out data --size 1024 --stats-file "$W/rB" \
-    2>/dev/null 9>"$W/rB.ready" &
+ready_fifo "$W/rB.ready"
+ARD_READY_FD=$READY_VAR $B "$ARDNET" --in udp://:7300 --out data --size 1024 --stats-file "$W/rB" \
+    2>/dev/null 9>"$W/rB.ready.fifo" &
 nb=$!
-ARD_READY_FD=9 $A "$ARDNET" --in data --out udp://hostB:7300 --size 1024 --stats-file "$W/rA" \
-    2>/dev/null 9>"$W/rA.ready" &
+ready_fifo "$W/rA.ready"
+ARD_READY_FD=$READY_VAR $A "$ARDNET" --in data --out udp://hostB:7300 --size 1024 --stats-file "$W/rA" \
+    2>/dev/null 9>"$W/rA.ready.fifo" &
 na=$!
 ready "$W/rB.ready"
 ready "$W/rA.ready"
@@ -122,9 +133,11 @@ cpu_case() { # label nconn hz
                 $((7400 + i)) $i
         done
     } >"$W/cB.yaml"
-    ARD_READY_FD=9 $B "$ARDNET" --config "$W/cB.yaml" 2>/dev/null 9>"$W/cB.ready" &
+    ready_fifo "$W/cB.ready"
+    ARD_READY_FD=$READY_VAR $B "$ARDNET" --config "$W/cB.yaml" 2>/dev/null 9>"$W/cB.ready.fifo" &
     local pb=$!
-    ARD_READY_FD=9 $A "$ARDNET" --config "$W/cA.yaml" 2>/dev/null 9>"$W/cA.ready" &
+    ready_fifo "$W/cA.ready"
+    ARD_READY_FD=$READY_VAR $A "$ARDNET" --config "$W/cA.yaml" 2>/dev/null 9>"$W/cA.ready.fifo" &
     local pa=$!
     ready "$W/cB.ready"
     ready "$W/cA.ready"

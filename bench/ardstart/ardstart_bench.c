@@ -14,9 +14,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,8 +70,12 @@ static void baseline(int n, double *ready, double *stopped)
         if (pipe(p) < 0)
             exit(111);
         fcntl(p[0], F_SETFD, FD_CLOEXEC);
-        char fd[16], conn[32];
-        snprintf(fd, sizeof fd, "%d", p[1]);
+        char fd[80], conn[32];
+        struct stat st;
+        if (fstat(p[1], &st) < 0)
+            exit(111);
+        /* The protocol ardstart uses: descriptor, device and inode of the pipe. */
+        snprintf(fd, sizeof fd, "%d:%ju:%ju", p[1], (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
         setenv("ARD_READY_FD", fd, 1);
         conn_arg(conn, sizeof conn, i);
         char *argv[] = {(char *)block, "--rate", "10", "--ard", conn, NULL};

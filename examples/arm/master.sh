@@ -10,7 +10,8 @@
 # install) and ardstart/ardkill/ardnet in their PATH.
 #   ARM_SIM_HOST    host of the plant simulator
 #   ARM_CTRL_HOST   host of trajectory generator, joint controller and monitor
-#   ARM_BIN         directory of the example blocks (default: build/examples of this tree)
+#   ARM_BIN         directory of the example blocks (default: build/examples of this tree,
+#                   or PREFIX/libexec/ardnet/examples for the installed script)
 #
 # Run directly, it starts itself through ardstart as entry "arm", so the whole system is
 # one subtree: `ardstart --list` shows it, `ardkill arm` (or just `ardkill`) stops it.
@@ -21,7 +22,17 @@ if [ -z "${ARD_PATH:-}" ]; then
 fi
 
 : "${ARM_SIM_HOST:=}" "${ARM_CTRL_HOST:=}"
-: "${ARM_BIN:=$(cd "$here/../.." && pwd)/build/examples}"
+if [ -z "${ARM_BIN:-}" ]; then
+    # build/examples of this source tree, or the installed blocks when this script is the
+    # installed one (PREFIX/share/ardnet/examples/arm -> PREFIX/libexec/ardnet/examples)
+    for ARM_BIN in "$here/../../build/examples" "$here/../../../../libexec/ardnet/examples"; do
+        [ -x "$ARM_BIN/arm_plant" ] && break
+    done
+    ARM_BIN=$(cd "$ARM_BIN" 2>/dev/null && pwd) || {
+        echo "master.sh: example blocks not found: build the tree, or set ARM_BIN" >&2
+        exit 1
+    }
+fi
 # The mapping travels with every subsystem (environment does not cross ssh by itself).
 pass=(-E "ARM_SIM_HOST=$ARM_SIM_HOST" -E "ARM_CTRL_HOST=$ARM_CTRL_HOST" -E "ARM_BIN=$ARM_BIN")
 

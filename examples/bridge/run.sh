@@ -1,11 +1,11 @@
 #!/bin/bash
 # run.sh - two "hosts" with an ardnet bridge between them, in network namespaces (run as root).
 #
-#   sudo examples/bridge/run.sh [BUILD_DIR] [SECONDS]      (defaults: build, 10)
+#   examples/bridge/run.sh [BUILD_DIR] [SECONDS]      (as root; defaults: build, 10)
 #
 # Host "sim" runs the simulated arm (arm_plant); host "ctrl" runs the trajectory generator,
 # the controller and the monitor. Each host has its own network namespace and its own
-# /dev/shm, so the only way between them is the wire (a veth pair on a bridge, 10.77.0.0/24):
+# /dev/shm, so the only way between them is the wire (a veth pair on a bridge, on a subnet picked at random):
 #
 #   ctrl: arm_traj -> arm.ref -> arm_ctrl -> arm.cmd -> ardnet --out udp://sim:7102 --+
 #                                   ^                                                 |

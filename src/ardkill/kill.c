@@ -5,6 +5,8 @@
  */
 #include "ardkill.h"
 
+#include "ardi.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -66,7 +68,7 @@ static int stop_remote(const struct ak_opts *o, const char *host, const char *rs
     int rc = ardb_rsh_argv(rsh, host, cmd.s, &argv);
     ardb_str_free(&cmd);
     if (rc < 0) {
-        fprintf(stderr, "ardkill: %s\n", ardb_err());
+        fprintf(stderr, "ardkill: %s\n", ard_errdetail());
         return AK_USAGE;
     }
     int status = 0;
@@ -75,7 +77,7 @@ static int stop_remote(const struct ak_opts *o, const char *host, const char *rs
     rc = ardb_run(argv, 60000 + 20 * o->grace_ns / 1000000, NULL, &status);
     ardb_argv_free(argv);
     if (rc < 0) {
-        fprintf(stderr, "ardkill: %s on %s: %s\n", what, host, ardb_err());
+        fprintf(stderr, "ardkill: %s on %s: %s\n", what, host, ard_errdetail());
         return AK_HOST;
     }
     if (rc == 1) {
@@ -113,7 +115,7 @@ int ak_sweep_hosts(struct ardb_books *b, const struct ak_opts *o)
     struct ardb_host *v;
     int n = ardb_hosts(b, &v);
     if (n < 0) {
-        fprintf(stderr, "ardkill: %s\n", ardb_err());
+        fprintf(stderr, "ardkill: %s\n", ard_errdetail());
         return AK_SYS;
     }
     char self[ARDB_MAX_HOST];
@@ -293,7 +295,7 @@ int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
     struct ardb_entry *v;
     int n = ardb_list(b, path, &v);
     if (n < 0) {
-        fprintf(stderr, "ardkill: %s\n", ardb_err());
+        fprintf(stderr, "ardkill: %s\n", ard_errdetail());
         return AK_SYS;
     }
     char host[ARDB_MAX_HOST];
@@ -313,7 +315,7 @@ int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
         if (path) {
             n = ardb_list(b, NULL, &v);
             if (n < 0) {
-                fprintf(stderr, "ardkill: %s\n", ardb_err());
+                fprintf(stderr, "ardkill: %s\n", ard_errdetail());
                 return AK_SYS;
             }
             bool found = false;

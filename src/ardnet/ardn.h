@@ -5,6 +5,7 @@
 #define ARDN_H
 
 #include "ardnet.h"
+#include "reducer.h"
 #include "wire.h"
 
 #include <netinet/in.h>
@@ -33,6 +34,7 @@ struct ardn_ep {
     struct sockaddr_storage addr; /* UDP: destination (out) or listen address (in) */
     socklen_t addrlen;
     ard_port *port; /* LOCAL, once attached */
+    bool reported;  /* UDP output: a send error was reported */
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */
@@ -40,6 +42,7 @@ enum ardn_counter {
     ARDN_C_RECEIVED,    /* packets taken from the input (valid datagrams or local packets) */
     ARDN_C_SENT,        /* datagrams sent + local packets published, summed over outputs */
     ARDN_C_SEND_ERRORS, /* failed sendto (e.g. no route to host); the packet is not queued */
+    ARDN_C_RECV_ERRORS, /* UDP input: failed receive calls (each followed by a pause) */
     ARDN_C_REDUCED,     /* packets not forwarded because of --every / --max-rate */
     ARDN_C_SKIPPED,     /* local input: packets the writer sent that this route never saw */
     ARDN_C_SUPERSEDED,  /* UDP input: valid datagrams replaced by a newer one read in the same
@@ -75,7 +78,9 @@ struct ardn_route {
     /* Set up by ardn_route_open. */
     int fd_in;                /* UDP input socket, -1 */
     int out_fd[ARDN_MAX_OUT]; /* connected socket per UDP output, -1 */
-    uint8_t *buf;             /* newest packet, host order (size bytes) */
+    uint8_t *buf;             /* newest packet taken in, host order (size bytes) */
+    uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */
+    struct ardw_hdr held_hdr; /* its header */
     uint8_t *tx;              /* payload being sent, wire order (size bytes) */
     uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_FRAG_HDR_SIZE each */
     struct mmsghdr *tx_msg;   /* one per datagram of a packet */
@@ -85,13 +90,22 @@ struct ardn_route {
     uint8_t *rx;              /* datagram being received */
     struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
     struct ardw_reasm reasm;  /* the fragmented packet in progress of a UDP input */
-    int64_t floor_real_ns;    /* until the first delivery: drop what was written before
-                               * this (the local output's newest packet at start-up) */
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
     pthread_t thread;
     bool started;
+    bool learning;       /* UDP input: size and type still to come from the sender */
+    bool learn_reported; /* taking them failed, and was reported */
+    uint8_t *desc;       /* descriptor datagram sent to UDP outputs, NULL for none */
+    size_t desc_len;
+    int64_t desc_next_ns;
+    /* UDP input: a sender of another size or type (reported once) */
+    char peer_type[ARD_MAX_TYPE + 1]; /* descriptor of the last descriptor datagram */
+    bool mismatch_reported;
+    int64_t mismatch_ns; /* first datagram dropped for size or type, 0: none */
+    struct ardw_hdr mismatch_hdr;
+    struct sockaddr_storage mismatch_src;
     struct ardn_counters cnt;
 };
 
@@ -109,30 +123,37 @@ struct ardn_global {
 extern struct ardn_global ardn_g;
 extern atomic_bool ardn_stop;
 
+/* Errors follow the library's convention: a negative ARD_E* code (ARD_EINVAL for bad
+ * configuration; anything else is the system's) with the thread-local detail
+ * (ard_errdetail) naming what was wrong. */
+
 /* endpoint.c */
 /* Parse "udp://HOST:PORT", "udp://[ADDR]:PORT", "udp://:PORT" or a connection name.
- * `listen` allows an empty host. Resolves the host. Writes a message to err on failure. */
-int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen, char *err, size_t errlen);
+ * `listen` allows an empty host. Resolves the host. */
+int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen);
 /* Resolve "HOST[:PORT]" (IPv4/IPv6) into addr; *has_port says whether a port was given. */
-int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port,
-                 char *err, size_t errlen);
+int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port);
+/* Put `prefix` before the current detail; returns code. */
+int ardn_fail_prefix(int code, const char *prefix);
 /* Print an address as "1.2.3.4:7001". */
 void ardn_addr_str(const struct sockaddr_storage *a, char *buf, size_t len);
 
 /* route.c */
-/* Check the route, attach local ports, open sockets. Prints a message and returns an exit
- * code (ARDN_EXIT_USAGE / ARDN_EXIT_SYSTEM) on failure, 0 on success. */
+/* Check the route, attach local ports, open sockets. 0, or a negative code whose detail
+ * starts with "route 'NAME': ". */
 int ardn_route_open(struct ardn_route *r);
 int ardn_route_start(struct ardn_route *r);
 void ardn_route_join(struct ardn_route *r);
 void ardn_route_close(struct ardn_route *r);
 void ardn_route_init(struct ardn_route *r);
-/* Check one received datagram against the route (peer, header, order; src NULL skips the
- * peer check); on ARDW_OK it is recorded as delivered and its payload is in r->buf. A
- * fragment is kept for reassembly (ARDW_PENDING) until its packet is complete (ARDW_OK);
- * a packet given up incomplete is counted here as drop ARDW_INCOMPLETE. */
+/* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
+ * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
+ * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
+ * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_INCOMPLETE.
+ * A valid descriptor datagram gives ARDW_DESC, *h and r->peer_type describing the sender. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
-                                const struct sockaddr_storage *src, struct ardw_hdr *h);
+                                const struct sockaddr_storage *src, struct ardw_hdr *h,
+                                int64_t now_ns);
 
 /* counters.c */
 void ardn_counters_print(FILE *f, struct ardn_route *routes, int n);
@@ -142,11 +163,12 @@ int ardn_counters_write_file(const char *path, struct ardn_route *routes, int n)
  * "file:line:column: what is wrong" to stderr and returns -1 on error. */
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
 /* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
- * max-rate). Returns -1 with a message in err. */
-int ardn_route_option(struct ardn_route *r, const char *key, const char *val, char *err,
-                      size_t errlen);
+ * max-rate, max-datagram). */
+int ardn_route_option(struct ardn_route *r, const char *key, const char *val);
 /* Check a complete route and give it a default name. */
-int ardn_route_finish(struct ardn_route *r, char *err, size_t errlen);
+int ardn_route_finish(struct ardn_route *r);
+/* The exit code for a failure code: ARDN_EXIT_USAGE for configuration, else _SYSTEM. */
+int ardn_exit_code(int code);
 
 /* main.c helpers shared with config.c */
 int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

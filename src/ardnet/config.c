@@ -1,5 +1,6 @@
 /* config.c - route options (shared by the command line and YAML) and the YAML file. */
 #include "ardn.h"
+#include "ardi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,121 +34,91 @@ int ardn_parse_double(const char *s, double min, double max, double *out)
     return 0;
 }
 
-int ardn_route_option(struct ardn_route *r, const char *key, const char *val, char *err,
-                      size_t errlen)
+int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
 {
     uint64_t u;
     if (strcmp(key, "in") == 0) {
-        if (r->in.text[0]) {
-            snprintf(err, errlen, "the route already has an input ('%s')", r->in.text);
-            return -1;
-        }
-        return ardn_ep_parse(&r->in, val, true, err, errlen);
+        if (r->in.text[0])
+            return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->in.text);
+        return ardn_ep_parse(&r->in, val, true);
     }
     if (strcmp(key, "out") == 0) {
-        if (r->nout == ARDN_MAX_OUT) {
-            snprintf(err, errlen, "too many outputs (at most %d)", ARDN_MAX_OUT);
-            return -1;
-        }
-        if (ardn_ep_parse(&r->out[r->nout], val, false, err, errlen) < 0)
-            return -1;
+        if (r->nout == ARDN_MAX_OUT)
+            return ardi_fail(ARD_EINVAL, "too many outputs (at most %d)", ARDN_MAX_OUT);
+        int rc = ardn_ep_parse(&r->out[r->nout], val, false);
+        if (rc < 0)
+            return rc;
         r->nout++;
         return 0;
     }
     if (strcmp(key, "name") == 0) {
-        if (!*val || strlen(val) > ARD_MAX_NAME) {
-            snprintf(err, errlen, "name must have 1..%d characters", ARD_MAX_NAME);
-            return -1;
-        }
+        if (!*val || strlen(val) > ARD_MAX_NAME)
+            return ardi_fail(ARD_EINVAL, "name must have 1..%d characters", ARD_MAX_NAME);
         snprintf(r->name, sizeof r->name, "%s", val);
         return 0;
     }
     if (strcmp(key, "size") == 0) {
-        if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0) {
-            snprintf(err, errlen, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
-            return -1;
-        }
+        if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0)
+            return ardi_fail(ARD_EINVAL, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
         r->size = (size_t)u;
         return 0;
     }
     if (strcmp(key, "type") == 0) {
         size_t n;
-        if (*val && ard_type_parse(val, NULL, 0, &n, NULL) < 0) {
-            snprintf(err, errlen, "%s", ard_errdetail());
-            return -1;
-        }
-        if (strlen(val) >= sizeof r->type) {
-            snprintf(err, errlen, "type too long");
-            return -1;
-        }
+        int rc;
+        if (*val && (rc = ard_type_parse(val, NULL, 0, &n, NULL)) < 0)
+            return rc; /* its detail names the problem */
+        if (strlen(val) >= sizeof r->type)
+            return ardi_fail(ARD_EINVAL, "type too long");
         strcpy(r->type, val);
         r->type_given = true;
         return 0;
     }
     if (strcmp(key, "conn-id") == 0) {
-        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0) {
-            snprintf(err, errlen, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
-            return -1;
-        }
+        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
+            return ardi_fail(ARD_EINVAL, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
         r->conn_id = (uint32_t)u;
         r->conn_id_given = true;
         return 0;
     }
     if (strcmp(key, "from") == 0) {
-        if (strlen(val) >= sizeof r->from || !*val) {
-            snprintf(err, errlen, "from: bad peer '%s'", val);
-            return -1;
-        }
-        char e2[300];
-        if (ardn_resolve(val, &r->from_addr, &r->from_len, &r->from_port, e2, sizeof e2) < 0) {
-            snprintf(err, errlen, "from: %s", e2);
-            return -1;
-        }
+        if (strlen(val) >= sizeof r->from || !*val)
+            return ardi_fail(ARD_EINVAL, "from: bad peer '%s'", val);
+        int rc = ardn_resolve(val, &r->from_addr, &r->from_len, &r->from_port);
+        if (rc < 0)
+            return ardn_fail_prefix(rc, "from: ");
         strcpy(r->from, val);
         return 0;
     }
     if (strcmp(key, "every") == 0) {
-        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0) {
-            snprintf(err, errlen, "every '%s' is not a number >= 1", val);
-            return -1;
-        }
+        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
+            return ardi_fail(ARD_EINVAL, "every '%s' is not a number >= 1", val);
         r->every = u;
         return 0;
     }
     if (strcmp(key, "max-datagram") == 0) {
-        if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0) {
-            snprintf(err, errlen, "max-datagram '%s' is not a number %u..%u", val, ARDW_MIN_DGRAM,
-                     ARDW_MAX_DGRAM);
-            return -1;
-        }
+        if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0)
+            return ardi_fail(ARD_EINVAL, "max-datagram '%s' is not a number %u..%u", val,
+                             ARDW_MIN_DGRAM, ARDW_MAX_DGRAM);
         r->max_dgram = (size_t)u;
         return 0;
     }
     if (strcmp(key, "max-rate") == 0) {
-        if (ardn_parse_double(val, 1e-3, 1e6, &r->max_rate) < 0) {
-            snprintf(err, errlen, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
-            return -1;
-        }
+        if (ardn_parse_double(val, 1e-3, 1e6, &r->max_rate) < 0)
+            return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
         return 0;
     }
-    snprintf(err, errlen, "unknown route key '%s'", key);
-    return -1;
+    return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
 }
 
-int ardn_route_finish(struct ardn_route *r, char *err, size_t errlen)
+int ardn_route_finish(struct ardn_route *r)
 {
-    if (!r->in.text[0]) {
-        snprintf(err, errlen, "the route has no input (in)");
-        return -1;
-    }
-    if (r->nout == 0) {
-        snprintf(err, errlen, "the route has no output (out)");
-        return -1;
-    }
-    if (r->from[0] && r->in.kind != ARDN_EP_UDP) {
-        snprintf(err, errlen, "from: only a udp:// input has a peer");
-        return -1;
-    }
+    if (!r->in.text[0])
+        return ardi_fail(ARD_EINVAL, "the route has no input (in)");
+    if (r->nout == 0)
+        return ardi_fail(ARD_EINVAL, "the route has no output (out)");
+    if (r->from[0] && r->in.kind != ARDN_EP_UDP)
+        return ardi_fail(ARD_EINVAL, "from: only a udp:// input has a peer");
     if (!r->name[0]) {
         const char *n = r->in.kind == ARDN_EP_LOCAL ? r->in.conn : r->in.text;
         for (int i = 0; i < r->nout && r->in.kind != ARDN_EP_LOCAL; i++)
@@ -180,8 +151,19 @@ static const char *scalar(const yaml_node_t *n)
     return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-static int global_key(const struct ycx *y, const char *key, yaml_node_t *v, struct ardn_global *g)
+static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key, yaml_node_t *v,
+                      struct ardn_global *g)
 {
+    static const char *const known[] = {"bind", "dev", "dscp",      "sock-prio",
+                                        "prio", "cpu", "stats-file"};
+    size_t i = 0;
+    while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
+        i++;
+    if (i == sizeof known / sizeof known[0])
+        return yerr(y, k,
+                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
+                    "prio, cpu, stats-file)",
+                    key);
     const char *s = scalar(v);
     uint64_t u;
     if (!s)
@@ -210,22 +192,16 @@ static int global_key(const struct ycx *y, const char *key, yaml_node_t *v, stru
         if (strlen(s) >= sizeof g->cpu)
             return yerr(y, v, "cpu: '%s' is too long", s);
         strcpy(g->cpu, s);
-    } else if (strcmp(key, "stats-file") == 0) {
+    } else { /* stats-file */
         if (strlen(s) >= sizeof g->stats_file)
             return yerr(y, v, "stats-file: '%s' is too long", s);
         strcpy(g->stats_file, s);
-    } else {
-        return yerr(y, v,
-                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
-                    "prio, cpu, stats-file)",
-                    key);
     }
     return 0;
 }
 
 static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
 {
-    char err[512];
     if (m->type != YAML_MAPPING_NODE)
         return yerr(y, m, "%s", "a route must be a mapping (in: ..., out: ...)");
     ardn_route_init(r);
@@ -241,26 +217,65 @@ static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
                 yaml_node_t *o = yaml_document_get_node(y->doc, *it);
                 if (!scalar(o))
                     return yerr(y, o, "%s", "an output must be a single endpoint");
-                if (ardn_route_option(r, "out", scalar(o), err, sizeof err) < 0)
-                    return yerr(y, o, "%s", err);
+                if (ardn_route_option(r, "out", scalar(o)) < 0)
+                    return yerr(y, o, "%s", ard_errdetail());
             }
             continue;
         }
         if (!scalar(v))
             return yerr(y, v, "'%s' must be a single value", key);
-        if (ardn_route_option(r, key, scalar(v), err, sizeof err) < 0)
-            return yerr(y, strncmp(err, "unknown route key", 17) == 0 ? k : v, "%s", err);
+        if (ardn_route_option(r, key, scalar(v)) < 0)
+            return yerr(y, strncmp(ard_errdetail(), "unknown route key", 17) == 0 ? k : v, "%s",
+                        ard_errdetail());
     }
-    if (ardn_route_finish(r, err, sizeof err) < 0)
-        return yerr(y, m, "%s", err);
+    if (ardn_route_finish(r) < 0)
+        return yerr(y, m, "%s", ard_errdetail());
     return 0;
+}
+
+/* libyaml takes time quadratic in the nesting depth of flow collections ([[[...) and recursion
+ * to load them; a route file needs 4 levels, so deeper input is refused by a first pass over
+ * the events, which stops there (the same guard as ardstart's). The loader reports other
+ * errors. */
+#define MAX_DEPTH 16
+static int check_depth(const char *path, FILE *f)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int depth = 0, rc = 0;
+    for (bool end = false; !end;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > MAX_DEPTH) {
+                fprintf(stderr, "%s:%zu:%zu: nested deeper than %d levels\n", path,
+                        ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
+                rc = -1;
+                end = true;
+            }
+        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        } else if (ev.type == YAML_STREAM_END_EVENT) {
+            end = true;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    rewind(f);
+    return rc;
 }
 
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) {
         fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (check_depth(path, f) < 0) {
+        fclose(f);
         return -1;
     }
     yaml_parser_t parser;
@@ -296,7 +311,7 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
             goto out;
         }
         if (strcmp(key, "routes") != 0) {
-            if (global_key(&y, key, v, g) < 0)
+            if (global_key(&y, k, key, v, g) < 0)
                 goto out;
             continue;
         }

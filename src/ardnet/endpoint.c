@@ -1,5 +1,6 @@
 /* endpoint.c - endpoint strings ("udp://HOST:PORT" or a connection name) and addresses. */
 #include "ardn.h"
+#include "ardi.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -69,19 +70,21 @@ static int parse_port(const char *s, unsigned *out)
     return 0;
 }
 
-int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port,
-                 char *err, size_t errlen)
+int ardn_fail_prefix(int code, const char *prefix)
+{
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", ard_errdetail());
+    return ardi_fail(code, "%s%s", prefix, copy);
+}
+
+int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len, bool *has_port)
 {
     char host[256], port[16];
     unsigned pnum = 0;
-    if (split_host_port(text, host, sizeof host, port, sizeof port) < 0) {
-        snprintf(err, errlen, "'%s' is not HOST, HOST:PORT or [ADDR]:PORT", text);
-        return -1;
-    }
-    if (port[0] && parse_port(port, &pnum) < 0) {
-        snprintf(err, errlen, "'%s': port '%s' is not a number 1..65535", text, port);
-        return -1;
-    }
+    if (split_host_port(text, host, sizeof host, port, sizeof port) < 0)
+        return ardi_fail(ARD_EINVAL, "'%s' is not HOST, HOST:PORT or [ADDR]:PORT", text);
+    if (port[0] && parse_port(port, &pnum) < 0)
+        return ardi_fail(ARD_EINVAL, "'%s': port '%s' is not a number 1..65535", text, port);
     *has_port = port[0] != '\0';
     memset(addr, 0, sizeof *addr);
     if (host[0] == '\0') {
@@ -95,10 +98,8 @@ int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM};
     struct addrinfo *res = NULL;
     int rc = getaddrinfo(host, NULL, &hints, &res);
-    if (rc != 0 || !res) {
-        snprintf(err, errlen, "unknown host '%s': %s", host, gai_strerror(rc));
-        return -1;
-    }
+    if (rc != 0 || !res)
+        return ardi_fail(ARD_EINVAL, "unknown host '%s': %s", host, gai_strerror(rc));
     /* Prefer IPv4: the usual robot LAN, and the sockets are opened per family. */
     struct addrinfo *pick = res;
     for (struct addrinfo *a = res; a; a = a->ai_next)
@@ -116,37 +117,23 @@ int ardn_resolve(const char *text, struct sockaddr_storage *addr, socklen_t *len
     return 0;
 }
 
-static bool valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > ARD_MAX_NAME)
-        return false;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '.' || *p == '-'))
-            return false;
-    return true;
-}
-
-int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen, char *err, size_t errlen)
+int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen)
 {
     memset(ep, 0, sizeof *ep);
-    if (strlen(text) >= sizeof ep->text) {
-        snprintf(err, errlen, "endpoint too long");
-        return -1;
-    }
+    if (strlen(text) >= sizeof ep->text)
+        return ardi_fail(ARD_EINVAL, "endpoint too long");
     strcpy(ep->text, text);
     if (strncmp(text, "udp://", 6) != 0) {
-        if (strstr(text, "://")) {
-            snprintf(err, errlen, "endpoint '%s': only udp:// addresses are supported", text);
-            return -1;
-        }
-        if (!valid_name(text)) {
-            snprintf(err, errlen,
-                     "endpoint '%s' is neither udp://HOST:PORT nor a connection name "
-                     "([A-Za-z0-9_.-], at most %d characters)",
-                     text, ARD_MAX_NAME);
-            return -1;
+        if (strstr(text, "://"))
+            return ardi_fail(ARD_EINVAL, "endpoint '%s': only udp:// addresses are supported",
+                             text);
+        /* The library's one validator: also refuses "." and "..". */
+        if (ardi_check_name("connection", text, true) < 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", ard_errdetail());
+            return ardi_fail(ARD_EINVAL,
+                             "endpoint '%s' is neither udp://HOST:PORT nor a connection name: %s",
+                             text, why);
         }
         ep->kind = ARDN_EP_LOCAL;
         strcpy(ep->conn, text);
@@ -155,20 +142,17 @@ int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen, char *err, 
     ep->kind = ARDN_EP_UDP;
     const char *rest = text + 6;
     bool has_port = false;
-    char e2[300];
-    if (ardn_resolve(rest, &ep->addr, &ep->addrlen, &has_port, e2, sizeof e2) < 0) {
-        snprintf(err, errlen, "endpoint '%s': %s", text, e2);
-        return -1;
+    if (ardn_resolve(rest, &ep->addr, &ep->addrlen, &has_port) < 0) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        return ardi_fail(ARD_EINVAL, "endpoint '%s': %s", text, why);
     }
-    if (!has_port) {
-        snprintf(err, errlen, "endpoint '%s': a port is required (udp://HOST:PORT)", text);
-        return -1;
-    }
+    if (!has_port)
+        return ardi_fail(ARD_EINVAL, "endpoint '%s': a port is required (udp://HOST:PORT)", text);
     bool any = (ep->addr.ss_family == AF_INET &&
                 ((struct sockaddr_in *)&ep->addr)->sin_addr.s_addr == htonl(INADDR_ANY));
-    if (!listen && any) {
-        snprintf(err, errlen, "endpoint '%s': an output needs a host (udp://HOST:PORT)", text);
-        return -1;
-    }
+    if (!listen && any)
+        return ardi_fail(ARD_EINVAL, "endpoint '%s': an output needs a host (udp://HOST:PORT)",
+                         text);
     return 0;
 }

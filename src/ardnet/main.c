@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 static const char usage_text[] =
@@ -44,6 +45,12 @@ static const char usage_text[] =
     "      --version           print the version\n"
     "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
     "Exit codes: 0 clean exit, 100 usage or configuration error, 111 system error.\n";
+
+int ardn_exit_code(int code)
+{
+    return code == ARD_EINVAL || code == ARD_EOPTION || code == ARD_ETYPE ? ARDN_EXIT_USAGE
+                                                                          : ARDN_EXIT_SYSTEM;
+}
 
 static int usage_error(const char *fmt, const char *a)
 {
@@ -184,7 +191,6 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
 {
     struct ardn_route cl;
     bool have_cl = false;
-    char err[512];
     uint64_t u;
     ardn_route_init(&cl);
     int opt;
@@ -192,8 +198,8 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     while ((opt = getopt_long(argc, argv, ":i:o:s:t:e:r:c:h", long_opts, NULL)) != -1) {
         const char *key = route_key(opt);
         if (key) {
-            if (ardn_route_option(&cl, key, optarg, err, sizeof err) < 0)
-                return usage_error("%s", err);
+            if (ardn_route_option(&cl, key, optarg) < 0)
+                return usage_error("%s", ard_errdetail());
             have_cl = true;
             continue;
         }
@@ -246,8 +252,8 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
     if (have_cl) {
-        if (ardn_route_finish(&cl, err, sizeof err) < 0)
-            return usage_error("%s", err);
+        if (ardn_route_finish(&cl) < 0)
+            return usage_error("%s", ard_errdetail());
         routes = realloc(routes, (size_t)(nroutes + 1) * sizeof *routes);
         if (!routes)
             return usage_error("%s", "out of memory");
@@ -266,7 +272,7 @@ int main(int argc, char **argv)
     int rc = ard_init(&argc, argv);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
-        return rc == ARD_EOPTION || rc == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM;
+        return ardn_exit_code(rc);
     }
     struct ardn_global cli = {.dscp = -1, .sock_prio = -1}, file = cli;
     const char *config = NULL;
@@ -275,17 +281,26 @@ int main(int argc, char **argv)
     if (config && ardn_config_load(config, &routes, &nroutes, &file) < 0)
         return ARDN_EXIT_USAGE;
     merge_globals(&file, &cli);
+    if (nroutes == 0 && config)
+        return usage_error("no route: the 'routes' list of %s is empty (and the command line "
+                           "gives no --in/--out)",
+                           config);
     if (nroutes == 0)
         return usage_error("%s", "no route: give --in and --out, or --config FILE");
     if ((rc = check_local_names()) != 0)
         return rc;
-    ardn_g.epoch = (uint64_t)ard_realtime_ns();
+    /* The epoch names this run of the sender: random, so that no clock step, restart or
+     * stray sender can make it compare as older or newer than another (docs/wire.md). */
+    if (getrandom(&ardn_g.epoch, sizeof ardn_g.epoch, 0) != (ssize_t)sizeof ardn_g.epoch) {
+        fprintf(stderr, "ardnet: getrandom: %s\n", strerror(errno));
+        return ARDN_EXIT_SYSTEM;
+    }
 
     /* Before the route threads exist: they inherit affinity and policy. */
     rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
     if (rc < 0) {
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
-        return rc == ARD_EINVAL ? ARDN_EXIT_USAGE : ARDN_EXIT_SYSTEM;
+        return ardn_exit_code(rc);
     }
 
     /* Signals are taken by the main thread only (sigtimedwait); the routes never see them. */
@@ -298,11 +313,16 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    rc = 0;
+    for (int i = 0; i < nroutes && rc == 0; i++)
+        rc = ardn_route_open(&routes[i]);
+    for (int i = 0; i < nroutes && rc == 0; i++)
+        rc = ardn_route_start(&routes[i]);
     int exit_code = ARDN_EXIT_OK;
-    for (int i = 0; i < nroutes && exit_code == 0; i++)
-        exit_code = ardn_route_open(&routes[i]);
-    for (int i = 0; i < nroutes && exit_code == 0; i++)
-        exit_code = ardn_route_start(&routes[i]);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: %s\n", ard_errdetail());
+        exit_code = ardn_exit_code(rc);
+    }
     if (exit_code == 0) {
         if (ready_fd) {
             setenv("ARD_READY_FD", ready_fd, 1);

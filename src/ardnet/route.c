@@ -1,11 +1,11 @@
 /* route.c - one route: attach the endpoints, then forward in its own thread. */
 #include "ardn.h"
+#include "ardi.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <time.h>
 #include <netinet/ip.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,8 @@
 struct ardn_global ardn_g = {.dscp = -1, .sock_prio = -1};
 atomic_bool ardn_stop;
 
-#define IDLE_NS 250000000LL /* how often an idle route looks at the stop flag */
+#define IDLE_NS 250000000LL       /* how often an idle route looks at the stop flag */
+#define ERROR_PAUSE_NS 100000000L /* pause after a receive error that would recur at once */
 
 /* Receive buffers: BATCH slots of one expected datagram plus one byte, so that a longer one
  * is seen as longer (MSG_TRUNC reports its real length) without 64 KiB per slot. */
@@ -22,8 +23,10 @@ atomic_bool ardn_stop;
 
 static size_t rx_slot(const struct ardn_route *r)
 {
-    /* The largest valid datagram is a fragment header with the whole payload but one byte. */
-    return (ARDW_FRAG_HDR_SIZE + r->size + 1 + 7) & ~(size_t)7;
+    /* The largest valid datagram is a fragment header with the whole payload but one byte, or
+     * a descriptor datagram with the longest descriptor. */
+    size_t data = ARDW_FRAG_HDR_SIZE + r->size + 1, desc = ARDW_HDR_SIZE + ARD_MAX_TYPE + 1;
+    return ((data > desc ? data : desc) + 7) & ~(size_t)7;
 }
 
 /* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams
@@ -38,10 +41,25 @@ static void grow_sockbuf(int fd, int opt, size_t want)
     (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
 }
 
+/* Fail with the library's convention: code, and a detail naming the route. */
 static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ardi_fail(code, "route '%s': %s", r->name, msg);
+}
+
+/* A running route's message on stderr (its thread cannot return an error). */
+static void route_warn(const struct ardn_route *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void route_warn(const struct ardn_route *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -49,7 +67,6 @@ static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    return code;
 }
 
 static void count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
@@ -70,39 +87,65 @@ void ardn_route_init(struct ardn_route *r)
         r->out_fd[i] = -1;
 }
 
+/* Port names used in this process (attach_local runs in the main thread only). */
+static char (*used_names)[ARD_MAX_NAME + 1];
+static size_t nused;
+
+static void port_name(char *name, const char *conn)
+{
+    for (unsigned k = 1;; k++) {
+        if (k == 1)
+            snprintf(name, ARD_MAX_NAME + 1, "%s", conn);
+        else
+            snprintf(name, ARD_MAX_NAME + 1, "%.*s-%u", ARD_MAX_NAME - 6, conn, k);
+        size_t i = 0;
+        while (i < nused && strcmp(used_names[i], name) != 0)
+            i++;
+        if (i == nused)
+            break;
+    }
+    void *n = realloc(used_names, (nused + 1) * sizeof *used_names);
+    if (n) { /* without memory the next name may collide: the library then says so */
+        used_names = n;
+        strcpy(used_names[nused++], name);
+    }
+}
+
 /* Attach a local endpoint. The connection's own size and type win when it exists; the route's
  * --size/--type are needed only to create it, and must agree when both are known. */
 static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir dir)
 {
-    /* Ports get names of their own, so that several routes can read one connection. */
-    static atomic_uint nports;
-    char name[24];
-    snprintf(name, sizeof name, "p%u", atomic_fetch_add(&nports, 1));
+    /* A port is named after its connection (the library's messages name it), with a suffix
+     * when several routes of the process attach the same connection. */
+    char name[ARD_MAX_NAME + 1];
+    port_name(name, ep->conn);
     ard_port *p = ard_create_on(name, ep->conn, dir, 0, NULL);
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)
-            return route_fail(r, ARDN_EXIT_USAGE,
+            return route_fail(r, ARD_EINVAL,
                               "connection '%s' does not exist and its size is unknown "
                               "(give --size and --type, or start its writer first)",
                               ep->conn);
-        p = ard_create_on(name, ep->conn, dir, r->size, r->type_given ? r->type : NULL);
+        p = ard_create_on(name, ep->conn, dir, r->size, r->type[0] ? r->type : NULL);
     }
-    if (!p)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "connection '%s': %s", ep->conn,
-                          ard_errdetail()[0] ? ard_errdetail() : ard_strerror(ard_lasterror()));
+    if (!p) {
+        /* A contradiction between the route and the connection is a configuration error;
+         * permissions, a live writer elsewhere and the like are the system's. */
+        int e = ard_lasterror();
+        return route_fail(r, e, "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
+    }
     ep->port = p;
     const char *type = ard_port_type(p);
     if (r->size != 0 && r->size != ard_port_size(p))
-        return route_fail(r, ARDN_EXIT_USAGE, "connection '%s' has size %zu, the route says %zu",
+        return route_fail(r, ARD_EINVAL, "connection '%s' has size %zu, the route says %zu",
                           ep->conn, ard_port_size(p), r->size);
     if (r->type_given) {
         char norm[ARD_MAX_TYPE + 1] = "";
         if (r->type[0] && ard_type_normalize(r->type, norm, sizeof norm) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (ard_type_hash(norm) != ard_type_hash(type)) /* names do not matter */
-            return route_fail(r, ARDN_EXIT_USAGE,
-                              "connection '%s' has type '%s', the route says '%s'", ep->conn,
-                              type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
+            return route_fail(r, ARD_EINVAL, "connection '%s' has type '%s', the route says '%s'",
+                              ep->conn, type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
     }
     r->size = ard_port_size(p);
     snprintf(r->type, sizeof r->type, "%s", type);
@@ -114,18 +157,17 @@ static int set_sockopts(struct ardn_route *r, int fd, int family)
 {
     if (ardn_g.dev[0] &&
         setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev, (socklen_t)strlen(ardn_g.dev)) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "--dev %s: %s", ardn_g.dev, strerror(errno));
+        return route_fail(r, ARD_ESYS, "--dev %s: %s", ardn_g.dev, strerror(errno));
     if (ardn_g.dscp >= 0) {
         int tos = ardn_g.dscp << 2;
         int rc = family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos)
                                     : setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
         if (rc < 0)
-            return route_fail(r, ARDN_EXIT_SYSTEM, "--dscp %d: %s", ardn_g.dscp, strerror(errno));
+            return route_fail(r, ARD_ESYS, "--dscp %d: %s", ardn_g.dscp, strerror(errno));
     }
     if (ardn_g.sock_prio >= 0 &&
         setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &ardn_g.sock_prio, sizeof ardn_g.sock_prio) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "--sock-prio %d: %s", ardn_g.sock_prio,
-                          strerror(errno));
+        return route_fail(r, ARD_ESYS, "--sock-prio %d: %s", ardn_g.sock_prio, strerror(errno));
     return 0;
 }
 
@@ -146,9 +188,8 @@ static int bind_addr(struct ardn_route *r, int family, uint16_t port_be, struct 
     if (!ardn_g.bind[0])
         return 0;
     bool has_port;
-    char err[300];
-    if (ardn_resolve(ardn_g.bind, a, len, &has_port, err, sizeof err) < 0)
-        return route_fail(r, ARDN_EXIT_USAGE, "--bind: %s", err);
+    if (ardn_resolve(ardn_g.bind, a, len, &has_port) < 0)
+        return route_fail(r, ARD_EINVAL, "--bind: %s", ard_errdetail());
     if (a->ss_family != family)
         return 0;
     if (family == AF_INET)
@@ -165,7 +206,7 @@ static int open_udp_in(struct ardn_route *r)
     int family = ep->addr.ss_family;
     r->fd_in = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (r->fd_in < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "socket: %s", strerror(errno));
+        return route_fail(r, ARD_ESYS, "socket: %s", strerror(errno));
     int rc = set_sockopts(r, r->fd_in, family);
     if (rc)
         return rc;
@@ -187,7 +228,7 @@ static int open_udp_in(struct ardn_route *r)
     if (bind(r->fd_in, (struct sockaddr *)&a, alen) < 0) {
         char s[128];
         ardn_addr_str(&a, s, sizeof s);
-        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot listen on %s (%s): %s", s, ep->text,
+        return route_fail(r, ARD_ESYS, "cannot listen on %s (%s): %s", s, ep->text,
                           strerror(errno));
     }
     if (r->size > ARDW_DEFAULT_DGRAM)
@@ -201,7 +242,7 @@ static int open_udp_out(struct ardn_route *r, int i)
     int family = ep->addr.ss_family;
     int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "socket: %s", strerror(errno));
+        return route_fail(r, ARD_ESYS, "socket: %s", strerror(errno));
     r->out_fd[i] = fd;
     int rc = set_sockopts(r, fd, family);
     if (rc)
@@ -212,12 +253,102 @@ static int open_udp_out(struct ardn_route *r, int i)
     if ((rc = bind_addr(r, family, 0, &b, &blen, &have)) != 0)
         return rc;
     if (have && bind(fd, (struct sockaddr *)&b, blen) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "--bind %s: %s", ardn_g.bind, strerror(errno));
+        return route_fail(r, ARD_ESYS, "--bind %s: %s", ardn_g.bind, strerror(errno));
     /* Connected: no route lookup per send. */
     if (connect(fd, (struct sockaddr *)&ep->addr, ep->addrlen) < 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot send to %s: %s", ep->text, strerror(errno));
+        return route_fail(r, ARD_ESYS, "cannot send to %s: %s", ep->text, strerror(errno));
     if (r->nfrag > 1)
         grow_sockbuf(fd, SO_SNDBUF, 4 * (r->size + r->size / 8));
+    return 0;
+}
+
+/* Attach the local outputs, those that exist first (they tell the size). */
+static int attach_outputs(struct ardn_route *r)
+{
+    int rc;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < r->nout; i++) {
+            struct ardn_ep *ep = &r->out[i];
+            struct ard_conn_stat st;
+            if (ep->kind != ARDN_EP_LOCAL || ep->port ||
+                (pass == 0 && ard_conn_stat(NULL, ep->conn, &st) < 0))
+                continue;
+            if ((rc = attach_local(r, ep, ARD_OUT)) != 0)
+                return rc;
+        }
+    return 0;
+}
+
+/* With the size and type known: check them, parse the type, and allocate everything a
+ * packet needs (none per packet). */
+static int setup_packet(struct ardn_route *r)
+{
+    if (r->size == 0)
+        return route_fail(r, ARD_EINVAL,
+                          "the packet size is unknown: a route with no local connection "
+                          "needs --size (and --type)");
+    if (r->size > ARDW_MAX_PAYLOAD)
+        return route_fail(
+            r, ARD_EINVAL,
+            "connection size %zu exceeds the largest packet ardnet carries (%u bytes)", r->size,
+            ARDW_MAX_PAYLOAD);
+    if (r->type[0]) {
+        size_t n = 0, tsize = 0;
+        if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+        if (tsize != r->size)
+            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
+                              tsize, r->size);
+        r->fields = calloc(n, sizeof *r->fields);
+        if (!r->fields)
+            return route_fail(r, ARD_ENOMEM, "out of memory");
+        if (ard_type_parse(r->type, r->fields, n, &r->nfields, NULL) < 0)
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+    }
+    r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
+    for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
+        struct ard_conn_stat st;
+        if (r->out[i].kind == ARDN_EP_LOCAL && ard_conn_stat(NULL, r->out[i].conn, &st) == 0 &&
+            st.seq > 0 && (!r->track.floor || st.real_ns > r->track.floor_real_ns)) {
+            r->track.floor = true;
+            r->track.floor_real_ns = st.real_ns;
+        }
+    }
+    /* At most ARDW_MAX_FRAGS: max_dgram >= ARDW_MIN_DGRAM (tests/ardnet/test_wire.c). */
+    r->nfrag = ardw_frag_plan(r->size, r->max_dgram, &r->chunk);
+    r->buf = calloc(1, r->size);
+    r->held = calloc(1, r->size);
+    r->tx = calloc(1, r->size);
+    r->tx_hdr = calloc(r->nfrag, ARDW_FRAG_HDR_SIZE);
+    r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
+    r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
+    if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
+        return route_fail(r, ARD_ENOMEM, "out of memory");
+    bool udp_out = false;
+    for (int i = 0; i < r->nout; i++)
+        udp_out |= r->out[i].kind == ARDN_EP_UDP;
+    if (udp_out && r->conn_id != 0) { /* (a relay that passes any id on has no one type) */
+        r->desc = malloc(ARDW_HDR_SIZE + ARD_MAX_TYPE);
+        if (!r->desc)
+            return route_fail(r, ARD_ENOMEM, "out of memory");
+        struct ardw_hdr dh = {.conn_id = r->conn_id,
+                              .size = (uint32_t)r->size,
+                              .epoch = ardn_g.epoch,
+                              .type_hash = r->type_hash};
+        r->desc_len = ardw_put_desc(r->desc, &dh, r->type);
+    }
+    if (r->in.kind == ARDN_EP_UDP) {
+        /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
+        uint8_t *rx = malloc(BATCH * rx_slot(r));
+        if (!rx)
+            return route_fail(r, ARD_ENOMEM, "out of memory");
+        free(r->rx); /* (a learning route's, for descriptors only) */
+        r->rx = rx;
+        r->reasm.data = malloc(r->size);
+        r->reasm.cap = (uint32_t)r->size;
+        if (!r->reasm.data)
+            return route_fail(r, ARD_ENOMEM, "out of memory");
+    }
     return 0;
 }
 
@@ -225,52 +356,32 @@ int ardn_route_open(struct ardn_route *r)
 {
     int rc;
     if (r->nout == 0)
-        return route_fail(r, ARDN_EXIT_USAGE, "no output (--out)");
-    if (r->size > ARDW_MAX_PAYLOAD)
-        return route_fail(r, ARDN_EXIT_USAGE, "size %zu exceeds the largest payload (%u bytes)",
-                          r->size, ARDW_MAX_PAYLOAD);
+        return route_fail(r, ARD_EINVAL, "no output (--out)");
     if (r->type_given && r->type[0]) {
         size_t tsize;
         if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
-        if (r->size == 0)
-            r->size = tsize;
+            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+        if (r->size != 0 && r->size != tsize)
+            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
+                              tsize, r->size);
+        r->size = tsize;
     }
-    bool any_udp_out = false;
     if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
         return rc;
+    /* A UDP input whose local outputs do not exist yet, with no --size or --type: the size
+     * and type come from the sender's descriptor datagram (start order is free). */
+    bool any_local = false, any_exists = false;
     for (int i = 0; i < r->nout; i++) {
-        if (r->out[i].kind == ARDN_EP_LOCAL) {
-            if ((rc = attach_local(r, &r->out[i], ARD_OUT)) != 0)
-                return rc;
-        } else {
-            any_udp_out = true;
-        }
+        struct ard_conn_stat st;
+        if (r->out[i].kind != ARDN_EP_LOCAL)
+            continue;
+        any_local = true;
+        any_exists |= ard_conn_stat(NULL, r->out[i].conn, &st) == 0;
     }
-    (void)any_udp_out;
-    if (r->size == 0)
-        return route_fail(r, ARDN_EXIT_USAGE,
-                          "the packet size is unknown: a route with no local connection "
-                          "needs --size (and --type)");
-    if (r->size > ARDW_MAX_PAYLOAD)
-        return route_fail(
-            r, ARDN_EXIT_USAGE,
-            "connection size %zu exceeds the largest packet ardnet carries (%u bytes)", r->size,
-            ARDW_MAX_PAYLOAD);
-    if (r->type[0]) {
-        size_t n = 0, tsize = 0;
-        if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
-        if (tsize != r->size)
-            return route_fail(r, ARDN_EXIT_USAGE, "type '%s' has size %zu, the route says %zu",
-                              r->type, tsize, r->size);
-        r->fields = calloc(n, sizeof *r->fields);
-        if (!r->fields)
-            return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
-        if (ard_type_parse(r->type, r->fields, n, &r->nfields, NULL) < 0)
-            return route_fail(r, ARDN_EXIT_USAGE, "%s", ard_errdetail());
-    }
-    r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
+    r->learning =
+        r->in.kind == ARDN_EP_UDP && r->size == 0 && !r->type_given && any_local && !any_exists;
+    if (!r->learning && (rc = attach_outputs(r)) != 0)
+        return rc;
     if (!r->conn_id_given) {
         if (r->in.kind == ARDN_EP_LOCAL)
             r->conn_id = ardw_conn_id(r->in.conn);
@@ -278,53 +389,74 @@ int ardn_route_open(struct ardn_route *r)
             if (r->out[i].kind == ARDN_EP_LOCAL)
                 r->conn_id = ardw_conn_id(r->out[i].conn);
     }
-    for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
-        struct ard_conn_stat st;
-        if (r->out[i].kind == ARDN_EP_LOCAL && ard_conn_stat(NULL, r->out[i].conn, &st) == 0 &&
-            st.seq > 0 && st.real_ns > r->floor_real_ns)
-            r->floor_real_ns = st.real_ns;
-    }
     if (r->max_dgram == 0) {
         r->max_dgram = ARDW_DEFAULT_DGRAM;
         for (int i = 0; i < r->nout; i++)
             if (r->out[i].kind == ARDN_EP_UDP && r->out[i].addr.ss_family == AF_INET6)
                 r->max_dgram = ARDW_DEFAULT_DGRAM6;
     }
-    r->nfrag = ardw_frag_plan(r->size, r->max_dgram, &r->chunk);
-    if (r->nfrag > ARDW_MAX_FRAGS) /* not reachable with max_dgram >= ARDW_MIN_DGRAM */
-        return route_fail(r, ARDN_EXIT_USAGE, "size %zu needs %u fragments of %zu bytes (max %u)",
-                          r->size, r->nfrag, r->max_dgram, ARDW_MAX_FRAGS);
+    if (!r->learning && (rc = setup_packet(r)) != 0)
+        return rc;
     if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
         return rc;
     for (int i = 0; i < r->nout; i++)
         if (r->out[i].kind == ARDN_EP_UDP && (rc = open_udp_out(r, i)) != 0)
             return rc;
-    /* Everything a packet needs is allocated here, none per packet. */
-    r->buf = calloc(1, r->size);
-    r->tx = calloc(1, r->size);
-    r->tx_hdr = calloc(r->nfrag, ARDW_FRAG_HDR_SIZE);
-    r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
-    r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
-    if (!r->buf || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
-    if (r->in.kind == ARDN_EP_UDP) {
-        /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
-        r->rx = malloc(BATCH * rx_slot(r));
-        r->reasm.data = malloc(r->size);
-        r->reasm.cap = (uint32_t)r->size;
-        if (!r->rx || !r->reasm.data)
-            return route_fail(r, ARDN_EXIT_SYSTEM, "out of memory");
-    }
+    if (r->learning && !(r->rx = malloc(BATCH * rx_slot(r))))
+        return route_fail(r, ARD_ENOMEM, "out of memory");
     return 0;
+}
+
+/* A learning route got the sender's descriptor (h, type): create its outputs and set up as
+ * if --size and --type had been given. In the route's thread, once; a failure (say, a block
+ * created the connection with another size meanwhile) is reported and the route keeps
+ * learning. */
+static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *type)
+{
+    r->size = h->size;
+    snprintf(r->type, sizeof r->type, "%s", type);
+    r->type_given = true;
+    int rc = attach_outputs(r);
+    if (rc == 0)
+        rc = setup_packet(r);
+    if (rc == 0) {
+        r->learning = false;
+        return;
+    }
+    if (!r->learn_reported)
+        route_warn(r, "cannot take the sender's size %u and type '%s': %s", h->size, type,
+                   ard_errdetail());
+    r->learn_reported = true;
+    for (int i = 0; i < r->nout; i++) {
+        ard_close(r->out[i].port);
+        r->out[i].port = NULL;
+    }
+    free(r->fields);
+    free(r->buf);
+    free(r->held);
+    free(r->tx);
+    free(r->tx_hdr);
+    free(r->tx_msg);
+    free(r->tx_iov);
+    free(r->reasm.data);
+    free(r->desc);
+    r->fields = NULL;
+    r->nfields = 0;
+    r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = r->desc = NULL;
+    r->tx_msg = NULL;
+    r->tx_iov = NULL;
+    r->size = 0;
+    r->type[0] = '\0';
+    r->type_given = false;
 }
 
 /* ---- forwarding ---------------------------------------------------------------------------- */
 
-/* Put the packet in r->buf (header h) into r->tx and the datagram list r->tx_msg: one
+/* Put the packet in r->held (header h) into r->tx and the datagram list r->tx_msg: one
  * datagram, or r->nfrag fragments of r->chunk payload bytes (the last one shorter). */
 static void encode(struct ardn_route *r, const struct ardw_hdr *h)
 {
-    ardw_payload_to_wire(r->tx, r->buf, r->size, r->fields, r->nfields);
+    ardw_payload_to_wire(r->tx, r->held, r->size, r->fields, r->nfields);
     for (unsigned i = 0; i < r->nfrag; i++) {
         struct ardw_hdr fh = *h; /* (a relayed header may come from a received fragment) */
         fh.frag_index = fh.frag_count = 0;
@@ -345,17 +477,20 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
     }
 }
 
-/* Send the packet in r->buf (host order) with header h to every output. */
-static void forward(struct ardn_route *r, const struct ardw_hdr *h)
+/* Send the packet in r->held (host order) with header h to every output; every
+ * ARDW_DESC_EVERY_NS, the UDP outputs get the descriptor datagram first. */
+static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now)
 {
-    bool encoded = false;
+    bool encoded = false, desc = r->desc && now >= r->desc_next_ns;
+    if (desc)
+        r->desc_next_ns = now + ARDW_DESC_EVERY_NS;
     for (int i = 0; i < r->nout; i++) {
         struct ardn_ep *ep = &r->out[i];
         if (ep->kind == ARDN_EP_LOCAL) {
             /* Republish with the writer's CLOCK_REALTIME so that logs on both hosts line up;
              * its CLOCK_MONOTONIC is meaningful only on the writer's own host. */
             int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : ard_now_ns();
-            if (ard_send_stamped(ep->port, r->buf, mono, h->real_ns) == 0)
+            if (ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
                 count(r, ARDN_C_SENT, 1);
             else
                 count(r, ARDN_C_SEND_ERRORS, 1);
@@ -365,102 +500,89 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h)
             encode(r, h);
             encoded = true;
         }
+        if (desc) /* best effort, like everything on UDP: counted nowhere */
+            (void)send(r->out_fd[i], r->desc, r->desc_len, MSG_DONTWAIT);
         /* Non-blocking, all fragments back to back in one call: a full socket buffer drops
          * the rest of this packet rather than queueing it (the receiver gives it up when the
          * next packet comes). */
         int n = sendmmsg(r->out_fd[i], r->tx_msg, r->nfrag, 0);
         if (r->nfrag > 1 && n > 0)
             count(r, ARDN_C_FRAGMENTS, (uint64_t)n);
-        if (n == (int)r->nfrag)
+        if (n == (int)r->nfrag) {
             count(r, ARDN_C_SENT, 1);
-        else
-            count(r, ARDN_C_SEND_ERRORS, 1);
+            continue;
+        }
+        count(r, ARDN_C_SEND_ERRORS, 1);
+        /* A full buffer or an unreachable peer is the network's business (counted); anything
+         * else is a fault worth one message per output. */
+        int e = n < 0 ? errno : 0;
+        if (e && e != EAGAIN && e != EWOULDBLOCK && e != ENOBUFS && e != ECONNREFUSED &&
+            e != EHOSTUNREACH && e != ENETUNREACH && !ep->reported) {
+            ep->reported = true;
+            route_warn(r, "send to %s: %s", ep->text, strerror(e));
+        }
     }
 }
 
-/* Rate reduction state of a route thread. r->buf holds the newest packet. */
-struct reducer {
-    uint64_t seen;
-    bool pending; /* r->buf holds a packet held back by --max-rate */
-    struct ardw_hdr hdr;
-    int64_t period_ns; /* 0: no --max-rate */
-    int64_t next_ns;   /* earliest time of the next forward */
-};
-
-static void reducer_send(struct ardn_route *r, struct reducer *red, int64_t now)
+/* A new packet is in r->buf with header *h: through the reducers to the outputs. A packet
+ * to forward or hold moves to r->held (the buffers are swapped), so that the packets taken
+ * in while one is held never touch it. */
+static void offer(struct ardn_route *r, struct ardn_reducer *red, const struct ardw_hdr *h,
+                  int64_t now)
 {
-    forward(r, &red->hdr);
-    red->pending = false;
-    if (red->period_ns) {
-        /* Keep a steady grid under load; after a quiet spell start a new one. */
-        red->next_ns = now < red->next_ns + red->period_ns ? red->next_ns + red->period_ns
-                                                           : now + red->period_ns;
-    }
-}
-
-/* A new packet is in r->buf with header red->hdr. */
-static void reducer_offer(struct ardn_route *r, struct reducer *red, int64_t now)
-{
-    red->seen++;
-    if (r->every > 1 && red->seen % r->every != 0) {
+    bool replaced;
+    enum ardn_red_action a = ardn_reducer_offer(red, now, &replaced);
+    if (a == ARDN_RED_DROP || replaced)
         count(r, ARDN_C_REDUCED, 1);
+    if (a == ARDN_RED_DROP)
         return;
+    uint8_t *t = r->held;
+    r->held = r->buf;
+    r->buf = t;
+    r->held_hdr = *h;
+    if (a == ARDN_RED_SEND) {
+        forward(r, &r->held_hdr, now);
+        ardn_reducer_sent(red, now);
     }
-    if (red->period_ns && now < red->next_ns) {
-        if (red->pending)
-            count(r, ARDN_C_REDUCED, 1); /* the held packet is superseded */
-        red->pending = true;
-        return;
-    }
-    if (red->pending)
-        count(r, ARDN_C_REDUCED, 1);
-    reducer_send(r, red, now);
 }
 
 /* Called on every wake-up: forward a held packet once its time has come. */
-static void reducer_tick(struct ardn_route *r, struct reducer *red, int64_t now)
+static void tick(struct ardn_route *r, struct ardn_reducer *red, int64_t now)
 {
-    if (red->pending && now >= red->next_ns)
-        reducer_send(r, red, now);
+    if (ardn_reducer_due(red, now)) {
+        forward(r, &r->held_hdr, now);
+        ardn_reducer_sent(red, now);
+    }
 }
 
-static int64_t reducer_timeout(const struct reducer *red, int64_t now)
-{
-    if (!red->pending)
-        return IDLE_NS;
-    int64_t t = red->next_ns - now;
-    return t < 0 ? 0 : (t > IDLE_NS ? IDLE_NS : t);
-}
-
-static void *local_loop(struct ardn_route *r, struct reducer *red)
+static void *local_loop(struct ardn_route *r, struct ardn_reducer *red)
 {
     bool reported = false;
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
         int64_t now = ard_now_ns();
-        int64_t timeout = reducer_timeout(red, now);
-        /* rec_timed does not copy unless a packet is new, so a held packet stays intact. */
+        int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
         int rc = timeout > 0 ? ard_rec_timed(r->in.port, r->buf, timeout) : ARD_ETIMEDOUT;
         now = ard_now_ns();
         if (rc == 0) {
             struct ard_info info = ard_port_info(r->in.port);
             count(r, ARDN_C_RECEIVED, 1);
             count(r, ARDN_C_SKIPPED, info.skipped);
-            red->hdr = (struct ardw_hdr){.conn_id = r->conn_id,
-                                         .size = (uint32_t)r->size,
-                                         .epoch = ardn_g.epoch,
-                                         .seq = info.seq,
-                                         .mono_ns = info.mono_ns,
-                                         .real_ns = info.real_ns,
-                                         .type_hash = r->type_hash};
-            reducer_offer(r, red, now);
+            struct ardw_hdr h = {.conn_id = r->conn_id,
+                                 .size = (uint32_t)r->size,
+                                 .epoch = ardn_g.epoch,
+                                 .seq = info.seq,
+                                 .mono_ns = info.mono_ns,
+                                 .real_ns = info.real_ns,
+                                 .type_hash = r->type_hash};
+            offer(r, red, &h, now);
         } else if (rc != ARD_ETIMEDOUT && rc != ARD_EINTR) {
             if (!reported)
-                route_fail(r, 0, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
+                route_warn(r, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
             reported = true;
-            struct timespec ts = {0, 100000000};
+            struct timespec ts = {0, ERROR_PAUSE_NS};
             nanosleep(&ts, NULL);
         }
-        reducer_tick(r, red, now);
+        tick(r, red, now);
     }
     return NULL;
 }
@@ -485,27 +607,28 @@ static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage 
 
 /* Check one datagram; on success it is the newest, converted into r->buf. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
-                                const struct sockaddr_storage *src, struct ardw_hdr *h)
+                                const struct sockaddr_storage *src, struct ardw_hdr *h,
+                                int64_t now_ns)
 {
     if (src && !from_peer(r, src))
         return ARDW_PEER;
     struct ardw_expect e = {
         .conn_id = r->conn_id, .size = (uint32_t)r->size, .type_hash = r->type_hash};
+    if (len >= ARDW_HDR_SIZE && d[5] == ARDW_FLAG_DESC) {
+        enum ardw_cause c = ardw_parse_desc(d, len, &e, h, r->peer_type);
+        return c == ARDW_OK ? ARDW_DESC : c;
+    }
+    if (r->learning)
+        return ARDW_UNKNOWN;
     enum ardw_cause c = ardw_parse(d, len, &e, h);
-    /* A restarted receiver has lost its (epoch, seq) state; the newest packet its output
-     * connection already holds carries its writer's send time floor_real_ns (republished
-     * with ard_send_stamped), so anything the writer sent no later is that packet again or
-     * older. Both times come from the writer's clock. */
-    if (c == ARDW_OK && !r->track.have && h->real_ns <= r->floor_real_ns)
-        c = ARDW_STALE;
     if (c == ARDW_OK)
-        c = ardw_order(&r->track, h->epoch, h->seq);
+        c = ardw_order(&r->track, h, now_ns);
     if (c != ARDW_OK)
         return c;
     const uint8_t *payload = d + ARDW_HDR_SIZE;
     if (h->frag_count != 0) {
-        bool abandoned;
-        c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, &abandoned);
+        bool abandoned, current = r->track.have && h->epoch == r->track.epoch;
+        c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, current, now_ns, &abandoned);
         if (abandoned)
             count_drop(r, ARDW_INCOMPLETE);
         if (c != ARDW_OK)
@@ -514,10 +637,42 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
     } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
         count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
     }
-    c = ardw_accept(&r->track, h->epoch, h->seq);
-    if (c == ARDW_OK)
-        ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
-    return c;
+    ardw_delivered(&r->track, h, now_ns);
+    ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
+    return ARDW_OK;
+}
+
+/* A sender whose packets this route can never deliver (another size or type) is reported
+ * once per route, besides the drop counters. Its descriptor datagram (sent every second)
+ * names its type; a sender that sends none (an older ardnet) is reported by hash after
+ * ARDW_DESC_EVERY_NS * 2 without one. */
+static void describe(char *buf, size_t len, const char *type, uint64_t hash, size_t size)
+{
+    if (type && type[0])
+        snprintf(buf, len, "type '%s' (%zu bytes)", type, size);
+    else if (type || hash == 0)
+        snprintf(buf, len, "an opaque connection (no type) of %zu bytes", size);
+    else
+        snprintf(buf, len, "type hash %016llx (%zu bytes)", (unsigned long long)hash, size);
+}
+
+static void report_mismatch(struct ardn_route *r, const struct ardw_hdr *h, const char *type,
+                            const struct sockaddr_storage *src)
+{
+    if (r->mismatch_reported)
+        return;
+    r->mismatch_reported = true;
+    char from[128], theirs[ARD_MAX_TYPE + 64], ours[ARD_MAX_TYPE + 64];
+    ardn_addr_str(src, from, sizeof from);
+    describe(theirs, sizeof theirs, type, h->type_hash, h->size);
+    describe(ours, sizeof ours, r->type, r->type_hash, r->size);
+    bool size = h->size != r->size;
+    route_warn(r,
+               "%s sends %s, this route expects %s: nothing from it can be delivered (%s counts "
+               "the datagrams); give this side %s%s%s",
+               from, theirs, ours, size ? "drop_size" : "drop_type",
+               size ? "the sender's --size and --type" : "--type '",
+               size ? "" : (type ? type : "?"), size ? "" : "'");
 }
 
 static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
@@ -529,16 +684,17 @@ static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
     *current = ns;
 }
 
-static void *udp_loop(struct ardn_route *r, struct reducer *red)
+static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
 {
     struct mmsghdr msgs[BATCH];
     struct iovec iov[BATCH];
     struct sockaddr_storage src[BATCH];
-    size_t slot = rx_slot(r);
     int64_t rcvtimeo = -1;
+    bool recv_reported = false;
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+        size_t slot = rx_slot(r); /* (grows once, when a learning route learns) */
         int64_t now = ard_now_ns();
-        int64_t timeout = reducer_timeout(red, now);
+        int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
         int flags = MSG_WAITFORONE | MSG_TRUNC;
         if (timeout < 1000)
             flags |= MSG_DONTWAIT; /* SO_RCVTIMEO 0 would mean "forever" */
@@ -555,6 +711,19 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
         /* One system call per wake-up in the common case: blocks for the first datagram,
          * then takes whatever else is already queued. */
         int n = recvmmsg(r->fd_in, msgs, BATCH, flags, NULL);
+        now = ard_now_ns();
+        if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) {
+            /* A hard error (or end of input on a shut-down socket) would recur at once: say
+             * so once, count it, and retry at a pace that costs nothing. */
+            count(r, ARDN_C_RECV_ERRORS, 1);
+            if (!recv_reported)
+                route_warn(r, "receive on %s: %s", r->in.text,
+                           n == 0 ? "socket shut down" : strerror(errno));
+            recv_reported = true;
+            struct timespec ts = {0, ERROR_PAUSE_NS};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         bool fresh = false;
         struct ardw_hdr newest = {0};
         for (int k = 0; k < n; k++) {
@@ -563,16 +732,34 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
             enum ardw_cause c;
             if (!from_peer(r, &src[k]))
                 c = ARDW_PEER;
-            else if (len > slot)
-                c = ARDW_OVERSIZED; /* cut short by the buffer: its real length is too big */
+            else if (len > slot) /* cut short by the buffer: its real length is too big */
+                c = r->learning ? ARDW_UNKNOWN : ARDW_OVERSIZED;
             else
-                c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h);
+                c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h, now);
             if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0))
                 count(r, ARDN_C_FRAGMENTS, 1);
             if (c == ARDW_PENDING)
                 continue;
+            if (c == ARDW_DESC) {
+                if (r->learning) {
+                    learn(r, &h, r->peer_type);
+                    if (!r->learning) { /* the rest was read into the smaller slots */
+                        for (int j = k + 1; j < n; j++)
+                            count_drop(r, ARDW_UNKNOWN);
+                        break;
+                    }
+                } else if (h.type_hash != r->type_hash || h.size != r->size) {
+                    report_mismatch(r, &h, r->peer_type, &src[k]);
+                }
+                continue;
+            }
             if (c != ARDW_OK) {
                 count_drop(r, c);
+                if ((c == ARDW_TYPE || c == ARDW_SIZE) && !r->mismatch_ns) {
+                    r->mismatch_ns = now;
+                    r->mismatch_hdr = h;
+                    r->mismatch_src = src[k];
+                }
                 continue;
             }
             count(r, ARDN_C_RECEIVED, 1);
@@ -581,14 +768,15 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
             fresh = true;
             newest = h;
         }
-        now = ard_now_ns();
+        if (r->mismatch_ns && now - r->mismatch_ns >= 2 * ARDW_DESC_EVERY_NS)
+            report_mismatch(r, &r->mismatch_hdr, NULL, &r->mismatch_src);
+        /* (now: taken right after the receive; the batch takes microseconds) */
         if (fresh) {
             if (r->conn_id != 0)
                 newest.conn_id = r->conn_id;
-            red->hdr = newest;
-            reducer_offer(r, red, now);
+            offer(r, red, &newest, now);
         }
-        reducer_tick(r, red, now);
+        tick(r, red, now);
     }
     return NULL;
 }
@@ -596,9 +784,8 @@ static void *udp_loop(struct ardn_route *r, struct reducer *red)
 static void *route_main(void *arg)
 {
     struct ardn_route *r = arg;
-    struct reducer red = {0};
-    if (r->max_rate > 0)
-        red.period_ns = (int64_t)(1e9 / r->max_rate);
+    struct ardn_reducer red;
+    ardn_reducer_init(&red, r->every, r->max_rate);
     if (r->in.kind == ARDN_EP_LOCAL)
         return local_loop(r, &red);
     return udp_loop(r, &red);
@@ -608,7 +795,7 @@ int ardn_route_start(struct ardn_route *r)
 {
     int rc = pthread_create(&r->thread, NULL, route_main, r);
     if (rc != 0)
-        return route_fail(r, ARDN_EXIT_SYSTEM, "cannot start thread: %s", strerror(rc));
+        return route_fail(r, ARD_ESYS, "cannot start thread: %s", strerror(rc));
     r->started = true;
     return 0;
 }
@@ -636,6 +823,9 @@ void ardn_route_close(struct ardn_route *r)
     r->in.port = NULL;
     free(r->fields);
     free(r->buf);
+    free(r->held);
+    free(r->desc);
+    r->desc = NULL;
     free(r->tx);
     free(r->tx_hdr);
     free(r->tx_msg);
@@ -643,7 +833,7 @@ void ardn_route_close(struct ardn_route *r)
     free(r->rx);
     free(r->reasm.data);
     r->fields = NULL;
-    r->buf = r->tx = r->tx_hdr = r->rx = r->reasm.data = NULL;
+    r->buf = r->held = r->tx = r->tx_hdr = r->rx = r->reasm.data = NULL;
     r->tx_msg = NULL;
     r->tx_iov = NULL;
 }

@@ -15,19 +15,22 @@ static const char *const cause_names[ARDW_NCAUSES] = {
     [ARDW_PEER] = "peer",
     [ARDW_DUPLICATE] = "duplicate",
     [ARDW_OLD] = "old",
-    [ARDW_OLD_EPOCH] = "old_epoch",
+    [ARDW_EPOCH] = "epoch",
     [ARDW_STALE] = "stale",
     [ARDW_FRAG_INVALID] = "frag_invalid",
     [ARDW_FRAG_CONFLICT] = "frag_conflict",
     [ARDW_FRAG_DUPLICATE] = "frag_duplicate",
     [ARDW_FRAG_OLD] = "frag_old",
     [ARDW_INCOMPLETE] = "incomplete",
+    [ARDW_UNKNOWN] = "unknown",
 };
 
 const char *ardw_cause_name(enum ardw_cause c)
 {
     if (c == ARDW_PENDING)
         return "pending";
+    if (c == ARDW_DESC)
+        return "descriptor";
     return (unsigned)c < ARDW_NCAUSES ? cause_names[c] : "?";
 }
 
@@ -92,6 +95,60 @@ size_t ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
         put16(b + 62, h->frag_count);
     }
     return hlen;
+}
+
+size_t ardw_put_desc(uint8_t *b, const struct ardw_hdr *h, const char *type)
+{
+    struct ardw_hdr d = *h;
+    d.frag_count = 0;
+    d.seq = 0;
+    d.mono_ns = d.real_ns = 0;
+    ardw_put_hdr(b, &d);
+    b[5] = ARDW_FLAG_DESC;
+    size_t n = strlen(type);
+    if (n > ARD_MAX_TYPE)
+        n = ARD_MAX_TYPE;
+    memcpy(b + ARDW_HDR_SIZE, type, n);
+    return ARDW_HDR_SIZE + n;
+}
+
+enum ardw_cause ardw_parse_desc(const uint8_t *b, size_t len, const struct ardw_expect *e,
+                                struct ardw_hdr *h, char *type)
+{
+    if (len < ARDW_HDR_SIZE)
+        return ARDW_TRUNCATED;
+    if (get32(b) != ARDW_MAGIC_WORD)
+        return ARDW_MAGIC;
+    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_DESC || get16(b + 6) != ARDW_HDR_SIZE)
+        return ARDW_VERSION;
+    size_t n = len - ARDW_HDR_SIZE;
+    if (n > ARD_MAX_TYPE)
+        return ARDW_OVERSIZED;
+    *h = (struct ardw_hdr){.version = b[4],
+                           .flags = b[5],
+                           .conn_id = get32(b + 8),
+                           .size = get32(b + 12),
+                           .epoch = get64(b + 16),
+                           .type_hash = get64(b + 48)};
+    if (e->conn_id != 0 && h->conn_id != e->conn_id)
+        return ARDW_CONN;
+    memcpy(type, b + ARDW_HDR_SIZE, n);
+    type[n] = '\0';
+    if (strlen(type) != n)
+        return ARDW_TYPE; /* a NUL inside */
+    char norm[ARD_MAX_TYPE + 1];
+    size_t tsize = 0;
+    if (n == 0) {
+        if (h->type_hash != 0)
+            return ARDW_TYPE;
+        return ARDW_OK;
+    }
+    if (ard_type_normalize(type, norm, sizeof norm) < 0 || strcmp(norm, type) != 0 ||
+        ard_type_hash(type) != h->type_hash || ard_type_parse(type, NULL, 0, NULL, &tsize) < 0)
+        return ARDW_TYPE;
+    if (tsize != h->size)
+        return ARDW_SIZE;
+    return ARDW_OK;
 }
 
 /* A fragment on its own: one piece of a payload of h->size bytes cut into chunks of equal
@@ -167,31 +224,69 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
     return ARDW_OK;
 }
 
-enum ardw_cause ardw_order(const struct ardw_track *t, uint64_t epoch, uint64_t seq)
+/* The decision without recovery. */
+static enum ardw_cause order_rule(const struct ardw_track *t, const struct ardw_hdr *h,
+                                  int64_t now_ns)
 {
-    if (t->have) {
-        if (epoch < t->epoch)
-            return ARDW_OLD_EPOCH;
-        /* A restarted sender first re-sends the connection's newest packet, which its previous
-         * run may already have delivered: same seq is the same packet. A lower seq in a new
-         * epoch is a recreated connection and is accepted. */
-        if (seq == t->seq)
-            return ARDW_DUPLICATE;
-        if (epoch == t->epoch && seq < t->seq)
-            return ARDW_OLD;
-    }
-    return ARDW_OK;
+    if (!t->have)
+        return t->floor && h->real_ns <= t->floor_real_ns ? ARDW_STALE : ARDW_OK;
+    if (h->epoch == t->epoch)
+        return h->seq == t->seq ? ARDW_DUPLICATE : h->seq > t->seq ? ARDW_OK : ARDW_OLD;
+    if (now_ns - t->last_ns < ARDW_HOLDOFF_NS)
+        return ARDW_EPOCH;
+    /* A restarted sender first re-sends the connection's newest packet, which its previous
+     * run may already have delivered: same seq is the same packet. Any other sequence is
+     * accepted (a lower one means the sender's connection was re-created). */
+    return h->seq == t->seq ? ARDW_DUPLICATE : ARDW_OK;
 }
 
-enum ardw_cause ardw_accept(struct ardw_track *t, uint64_t epoch, uint64_t seq)
+enum ardw_cause ardw_order(struct ardw_track *t, const struct ardw_hdr *h, int64_t now_ns)
 {
-    enum ardw_cause c = ardw_order(t, epoch, seq);
-    if (c != ARDW_OK)
+    if (t->armed && h->epoch == t->arm_epoch && h->seq >= t->arm_seq)
+        return ARDW_OK;
+    enum ardw_cause c = order_rule(t, h, now_ns);
+    if (c != ARDW_OLD && c != ARDW_STALE)
         return c;
+    /* Refused as older. Transient for reordered and duplicated datagrams; but a sender that
+     * keeps sending newer packets, all refused, for the hold-off means the state itself is
+     * wrong (a damaged or forged sequence number was delivered, or the writer's clock went
+     * back across a receiver restart): then the next of its packets newer than everything
+     * refused (and than the packet delivered before the last one) is accepted, provided
+     * there were ARDW_RECOVER_COUNT such packets: late copies alone never add up to that. */
+    bool above_prev = !(t->have && t->have_prev && h->epoch == t->epoch) || h->seq > t->prev_seq;
+    if (!t->refusing || h->epoch != t->ref_epoch) {
+        t->refusing = true;
+        t->refuse_ns = now_ns;
+        t->ref_epoch = h->epoch;
+        t->ref_seq = h->seq;
+        t->ref_count = above_prev;
+        return c;
+    }
+    if (h->seq <= t->ref_seq || !above_prev)
+        return c;
+    t->ref_seq = h->seq;
+    if (++t->ref_count >= ARDW_RECOVER_COUNT && now_ns - t->refuse_ns >= ARDW_HOLDOFF_NS) {
+        t->armed = true;
+        t->arm_epoch = h->epoch;
+        t->arm_seq = h->seq;
+        t->recoveries++;
+        return ARDW_OK;
+    }
+    return c;
+}
+
+void ardw_delivered(struct ardw_track *t, const struct ardw_hdr *h, int64_t now_ns)
+{
+    /* After a recovery the packet before is not a bound any more (it was the bad one). */
+    t->have_prev = t->have && h->epoch == t->epoch && !t->armed;
+    t->prev_seq = t->seq;
     t->have = true;
-    t->epoch = epoch;
-    t->seq = seq;
-    return ARDW_OK;
+    t->epoch = h->epoch;
+    t->seq = h->seq;
+    t->last_ns = now_ns;
+    t->floor = false;
+    t->refusing = false;
+    t->armed = false;
 }
 
 unsigned ardw_frag_plan(size_t size, size_t max_dgram, size_t *chunk)
@@ -203,14 +298,9 @@ unsigned ardw_frag_plan(size_t size, size_t max_dgram, size_t *chunk)
     return (unsigned)((size + *chunk - 1) / *chunk);
 }
 
-/* Packet order as the sender sees it; a larger epoch is always newer (a restarted sender). */
-static bool newer(uint64_t e1, uint64_t s1, uint64_t e0, uint64_t s0)
+static void reasm_start(struct ardw_reasm *a, const struct ardw_hdr *h, bool current)
 {
-    return e1 > e0 || (e1 == e0 && s1 > s0);
-}
-
-static void reasm_start(struct ardw_reasm *a, const struct ardw_hdr *h)
-{
+    a->current = current;
     a->busy = true;
     a->epoch = h->epoch;
     a->seq = h->seq;
@@ -227,19 +317,21 @@ static void reasm_start(struct ardw_reasm *a, const struct ardw_hdr *h)
 }
 
 enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, const uint8_t *frag,
-                               bool *abandoned)
+                               bool current, int64_t now_ns, bool *abandoned)
 {
     *abandoned = false;
     if (!a->data || h->size > a->cap || h->frag_index >= ARDW_MAX_FRAGS)
         return ARDW_FRAG_INVALID; /* parse guarantees the rest of the geometry */
     if (a->busy && (h->epoch != a->epoch || h->seq != a->seq)) {
-        if (!newer(h->epoch, h->seq, a->epoch, a->seq) && ++a->stall <= 4u * a->count + 16u)
+        bool newer = h->epoch == a->epoch ? h->seq > a->seq : current && !a->current;
+        bool stuck = ++a->stall > 4u * a->count + 16u || now_ns - a->progress_ns >= ARDW_HOLDOFF_NS;
+        if (!newer && !stuck)
             return ARDW_FRAG_OLD;
         *abandoned = true;
         a->busy = false;
     }
     if (!a->busy) {
-        reasm_start(a, h);
+        reasm_start(a, h, current);
     } else {
         if (h->frag_count != a->count || h->frag_chunk != a->chunk || h->size != a->size ||
             h->mono_ns != a->mono_ns || h->real_ns != a->real_ns || h->conn_id != a->conn_id ||
@@ -252,6 +344,7 @@ enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, c
     a->bits[h->frag_index / 64] |= (uint64_t)1 << (h->frag_index % 64);
     a->got++;
     a->stall = 0;
+    a->progress_ns = now_ns;
     if (a->got < a->count)
         return ARDW_PENDING;
     a->busy = false;
@@ -260,7 +353,7 @@ enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, c
 
 bool ardw_reasm_supersede(struct ardw_reasm *a, uint64_t epoch, uint64_t seq)
 {
-    if (!a->busy || newer(a->epoch, a->seq, epoch, seq))
+    if (!a->busy || (a->epoch == epoch && a->seq > seq))
         return false;
     a->busy = false;
     return true;

@@ -21,6 +21,8 @@
 #define ARDW_HDR_SIZE 56u
 #define ARDW_FRAG_HDR_SIZE 64u
 #define ARDW_FLAG_FRAG 0x01u
+#define ARDW_FLAG_DESC 0x02u /* a descriptor datagram: the sender's type descriptor as text */
+#define ARDW_DESC_EVERY_NS 1000000000LL /* a sender repeats its descriptor this often */
 /* Largest UDP payload over IPv4 (65535 - 20 IP - 8 UDP). */
 #define ARDW_MAX_DGRAM 65507u
 #define ARDW_MIN_DGRAM 512u /* smallest --max-datagram: keeps a packet within ARDW_MAX_FRAGS */
@@ -36,7 +38,7 @@ struct ardw_hdr {
     uint8_t flags; /* 0, or ARDW_FLAG_FRAG */
     uint32_t conn_id;
     uint32_t size;      /* payload bytes of the whole packet */
-    uint64_t epoch;     /* sender's start time, CLOCK_REALTIME ns: grows with each restart */
+    uint64_t epoch;     /* the sending ardnet's random 64-bit identity, new at each start */
     uint64_t seq;       /* writer's sequence number of the packet */
     int64_t mono_ns;    /* writer's send time, CLOCK_MONOTONIC (writer's host) */
     int64_t real_ns;    /* writer's send time, CLOCK_REALTIME */
@@ -62,9 +64,10 @@ enum ardw_cause {
     ARDW_PEER,           /* source address is not the configured peer */
     ARDW_DUPLICATE,      /* same epoch and sequence as the last delivered */
     ARDW_OLD,            /* same epoch, older sequence (reordered) */
-    ARDW_OLD_EPOCH,      /* from an older epoch than the last delivered (sender was restarted) */
-    ARDW_STALE,          /* after a receiver restart: written before the packet the local
-                          * connection already holds (see ardn_route_take) */
+    ARDW_EPOCH,          /* another epoch than the last delivered, within the hold-off (a late
+                          * datagram of a restarted sender, or a second sender) */
+    ARDW_STALE,          /* after a receiver restart: written no later than the packet the
+                          * local connection already holds (see struct ardw_track) */
     ARDW_FRAG_INVALID,   /* fragment fields inconsistent on their own (offset, length, index,
                           * count against the payload size) */
     ARDW_FRAG_CONFLICT,  /* fragment disagrees with the others of its packet (count, chunk,
@@ -73,8 +76,11 @@ enum ardw_cause {
     ARDW_FRAG_OLD,       /* fragment of a packet older than the one in progress */
     ARDW_INCOMPLETE,     /* a packet abandoned with fragments missing (counted per packet,
                           * when a newer packet's fragment or a newer packet arrives) */
+    ARDW_UNKNOWN,        /* a route that learns size and type from the sender has not yet
+                          * received its descriptor */
     ARDW_NCAUSES,
-    ARDW_PENDING = -1 /* not a drop: a fragment was kept, its packet is not complete yet */
+    ARDW_PENDING = -1, /* not a drop: a fragment was kept, its packet is not complete yet */
+    ARDW_DESC = -2     /* not a drop: a valid descriptor datagram (never delivered) */
 };
 
 /* Short name of a cause, e.g. "truncated" (used in counters). */
@@ -92,6 +98,18 @@ struct ardw_expect {
  * flags are set here. */
 size_t ardw_put_hdr(uint8_t *buf, const struct ardw_hdr *h);
 
+/* Write a descriptor datagram for the connection of h (conn_id, size, epoch, type_hash)
+ * whose canonical descriptor is `type` ("" for opaque) into buf (ARDW_HDR_SIZE +
+ * ARD_MAX_TYPE bytes); returns its length. */
+size_t ardw_put_desc(uint8_t *buf, const struct ardw_hdr *h, const char *type);
+
+/* Read a descriptor datagram (flags ARDW_FLAG_DESC): magic, version, header length, connection
+ * id (e->conn_id, unless 0), and a descriptor text that is a valid canonical descriptor (or
+ * empty) whose hash and size are the header's. On ARDW_OK, *h has conn_id, size, epoch and
+ * type_hash and type[] (ARD_MAX_TYPE + 1 bytes) the text; anything else is a drop cause. */
+enum ardw_cause ardw_parse_desc(const uint8_t *buf, size_t len, const struct ardw_expect *e,
+                                struct ardw_hdr *h, char *type);
+
 /* Read and check the header of a datagram of `len` bytes. On ARDW_OK, *h is filled and the
  * payload is buf[ARDW_HDR_SIZE .. ARDW_HDR_SIZE + h->size), or for a fragment (frag_count != 0)
  * buf[ARDW_FRAG_HDR_SIZE .. len), to be placed at payload offset frag_off. A fragment is
@@ -101,19 +119,41 @@ size_t ardw_put_hdr(uint8_t *buf, const struct ardw_hdr *h);
 enum ardw_cause ardw_parse(const uint8_t *buf, size_t len, const struct ardw_expect *e,
                            struct ardw_hdr *h);
 
-/* Receiver state of one route: the newest delivered (epoch, seq). */
+/* A change of epoch is accepted once the current epoch has delivered nothing for this long,
+ * and a route whose sender is refused as older for this long (while it makes progress)
+ * recovers: the bound on how long one bad datagram can stop a route (docs/wire.md). */
+#define ARDW_HOLDOFF_NS 250000000LL
+/* Packets of a sender, each newer than the one before, refused before a recovery. */
+#define ARDW_RECOVER_COUNT 4u
+
+/* Receiver order state of one route (docs/wire.md, "Receiver rules", 6-7). Epochs are random
+ * identities, not ordered: within an epoch a larger sequence is newer; another epoch takes
+ * over only after the hold-off. Refusals of a sender that keeps making progress end after
+ * the hold-off too, so that a damaged or forged sequence number cannot stop a route. */
 struct ardw_track {
-    bool have;
-    uint64_t epoch;
-    uint64_t seq;
+    bool have;           /* something was delivered */
+    uint64_t epoch, seq; /* the last delivered */
+    bool have_prev;      /* prev_seq: the one delivered before it, in the same epoch */
+    uint64_t prev_seq;
+    int64_t last_ns;       /* receiver's CLOCK_MONOTONIC at the last delivery */
+    bool floor;            /* until the first delivery: refuse real_ns <= floor_real_ns */
+    int64_t floor_real_ns; /* (a restarted receiver: the packet its output already holds) */
+    /* Refusals (old, stale) since the last delivery. */
+    bool refusing;
+    int64_t refuse_ns;           /* time of the first */
+    uint64_t ref_epoch, ref_seq; /* epoch of the refused sender, newest sequence refused */
+    uint32_t ref_count;          /* refused packets of it, each newer than the one before */
+    /* Recovery under way: (arm_epoch, seq >= arm_seq) is accepted until the next delivery. */
+    bool armed;
+    uint64_t arm_epoch, arm_seq;
+    uint64_t recoveries; /* how often the refusals were ended by recovery */
 };
 
-/* Decide whether (epoch, seq) is newer than what was delivered; on ARDW_OK, records it.
- * A larger epoch is a restarted sender: accepted with any sequence except the last delivered
- * one (the restarted sender re-sending the packet its previous run already delivered). */
-enum ardw_cause ardw_accept(struct ardw_track *t, uint64_t epoch, uint64_t seq);
-/* The same decision without recording it. */
-enum ardw_cause ardw_order(const struct ardw_track *t, uint64_t epoch, uint64_t seq);
+/* Decide whether the datagram (h's epoch, seq and real_ns), received at now_ns, may be
+ * delivered (or kept as a fragment). Records refusals (for recovery), never a delivery. */
+enum ardw_cause ardw_order(struct ardw_track *t, const struct ardw_hdr *h, int64_t now_ns);
+/* Record the delivery of h's packet at now_ns. */
+void ardw_delivered(struct ardw_track *t, const struct ardw_hdr *h, int64_t now_ns);
 
 /* Number of datagrams a packet of `size` bytes needs with datagrams of at most max_dgram
  * bytes (1: not fragmented), and the payload bytes per fragment (*chunk, 0 if 1). */
@@ -124,29 +164,33 @@ unsigned ardw_frag_plan(size_t size, size_t max_dgram, size_t *chunk);
 struct ardw_reasm {
     uint8_t *data;
     uint32_t cap;
-    bool busy; /* a packet is in progress */
+    bool busy;    /* a packet is in progress */
+    bool current; /* its epoch was the one last delivered when it started */
     uint64_t epoch, seq;
     int64_t mono_ns, real_ns;
     uint32_t conn_id, size, chunk;
     uint64_t type_hash;
     uint16_t count, got;
-    uint32_t stall; /* fragments of older packets since the last progress */
+    uint32_t stall;      /* fragments of other packets since the last progress */
+    int64_t progress_ns; /* receiver time of the last fragment kept */
     uint64_t bits[ARDW_MAX_FRAGS / 64];
 };
 
-/* Add a fragment (h from ardw_parse with frag_count != 0, frag = its frag_len bytes) whose
- * (epoch, seq) the caller already found newer than what was delivered. Returns ARDW_PENDING
- * (kept), ARDW_OK (the packet is complete in data[0..h->size); no packet is in progress
- * any more) or a drop cause: ARDW_FRAG_OLD, ARDW_FRAG_CONFLICT, ARDW_FRAG_DUPLICATE,
- * ARDW_FRAG_INVALID (larger than cap). *abandoned is set when an incomplete older packet was
- * given up for this one. A packet in progress that makes no progress while many fragments of
- * older packets arrive (a damaged sequence number, say) is given up for them too, so that
- * one bad fragment cannot block a route. */
+/* Add a fragment (h from ardw_parse with frag_count != 0, frag = its frag_len bytes) that
+ * ardw_order accepted, received at now_ns; `current` says that its epoch is the one last
+ * delivered. Returns ARDW_PENDING (kept), ARDW_OK (the packet is complete in data[0..h->size);
+ * no packet is in progress any more) or a drop cause: ARDW_FRAG_OLD, ARDW_FRAG_CONFLICT,
+ * ARDW_FRAG_DUPLICATE, ARDW_FRAG_INVALID (larger than cap). *abandoned is set when an
+ * incomplete packet was given up for this one. A fragment of the packet in progress's epoch
+ * with a larger sequence, or of the current epoch when the one in progress is not, replaces
+ * it; any other fragment is refused as FRAG_OLD until the packet in progress has made no
+ * progress for ARDW_HOLDOFF_NS or 4 * count + 16 fragments, so that one bad fragment cannot
+ * block a route. */
 enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, const uint8_t *frag,
-                               bool *abandoned);
+                               bool current, int64_t now_ns, bool *abandoned);
 
-/* Give up the packet in progress if it is not newer than (epoch, seq) (just delivered whole);
- * returns true if one was given up. */
+/* Give up the packet in progress unless it is of `epoch` with a larger sequence than `seq`
+ * (just delivered whole); returns true if one was given up. */
 bool ardw_reasm_supersede(struct ardw_reasm *a, uint64_t epoch, uint64_t seq);
 
 /* Payload conversion. `fields` is a parsed type descriptor (nfields 0: opaque bytes, copied

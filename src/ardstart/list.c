@@ -7,6 +7,8 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,12 +163,34 @@ static void uptime_text(int64_t ms, char *buf, size_t len)
         snprintf(buf, len, "%dd%02dh", (int)(s / 86400), (int)(s / 3600 % 24));
 }
 
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+/* The NAME (indented leaf), STATE and UPTIME cells of one row. */
+static void row_cells(const struct row *w, char *name, size_t nlen, char *st, size_t slen, char *up,
+                      size_t ulen)
+{
+    int depth = 0;
+    for (const char *p = w->path; *p; p++)
+        depth += *p == '/';
+    const char *leaf = strrchr(w->path, '/') ? strrchr(w->path, '/') + 1 : w->path;
+    snprintf(name, nlen, "%*s%s", 2 * depth, "", depth == 0 ? w->path : leaf);
+    enum ardb_state s;
+    if (ardb_state_parse(w->state, &s) == 0)
+        ardb_state_text(s, w->code, st, slen);
+    else
+        ardb_copy(st, slen, w->state);
+    uptime_text(w->uptime_ms, up, ulen);
+}
+
 int as_list(struct ardb_books *b, const char *prefix, bool raw)
 {
     struct ardb_entry *v;
     int n = ardb_list(b, prefix, &v);
     if (n < 0) {
-        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return AS_SYS;
     }
     int rc = AS_OK;
@@ -187,7 +211,7 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
         /* The path may lie below an entry that runs on another host. */
         n = ardb_list(b, NULL, &v);
         if (n < 0) {
-            fprintf(stderr, "ardstart: %s\n", ardb_err());
+            fprintf(stderr, "ardstart: %s\n", ard_errdetail());
             free(r.v);
             return AS_SYS;
         }
@@ -213,26 +237,28 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
                prefix ? prefix : "", b->domain, host);
         return rc;
     }
-    printf("%-28s %-10s %7s  %-16s %9s  %s\n", "NAME", "HOST", "PID", "STATE", "UPTIME", "COMMAND");
-    for (size_t i = 0; i < r.n; i++) {
-        const struct row *w = &r.v[i];
-        int depth = 0;
-        for (const char *p = w->path; *p; p++)
-            depth += *p == '/';
-        const char *leaf = strrchr(w->path, '/') ? strrchr(w->path, '/') + 1 : w->path;
-        char name[ARDB_MAX_PATH + 64];
-        snprintf(name, sizeof name, "%*s%s", 2 * depth, "", depth == 0 ? w->path : leaf);
-        char st[80], up[32];
-        enum ardb_state s;
-        if (ardb_state_parse(w->state, &s) == 0)
-            ardb_state_text(s, w->code, st, sizeof st);
-        else
-            ardb_copy(st, sizeof st, w->state);
-        uptime_text(w->uptime_ms, up, sizeof up);
-        /* Long commands (a system's generated scripts) are cut: --raw has them whole. */
-        int cut = strlen(w->cmd) > 72;
-        printf("%-28s %-10s %7ld  %-16s %9s  %.*s%s\n", name, w->host, w->pid, st, up,
-               cut ? 69 : 72, w->cmd, cut ? "..." : "");
+    /* Columns as wide as their widest cell (a long state such as "failed: Permission
+     * denied" or a long host never shifts the columns after it). */
+    int wname = 4, whost = 4, wst = 5;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            printf("%-*s %-*s %7s  %-*s %9s  %s\n", wname, "NAME", whost, "HOST", "PID", wst,
+                   "STATE", "UPTIME", "COMMAND");
+        for (size_t i = 0; i < r.n; i++) {
+            const struct row *w = &r.v[i];
+            char name[ARDB_MAX_PATH + 64], st[ARDB_MAX_CMD], up[32];
+            row_cells(w, name, sizeof name, st, sizeof st, up, sizeof up);
+            if (pass == 0) {
+                wname = max_int(wname, (int)strlen(name));
+                whost = max_int(whost, (int)strlen(w->host));
+                wst = max_int(wst, (int)strlen(st));
+                continue;
+            }
+            /* Long commands (a system's generated scripts) are cut: --raw has them whole. */
+            int cut = strlen(w->cmd) > 72;
+            printf("%-*s %-*s %7ld  %-*s %9s  %.*s%s\n", wname, name, whost, w->host, w->pid, wst,
+                   st, up, cut ? 69 : 72, w->cmd, cut ? "..." : "");
+        }
     }
     free(r.v);
     return rc;

@@ -4,38 +4,45 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
 #include "ardnet.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: ardstart [OPTIONS] [--] COMMAND [ARGS...]   start COMMAND, detached\n"
-            "       ardstart --list [--raw] [PATH]             show the tree of started entries\n"
-            "       ardstart --log PATH                        print the log file of an entry\n"
-            "       ardstart --ready                           (in a script) tell the starter\n"
-            "       ardstart --system FILE.yaml [--set-host ROLE=HOST]... [--dry-run]\n"
-            "                                                  start a system description\n"
-            "options:\n"
-            "  -H, --host HOST          start on HOST through the transport (ssh)\n"
-            "  -n, --name NAME          entry name (default: command name without extension)\n"
-            "  -p, --parent PATH        parent in the hierarchy (default: $ARD_PATH)\n"
-            "  -w, --wait[=SECONDS]     return when the command is ready (default 10 s)\n"
-            "  -d, --domain NAME        domain (default: $ARD_DOMAIN, else \"default\")\n"
-            "  -e, --rsh COMMAND        transport (default: $ARD_RSH, else\n"
-            "                           \"" ARDB_DEFAULT_RSH "\")\n"
-            "      --remote-bindir DIR  ardstart/ardkill location on remote hosts\n"
-            "                           (default: $ARD_REMOTE_BINDIR, else found in PATH)\n"
-            "  -C, --chdir DIR          working directory of the command\n"
-            "  -E, --env NAME=VALUE     set an environment variable for the command\n"
-            "  -q, --quiet              print errors only\n"
-            "  -h, --help               this text\n"
-            "exit codes: 0 ok, 1 cannot execute, 2 ended before ready, 3 not ready in time,\n"
-            "            4 host unreachable, 5 already running, 100 usage, 111 system error\n");
+    fprintf(
+        f,
+        "usage: ardstart [OPTIONS] [--] COMMAND [ARGS...]   start COMMAND, detached\n"
+        "       ardstart --list [--raw] [PATH]             show the tree of started entries\n"
+        "       ardstart --log PATH                        print the path of an entry's log file\n"
+        "       ardstart --ready                           (in a script) tell the starter\n"
+        "       ardstart --system FILE.yaml [--set-host ROLE=HOST]... [--dry-run]\n"
+        "                                                  start a system description\n"
+        "options:\n"
+        "  -H, --host HOST          start on HOST through the transport (ssh)\n"
+        "  -n, --name NAME          entry name (default: command name without extension)\n"
+        "  -p, --parent PATH        parent in the hierarchy (default: $ARD_PATH)\n"
+        "  -w, --wait[=SECONDS]     return when the command is ready (default 10 s; the\n"
+        "                           time only attached: --wait=5 or -w5)\n"
+        "  -d, --domain NAME        domain (default: $ARD_DOMAIN, else \"default\")\n"
+        "  -e, --rsh COMMAND        transport (default: $ARD_RSH, else\n"
+        "                           \"" ARDB_DEFAULT_RSH "\")\n"
+        "      --remote-bindir DIR  ardstart/ardkill location on remote hosts\n"
+        "                           (default: $ARD_REMOTE_BINDIR, else found in PATH)\n"
+        "  -C, --chdir DIR          working directory of the command\n"
+        "  -E, --env NAME=VALUE     set an environment variable for the command\n"
+        "  -q, --quiet              print errors only\n"
+        "  -h, --help               this text\n"
+        "      --version            print the version\n"
+        "exit codes: 0 ok, 1 cannot execute, 2 ended before ready, 3 not ready in time,\n"
+        "            4 host unreachable, 5 already running, 100 usage, 111 system error\n");
 }
 
 static int parse_wait(const char *s, int *ms)
@@ -64,14 +71,14 @@ int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t 
 {
     const char *parent = o->parent ? o->parent : getenv("ARD_PATH");
     if (parent && *parent && ardb_check_path(parent) < 0) {
-        fprintf(stderr, "ardstart: parent: %s\n", ardb_err());
+        fprintf(stderr, "ardstart: parent: %s\n", ard_errdetail());
         return -1;
     }
     int n = parent && *parent ? snprintf(path, len, "%s/%s", parent, name)
                               : snprintf(path, len, "%s", name);
     if (n < 0 || (size_t)n >= len || ardb_check_path(path) < 0) {
         fprintf(stderr, "ardstart: %s\n",
-                n < 0 || (size_t)n >= len ? "path of the entry is too long" : ardb_err());
+                n < 0 || (size_t)n >= len ? "path of the entry is too long" : ard_errdetail());
         return -1;
     }
     return 0;
@@ -80,13 +87,33 @@ int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t 
 static int open_books(struct ardb_books *b, const char *domain)
 {
     if (ardb_open(b, domain) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return -1;
     }
     return 0;
 }
 
-int main(int argc, char **argv)
+enum mode { M_START, M_LIST, M_LOG, M_READY, M_SYSTEM, M_HELP, M_VERSION };
+
+struct cmdline {
+    struct as_opts o;
+    enum mode mode;
+    bool raw;
+    const char *system;
+    const char *env[64], *hostmap[64];
+};
+
+/* A bare -w/--wait followed by a number: the user meant the time ("--wait 5"), but an
+ * optional value must be attached, and "5" would be run as the command. */
+static bool looks_like_seconds(const char *s)
+{
+    char *end;
+    (void)strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
+/* Options into c; returns -1 after printing why (usage error). */
+static int parse_args(int argc, char **argv, struct cmdline *c)
 {
     enum {
         OPT_BINDIR = 256,
@@ -97,7 +124,8 @@ int main(int argc, char **argv)
         OPT_AS_HOST,
         OPT_SYSTEM,
         OPT_SET_HOST,
-        OPT_DRY_RUN
+        OPT_DRY_RUN,
+        OPT_VERSION
     };
     static const struct option longopts[] = {
         {"host", required_argument, NULL, 'H'},
@@ -111,6 +139,7 @@ int main(int argc, char **argv)
         {"list", no_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
         {"remote-bindir", required_argument, NULL, OPT_BINDIR},
         {"log", no_argument, NULL, OPT_LOG},
         {"ready", no_argument, NULL, OPT_READY},
@@ -122,203 +151,278 @@ int main(int argc, char **argv)
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {NULL, 0, NULL, 0},
     };
-    ardb_main_init();
-    struct as_opts o = {0};
-    bool list = false, log = false, ready = false, raw = false;
-    static const char *env[64], *hostmap[64];
-    o.env = env;
-    o.hostmap = hostmap;
-    const char *system = NULL;
-    int c;
-    while ((c = getopt_long(argc, argv, "+H:n:p:w::d:e:C:E:lqh", longopts, NULL)) != -1) {
-        switch (c) {
+    struct as_opts *o = &c->o;
+    o->env = c->env;
+    o->hostmap = c->hostmap;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+H:n:p:w::d:e:C:E:lqh", longopts, NULL)) != -1) {
+        switch (ch) {
         case 'H':
-            o.host = optarg;
+            o->host = optarg;
             break;
         case 'n':
-            o.name = optarg;
+            o->name = optarg;
             break;
         case 'p':
-            o.parent = optarg;
+            o->parent = optarg;
             break;
         case 'w':
-            o.wait_ms = 10000;
+            o->wait_ms = 10000;
             if (optarg && *optarg == '=')
                 optarg++; /* "-w=5" */
-            if (optarg && parse_wait(optarg, &o.wait_ms) < 0)
-                return AS_USAGE;
+            if (optarg && parse_wait(optarg, &o->wait_ms) < 0)
+                return -1;
+            if (!optarg && optind < argc && looks_like_seconds(argv[optind])) {
+                fprintf(stderr,
+                        "ardstart: --wait %s: attach the time, as in --wait=%s or -w%s (a bare "
+                        "--wait waits 10 s, and '%s' would be taken as the command)\n",
+                        argv[optind], argv[optind], argv[optind], argv[optind]);
+                return -1;
+            }
             break;
         case 'd':
-            o.domain = optarg;
+            o->domain = optarg;
             break;
         case 'e':
-            o.rsh = optarg;
+            o->rsh = optarg;
             break;
         case 'C':
-            o.chdir = optarg;
+            o->chdir = optarg;
             break;
         case 'E':
             if (!strchr(optarg, '=') || optarg[0] == '=') {
                 fprintf(stderr, "ardstart: --env '%s': expected NAME=VALUE\n", optarg);
-                return AS_USAGE;
+                return -1;
             }
-            if (o.nenv == (int)(sizeof env / sizeof env[0])) {
-                fprintf(stderr, "ardstart: more than %d --env options\n", o.nenv);
-                return AS_USAGE;
+            if (o->nenv == (int)(sizeof c->env / sizeof c->env[0])) {
+                fprintf(stderr, "ardstart: more than %d --env options\n", o->nenv);
+                return -1;
             }
-            o.env[o.nenv++] = optarg;
+            c->env[o->nenv++] = optarg;
             break;
         case 'l':
-            list = true;
+            c->mode = M_LIST;
             break;
         case 'q':
-            o.quiet = true;
+            o->quiet = true;
             break;
         case 'h':
-            usage(stdout);
-            return AS_OK;
+            c->mode = M_HELP;
+            return 0;
+        case OPT_VERSION:
+            c->mode = M_VERSION;
+            return 0;
         case OPT_BINDIR:
-            o.bindir = optarg;
+            o->bindir = optarg;
             break;
         case OPT_LOG:
-            log = true;
+            c->mode = M_LOG;
             break;
         case OPT_READY:
-            ready = true;
+            c->mode = M_READY;
             break;
         case OPT_RAW:
-            raw = true;
+            c->raw = true;
             break;
         case OPT_CWD_IF:
-            o.cwd_if = optarg;
+            o->cwd_if = optarg;
             break;
         case OPT_AS_HOST:
-            o.as_host = optarg;
+            o->as_host = optarg;
             break;
         case OPT_SYSTEM:
-            system = optarg;
+            c->mode = M_SYSTEM;
+            c->system = optarg;
             break;
         case OPT_SET_HOST:
             if (!strchr(optarg, '=') || optarg[0] == '=' ||
-                o.nhostmap == (int)(sizeof hostmap / sizeof hostmap[0])) {
+                o->nhostmap == (int)(sizeof c->hostmap / sizeof c->hostmap[0])) {
                 fprintf(stderr, "ardstart: --set-host '%s': expected ROLE=HOST\n", optarg);
-                return AS_USAGE;
+                return -1;
             }
             if (strchr(optarg, '=')[1] &&
                 ardb_check_host("--set-host", strchr(optarg, '=') + 1) < 0) {
-                fprintf(stderr, "ardstart: %s\n", ardb_err());
-                return AS_USAGE;
+                fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+                return -1;
             }
-            hostmap[o.nhostmap++] = optarg;
+            c->hostmap[o->nhostmap++] = optarg;
             break;
         case OPT_DRY_RUN:
-            o.dry_run = true;
+            o->dry_run = true;
             break;
         default:
             usage(stderr);
-            return AS_USAGE;
+            return -1;
         }
     }
-    o.argv = argv + optind;
-    o.argc = argc - optind;
-    if (!(o.domain = ardb_opt_domain("ardstart", o.domain)))
-        return AS_USAGE;
-    if (o.as_host && ardb_check_host("--as-host", o.as_host) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ardb_err());
-        return AS_USAGE;
+    o->argv = argv + optind;
+    o->argc = argc - optind;
+    if (!(o->domain = ardb_opt_domain("ardstart", o->domain)))
+        return -1;
+    if (o->as_host && ardb_check_host("--as-host", o->as_host) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        return -1;
     }
+    return 0;
+}
 
-    if (ready) {
-        int rc = ard_ready();
-        if (rc < 0) {
-            fprintf(stderr, "ardstart: --ready: %s\n", ard_errdetail());
-            return AS_SYS;
-        }
-        if (rc == 0 && !o.quiet)
-            fprintf(stderr, "ardstart: --ready: not started by ardstart --wait; nothing to do\n");
-        return AS_OK;
+static int cmd_ready(const struct as_opts *o)
+{
+    /* On behalf of the script that runs us: its starter takes readiness from the command's
+     * own process only (docs/ardstart.md, Readiness). Same code as libardnet's ard_ready. */
+    int rc = ardi_ready_for((long)getppid());
+    if (rc < 0) {
+        fprintf(stderr, "ardstart: --ready: %s\n", ard_errdetail());
+        return AS_SYS;
     }
+    if (rc == 0 && !o->quiet)
+        fprintf(stderr, "ardstart: --ready: not started by ardstart --wait; nothing to do\n");
+    return AS_OK;
+}
 
+/* --list [PATH] and --log PATH: the path argument, checked. */
+static int list_path(const struct as_opts *o, bool required, const char **path)
+{
+    if (o->argc > 1 || (required && o->argc != 1)) {
+        usage(stderr);
+        return -1;
+    }
+    *path = o->argc ? o->argv[0] : NULL;
+    if (*path && ardb_check_path(*path) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_list(const struct as_opts *o, bool raw)
+{
+    const char *path;
+    if (list_path(o, false, &path) < 0)
+        return AS_USAGE;
     struct ardb_books b;
-    if (list || log) {
-        if (o.argc > 1 || (log && o.argc != 1)) {
-            usage(stderr);
-            return AS_USAGE;
-        }
-        const char *path = o.argc ? o.argv[0] : NULL;
-        if (path && ardb_check_path(path) < 0) {
-            fprintf(stderr, "ardstart: %s\n", ardb_err());
-            return AS_USAGE;
-        }
-        if (open_books(&b, o.domain) < 0)
-            return AS_SYS;
-        int rc;
-        if (list) {
-            rc = as_list(&b, path, raw);
-        } else {
-            struct ardb_entry e;
-            int r = ardb_read(&b, path, &e);
-            if (r == 0 && e.remote) {
-                fprintf(stderr, "ardstart: '%s' runs on %s; its log is there: %s\n", path, e.host,
-                        e.log[0] ? e.log : "(ask: ardstart --log there)");
-                rc = AS_USAGE;
-            } else if (r == 0) {
-                printf("%s\n", e.log);
-                rc = AS_OK;
-            } else {
-                fprintf(stderr, "ardstart: no entry '%s' in domain %s here%s%s\n", path, o.domain,
-                        r < 0 ? ": " : "", r < 0 ? ardb_err() : "");
-                rc = AS_USAGE;
-            }
-        }
-        ardb_close(&b);
-        return rc;
+    int r = ardb_open_existing(&b, o->domain);
+    if (r < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        return AS_SYS;
     }
+    int rc = as_list(&b, path, raw); /* books that do not exist yet list nothing */
+    ardb_close(&b);
+    return rc;
+}
 
-    if (system) {
-        if (o.argc > 0 || o.host) {
-            fprintf(stderr, "ardstart: --system takes no command and no -H (hosts are in the "
-                            "file, or --set-host)\n");
-            return AS_USAGE;
-        }
-        if (o.name && ardb_check_name("name", o.name) < 0) {
-            fprintf(stderr, "ardstart: %s\n", ardb_err());
-            return AS_USAGE;
-        }
-        export_env(&o);
-        if (!o.dry_run && open_books(&b, o.domain) < 0)
-            return AS_SYS;
-        int rc = as_start_system(&b, &o, system);
-        if (!o.dry_run)
-            ardb_close(&b);
-        return rc;
+static int cmd_log(const struct as_opts *o)
+{
+    const char *path;
+    if (list_path(o, true, &path) < 0)
+        return AS_USAGE;
+    struct ardb_books b;
+    int r = ardb_open_existing(&b, o->domain);
+    if (r < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        return AS_SYS;
     }
-    if (o.argc < 1) {
+    struct ardb_entry e;
+    r = r == 0 ? ardb_read(&b, path, &e) : 1;
+    int rc = AS_USAGE;
+    if (r == 0 && e.remote) {
+        fprintf(stderr, "ardstart: '%s' runs on %s; its log is there: %s\n", path, e.host,
+                e.log[0] ? e.log : "(ask: ardstart --log there)");
+    } else if (r == 0) {
+        printf("%s\n", e.log);
+        rc = AS_OK;
+    } else {
+        fprintf(stderr, "ardstart: no entry '%s' in domain %s here%s%s\n", path, o->domain,
+                r < 0 ? ": " : "", r < 0 ? ard_errdetail() : "");
+    }
+    ardb_close(&b);
+    return rc;
+}
+
+static int cmd_system(struct as_opts *o, const char *system)
+{
+    if (o->argc > 0 || o->host) {
+        fprintf(stderr, "ardstart: --system takes no command and no -H (hosts are in the "
+                        "file, or --set-host)\n");
+        return AS_USAGE;
+    }
+    if (o->name && ardi_check_name("entry", o->name, true) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        return AS_USAGE;
+    }
+    export_env(o);
+    struct ardb_books b;
+    if (!o->dry_run && open_books(&b, o->domain) < 0)
+        return AS_SYS;
+    int rc = as_start_system(&b, o, system);
+    if (!o->dry_run)
+        ardb_close(&b);
+    return rc;
+}
+
+static int cmd_start(struct as_opts *o)
+{
+    if (o->argc < 1) {
         usage(stderr);
         return AS_USAGE;
     }
     char name[ARDB_MAX_NAME + 1];
-    if (o.name) {
-        if (ardb_check_name("name", o.name) < 0) {
-            fprintf(stderr, "ardstart: %s\n", ardb_err());
+    if (o->name) {
+        if (ardi_check_name("entry", o->name, true) < 0) {
+            fprintf(stderr, "ardstart: %s\n", ard_errdetail());
             return AS_USAGE;
         }
-        ardb_copy(name, sizeof name, o.name);
+        ardb_copy(name, sizeof name, o->name);
     } else {
-        ardb_default_name(o.argv[0], name, sizeof name);
+        ardb_default_name(o->argv[0], name, sizeof name);
     }
     char path[ARDB_MAX_PATH];
-    if (as_entry_path(&o, name, path, sizeof path) < 0)
+    if (as_entry_path(o, name, path, sizeof path) < 0)
         return AS_USAGE;
-    if (o.host && ardb_check_host("host", o.host) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ardb_err());
+    if (o->host && ardb_check_host("host", o->host) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return AS_USAGE;
     }
-    export_env(&o);
-
-    if (open_books(&b, o.domain) < 0)
+    /* Checked before anything is recorded, so that the message names the directory (the
+     * command itself is fine) and no failed entry is left. A remote start is checked there. */
+    struct stat st;
+    if (!o->host && o->chdir && (stat(o->chdir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "ardstart: %s: cannot change to directory '%s': %s\n", path, o->chdir,
+                strerror(errno ? errno : ENOTDIR));
+        return AS_EXEC;
+    }
+    export_env(o);
+    struct ardb_books b;
+    if (open_books(&b, o->domain) < 0)
         return AS_SYS;
-    int rc = o.host ? as_start_remote(&b, &o, path) : as_start_local(&b, &o, path);
+    int rc = o->host ? as_start_remote(&b, o, path) : as_start_local(&b, o, path);
     ardb_close(&b);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    ardb_main_init();
+    static struct cmdline c;
+    if (parse_args(argc, argv, &c) < 0)
+        return AS_USAGE;
+    switch (c.mode) {
+    case M_HELP:
+        usage(stdout);
+        return AS_OK;
+    case M_VERSION:
+        printf("ardstart (ardnet) %s\n", ARD_VERSION);
+        return AS_OK;
+    case M_READY:
+        return cmd_ready(&c.o);
+    case M_LIST:
+        return cmd_list(&c.o, c.raw);
+    case M_LOG:
+        return cmd_log(&c.o);
+    case M_SYSTEM:
+        return cmd_system(&c.o, c.system);
+    case M_START:
+        break;
+    }
+    return cmd_start(&c.o);
 }

@@ -1,7 +1,8 @@
 /*
  * ready.c - wait for what the supervisor and the command report on the starter's pipe:
  *   "started PID"  the command was executed        "failed ERRNO"  it could not be
- *   "ready PID"    the command is ready (ARD_READY_FD, libardnet's ard_ready)
+ *   "ready PID"    process PID is ready (ARD_READY_FD, libardnet's ard_ready); it counts
+ *                  only when PID is the command's own (ardstart --ready speaks for its parent)
  *   "exited N" / "killed SIG"   it ended
  */
 #include "ardstart.h"
@@ -61,7 +62,8 @@ int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e)
     int64_t t0 = ardb_mono_ns();
     int64_t deadline = t0 + exec_limit;
     bool started = false;
-    long pid = 0;
+    long pid = 0, early[8] = {0}; /* "ready PID" lines seen before "started" */
+    size_t nearly = 0;
     char buf[512];
     size_t have = 0;
     char host[ARDB_MAX_HOST];
@@ -113,11 +115,27 @@ int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e)
                     return AS_OK;
                 }
                 deadline = ardb_mono_ns() + (int64_t)o->wait_ms * 1000000LL;
-            } else if (!strcmp(word, "ready")) {
-                if (!o->quiet)
-                    printf("ardstart: started %s on %s (pid %ld), ready after %s\n", e->path, host,
-                           pid ? pid : v, ms_text(ardb_mono_ns() - t0, tbuf, sizeof tbuf));
-                return AS_OK;
+                bool was_ready = false;
+                for (size_t i = 0; i < nearly; i++)
+                    was_ready |= early[i] == pid;
+                if (was_ready) {
+                    if (!o->quiet)
+                        printf("ardstart: started %s on %s (pid %ld), ready after %s\n", e->path,
+                               host, pid, ms_text(ardb_mono_ns() - t0, tbuf, sizeof tbuf));
+                    return AS_OK;
+                }
+            } else if (!strcmp(word, "ready") && (started ? v == pid : nearly < 8)) {
+                /* Only the command's own process declares it ready: a block that a script
+                 * started directly (`tblock &`) inherits the pipe but speaks for itself. The
+                 * line may come before "started": then it is checked when that comes. */
+                if (!started) {
+                    early[nearly++] = v;
+                } else {
+                    if (!o->quiet)
+                        printf("ardstart: started %s on %s (pid %ld), ready after %s\n", e->path,
+                               host, pid, ms_text(ardb_mono_ns() - t0, tbuf, sizeof tbuf));
+                    return AS_OK;
+                }
             } else if (!strcmp(word, "failed")) {
                 fprintf(stderr, "ardstart: %s: cannot execute '%s': %s\n", e->path, o->argv[0],
                         strerror((int)v));

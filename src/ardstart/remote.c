@@ -4,6 +4,8 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +84,7 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
     char **argv;
     if (ardb_rsh_argv(e.rsh, o->host, cmd.s, &argv) < 0) {
         ardb_str_free(&cmd);
-        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return AS_USAGE;
     }
     /* Recorded before the remote start, so a starter killed meanwhile leaves a trace that
@@ -104,7 +106,7 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
     ardb_argv_free(argv);
 
     if (rc < 0) {
-        fprintf(stderr, "ardstart: %s: %s\n", path, ardb_err());
+        fprintf(stderr, "ardstart: %s: %s\n", path, ard_errdetail());
         code = AS_HOST;
     } else if (rc == 1) {
         fprintf(stderr,
@@ -141,10 +143,10 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
         if (keep) {
             now.state = ARDB_RUNNING;
             if (ardb_write(b, &now) < 0)
-                fprintf(stderr, "ardstart: %s\n", ardb_err());
+                fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         } else if (old.path[0]) {
             if (ardb_write(b, &old) < 0)
-                fprintf(stderr, "ardstart: %s\n", ardb_err());
+                fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         } else {
             ardb_remove(b, path);
         }
@@ -152,9 +154,9 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
     ardb_unlock(b);
     /* Remembered for "ardkill" of the whole domain, which sweeps every such host. */
     if (keep && ardb_note_host(b, o->host, e.rsh, e.bindir) < 0)
-        fprintf(stderr, "ardstart: %s\n", ardb_err());
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return code;
 sys:
-    fprintf(stderr, "ardstart: %s\n", ardb_err());
+    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return AS_SYS;
 }

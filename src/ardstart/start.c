@@ -11,7 +11,10 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
+
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -118,9 +121,14 @@ static void exec_command(const struct as_opts *o, const char *path, int report_f
     if (o->wait_ms > 0) {
         /* The command (or a script's `ardstart --ready`) writes "ready PID" here. */
         int fd = dup(report_fd);
-        char v[16];
-        snprintf(v, sizeof v, "%d", fd);
-        setenv("ARD_READY_FD", v, 1);
+        struct stat ps;
+        char v[80];
+        if (fd >= 0 && fstat(fd, &ps) == 0) {
+            snprintf(v, sizeof v, "%d:%ju:%ju", fd, (uintmax_t)ps.st_dev, (uintmax_t)ps.st_ino);
+            setenv("ARD_READY_FD", v, 1);
+        } else {
+            unsetenv("ARD_READY_FD");
+        }
     } else {
         unsetenv("ARD_READY_FD");
     }
@@ -170,7 +178,7 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
         dup2(fd, 0);
         close(fd);
     }
-    fd = open(en->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    fd = open(en->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         fd = open("/dev/null", O_WRONLY);
     dup2(fd, 1);
@@ -309,7 +317,7 @@ int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
     ardb_unlock(b);
     return AS_OK;
 sys:
-    fprintf(stderr, "ardstart: %s\n", ardb_err());
+    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return AS_SYS;
 }
 

@@ -11,6 +11,8 @@
  */
 #include "ardstart.h"
 
+#include "ardi.h"
+
 #include "ardnet.h"
 
 #include <ctype.h>
@@ -113,8 +115,8 @@ static int each_pair(struct sys *s, yaml_node_t *map, const char *what, pair_fn 
 
 static int name_ok(struct sys *s, yaml_node_t *n, const char *what, const char *v)
 {
-    if (ardb_check_name(what, v) < 0)
-        return bad(s, n, "%s", ardb_err());
+    if (ardi_check_name(what, v, true) < 0)
+        return bad(s, n, "%s", ard_errdetail());
     return 0;
 }
 
@@ -132,8 +134,22 @@ static int take_name(struct sys *s, yaml_node_t *v, const char *what, char *dst)
 static int host_ok(struct sys *s, yaml_node_t *n, const char *what, const char *v)
 {
     if (ardb_check_host(what, v) < 0)
-        return bad(s, n, "%s", ardb_err());
+        return bad(s, n, "%s", ard_errdetail());
+    /* Inserted bridges listen on IPv4 (udp://:PORT) and name their peer in udp://HOST:PORT,
+     * where an IPv6 address would need brackets: refused here rather than failing later. */
+    if (strchr(v, ':'))
+        return bad(s, n,
+                   "%s '%s': IPv6 addresses are not supported in a system description; give a "
+                   "host name or an IPv4 address",
+                   what, v);
     return 0;
+}
+
+/* The network address of a host label: "user@rt1" -> "rt1" (the user is for the transport). */
+static const char *net_host(const char *label)
+{
+    const char *at = strrchr(label, '@');
+    return at ? at + 1 : label;
 }
 
 static int host_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
@@ -217,7 +233,7 @@ static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
 {
     struct block *b = arg;
     if (!strcmp(key, "name")) {
-        if (take_name(s, v, "block name", b->name) < 0)
+        if (take_name(s, v, "block", b->name) < 0)
             return -1;
     } else if (!strcmp(key, "cmd")) {
         if (!(b->cmd = scalar(s, v, "cmd")))
@@ -245,7 +261,7 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
 {
     struct sub_arg *a = arg;
     if (!strcmp(key, "name")) {
-        if (take_name(s, v, "subsystem name", a->sub->name) < 0)
+        if (take_name(s, v, "subsystem", a->sub->name) < 0)
             return -1;
     } else if (!strcmp(key, "host")) {
         const char *h = scalar(s, v, "host");
@@ -290,7 +306,7 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
 {
     struct top_arg *t = arg;
     if (!strcmp(key, "name")) {
-        if (take_name(s, v, "system name", s->name) < 0)
+        if (take_name(s, v, "system", s->name) < 0)
             return -1;
     } else if (!strcmp(key, "hosts")) {
         t->hosts = v;
@@ -362,8 +378,10 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
             continue;
         struct ardb_str cmd = {0};
         ardb_str_quote(&cmd, "ardnet");
-        ardb_str_addf(&cmd, " --in udp://:%d --out %s --size %zu", br[k].port, br[k].c->name,
-                      br[k].c->size);
+        /* --from: only the sending bridge on the writer's host is accepted. */
+        const char *wh = s->subs[br[k].writer_sub].host;
+        ardb_str_addf(&cmd, " --in udp://:%d --from %s --out %s --size %zu", br[k].port,
+                      net_host(wh[0] ? wh : s->local), br[k].c->name, br[k].c->size);
         ardb_str_quote(&cmd, "--type");
         ardb_str_quote(&cmd, br[k].c->type);
         bridge_name(name, sizeof name, "from_", br[k].c->name);
@@ -390,11 +408,13 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
             struct ardb_str bc = {0};
             ardb_str_quote(&bc, "ardnet");
             ardb_str_addf(&bc, " --in %s --out udp://%s:%d --size %zu", br[k].c->name,
-                          br[k].rhost[0] ? br[k].rhost : s->local, br[k].port, br[k].c->size);
+                          net_host(br[k].rhost[0] ? br[k].rhost : s->local), br[k].port,
+                          br[k].c->size);
             ardb_str_quote(&bc, "--type");
             ardb_str_quote(&bc, br[k].c->type);
             char prefix[ARDB_MAX_NAME + 8];
-            snprintf(prefix, sizeof prefix, "to_%.20s_", br[k].rhost[0] ? br[k].rhost : s->local);
+            snprintf(prefix, sizeof prefix, "to_%.20s_",
+                     net_host(br[k].rhost[0] ? br[k].rhost : s->local));
             for (char *p = prefix; *p; p++)
                 if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
                     *p = '_'; /* a host may be an address: "to_10_0_0_2_arm.state" */
@@ -437,8 +457,17 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
             if (!strcmp(s->subs[j].name, sub->name))
                 return bad(s, sn, "subsystem '%s' named twice", sub->name);
     }
-    if (!s->local[0])
+    if (!s->local[0]) {
+        /* $ARD_HOST reaches the generated scripts: checked like a host in the file. */
         ardb_host_label(s->local, sizeof s->local);
+        if (ardb_check_host("this host ($ARD_HOST or the hostname; set local_host)", s->local) <
+                0 ||
+            strchr(s->local, ':'))
+            return bad(s, NULL, "%s",
+                       strchr(s->local, ':') ? "this host's name ($ARD_HOST) is an IPv6 address; "
+                                               "set local_host to a host name"
+                                             : ard_errdetail());
+    }
 
     /* Writers and readers per connection; bridges where hosts differ. */
     static struct bridge br[MAXB];

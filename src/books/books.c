@@ -3,6 +3,8 @@
  */
 #include "books.h"
 
+#include "ardi.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,43 +17,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char errbuf[1024];
-
-const char *ardb_err(void)
-{
-    return errbuf;
-}
-
-int ardb_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* mkdir -p with mode for the missing parts; an existing directory is fine. */
+/* mkdir -p with mode for the missing parts of the base; an existing directory is fine. */
 static int mkdirs(const char *dir, mode_t mode)
 {
     char tmp[PATH_MAX];
     if (strlen(dir) >= sizeof tmp)
-        return ardb_fail("books directory '%s': path too long", dir);
+        return ardi_fail(ARD_EINVAL, "books directory '%s': path too long", dir);
     ardb_copy(tmp, sizeof tmp, dir);
     for (char *p = tmp + 1;; p++) {
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p = '\0';
             if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-                return ardb_fail("cannot create books directory '%s': %s", tmp, strerror(errno));
+                return ardi_fail_errno(ARD_ESYS, errno, "cannot create books directory '%s'", tmp);
             *p = c;
             if (c == '\0')
                 break;
         }
     }
-    struct stat st;
-    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-        return ardb_fail("books directory '%s' is not a directory", dir);
     return 0;
 }
 
@@ -69,72 +52,151 @@ static int books_base(char *buf, size_t len)
     else
         n = snprintf(buf, len, "/tmp/ardnet-%ld", (long)geteuid());
     if (n < 0 || (size_t)n >= len)
-        return ardb_fail("books directory: path too long");
+        return ardi_fail(ARD_EINVAL, "books directory: path too long");
+    return 0;
+}
+
+/* Open directory `name` (relative to at, or absolute) without following a symbolic link in
+ * its last component, creating it (0700) if `create`; then check that it is ours and that
+ * nobody else may write it (private: nobody else may do anything). Returns the descriptor,
+ * ARD_ENOENT if missing and !create, or an error naming `shown`. A shared /tmp is input we do
+ * not trust: another user may have planted a link or a directory there for us. */
+static int open_dir(int at, const char *name, const char *shown, bool create, bool private)
+{
+    if (create && mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+        return ardi_fail_errno(ARD_ESYS, errno, "cannot create books directory '%s'", shown);
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        struct stat ls;
+        if (fstatat(at, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode))
+            return ardi_fail(ARD_EACCES, "books directory '%s' is a symbolic link: refusing",
+                             shown);
+        if (e == ENOENT && !create)
+            return ardi_fail(ARD_ENOENT, "books directory '%s' does not exist", shown);
+        return ardi_fail_errno(e == ENOTDIR ? ARD_EACCES : ARD_ESYS, e,
+                               "cannot open books directory '%s'", shown);
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return ardi_fail_errno(ARD_ESYS, e, "books directory '%s'", shown);
+    }
+    mode_t bad = private ? 077 : 022;
+    if (st.st_uid != geteuid() || (st.st_mode & bad) != 0) {
+        close(fd);
+        return ardi_fail(ARD_EACCES,
+                         "books directory '%s' is owned by uid %ld with mode %04o: refusing (it "
+                         "must be owned by uid %ld%s)",
+                         shown, (long)st.st_uid, (unsigned)(st.st_mode & 07777), (long)geteuid(),
+                         private ? ", mode 0700" : ", not writable by others");
+    }
+    return fd;
+}
+
+void ardb_close(struct ardb_books *b)
+{
+    int *fds[] = {&b->lockfd, &b->dirfd, &b->efd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+}
+
+static int open_books(struct ardb_books *b, const char *domain, bool create)
+{
+    memset(b, 0, sizeof *b);
+    b->lockfd = b->dirfd = b->efd = -1;
+    int rc = ardb_check_domain(domain);
+    if (rc < 0)
+        return rc;
+    ardb_copy(b->domain, sizeof b->domain, domain);
+    char base[PATH_MAX - 80];
+    if ((rc = books_base(base, sizeof base)) < 0)
+        return rc;
+    struct stat st;
+    if (!create && stat(base, &st) < 0 && errno == ENOENT)
+        return 1;
+    /* The base's parents (/run, $XDG_RUNTIME_DIR, /tmp, or the user's own path) are taken
+     * as they are; the base itself and everything in it are checked. */
+    if (create && (rc = mkdirs(base, 0700)) < 0)
+        return rc;
+    int basefd = open_dir(AT_FDCWD, base, base, false, false);
+    if (basefd < 0)
+        return basefd == ARD_ENOENT && !create ? 1 : basefd;
+    snprintf(b->dir, sizeof b->dir, "%s/%s", base, domain);
+    b->dirfd = open_dir(basefd, domain, b->dir, create, true);
+    close(basefd);
+    if (b->dirfd < 0) {
+        rc = b->dirfd;
+        b->dirfd = -1;
+        return rc == ARD_ENOENT && !create ? 1 : rc;
+    }
+    char sub[PATH_MAX + 8];
+    snprintf(sub, sizeof sub, "%s/e", b->dir);
+    b->efd = open_dir(b->dirfd, "e", sub, true, true);
+    if (b->efd < 0) {
+        rc = b->efd;
+        b->efd = -1;
+        ardb_close(b);
+        return rc;
+    }
+    snprintf(sub, sizeof sub, "%s/log", b->dir);
+    int logfd = open_dir(b->dirfd, "log", sub, true, true);
+    if (logfd < 0) {
+        ardb_close(b);
+        return logfd;
+    }
+    close(logfd);
+    b->lockfd = openat(b->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (b->lockfd < 0) {
+        int e = errno;
+        ardb_close(b);
+        return ardi_fail_errno(ARD_ESYS, e, "cannot open '%s/lock'", b->dir);
+    }
     return 0;
 }
 
 int ardb_open(struct ardb_books *b, const char *domain)
 {
-    memset(b, 0, sizeof *b);
-    b->lockfd = -1;
-    if (ardb_check_domain(domain) < 0)
-        return -1;
-    ardb_copy(b->domain, sizeof b->domain, domain);
-    char base[PATH_MAX - 80];
-    if (books_base(base, sizeof base) < 0)
-        return -1;
-    if (mkdirs(base, 0700) < 0)
-        return -1;
-    /* A shared /tmp: never use books another user prepared for us. */
-    struct stat st;
-    if (stat(base, &st) == 0 && st.st_uid != geteuid())
-        return ardb_fail("books directory '%s' belongs to uid %ld, not to us", base,
-                         (long)st.st_uid);
-    snprintf(b->dir, sizeof b->dir, "%s/%s", base, domain);
-    char sub[PATH_MAX + 8];
-    snprintf(sub, sizeof sub, "%s/e", b->dir);
-    if (mkdirs(sub, 0700) < 0)
-        return -1;
-    snprintf(sub, sizeof sub, "%s/log", b->dir);
-    if (mkdirs(sub, 0700) < 0)
-        return -1;
-    snprintf(sub, sizeof sub, "%s/lock", b->dir);
-    b->lockfd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (b->lockfd < 0)
-        return ardb_fail("cannot open '%s': %s", sub, strerror(errno));
-    return 0;
+    return open_books(b, domain, true);
 }
 
-void ardb_close(struct ardb_books *b)
+int ardb_open_existing(struct ardb_books *b, const char *domain)
 {
-    if (b->lockfd >= 0)
-        close(b->lockfd);
-    b->lockfd = -1;
+    return open_books(b, domain, false);
 }
 
 int ardb_lock(struct ardb_books *b)
 {
+    if (b->lockfd < 0) /* books that do not exist (ardb_open_existing): nothing to guard */
+        return 0;
     while (flock(b->lockfd, LOCK_EX) < 0) {
         if (errno != EINTR)
-            return ardb_fail("cannot lock the books in '%s': %s", b->dir, strerror(errno));
+            return ardi_fail(ARD_ESYS, "cannot lock the books in '%s': %s", b->dir,
+                             strerror(errno));
     }
     return 0;
 }
 
 void ardb_unlock(struct ardb_books *b)
 {
+    if (b->lockfd < 0)
+        return;
     (void)flock(b->lockfd, LOCK_UN);
 }
 
-/* Write `len` bytes to `file` via file.tmp + rename, so readers see old or new, never half. */
-static int write_atomic(const char *dir, const char *file, const char *data, size_t len)
+/* Write `len` bytes to `file` in directory dfd (shown as `dir`) via .tmp + rename, so that
+ * readers see the old or the new content, never half. No symbolic link is followed. */
+static int write_atomic(int dfd, const char *dir, const char *file, const char *data, size_t len)
 {
-    char tmp[PATH_MAX + 16], dst[PATH_MAX + 600];
-    snprintf(tmp, sizeof tmp, "%s/.tmp", dir);
-    snprintf(dst, sizeof dst, "%s/%s", dir, file);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (dfd < 0)
+        return ardi_fail(ARD_ESYS, "books of this domain are not open");
+    int fd = openat(dfd, ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
-        return ardb_fail("cannot write '%s': %s", tmp, strerror(errno));
+        return ardi_fail_errno(ARD_ESYS, errno, "cannot write '%s/.tmp'", dir);
     size_t off = 0;
     while (off < len) {
         ssize_t w = write(fd, data + off, len - off);
@@ -143,36 +205,62 @@ static int write_atomic(const char *dir, const char *file, const char *data, siz
         if (w < 0) {
             int e = errno;
             close(fd);
-            unlink(tmp);
-            return ardb_fail("cannot write '%s': %s", tmp, strerror(e));
+            unlinkat(dfd, ".tmp", 0);
+            return ardi_fail_errno(ARD_ESYS, e, "cannot write '%s/.tmp'", dir);
         }
         off += (size_t)w;
     }
     close(fd);
-    if (rename(tmp, dst) < 0) {
+    if (renameat(dfd, ".tmp", dfd, file) < 0) {
         int e = errno;
-        unlink(tmp);
-        return ardb_fail("cannot rename '%s' to '%s': %s", tmp, dst, strerror(e));
+        unlinkat(dfd, ".tmp", 0);
+        return ardi_fail_errno(ARD_ESYS, e, "cannot rename '%s/.tmp' to '%s'", dir, file);
     }
+    return 0;
+}
+
+/* Read file `name` of directory dfd (no symbolic link followed) into buf, NUL-terminated.
+ * 0, 1 if it does not exist, or an error naming `shown`. */
+static int read_at(int dfd, const char *name, const char *shown, char *buf, size_t len)
+{
+    if (dfd < 0)
+        return 1; /* books that do not exist hold nothing */
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : ardi_fail_errno(ARD_ESYS, errno, "cannot read '%s'", shown);
+    size_t off = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + off, len - 1 - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            return ardi_fail_errno(ARD_ESYS, e, "cannot read '%s'", shown);
+        }
+        off += (size_t)r;
+        if (r == 0 || off >= len - 1)
+            break;
+    }
+    close(fd);
+    buf[off] = '\0';
     return 0;
 }
 
 int ardb_next_seq(struct ardb_books *b, uint64_t *seq)
 {
-    char file[PATH_MAX + 8];
+    char file[PATH_MAX + 8], text[32];
     snprintf(file, sizeof file, "%s/seq", b->dir);
     uint64_t v = 0;
-    FILE *f = fopen(file, "re");
-    if (f) {
-        if (fscanf(f, "%" SCNu64, &v) != 1)
-            v = 0;
-        fclose(f);
-    }
+    int rc = read_at(b->dirfd, "seq", file, text, sizeof text);
+    if (rc < 0)
+        return rc;
+    if (rc != 0 || sscanf(text, "%" SCNu64, &v) != 1)
+        v = 0;
     v++;
-    char text[32];
     int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
-    if (write_atomic(b->dir, "seq", text, (size_t)n) < 0)
-        return -1;
+    if ((rc = write_atomic(b->dirfd, b->dir, "seq", text, (size_t)n)) < 0)
+        return rc;
     *seq = v;
     return 0;
 }
@@ -182,9 +270,16 @@ int ardb_hosts(const struct ardb_books *b, struct ardb_host **out)
     *out = NULL;
     char file[PATH_MAX + 8];
     snprintf(file, sizeof file, "%s/hosts", b->dir);
-    FILE *f = fopen(file, "re");
-    if (!f)
-        return errno == ENOENT ? 0 : ardb_fail("cannot read '%s': %s", file, strerror(errno));
+    if (b->dirfd < 0)
+        return 0;
+    int fd = openat(b->dirfd, "hosts", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return e == ENOENT ? 0 : ardi_fail_errno(ARD_ESYS, e, "cannot read '%s'", file);
+    }
     struct ardb_host *v = NULL;
     size_t n = 0, cap = 0;
     char line[ARDB_MAX_HOST + ARDB_MAX_RSH + PATH_MAX + 4];
@@ -200,7 +295,7 @@ int ardb_hosts(const struct ardb_books *b, struct ardb_host **out)
             if (!nv) {
                 free(v);
                 fclose(f);
-                return ardb_fail("out of memory");
+                return ardi_fail(ARD_ENOMEM, "out of memory");
             }
             v = nv;
         }
@@ -221,10 +316,10 @@ static int write_hosts(struct ardb_books *b, const struct ardb_host *v, int n)
         len += strlen(v[i].host) + strlen(v[i].rsh) + strlen(v[i].bindir) + 3;
     char *text = malloc(len), *p = text;
     if (!text)
-        return ardb_fail("out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     for (int i = 0; i < n; i++)
         p += sprintf(p, "%s\t%s\t%s\n", v[i].host, v[i].rsh, v[i].bindir);
-    int rc = write_atomic(b->dir, "hosts", text, (size_t)(p - text));
+    int rc = write_atomic(b->dirfd, b->dir, "hosts", text, (size_t)(p - text));
     free(text);
     return rc;
 }
@@ -232,9 +327,10 @@ static int write_hosts(struct ardb_books *b, const struct ardb_host *v, int n)
 int ardb_note_host(struct ardb_books *b, const char *host, const char *rsh, const char *bindir)
 {
     if (strpbrk(host, "\t\n") || strpbrk(rsh, "\t\n") || strpbrk(bindir, "\t\n"))
-        return ardb_fail("host '%s': tab or newline in host, transport or bindir", host);
+        return ardi_fail(ARD_EINVAL, "host '%s': tab or newline in host, transport or bindir",
+                         host);
     if (ardb_lock(b) < 0)
-        return -1;
+        return ard_lasterror();
     struct ardb_host *v;
     int n = ardb_hosts(b, &v), rc = 0;
     if (n >= 0) {
@@ -243,7 +339,7 @@ int ardb_note_host(struct ardb_books *b, const char *host, const char *rsh, cons
         }
         struct ardb_host *nv = i == n ? realloc(v, (size_t)(n + 1) * sizeof *v) : v;
         if (!nv) {
-            rc = ardb_fail("out of memory");
+            rc = ardi_fail(ARD_ENOMEM, "out of memory");
         } else {
             v = nv;
             ardb_copy(v[i].host, sizeof v[i].host, host);
@@ -291,82 +387,60 @@ void ardb_log_path(const struct ardb_books *b, const char *path, char *buf, size
     snprintf(buf, len, "%s/log/%s.log", b->dir, enc);
 }
 
-static void entry_file(const struct ardb_books *b, const char *path, char *buf, size_t len)
+/* "robot+arm.entry", the entry's file name in e/. */
+static void entry_name(const char *path, char *buf, size_t len)
 {
     char enc[ARDB_MAX_PATH];
     encode(path, enc, sizeof enc);
-    snprintf(buf, len, "%s/e/%s.entry", b->dir, enc);
-}
-
-static int read_file(const char *file, char *buf, size_t len)
-{
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 1 : ardb_fail("cannot read '%s': %s", file, strerror(errno));
-    size_t off = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + off, len - 1 - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            close(fd);
-            return ardb_fail("cannot read '%s': %s", file, strerror(e));
-        }
-        if (r == 0 || off + (size_t)r >= len - 1) {
-            off += (size_t)r;
-            break;
-        }
-        off += (size_t)r;
-    }
-    close(fd);
-    buf[off] = '\0';
-    return 0;
+    snprintf(buf, len, "%s.entry", enc);
 }
 
 int ardb_read(const struct ardb_books *b, const char *path, struct ardb_entry *e)
 {
-    char file[PATH_MAX + 600];
-    entry_file(b, path, file, sizeof file);
-    static char text[ARDB_MAX_CMD * 3 + 8192];
-    int rc = read_file(file, text, sizeof text);
+    char name[ARDB_MAX_PATH + 8], file[PATH_MAX + 600];
+    entry_name(path, name, sizeof name);
+    snprintf(file, sizeof file, "%s/e/%s", b->dir, name);
+    static _Thread_local char text[ARDB_MAX_CMD * 3 + 8192];
+    int rc = read_at(b->efd, name, file, text, sizeof text);
     if (rc != 0)
         return rc;
     if (ardb_parse(text, e) < 0) {
-        char cause[256]; /* ardb_err's buffer is also the destination: copied first */
-        ardb_copy(cause, sizeof cause, ardb_err());
-        ardb_fail("books entry '%s' is damaged: %s", file, cause);
-        return -2;
+        char cause[256]; /* the detail is also the destination: copied first */
+        ardb_copy(cause, sizeof cause, ard_errdetail());
+        return ardi_fail(ARD_ESTALE, "books entry '%s' is damaged: %s", file, cause);
     }
     return 0;
 }
 
 int ardb_write(const struct ardb_books *b, const struct ardb_entry *e)
 {
-    static char text[ARDB_MAX_CMD * 3 + 8192];
+    static _Thread_local char text[ARDB_MAX_CMD * 3 + 8192];
     int n = ardb_format(e, text, sizeof text);
     if (n < 0)
-        return -1;
-    char dir[PATH_MAX + 8], enc[ARDB_MAX_PATH], file[ARDB_MAX_PATH + 8];
+        return n;
+    char dir[PATH_MAX + 8], name[ARDB_MAX_PATH + 8];
     snprintf(dir, sizeof dir, "%s/e", b->dir);
-    encode(e->path, enc, sizeof enc);
-    snprintf(file, sizeof file, "%s.entry", enc);
-    return write_atomic(dir, file, text, (size_t)n);
+    entry_name(e->path, name, sizeof name);
+    return write_atomic(b->efd, dir, name, text, (size_t)n);
 }
 
 int ardb_remove(const struct ardb_books *b, const char *path)
 {
-    char file[PATH_MAX + 600];
-    entry_file(b, path, file, sizeof file);
-    if (unlink(file) < 0)
-        return errno == ENOENT ? 1 : ardb_fail("cannot remove '%s': %s", file, strerror(errno));
+    char name[ARDB_MAX_PATH + 8];
+    entry_name(path, name, sizeof name);
+    if (b->efd < 0)
+        return 1;
+    if (unlinkat(b->efd, name, 0) < 0)
+        return errno == ENOENT
+                   ? 1
+                   : ardi_fail_errno(ARD_ESYS, errno, "cannot remove '%s/e/%s'", b->dir, name);
     return 0;
 }
 
 int ardb_remove_seq(struct ardb_books *b, const char *path, uint64_t seq)
 {
     if (ardb_lock(b) < 0)
-        return -1;
+        return ard_lasterror();
     struct ardb_entry e;
     int rc = ardb_read(b, path, &e);
     if (rc == 0)
@@ -388,9 +462,17 @@ int ardb_list(struct ardb_books *b, const char *prefix, struct ardb_entry **out)
     b->damage[0] = '\0';
     char dir[PATH_MAX + 8];
     snprintf(dir, sizeof dir, "%s/e", b->dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return ardb_fail("cannot list '%s': %s", dir, strerror(errno));
+    if (b->efd < 0)
+        return 0;                                /* books that do not exist hold nothing */
+    int dfd = fcntl(b->efd, F_DUPFD_CLOEXEC, 0); /* its own descriptor for closedir */
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        int e = errno;
+        if (dfd >= 0)
+            close(dfd);
+        return ardi_fail_errno(ARD_ESYS, e, "cannot list '%s'", dir);
+    }
+    rewinddir(d);
     struct ardb_entry *v = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
@@ -414,22 +496,22 @@ int ardb_list(struct ardb_books *b, const char *prefix, struct ardb_entry **out)
             if (!nv) {
                 free(v);
                 closedir(d);
-                return ardb_fail("out of memory");
+                return ardi_fail(ARD_ENOMEM, "out of memory");
             }
             v = nv;
         }
         int rc = ardb_read(b, path, &v[n]);
         if (rc == 1) /* removed meanwhile */
             continue;
-        if (rc == -2) {
+        if (rc == ARD_ESTALE) {
             b->damaged++;
-            ardb_copy(b->damage, sizeof b->damage, ardb_err());
+            ardb_copy(b->damage, sizeof b->damage, ard_errdetail());
             continue;
         }
         if (rc < 0) {
             free(v);
             closedir(d);
-            return -1;
+            return ard_lasterror();
         }
         n++;
     }
@@ -508,7 +590,7 @@ int ardb_format(const struct ardb_entry *e, char *buf, size_t len)
     put(&p, end, "cmd", e->cmd);
     put(&p, end, "log", e->log);
     if (p >= end)
-        return ardb_fail("entry '%s' too long", e->path);
+        return ardi_fail(ARD_EINVAL, "entry '%s' too long", e->path);
     *p = '\0';
     return (int)(p - buf);
 }
@@ -533,7 +615,7 @@ static int num(const char *key, const char *v, long long lo, long long hi, long 
     errno = 0;
     long long x = strtoll(v, &endp, 10);
     if (errno || endp == v || *endp || x < lo || x > hi)
-        return ardb_fail("bad value '%s' for %s", v, key);
+        return ardi_fail(ARD_EINVAL, "bad value '%s' for %s", v, key);
     *out = x;
     return 0;
 }
@@ -548,11 +630,11 @@ int ardb_parse(const char *text, struct ardb_entry *e)
         size_t ll = nl ? (size_t)(nl - line) : strlen(line);
         const char *eq = memchr(line, '=', ll);
         if (!eq)
-            return ardb_fail("line without '='");
+            return ardi_fail(ARD_EINVAL, "line without '='");
         char key[32];
         size_t kl = (size_t)(eq - line);
         if (kl >= sizeof key)
-            return ardb_fail("unknown key");
+            return ardi_fail(ARD_EINVAL, "unknown key");
         memcpy(key, line, kl);
         key[kl] = '\0';
         const char *raw = eq + 1;
@@ -612,12 +694,12 @@ int ardb_parse(const char *text, struct ardb_entry *e)
                 e->end_ns = x;
         } /* other keys (parent) are derived or from a newer version: ignored */
         if (rc < 0)
-            return -1;
+            return ard_lasterror();
         line = nl ? nl + 1 : line + ll;
     }
     if (!have_path || !have_state)
-        return ardb_fail("missing %s", have_path ? "state" : "path");
+        return ardi_fail(ARD_EINVAL, "missing %s", have_path ? "state" : "path");
     if (ardb_check_path(e->path) < 0)
-        return -1;
+        return ard_lasterror();
     return 0;
 }

@@ -64,6 +64,7 @@ struct ardb_books {
     char domain[ARDB_MAX_NAME + 1];
     char dir[PATH_MAX];
     int lockfd;
+    int dirfd, efd;   /* the domain's directory and its e/ (every entry is opened relative) */
     int damaged;      /* entries ardb_list passed over because they could not be parsed */
     char damage[640]; /* why, for the last of them (names the file) */
 };
@@ -78,21 +79,29 @@ static inline void ardb_copy(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
-/* Text of the last failure of an ardb_ function (names the file or thing and the cause). */
-const char *ardb_err(void);
-int ardb_fail(const char *fmt, ...) ARDB_PRINTF(1, 2); /* sets ardb_err(), returns -1 */
+/* Errors: like libardnet, every ardb_ function that can fail returns a negative ARD_E* code
+ * (ardnet.h) and leaves a thread-local detail that names the file or thing and the cause
+ * (ard_errdetail(); set with ardi_fail from "ardi.h"). "-1" below means such a code. */
 
 /* Books of `domain` on this host: $ARD_BOOKS_DIR/<domain>, else /run/ardnet/<domain> for
  * root, else $XDG_RUNTIME_DIR/ardnet/<domain>, else /tmp/ardnet-<uid>/<domain>. Created
  * (mode 0700) when missing. Returns 0 or -1. */
 ARDB_NODISCARD int ardb_open(struct ardb_books *b, const char *domain);
+/* The base and the domain's directory are opened without following a symbolic link and must
+ * belong to us: the base not writable by others, the domain's directory mode 0700; else
+ * ARD_EACCES naming the directory, owner and mode. Files inside are opened relative to it
+ * (openat, O_NOFOLLOW). */
+/* Like ardb_open, but creates nothing: 1 if these books do not exist (then b lists no entry
+ * and no host), 0 if opened, or an error. For --list, --log and ardkill. */
+ARDB_NODISCARD int ardb_open_existing(struct ardb_books *b, const char *domain);
 void ardb_close(struct ardb_books *b);
 ARDB_NODISCARD int ardb_lock(struct ardb_books *b); /* exclusive, blocks */
 void ardb_unlock(struct ardb_books *b);
 
 /* The following need the lock held by the caller (reads are safe without it). */
 ARDB_NODISCARD int ardb_next_seq(struct ardb_books *b, uint64_t *seq);
-/* 0, 1 if there is no such entry, -1 on error, -2 if the entry cannot be parsed. */
+/* 0, 1 if there is no such entry, ARD_ESTALE if the entry cannot be parsed, else another
+ * negative code. */
 ARDB_NODISCARD int ardb_read(const struct ardb_books *b, const char *path, struct ardb_entry *e);
 ARDB_NODISCARD int ardb_write(const struct ardb_books *b, const struct ardb_entry *e);
 /* 0, or 1 if there was no such entry. */
@@ -131,8 +140,7 @@ ARDB_NODISCARD int ardb_parse(const char *text, struct ardb_entry *e);
 
 /* ---- names and paths ---------------------------------------------------------------- */
 
-/* 0 if a valid entry name ([A-Za-z0-9_.-], 1..63, not "." or ".."), else -1 with ardb_err. */
-ARDB_NODISCARD int ardb_check_name(const char *what, const char *name);
+/* Entry names are checked with the library's ardi_check_name("entry", name, true). */
 /* 0 if a valid path: names joined by single '/', at most ARDB_MAX_PATH-1 chars. */
 ARDB_NODISCARD int ardb_check_path(const char *path);
 /* 0 if a valid domain ([A-Za-z0-9_-], 1..63). */

@@ -4,6 +4,8 @@
  */
 #include "books.h"
 
+#include "ardi.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +48,7 @@ const char *ardb_opt_domain(const char *prog, const char *opt)
 {
     const char *d = ardb_domain(opt);
     if (ardb_check_domain(d) < 0) {
-        fprintf(stderr, "%s: %s\n", prog, ardb_err());
+        fprintf(stderr, "%s: %s\n", prog, ard_errdetail());
         return NULL;
     }
     return d;

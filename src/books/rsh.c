@@ -3,6 +3,8 @@
  */
 #include "books.h"
 
+#include "ardi.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -109,7 +111,7 @@ int ardb_rsh_argv(const char *rsh, const char *host, const char *remote_cmd, cha
     if (!argv || !word) {
         free(argv);
         free(word);
-        return ardb_fail("out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     }
     const char *p = rsh;
     for (;;) {
@@ -126,7 +128,7 @@ int ardb_rsh_argv(const char *rsh, const char *host, const char *remote_cmd, cha
                 if (*p != q) {
                     free(word);
                     ardb_argv_free(argv);
-                    return ardb_fail("transport '%s': unbalanced %c", rsh, q);
+                    return ardi_fail(ARD_ESYS, "transport '%s': unbalanced %c", rsh, q);
                 }
                 p++;
             } else {
@@ -139,7 +141,7 @@ int ardb_rsh_argv(const char *rsh, const char *host, const char *remote_cmd, cha
     free(word);
     if (n == 0) {
         ardb_argv_free(argv);
-        return ardb_fail("transport command is empty");
+        return ardi_fail(ARD_ESYS, "transport command is empty");
     }
     argv[n++] = strdup(host);
     argv[n++] = strdup(remote_cmd);
@@ -147,7 +149,7 @@ int ardb_rsh_argv(const char *rsh, const char *host, const char *remote_cmd, cha
     for (size_t i = 0; i < n; i++)
         if (!argv[i]) {
             ardb_argv_free(argv);
-            return ardb_fail("out of memory");
+            return ardi_fail(ARD_ENOMEM, "out of memory");
         }
     *out = argv;
     return 0;
@@ -157,7 +159,7 @@ int ardb_run(char *const argv[], int64_t timeout_ms, struct ardb_str *out, int *
 {
     int pfd[2] = {-1, -1}, efd[2];
     if (out && pipe2(pfd, O_CLOEXEC) < 0)
-        return ardb_fail("pipe: %s", strerror(errno));
+        return ardi_fail(ARD_ESYS, "pipe: %s", strerror(errno));
     /* Exec failure is reported through a close-on-exec pipe, so "not found" is an error
      * of ours, not an exit status 127 that could also come from the remote side. */
     if (pipe2(efd, O_CLOEXEC) < 0) {
@@ -165,7 +167,7 @@ int ardb_run(char *const argv[], int64_t timeout_ms, struct ardb_str *out, int *
             close(pfd[0]);
             close(pfd[1]);
         }
-        return ardb_fail("pipe: %s", strerror(errno));
+        return ardi_fail(ARD_ESYS, "pipe: %s", strerror(errno));
     }
     pid_t pid = fork();
     if (pid < 0) {
@@ -176,7 +178,7 @@ int ardb_run(char *const argv[], int64_t timeout_ms, struct ardb_str *out, int *
         }
         close(efd[0]);
         close(efd[1]);
-        return ardb_fail("fork: %s", strerror(e));
+        return ardi_fail(ARD_ESYS, "fork: %s", strerror(e));
     }
     if (pid == 0) {
         setpgid(0, 0); /* so that a timeout can kill ssh and whatever it started */
@@ -198,7 +200,7 @@ int ardb_run(char *const argv[], int64_t timeout_ms, struct ardb_str *out, int *
             close(pfd[0]);
             close(pfd[1]);
         }
-        return ardb_fail("cannot execute '%s': %s", argv[0], strerror(e));
+        return ardi_fail(ARD_ESYS, "cannot execute '%s': %s", argv[0], strerror(e));
     }
     if (out)
         close(pfd[1]);

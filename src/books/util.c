@@ -3,6 +3,8 @@
  */
 #include "books.h"
 
+#include "ardi.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -18,62 +20,44 @@ static bool name_char(char c, bool dots)
            c == '-' || (dots && c == '.');
 }
 
-int ardb_check_name(const char *what, const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n > ARDB_MAX_NAME)
-        return ardb_fail("%s '%s': must have 1 to %d characters", what, name, ARDB_MAX_NAME);
-    if (!strcmp(name, ".") || !strcmp(name, ".."))
-        return ardb_fail("%s '%s' is not allowed", what, name);
-    for (const char *p = name; *p; p++)
-        if (!name_char(*p, true))
-            return ardb_fail("%s '%s': character '%c' is not one of [A-Za-z0-9_.-]", what, name,
-                             *p);
-    return 0;
-}
-
 int ardb_check_path(const char *path)
 {
     if (strlen(path) >= ARDB_MAX_PATH)
-        return ardb_fail("path '%.40s...' is longer than %d characters", path, ARDB_MAX_PATH - 1);
+        return ardi_fail(ARD_EINVAL, "path '%.40s...' is longer than %d characters", path,
+                         ARDB_MAX_PATH - 1);
     if (!*path)
-        return ardb_fail("empty path");
+        return ardi_fail(ARD_EINVAL, "empty path");
     char buf[ARDB_MAX_PATH];
     ardb_copy(buf, sizeof buf, path);
     char *save = NULL;
     size_t parts = 0;
     for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-        if (ardb_check_name("name in path", tok) < 0)
-            return -1;
+        if (ardi_check_name("entry", tok, true) < 0)
+            return ard_lasterror();
         parts++;
     }
     if (path[0] == '/' || path[strlen(path) - 1] == '/' || strstr(path, "//"))
-        return ardb_fail("path '%s': names must be joined by single '/'", path);
-    return parts ? 0 : ardb_fail("empty path");
+        return ardi_fail(ARD_EINVAL, "path '%s': names must be joined by single '/'", path);
+    return parts ? 0 : ardi_fail(ARD_EINVAL, "empty path");
 }
 
 int ardb_check_domain(const char *domain)
 {
-    size_t n = strlen(domain);
-    if (n == 0 || n > ARDB_MAX_NAME)
-        return ardb_fail("domain '%s': must have 1 to %d characters", domain, ARDB_MAX_NAME);
-    for (const char *p = domain; *p; p++)
-        if (!name_char(*p, false))
-            return ardb_fail("domain '%s': character '%c' is not one of [A-Za-z0-9_-]", domain, *p);
-    return 0;
+    return ardi_check_name("domain", domain, false);
 }
 
 int ardb_check_host(const char *what, const char *host)
 {
     size_t n = strlen(host);
     if (n == 0 || n >= ARDB_MAX_HOST)
-        return ardb_fail("%s '%.40s': must have 1 to %d characters", what, host, ARDB_MAX_HOST - 1);
+        return ardi_fail(ARD_EINVAL, "%s '%.40s': must have 1 to %d characters", what, host,
+                         ARDB_MAX_HOST - 1);
     if (host[0] == '-')
-        return ardb_fail("%s '%s': must not start with '-'", what, host);
+        return ardi_fail(ARD_EINVAL, "%s '%s': must not start with '-'", what, host);
     for (const char *p = host; *p; p++)
         if (!name_char(*p, true) && !strchr(":@%", *p))
-            return ardb_fail("%s '%s': character '%c' is not one of [A-Za-z0-9_.:@%%-]", what, host,
-                             *p);
+            return ardi_fail(ARD_EINVAL, "%s '%s': character '%c' is not one of [A-Za-z0-9_.:@%%-]",
+                             what, host, *p);
     return 0;
 }
 
@@ -246,7 +230,7 @@ int ardb_state_parse(const char *word, enum ardb_state *st)
             *st = (enum ardb_state)i;
             return 0;
         }
-    return ardb_fail("unknown state '%s'", word);
+    return ardi_fail(ARD_EINVAL, "unknown state '%s'", word);
 }
 
 void ardb_state_text(enum ardb_state st, int code, char *buf, size_t len)

@@ -23,6 +23,12 @@ ARDI_HIDDEN int ardi_fail(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
 /* Like ardi_fail, appending ": strerror(err)". */
 ARDI_HIDDEN int ardi_fail_errno(int code, int err, const char *fmt, ...) ARDI_PRINTF(3, 4);
 
+/* ---- ready.c ---------------------------------------------------------------------------- */
+
+/* ard_ready on behalf of process `pid` (the line says "ready PID"): `ardstart --ready` reports
+ * for the script that runs it. Same checks and return values as ard_ready. */
+ARDI_HIDDEN int ardi_ready_for(long pid);
+
 /* ---- names ------------------------------------------------------------------------------ */
 
 /* 0 if `s` is a valid name ([A-Za-z0-9_.-], 1..ARD_MAX_NAME; no '.' when !dots). */

@@ -228,6 +228,110 @@ static int wait_new(ard_port *p, int64_t deadline)
     return ARD_ESTALE;
 }
 
+/* ---- waiting on many ports ------------------------------------------------------------ */
+
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+struct waitv { /* struct futex_waitv of linux/futex.h (kernel 5.16) */
+    uint64_t val;
+    uint64_t uaddr;
+    uint32_t flags;
+    uint32_t reserved;
+};
+#define WAITV_FUTEX_32 2u
+/* Ports beyond the kernel's limit, or no futex_waitv: look at every port each millisecond. */
+#define WAIT_LOOK_NS 1000000
+
+static _Atomic int waitv_missing; /* the kernel said ENOSYS once */
+
+static int ready_count(ard_port *const *ports, size_t n, unsigned char *ready)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool r = has_new(ports[i]);
+        if (ready)
+            ready[i] = r;
+        k += r;
+    }
+    return k;
+}
+
+int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns, unsigned char *ready)
+{
+    if (ports == NULL || n == 0)
+        return ardi_fail(ARD_EINVAL, "ard_wait: %s", ports == NULL ? "ports is NULL" : "no ports");
+    for (size_t i = 0; i < n; i++) {
+        ard_port *p = ports[i];
+        if (p == NULL || p->dir != ARD_IN)
+            return ardi_fail(ARD_EINVAL, "ard_wait: port %zu %s", i,
+                             p == NULL ? "is NULL" : "is not an IN port");
+        if (p->map.seg == NULL)
+            return ardi_fail(ARD_ESTATE, "port '%s': ard_wait before the port is attached",
+                             p->name);
+    }
+    int64_t deadline = timeout_ns < 0 ? -1 : ard_now_ns() + timeout_ns;
+    size_t nsleep = n < ARD_WAIT_SLEEP_MAX ? n : ARD_WAIT_SLEEP_MAX;
+    struct waitv wv[ARD_WAIT_SLEEP_MAX];
+    for (unsigned rounds = 0; rounds < WAKE_ROUNDS; rounds++) {
+        /* Load every word, then look at every head: a send after our look changes its word. */
+        for (size_t i = 0; i < nsleep; i++)
+            wv[i] = (struct waitv){
+                .val = atomic_load_explicit(&ports[i]->map.seg->wake, memory_order_seq_cst),
+                .uaddr = (uint64_t)(uintptr_t)&ports[i]->map.seg->wake,
+                .flags = WAITV_FUTEX_32};
+        int k = ready_count(ports, n, ready);
+        if (k > 0)
+            return k;
+        int64_t now = ard_now_ns();
+        if (deadline >= 0 && now >= deadline)
+            return ardi_fail(ARD_ETIMEDOUT, "ard_wait on %zu ports: nothing new within the timeout",
+                             n);
+        /* Announce a sleeper on every word; one that moved meanwhile means news or a new
+         * writer: look again. */
+        bool moved = false;
+        for (size_t i = 0; i < nsleep && !moved; i++) {
+            uint32_t w = (uint32_t)wv[i].val;
+            if (!(w & 1u)) {
+                moved = !atomic_compare_exchange_strong(&ports[i]->map.seg->wake, &w, w | 1u);
+                wv[i].val = w | 1u;
+            }
+        }
+        if (moved)
+            continue;
+        bool look = n > nsleep || atomic_load_explicit(&waitv_missing, memory_order_relaxed);
+        int64_t until = deadline;
+        if (look && (until < 0 || until > now + WAIT_LOOK_NS))
+            until = now + WAIT_LOOK_NS;
+        struct timespec ts = {until / 1000000000, until % 1000000000},
+                        *tsp = until < 0 ? NULL : &ts;
+        long r;
+        if (!atomic_load_explicit(&waitv_missing, memory_order_relaxed)) {
+            r = syscall(SYS_futex_waitv, wv, (unsigned)nsleep, 0u, tsp, CLOCK_MONOTONIC);
+            if (r < 0 && errno == ENOSYS) {
+                atomic_store(&waitv_missing, 1);
+                continue;
+            }
+        } else {
+            /* Old kernel: sleep on the first port, look at all every millisecond. */
+            r = futex(&ports[0]->map.seg->wake, FUTEX_WAIT_BITSET, (uint32_t)wv[0].val, tsp);
+        }
+        if (r >= 0 || (r < 0 && errno == ETIMEDOUT && look && until != deadline))
+            rounds = 0; /* slept: woken, or a look-around */
+        else if (errno == ETIMEDOUT)
+            continue; /* the next round finds news or reports the timeout */
+        else if (errno == EINTR) {
+            k = ready_count(ports, n, ready);
+            return k > 0 ? k : ardi_fail(ARD_EINTR, "ard_wait: interrupted by a signal");
+        }
+        /* else EAGAIN: a word changed before we slept: look again. */
+    }
+    return ardi_fail(ARD_ESTALE,
+                     "ard_wait on %zu ports: a futex word keeps changing without a new packet: "
+                     "a connection's header was damaged or rewritten",
+                     n);
+}
+
 static int rec_until(ard_port *p, void *packet, int64_t deadline, const char *fn)
 {
     int rc = check_in(p, packet, fn);
@@ -487,28 +591,4 @@ size_t ard_port_size(const ard_port *p)
 enum ard_dir ard_port_dir(const ard_port *p)
 {
     return p ? p->dir : ARD_IN;
-}
-
-int ard_ready(void)
-{
-    const char *env = getenv("ARD_READY_FD");
-    if (env == NULL || *env == '\0')
-        return 0;
-    char s[32];
-    snprintf(s, sizeof s, "%s", env);
-    int64_t fd;
-    if (ardi_parse_i64(s, 0, INT_MAX, &fd) < 0)
-        return ardi_fail(ARD_EINVAL, "ARD_READY_FD='%s' is not a file descriptor", s);
-    char line[40];
-    int n = snprintf(line, sizeof line, "ready %ld\n", (long)getpid());
-    ssize_t w;
-    do
-        w = write((int)fd, line, (size_t)n);
-    while (w < 0 && errno == EINTR);
-    int e = errno;
-    close((int)fd);
-    unsetenv("ARD_READY_FD");
-    if (w != n)
-        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "readiness: write to ARD_READY_FD=%s", s);
-    return 1;
 }

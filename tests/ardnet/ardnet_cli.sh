@@ -90,7 +90,7 @@ expect 100 "c.yaml:2:5: the route has no input" --config "$T/c.yaml"
 yaml <<'Y'
 bogus: 1
 Y
-expect 100 "c.yaml:1:8: unknown key 'bogus'" --config "$T/c.yaml"
+expect 100 "c.yaml:1:1: unknown key 'bogus'" --config "$T/c.yaml"
 yaml <<'Y'
 routes: 3
 Y

@@ -20,6 +20,12 @@ bg_ready A "$ARDNET" --in src --out "udp://127.0.0.1:$PORT" --conn-id 7
 sleep 0.5
 for round in 1 2 3; do
     for f in "$T"/*.bin; do
+        # Only damaged datagrams: the valid ones of another sender (another epoch, only their
+        # order or source is wrong) are accepted after a quiet spell of the hold-off, which a
+        # loaded machine may give the stream; ardnet_jam.sh tests those.
+        case ${f##*/} in
+        good.bin | *duplicate.bin | *reordered.bin | *other_epoch.bin | *other_peer.bin | all_ones*) continue ;;
+        esac
         # (oversized.bin cannot be sent over IPv4: the kernel refuses it, also fine)
         [ -s "$f" ] && { cat "$f" >"/dev/udp/127.0.0.1/$PORT"; } 2>/dev/null || true
     done

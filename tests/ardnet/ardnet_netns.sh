@@ -12,6 +12,7 @@
 #     through the relay with loss, duplicates and reordering: every delivered packet is
 #     intact and never older; B counted duplicated and old fragments and incomplete packets.
 TEST_NAME=netns
+PRIVATE_NET=0 # the hosts are namespaces of their own
 source "$(dirname "$0")/common.sh"
 source "$SRCDIR/tests/lib/netns.sh"
 netns_require_root
@@ -59,12 +60,12 @@ stop ardB
 echo "B (after its restart): $(grep '^route' "$T/B.stats")"
 
 # ---- 2. nftables loss and duplication -------------------------------------------------------
-$A nft -f - <<'NFT'
+$A nft -f - <<NFT
 table ip ardtest {
   chain out {
     type filter hook output priority 0;
     udp dport 7001 numgen random mod 100 < 20 drop
-    udp dport 7001 numgen random mod 100 < 20 dup to 10.77.0.12 device "eth0"
+    udp dport 7001 numgen random mod 100 < 20 dup to $(netns_addr hostB) device "eth0"
   }
 }
 NFT
@@ -80,7 +81,7 @@ NFT
 start_B
 bg sub2 $B "$TBLOCK" sub --ard data=arm.state --idle-ms 3000 --result "$T/sub2.result"
 # The QoS knobs on the sending side (all must be accepted; --bind is also checked by B's --from).
-bg_ready ardA $A "$ARDNET" --in arm.state --out udp://hostB:7001 --bind 10.77.0.11 --dev eth0 \
+bg_ready ardA $A "$ARDNET" --in arm.state --out udp://hostB:7001 --bind "$(netns_addr hostA)" --dev eth0 \
     --dscp 46 --sock-prio 6 --prio 10 --cpu 0
 $A "$TBLOCK" pub --ard data=arm.state --rate 2000 --count 6000 >"$T/pub2.out"
 finish_sub sub2

@@ -6,12 +6,23 @@
 #   stop NAME             SIGTERM and wait; returns its exit status
 #   counter FILE ROUTE KEY  value of KEY in the last counters line of ROUTE in FILE
 #   fail MSG              print MSG and the logs, exit 1
+#
+# Run as root, a test gets a network namespace of its own (only lo), so that its UDP ports
+# cannot meet another test's or another copy of the suite's; tests that make their own
+# namespaces set PRIVATE_NET=0 before sourcing this. Not root: ports picked per run below the
+# kernel's ephemeral range.
 set -euo pipefail
 : "${ARDNET:?} ${TBLOCK:?}"
+if [ "${PRIVATE_NET:-1}" = 1 ] && [ -z "${ARD_TEST_PRIVATE_NET:-}" ] && [ "$(id -u)" = 0 ] &&
+    unshare --net true 2>/dev/null; then
+    export ARD_TEST_PRIVATE_NET=1
+    exec unshare --net -- bash -c 'ip link set lo up && exec bash "$@"' bash "$0" "$@"
+fi
 T=$(mktemp -d /tmp/ardnet_test.XXXXXX)
 export ARD_DOMAIN="t_${TEST_NAME:-ardnet}_$$"
-# A per-run UDP port base, so that parallel runs rarely collide.
-PORT=$((20000 + ($$ % 15000) * 2))
+# A per-run UDP port base (PORT and PORT+1 are used; in a private namespace nothing else is
+# there), below the ephemeral range so that the kernel does not hand it to another socket.
+PORT=$((20000 + (($$ + RANDOM) % 6000) * 2))
 
 cleanup_common() {
     local f
@@ -28,6 +39,9 @@ cleanup_common() {
     rm -rf "$T"
 }
 trap cleanup_common EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 bg() {
     local name=$1
@@ -40,7 +54,12 @@ bg_ready() {
     local name=$1 i
     shift
     : >"$T/$name.ready"
-    ARD_READY_FD=9 "$@" >"$T/$name.out" 2>"$T/$name.err" 9>"$T/$name.ready" &
+    # Readiness is written only to the starter's pipe, named with its device and inode
+    # (ARD_READY_FD=FD:DEV:INO, as ardstart passes it): a FIFO, relayed into the .ready file.
+    rm -f "$T/$name.fifo" && mkfifo "$T/$name.fifo"
+    cat "$T/$name.fifo" >"$T/$name.ready" &
+    ARD_READY_FD="9:$(stat -c %d:%i "$T/$name.fifo")" "$@" >"$T/$name.out" 2>"$T/$name.err" \
+        9>"$T/$name.fifo" &
     echo $! >"$T/$name.pid"
     for i in $(seq 200); do
         grep -q ready "$T/$name.ready" && return 0

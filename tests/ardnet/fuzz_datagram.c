@@ -4,10 +4,14 @@
  * picks the route's type (typed or opaque, bits 0-1) and whether the datagrams come from the
  * configured peer (bit 2). Bit 3 selects the multi-datagram mode: the rest of the input is a
  * sequence of [u16 little-endian length][datagram], fed in order to one fresh route, so that
- * reassembly sees reordered, duplicated, conflicting and interleaved fragments.
+ * reassembly sees reordered, duplicated, conflicting and interleaved fragments. With bit 4
+ * too, each record starts with a byte T and the receiver's clock advances by T * 10 ms before
+ * the datagram, so that changes of epoch and recoveries (after the 250 ms hold-off) happen.
  * Invariants checked: a datagram is only delivered when its framing and header are right; a
- * delivered packet is newer than the one before; a reassembled packet consists only of bytes
- * of fragments of its own (epoch, seq).
+ * delivered packet is newer than the one before in its epoch, and another epoch or an older
+ * packet is delivered only after the hold-off without deliveries; a delivered packet is
+ * exactly the bytes its datagram(s) carried (a whole packet: its payload; a reassembled one:
+ * the bytes of fragments of its own (epoch, seq) only, each at its offset), converted.
  */
 #include "ardn.h"
 
@@ -41,27 +45,35 @@ static void setup(void)
         r->buf = bufs[i];
         r->reasm.data = reasm[i];
         r->reasm.cap = 24;
-        char err[128];
-        if (ardn_route_option(r, "from", "10.77.0.11", err, sizeof err) < 0)
+        if (ardn_route_option(r, "from", "10.77.0.11") < 0)
             abort();
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Which (epoch, seq) wrote each byte of the reassembly buffer. */
+/* Which (epoch, seq) wrote each byte of the reassembly buffer, and the byte. */
 static struct owner {
     uint64_t epoch, seq;
 } owner[24];
+static uint8_t shadow[24];
 
 static void multi(struct ardn_route *r, const struct sockaddr_storage *src, const uint8_t *p,
-                  size_t n)
+                  size_t n, bool timed)
 {
     r->track = (struct ardw_track){0};
     r->reasm.busy = false;
-    r->floor_real_ns = 0;
-    struct ardw_track last = {0};
-    while (n >= 2) {
+    r->reasm.stall = 0;
+    r->reasm.progress_ns = 0;
+    bool have = false;
+    uint64_t last_epoch = 0, last_seq = 0;
+    int64_t now = 0, last_ns = 0;
+    while (n >= (timed ? 3u : 2u)) {
+        if (timed) {
+            now += (int64_t)p[0] * 10000000;
+            p++;
+            n--;
+        }
         size_t len = (size_t)(p[0] | p[1] << 8);
         p += 2;
         n -= 2;
@@ -74,22 +86,33 @@ static void multi(struct ardn_route *r, const struct sockaddr_storage *src, cons
         p += len;
         n -= len;
         struct ardw_hdr h;
-        enum ardw_cause c = ardn_route_take(r, d, len, src, &h);
-        free(d);
+        enum ardw_cause c = ardn_route_take(r, d, len, src, &h, now);
         if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0)) {
-            if (h.frag_off > 24 || h.frag_len > 24 - h.frag_off)
-                abort(); /* kept a fragment outside the packet */
-            for (uint32_t i = h.frag_off; i < h.frag_off + h.frag_len; i++)
+            if (h.frag_off > 24 || h.frag_len > 24 - h.frag_off || len != 64u + h.frag_len)
+                abort(); /* kept a fragment outside the packet, or not the datagram's bytes */
+            for (uint32_t i = h.frag_off; i < h.frag_off + h.frag_len; i++) {
                 owner[i] = (struct owner){h.epoch, h.seq};
+                shadow[i] = d[64 + i - h.frag_off];
+            }
         }
+        uint8_t want[24];
+        if (c == ARDW_OK)
+            ardw_payload_from_wire(want, h.frag_count ? shadow : d + ARDW_HDR_SIZE, 24, r->fields,
+                                   r->nfields);
+        free(d);
         if (c != ARDW_OK)
             continue;
-        if (ardw_order(&last, h.epoch, h.seq) != ARDW_OK)
-            abort(); /* delivered a packet not newer than the one before */
-        ardw_accept(&last, h.epoch, h.seq);
+        if (have && (h.epoch != last_epoch || h.seq <= last_seq) && now - last_ns < ARDW_HOLDOFF_NS)
+            abort(); /* an older packet, or another epoch, within the hold-off */
+        have = true;
+        last_epoch = h.epoch;
+        last_seq = h.seq;
+        last_ns = now;
         for (size_t i = 0; h.frag_count != 0 && i < 24; i++)
             if (owner[i].epoch != h.epoch || owner[i].seq != h.seq)
                 abort(); /* a mix of two packets */
+        if (memcmp(r->buf, want, 24) != 0)
+            abort(); /* delivered other bytes than those received */
     }
 }
 
@@ -104,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s->sin_family = AF_INET;
     s->sin_addr.s_addr = (data[0] & 4) ? inet_addr("10.77.0.12") : inet_addr("10.77.0.11");
     if (data[0] & 8) {
-        multi(r, &src, data + 1, size - 1);
+        multi(r, &src, data + 1, size - 1, data[0] & 16);
         return 0;
     }
     /* Copy so that reading past the end is caught by ASan exactly at `size`. */
@@ -114,10 +137,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(d, data + 1, n);
     struct ardw_hdr h;
-    enum ardw_cause c = ardn_route_take(r, d, n, &src, &h);
+    r->track = (struct ardw_track){0};
+    r->reasm.busy = false;
+    enum ardw_cause c = ardn_route_take(r, d, n, &src, &h, 0);
     if ((c == ARDW_OK || c == ARDW_PENDING) && ((h.frag_count == 0 && n != ARDW_HDR_SIZE + 24) ||
                                                 (data[0] & 4) || memcmp(d, "ARDN", 4) != 0))
         abort();
+    if (c == ARDW_OK && h.frag_count == 0) {
+        uint8_t want[24];
+        ardw_payload_from_wire(want, d + ARDW_HDR_SIZE, 24, r->fields, r->nfields);
+        if (memcmp(r->buf, want, 24) != 0)
+            abort(); /* delivered other bytes than the datagram's payload */
+    }
     free(d);
     return 0;
 }

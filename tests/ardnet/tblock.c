@@ -2,15 +2,21 @@
  * tblock.c - test blocks for ardnet: a writer that fills a verifiable pattern and a reader
  * that checks it.
  *
- *   tblock pub [--size S] [--rate HZ] [--count N] [--burst B] [--pause-ms P]
+ *   tblock pub [--size S] [--rate HZ] [--count N] [--burst B] [--pause-ms P] [--counter-from C]
+ *              [--plain] [--opaque]
+ *   (--plain: the counter is C+1, C+2, ... whatever the clock)
  *   tblock sub [--size S] [--idle-ms T] [--first-ms F] [--duration-ms D] [--result FILE]
+ *              [--multiple-of M] [--opaque]
+ *   (--multiple-of: count packets whose counter is not a multiple of M as bad; --opaque: the
+ *   connection has no type descriptor, the same bytes)
  *
  * Port "data" (wire it with --ard data=CONNECTION). Packet type "u64 u64 i64 u32[K]":
  * counter, writer id, writer's CLOCK_REALTIME send time (also given to ard_send_stamped, so
  * the reader checks that the packet's real_ns arrived unchanged, across bridges too), then K
  * words derived from counter and writer id.
  * The counter is strictly increasing, also across writer restarts (it starts from the
- * realtime clock in microseconds), so a reader can tell an older packet from a newer one.
+ * realtime clock in microseconds, or after C if that is larger: a writer whose clock was set
+ * back continues a run), so a reader can tell an older packet from a newer one.
  * sub prints "received=N bad=N older=N dup=N first=C last=C" and exits 1 if any packet was
  * damaged or older than one it already had.
  */
@@ -97,7 +103,10 @@ int main(int argc, char **argv)
     }
     char type[64];
     snprintf(type, sizeof type, "u64 u64 i64 u32[%ld]", (size - 24) / 4);
-    ard_port *port = ard_create("data", pub ? ARD_OUT : ARD_IN, (size_t)size, type);
+    bool opaque = false; /* --opaque: the connection has no type, only a size */
+    for (int i = 2; i < argc; i++)
+        opaque |= strcmp(argv[i], "--opaque") == 0;
+    ard_port *port = ard_create("data", pub ? ARD_OUT : ARD_IN, (size_t)size, opaque ? NULL : type);
     if (!port || ard_init(&argc, argv) < 0) {
         fprintf(stderr, "tblock: %s\n", ard_errdetail());
         return 2;
@@ -112,14 +121,22 @@ int main(int argc, char **argv)
         long pause_ms = opt_long(argc, argv, "--pause-ms", 0);
         uint64_t writer = (uint64_t)getpid() << 32 ^ (uint64_t)ard_realtime_ns();
         uint64_t counter = (uint64_t)(ard_realtime_ns() / 1000);
+        const char *from = opt_str(argc, argv, "--counter-from");
+        if (from && strtoull(from, NULL, 10) > counter)
+            counter = strtoull(from, NULL, 10);
         ard_period per;
         if (rate > 0 && ard_period_init(&per, 1000000000LL / rate) < 0)
             return 2;
         long sent = 0;
+        bool plain = false;
+        for (int i = 2; i < argc; i++)
+            plain |= strcmp(argv[i], "--plain") == 0;
+        if (plain)
+            counter = from ? strtoull(from, NULL, 10) : 0;
         while (!stop && (count == 0 || sent < count)) {
             for (long b = 0; b < burst && (count == 0 || sent < count); b++) {
                 uint64_t now_us = (uint64_t)(ard_realtime_ns() / 1000);
-                counter = now_us > counter ? now_us : counter + 1;
+                counter = now_us > counter && !plain ? now_us : counter + 1;
                 fill(buf, (size_t)size, counter, writer);
                 struct head hd;
                 memcpy(&hd, buf, sizeof hd);
@@ -145,6 +162,7 @@ int main(int argc, char **argv)
     long first_ms = opt_long(argc, argv, "--first-ms", 20000);
     long duration_ms = opt_long(argc, argv, "--duration-ms", 0);
     const char *result = opt_str(argc, argv, "--result");
+    long multiple = opt_long(argc, argv, "--multiple-of", 1);
     uint64_t received = 0, bad = 0, older = 0, dup = 0, first = 0, last = 0, badtime = 0;
     int64_t t0 = ard_now_ns();
     while (!stop) {
@@ -169,7 +187,7 @@ int main(int argc, char **argv)
             return 2;
         }
         struct head h;
-        if (check(buf, (size_t)size, &h) < 0) {
+        if (check(buf, (size_t)size, &h) < 0 || h.counter % (uint64_t)multiple != 0) {
             bad++;
             continue;
         }

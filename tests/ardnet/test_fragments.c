@@ -21,6 +21,7 @@
 #define EPOCH 1000u
 
 static struct ardn_route route;
+static int64_t now_ns; /* the receiver's clock, as the route sees it */
 static uint8_t buf[SIZE], reasm_data[SIZE];
 static uint8_t dgram[ARDW_FRAG_HDR_SIZE + SIZE];
 
@@ -34,6 +35,7 @@ static int setup(void **state)
     route.buf = buf;
     route.reasm.data = reasm_data;
     route.reasm.cap = SIZE;
+    now_ns = 0;
     return 0;
 }
 
@@ -70,7 +72,7 @@ static enum ardw_cause feed_hdr(struct ardw_hdr h, unsigned idx, unsigned chunk)
 {
     size_t n = frag_of(h, idx, chunk);
     struct ardw_hdr out;
-    return ardn_route_take(&route, dgram, n, NULL, &out);
+    return ardn_route_take(&route, dgram, n, NULL, &out, now_ns);
 }
 
 static enum ardw_cause feed(uint64_t seq, unsigned idx)
@@ -207,7 +209,7 @@ static void test_a_whole_newer_packet_supersedes_the_one_in_progress(void **stat
     size_t hl = ardw_put_hdr(dgram, &h);
     for (size_t i = 0; i < SIZE; i++)
         dgram[hl + i] = pattern(31, i);
-    assert_int_equal(ardn_route_take(&route, dgram, hl + SIZE, NULL, &out), ARDW_OK);
+    assert_int_equal(ardn_route_take(&route, dgram, hl + SIZE, NULL, &out, now_ns), ARDW_OK);
     assert_delivered(31);
     assert_int_equal(drops(ARDW_INCOMPLETE), 1);
     assert_int_equal(feed(30, 2), ARDW_OLD);
@@ -218,16 +220,31 @@ static void test_a_whole_newer_packet_supersedes_the_one_in_progress(void **stat
 static void test_new_epoch_takes_over_and_old_epoch_fragments_are_dropped(void **state)
 {
     (void)state;
+    now_ns = 0;
+    assert_int_equal(feed(39, 0), ARDW_PENDING);
+    for (unsigned i = 1; i < COUNT; i++)
+        feed(39, i);
+    assert_delivered(39);
     assert_int_equal(feed(40, 0), ARDW_PENDING);
-    /* restarted sender: new epoch, its connection restarted too (lower seq) */
+    /* restarted sender (new epoch, its connection restarted too: lower seq): refused while
+     * the old epoch is within the hold-off */
+    assert_int_equal(feed_hdr(hdr(EPOCH + 1, 2), 0, CHUNK), ARDW_EPOCH);
+    now_ns += ARDW_HOLDOFF_NS;
+    /* then it takes over; the old epoch's packet in progress, stuck for as long, is given up */
     assert_int_equal(feed_hdr(hdr(EPOCH + 1, 2), 0, CHUNK), ARDW_PENDING);
     assert_int_equal(drops(ARDW_INCOMPLETE), 1);
-    assert_int_equal(feed(40, 1), ARDW_FRAG_OLD);
     for (unsigned i = 1; i < COUNT; i++)
         assert_int_equal(feed_hdr(hdr(EPOCH + 1, 2), i, CHUNK),
                          i + 1 < COUNT ? ARDW_PENDING : ARDW_OK);
     assert_delivered(2);
-    assert_int_equal(feed(41, 0), ARDW_OLD_EPOCH);
+    assert_int_equal(feed(41, 0), ARDW_EPOCH);
+    /* a packet of the current epoch replaces one in progress from another epoch at once */
+    now_ns += ARDW_HOLDOFF_NS;
+    assert_int_equal(feed(42, 0), ARDW_PENDING); /* old epoch again, after the hold-off */
+    assert_int_equal(feed_hdr(hdr(EPOCH + 1, 4), 0, CHUNK), ARDW_PENDING);
+    assert_int_equal(drops(ARDW_INCOMPLETE), 2);
+    /* while a fragment of another epoch does not replace one of the current epoch */
+    assert_int_equal(feed(43, 1), ARDW_FRAG_OLD);
 }
 
 static void test_a_stuck_packet_in_progress_does_not_block_the_route(void **state)

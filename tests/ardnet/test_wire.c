@@ -145,31 +145,145 @@ static void test_swap_stays_in_bounds_of_a_short_buffer(void **state)
     assert_memory_equal(dst, want, sizeof want);
 }
 
+/* Order check then, if accepted, delivery: what a route does with a whole packet. */
+static enum ardw_cause acc(struct ardw_track *t, uint64_t epoch, uint64_t seq, int64_t now)
+{
+    struct ardw_hdr h = {.epoch = epoch, .seq = seq, .real_ns = (int64_t)seq};
+    enum ardw_cause c = ardw_order(t, &h, now);
+    if (c == ARDW_OK)
+        ardw_delivered(t, &h, now);
+    return c;
+}
+
+#define MS 1000000LL
+#define HOLD ARDW_HOLDOFF_NS
+
 static void test_accept_drops_duplicates_and_older(void **state)
 {
     (void)state;
     struct ardw_track t = {0};
-    assert_int_equal(ardw_accept(&t, 100, 5), ARDW_OK);
-    assert_int_equal(ardw_accept(&t, 100, 5), ARDW_DUPLICATE);
-    assert_int_equal(ardw_accept(&t, 100, 4), ARDW_OLD);
-    assert_int_equal(ardw_accept(&t, 100, 7), ARDW_OK);
-    assert_int_equal(ardw_accept(&t, 100, 6), ARDW_OLD);
+    assert_int_equal(acc(&t, 100, 5, 0), ARDW_OK);
+    assert_int_equal(acc(&t, 100, 5, 1), ARDW_DUPLICATE);
+    assert_int_equal(acc(&t, 100, 4, 2), ARDW_OLD);
+    assert_int_equal(acc(&t, 100, 7, 3), ARDW_OK);
+    assert_int_equal(acc(&t, 100, 6, 4), ARDW_OLD);
     assert_true(t.seq == 7);
+    /* late copies stay refused however long they take: nothing newer is among them */
+    assert_int_equal(acc(&t, 100, 6, 10 * HOLD), ARDW_OLD);
+    assert_int_equal(acc(&t, 100, 7, 20 * HOLD), ARDW_DUPLICATE);
 }
 
-static void test_accept_takes_a_new_epoch_and_refuses_an_old_one(void **state)
+static void test_another_epoch_takes_over_only_after_the_hold_off(void **state)
 {
     (void)state;
     struct ardw_track t = {0};
-    assert_int_equal(ardw_accept(&t, 100, 50), ARDW_OK);
-    assert_int_equal(ardw_accept(&t, 200, 1), ARDW_OK); /* restarted sender */
-    assert_int_equal(ardw_accept(&t, 100, 51), ARDW_OLD_EPOCH);
-    assert_int_equal(ardw_accept(&t, 200, 2), ARDW_OK);
+    assert_int_equal(acc(&t, 100, 50, 0), ARDW_OK);
+    /* epochs are not ordered: a restarted sender, larger or smaller, waits for the hold-off */
+    assert_int_equal(acc(&t, 200, 51, 1 * MS), ARDW_EPOCH);
+    assert_int_equal(acc(&t, 7, 51, 2 * MS), ARDW_EPOCH);
+    assert_int_equal(acc(&t, 100, 51, 3 * MS), ARDW_OK); /* the current one goes on */
+    assert_int_equal(acc(&t, 7, 52, 3 * MS + HOLD - 1), ARDW_EPOCH);
+    assert_int_equal(acc(&t, 7, 52, 3 * MS + HOLD), ARDW_OK);      /* 100 silent: 7 takes over */
+    assert_int_equal(acc(&t, 100, 53, 4 * MS + HOLD), ARDW_EPOCH); /* a late one of 100 */
     /* restart re-sending the newest already delivered packet: dropped, then it goes on */
-    assert_int_equal(ardw_accept(&t, 300, 2), ARDW_DUPLICATE);
-    assert_int_equal(ardw_accept(&t, 300, 3), ARDW_OK);
+    assert_int_equal(acc(&t, 300, 52, 5 * MS + 2 * HOLD), ARDW_DUPLICATE);
+    assert_int_equal(acc(&t, 300, 53, 6 * MS + 2 * HOLD), ARDW_OK);
     /* a recreated connection starts its sequence again */
-    assert_int_equal(ardw_accept(&t, 400, 1), ARDW_OK);
+    assert_int_equal(acc(&t, 400, 1, 7 * MS + 3 * HOLD), ARDW_OK);
+}
+
+/* One datagram with all-ones epoch and sequence, delivered on an idle route (it passes every
+ * check: there is no authentication): the sender's next packets are refused only until the
+ * hold-off has passed since it. */
+static void test_an_all_ones_datagram_stops_a_route_for_the_hold_off_at_most(void **state)
+{
+    (void)state;
+    struct ardw_track t = {0};
+    assert_int_equal(acc(&t, 100, 10, 0), ARDW_OK);
+    assert_int_equal(acc(&t, UINT64_MAX, UINT64_MAX, 1 * HOLD), ARDW_OK);
+    int64_t now = 1 * HOLD, first = -1;
+    for (uint64_t seq = 11; seq < 1000 && first < 0; seq++) {
+        now += MS; /* 1 kHz */
+        enum ardw_cause c = acc(&t, 100, seq, now);
+        if (c == ARDW_OK)
+            first = now;
+        else
+            assert_int_equal(c, ARDW_EPOCH);
+    }
+    assert_true(first == 1 * HOLD + HOLD);
+    /* while the genuine sender goes on, the forged epoch is refused again */
+    assert_int_equal(acc(&t, UINT64_MAX, UINT64_MAX, now + 1), ARDW_EPOCH);
+}
+
+/* A sequence number that jumped ahead in the current epoch (damaged, yet passing every check):
+ * the sender's packets are refused as old until they have been, with progress, for the
+ * hold-off; then its next one is delivered, and late copies of older ones stay refused. */
+static void test_a_sequence_jump_is_recovered_after_the_hold_off(void **state)
+{
+    (void)state;
+    struct ardw_track t = {0};
+    assert_int_equal(acc(&t, 100, 10, 0), ARDW_OK);
+    assert_int_equal(acc(&t, 100, UINT64_MAX, 1 * MS), ARDW_OK);
+    int64_t now = 1 * MS, first_refused = 2 * MS;
+    uint64_t seq = 11;
+    enum ardw_cause c;
+    while ((c = acc(&t, 100, seq, now += MS)) == ARDW_OLD) {
+        assert_true(now - first_refused < HOLD);
+        seq++;
+    }
+    assert_int_equal(c, ARDW_OK);
+    assert_true(now - first_refused == HOLD);
+    assert_true(t.seq == seq && t.recoveries == 1);
+    /* nothing refused or delivered before is delivered now */
+    assert_int_equal(acc(&t, 100, seq - 1, now + 1), ARDW_OLD);
+    assert_int_equal(acc(&t, 100, 10, now + 2), ARDW_OLD);
+    assert_int_equal(acc(&t, 100, seq, now + 3), ARDW_DUPLICATE);
+    assert_int_equal(acc(&t, 100, seq + 1, now + 4), ARDW_OK);
+    /* and a second jump recovers the same way */
+    assert_int_equal(acc(&t, 100, UINT64_MAX - 1, now + 5), ARDW_OK);
+    now += 5;
+    seq += 2;
+    int64_t t0 = now + MS;
+    while ((c = acc(&t, 100, seq, now += MS)) == ARDW_OLD)
+        seq++;
+    assert_int_equal(c, ARDW_OK);
+    assert_true(now - t0 == HOLD && t.recoveries == 2);
+}
+
+/* Reordered and duplicated datagrams alone never trigger a recovery, however late: it takes
+ * a sender that makes progress, refused for the whole hold-off. */
+static void test_late_copies_never_trigger_a_recovery(void **state)
+{
+    (void)state;
+    struct ardw_track t = {0};
+    for (uint64_t s = 1; s <= 20; s += 2)
+        assert_int_equal(acc(&t, 100, s, (int64_t)s), ARDW_OK); /* 1 3 5 ... 19 delivered */
+    /* every skipped one arrives, one per hold-off */
+    for (uint64_t s = 2; s < 19; s += 2)
+        assert_int_equal(acc(&t, 100, s, (int64_t)s * HOLD), ARDW_OLD);
+    assert_true(t.recoveries == 0 && t.seq == 19);
+}
+
+/* A restarted receiver refuses what its output already holds (written no later than floor),
+ * until a sender refused that way for the hold-off makes progress: a writer whose clock was
+ * set back. */
+static void test_stale_floor_is_lifted_for_a_writer_whose_clock_went_back(void **state)
+{
+    (void)state;
+    struct ardw_track t = {.floor = true, .floor_real_ns = 1000};
+    assert_int_equal(acc(&t, 5, 1000, 0), ARDW_STALE);        /* the held packet again */
+    assert_int_equal(acc(&t, 5, 999, 1), ARDW_STALE);         /* an older one */
+    assert_int_equal(acc(&t, 5, 1000, HOLD + 5), ARDW_STALE); /* no progress: still refused */
+    assert_int_equal(acc(&t, 5, 1001, HOLD + 6), ARDW_OK);    /* written later */
+
+    struct ardw_track u = {.floor = true, .floor_real_ns = 1000000};
+    int64_t now = 0;
+    uint64_t seq = 1; /* real_ns = seq: far behind the floor */
+    enum ardw_cause c;
+    while ((c = acc(&u, 9, seq, now += MS)) == ARDW_STALE)
+        seq++;
+    assert_int_equal(c, ARDW_OK);
+    assert_true(now - MS == HOLD && u.recoveries == 1);
 }
 
 static void test_fragment_header_encodes_to_exact_bytes(void **state)
@@ -277,14 +391,58 @@ static void test_order_decides_without_recording(void **state)
 {
     (void)state;
     struct ardw_track t = {0};
-    assert_int_equal(ardw_order(&t, 100, 5), ARDW_OK);
+    struct ardw_hdr h = {.epoch = 100, .seq = 5};
+    assert_int_equal(ardw_order(&t, &h, 0), ARDW_OK);
     assert_false(t.have);
-    assert_int_equal(ardw_accept(&t, 100, 5), ARDW_OK);
-    assert_int_equal(ardw_order(&t, 100, 5), ARDW_DUPLICATE);
-    assert_int_equal(ardw_order(&t, 100, 4), ARDW_OLD);
-    assert_int_equal(ardw_order(&t, 99, 9), ARDW_OLD_EPOCH);
-    assert_int_equal(ardw_order(&t, 100, 6), ARDW_OK);
-    assert_true(t.seq == 5);
+    assert_int_equal(acc(&t, 100, 5, 0), ARDW_OK);
+    assert_int_equal(ardw_order(&t, &h, 1), ARDW_DUPLICATE);
+    h.seq = 6;
+    assert_int_equal(ardw_order(&t, &h, 2), ARDW_OK);
+    h.epoch = 99;
+    assert_int_equal(ardw_order(&t, &h, 3), ARDW_EPOCH);
+    assert_true(t.seq == 5 && t.epoch == 100);
+}
+
+/* The descriptor datagram: its text names the sender's type; one whose text does not match
+ * its own hash or size, or is no canonical descriptor, is refused. */
+static void test_descriptor_datagram_round_trip_and_checks(void **state)
+{
+    (void)state;
+    uint8_t b[ARDW_HDR_SIZE + ARD_MAX_TYPE];
+    char type[ARD_MAX_TYPE + 1];
+    struct ardw_hdr h = {.conn_id = 7,
+                         .size = 64,
+                         .epoch = 9,
+                         .type_hash = ard_type_hash("f64[7] u32")},
+                    out;
+    struct ardw_expect e = {.conn_id = 7};
+    size_t n = ardw_put_desc(b, &h, "f64[7] u32");
+    assert_int_equal(n, ARDW_HDR_SIZE + 10);
+    assert_int_equal(b[5], ARDW_FLAG_DESC);
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_OK);
+    assert_string_equal(type, "f64[7] u32");
+    assert_true(out.size == 64 && out.epoch == 9 && out.type_hash == h.type_hash);
+    /* a data parser drops it: an older receiver counts it as an unknown flag */
+    struct ardw_expect ed = {.conn_id = 7, .size = 64, .type_hash = h.type_hash};
+    assert_int_equal(ardw_parse(b, n, &ed, &out), ARDW_VERSION);
+    e.conn_id = 8;
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_CONN);
+    e.conn_id = 0;
+    b[ARDW_HDR_SIZE + 1] = '3'; /* "f34[7] u32": no type */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_TYPE);
+    n = ardw_put_desc(b, &h, "f64[7]  u32"); /* not canonical */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_TYPE);
+    h.size = 60;
+    n = ardw_put_desc(b, &h, "f64[7] u32"); /* size disagrees (the type's is 64, padded) */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_SIZE);
+    h.type_hash = 0;
+    n = ardw_put_desc(b, &h, ""); /* opaque */
+    assert_int_equal(ardw_parse_desc(b, n, &e, &out, type), ARDW_OK);
+    assert_string_equal(type, "");
+    assert_int_equal(ardw_parse_desc(b, ARDW_HDR_SIZE - 1, &e, &out, type), ARDW_TRUNCATED);
+    memset(b + ARDW_HDR_SIZE, 'x', ARD_MAX_TYPE);
+    b[ARDW_HDR_SIZE + 3] = '\0'; /* a NUL inside */
+    assert_int_equal(ardw_parse_desc(b, ARDW_HDR_SIZE + 8, &e, &out, type), ARDW_TYPE);
 }
 
 static void test_conn_id_is_stable_and_never_zero(void **state)
@@ -306,8 +464,13 @@ int main(void)
         cmocka_unit_test(test_opaque_payload_is_untouched),
         cmocka_unit_test(test_swap_stays_in_bounds_of_a_short_buffer),
         cmocka_unit_test(test_accept_drops_duplicates_and_older),
-        cmocka_unit_test(test_accept_takes_a_new_epoch_and_refuses_an_old_one),
+        cmocka_unit_test(test_another_epoch_takes_over_only_after_the_hold_off),
+        cmocka_unit_test(test_an_all_ones_datagram_stops_a_route_for_the_hold_off_at_most),
+        cmocka_unit_test(test_a_sequence_jump_is_recovered_after_the_hold_off),
+        cmocka_unit_test(test_late_copies_never_trigger_a_recovery),
+        cmocka_unit_test(test_stale_floor_is_lifted_for_a_writer_whose_clock_went_back),
         cmocka_unit_test(test_conn_id_is_stable_and_never_zero),
+        cmocka_unit_test(test_descriptor_datagram_round_trip_and_checks),
         cmocka_unit_test(test_fragment_header_encodes_to_exact_bytes),
         cmocka_unit_test(test_fragment_fields_decode_and_are_checked_on_their_own),
         cmocka_unit_test(test_fragment_plan_keeps_datagrams_within_the_maximum),

@@ -28,10 +28,10 @@ echo "== ardstart usage errors: exit 100, the message names the value and the ca
 expect_fail 100 "unrecognized option '--bogus'" "$ARDSTART" --bogus -- true
 expect_fail 100 "usage: ardstart" "$ARDSTART"
 expect_fail 100 "name 'a b': character ' '" "$ARDSTART" -n 'a b' -- true
-expect_fail 100 "must have 1 to 63 characters" "$ARDSTART" -n "$(printf 'x%.0s' $(seq 64))" -- true
+expect_fail 100 "is longer than 63 characters" "$ARDSTART" -n "$(printf 'x%.0s' $(seq 64))" -- true
 expect_fail 100 "name '..' is not allowed" "$ARDSTART" -n .. -- true
 expect_fail 100 "parent: path 'a//b': names must be joined by single '/'" "$ARDSTART" -p a//b -- true
-expect_fail 100 "domain 'a.b': character '.'" "$ARDSTART" -d a.b -- true
+expect_fail 100 "domain name 'a.b': character '.'" "$ARDSTART" -d a.b -- true
 expect_fail 100 "--wait '0': expected seconds > 0" "$ARDSTART" --wait=0 -- true
 expect_fail 100 "--wait 'soon': expected seconds > 0" "$ARDSTART" --wait=soon -- true
 expect_fail 100 "--wait '1e9': expected seconds > 0, at most 86400" "$ARDSTART" --wait=1e9 -- true
@@ -89,12 +89,12 @@ expect_fail 100 "unrecognized option '--bogus'" "$ARDKILL" --bogus
 expect_fail 100 "--grace '-1': expected seconds >= 0" "$ARDKILL" --grace=-1 x
 expect_fail 100 "--grace 'x': expected seconds >= 0" "$ARDKILL" -g x x
 expect_fail 100 "path 'a/': names must be joined by single '/'" "$ARDKILL" a/
-expect_fail 100 "name in path 'b c'" "$ARDKILL" 'a/b c'
-expect_fail 100 "domain 'a.b': character '.'" "$ARDKILL" -d a.b
+expect_fail 100 "entry name 'b c'" "$ARDKILL" 'a/b c'
+expect_fail 100 "domain name 'a.b': character '.'" "$ARDKILL" -d a.b
 expect_fail 100 "--as-host '-x': must not start with '-'" "$ARDKILL" --as-host=-x r1
 
 echo "== ardkill system error: exit 111"
-expect_fail 111 "cannot create books directory '/dev/null/b': Not a directory" \
+expect_fail 111 "cannot open books directory '/dev/null/b': Not a directory" \
     env ARD_BOOKS_DIR=/dev/null/b "$ARDKILL" x
 
 echo "== ardkill of an entry whose host cannot be reached: exit 2, the entry is kept"
@@ -115,7 +115,7 @@ if [ "$(id -u)" = 0 ]; then
     TEST_PIDS+=("$victim")
     chmod o+x "$T" # nobody reaches its books below it, nothing else
     nb="$T/books_nobody"
-    mkdir -p "$nb/$D/e"
+    (umask 077 && mkdir -p "$nb/$D/e") # books are private: mode 0700
     start=$(awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[20] }' "/proc/$victim/stat")
     printf 'path=v\nhost=here\nremote=0\nseq=1\nstate=running\ncode=0\npid=%s\npid_start=%s\npgid=%s\npgid_start=%s\nsup=0\nsup_start=0\nstart_ns=1\nend_ns=0\ncmd=sleep 600\nlog=/dev/null\n' \
         "$victim" "$start" "$victim" "$start" >"$nb/$D/e/v.entry"

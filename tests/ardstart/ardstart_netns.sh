@@ -114,12 +114,12 @@ sub=$(on station ardstart --list --raw robot/arm/drive)
 echo "== an unreachable host fails within the transport's timeout, exit 4"
 set +e
 t0=$(date +%s%N)
-err=$(on station ardstart -H 10.77.0.99 -n ghost -- true 2>&1); rc=$?
+err=$(on station ardstart -H $NETNS_SUBNET.99 -n ghost -- true 2>&1); rc=$?
 t1=$(date +%s%N)
 set -e
 echo "$err (after $(((t1 - t0) / 1000000)) ms)"
 [ "$rc" = 4 ] || fail "exit $rc for an unreachable host, expected 4"
-grep -q "cannot reach host 10.77.0.99" <<<"$err" || fail "message: $err"
+grep -q "cannot reach host $NETNS_SUBNET.99" <<<"$err" || fail "message: $err"
 [ -z "$(on station ardstart --list --raw robot/ghost)" ] || fail "ghost left in the books"
 
 echo "== remote results come back: cannot execute (1), ended before ready (2)"

@@ -65,7 +65,7 @@ bad "bad.yaml:5: blocks: expected a list" $'name: s\nsubsystems:\n  - name: a\n 
 bad "bad.yaml:5: a block needs 'name' and 'cmd'" $'name: s\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x}'
 bad "bad.yaml:5: unknown key 'ins' in a block (name, cmd, in, out)" $'name: s\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x, cmd: y, ins: {}}'
 bad "bad.yaml:5: in: expected a mapping" $'name: s\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x, cmd: y, in: [a]}'
-bad "bad.yaml:5: connection 'a b': character ' '" $'name: s\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x, cmd: y, in: {p: a b}}'
+bad "bad.yaml:5: connection name 'a b': character ' '" $'name: s\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x, cmd: y, in: {p: a b}}'
 bad "bad.yaml:5: cmd: expected a plain value" $'name: s\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x, cmd: [y]}'
 bad "bad.yaml:2: bridge_port: expected a UDP port number" $'name: s\nbridge_port: 70000\nsubsystems: []'
 # A second line of a command would run in the subsystem script, not as the block.
@@ -77,7 +77,7 @@ bad "bad.yaml:6: block 'x' named twice in a subsystem" $'name: s\nsubsystems:\n 
 bad "bad.yaml:2: host 'rt1; touch x': character ';'" $'name: s\nhosts: {sim: "rt1; touch x"}\nsubsystems: []'
 bad "bad.yaml:4: host '-oProxyCommand=x': must not start with '-'" $'name: s\nsubsystems:\n  - name: a\n    host: -oProxyCommand=x'
 bad "bad.yaml:2: local_host 'a b'" $'name: s\nlocal_host: a b\nsubsystems: []'
-bad "bad.yaml:2: host role 'a b'" $'name: s\nhosts: {a b: x}\nsubsystems: []'
+bad "bad.yaml:2: host role name 'a b'" $'name: s\nhosts: {a b: x}\nsubsystems: []'
 bad "bad.yaml:4: connection 'c' given twice" $'name: s\nconnections:\n  c: u8\n  c: u16\nsubsystems: []'
 [ ! -e "$T/pwned" ] || fail "a line of a command ran"
 

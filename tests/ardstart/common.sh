@@ -36,6 +36,9 @@ cleanup_common() {
     rm -rf "$T"
 }
 trap cleanup_common EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 fail() {
     echo "FAIL: $*" >&2

@@ -29,9 +29,17 @@
 #                                 Idempotent; safe to call from a trap after a partial create.
 #
 # Variables (set before netns_create to override):
-#   NETNS_PREFIX   prefix of namespace names (default "ard$$"), unique per test run
-#   NETNS_SUBNET   first three octets (default "10.77.0")
+#   NETNS_PREFIX   prefix of namespace names (default "ard<pid>r<random>"), unique per run
+#   NETNS_SUBNET   first three octets (default: 10.X.Y, X and Y random per run); tests use
+#                  netns_addr or $NETNS_SUBNET, never a literal address
 #   NETNS_DIR      state directory (default: a new mktemp -d)
+#
+# Isolation: everything a run makes is named after its own prefix or lives inside its own
+# namespaces (veths, bridge, addresses, /etc/hosts, /dev/shm), so runs in parallel (ctest -j,
+# or two copies of the suite) share nothing and need no lock. Cleanup: netns_destroy from the
+# EXIT trap (TERM, INT and HUP are turned into an exit so that the trap runs); a run killed
+# with SIGKILL (a CTest timeout) is cleaned by the next netns_create on the machine, which
+# removes what runs whose test process is gone left behind (registered in $NETNS_RUNDIR).
 #
 # Example:
 #   netns_require_root
@@ -39,10 +47,43 @@
 #   netns_run hostB ardnet --in udp://:7001 --out arm.state &
 #   netns_run hostA ardnet --in arm.state --out udp://hostB:7001 &
 
-NETNS_PREFIX=${NETNS_PREFIX:-ard$$}
-NETNS_SUBNET=${NETNS_SUBNET:-10.77.0}
+NETNS_PREFIX=${NETNS_PREFIX:-ard$$r$(printf %04x $RANDOM)}
+NETNS_SUBNET=${NETNS_SUBNET:-10.$((64 + RANDOM % 128)).$((RANDOM % 256))}
 NETNS_DIR=${NETNS_DIR:-}
+NETNS_RUNDIR=${NETNS_RUNDIR:-/run/ard-netns}
 NETNS_HOSTS=()
+
+# Remove what earlier runs left when their test process died without cleaning up (SIGKILL).
+# A run is registered as $NETNS_RUNDIR/PREFIX (PREFIX = ard<pid>r<token>) holding its state
+# directory; it is stale when that pid no longer exists.
+netns_sweep() {
+    local f prefix pid dir ns m
+    for f in "$NETNS_RUNDIR"/ard*r*; do
+        [ -f "$f" ] || continue
+        prefix=${f##*/}
+        pid=${prefix#ard}
+        pid=${pid%%r*}
+        [[ $pid =~ ^[0-9]+$ ]] || continue
+        [ "$prefix" != "$NETNS_PREFIX" ] || continue
+        kill -0 "$pid" 2>/dev/null && continue
+        dir=$(cat "$f" 2>/dev/null || true)
+        [[ $dir == /tmp/?* && $dir != *..* ]] || dir="" # only ever a directory of ours
+        for ns in $(ip netns list 2>/dev/null | awk -v p="$prefix-" 'index($1, p) == 1 { print $1 }'); do
+            local pids
+            pids=$(ip netns pids "$ns" 2>/dev/null || true)
+            [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+            ip netns del "$ns" 2>/dev/null || true
+        done
+        if [ -n "$dir" ] && [ -f "$dir/mounts" ]; then
+            for m in $(cat "$dir/mounts"); do
+                umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+            done
+        fi
+        [ -z "$dir" ] || rm -rf "$dir"
+        rm -f "$f"
+        echo "netns: removed what the dead run $prefix left" >&2
+    done
+}
 
 netns_require_root() {
     if [ "$(id -u)" != 0 ]; then
@@ -90,7 +131,13 @@ netns_create() {
     mkdir -p "$NETNS_DIR"
     if [ "${NETNS_NO_TRAP:-0}" != 1 ]; then
         trap netns_destroy EXIT
+        trap 'exit 129' HUP
+        trap 'exit 130' INT
+        trap 'exit 143' TERM
     fi
+    netns_sweep
+    mkdir -p "$NETNS_RUNDIR"
+    echo "$NETNS_DIR" >"$NETNS_RUNDIR/$NETNS_PREFIX"
     local sw
     sw=$(netns_netns sw)
     echo "$sw" >"$NETNS_DIR/namespaces"
@@ -175,6 +222,7 @@ netns_destroy() {
         done
     fi
     rm -rf "$NETNS_DIR"
+    rm -f "$NETNS_RUNDIR/$NETNS_PREFIX"
     NETNS_DIR=""
     NETNS_HOSTS=()
 }

@@ -1,0 +1,42 @@
+# uninstall.cmake - `cmake --build build --target uninstall`: remove every file that the last
+# `cmake --install build` recorded in build/install_manifest.txt, then the directories of
+# ardnet's own that are left empty (share/ardnet, libexec/ardnet, lib/cmake/ardnet), and
+# refresh the linker's cache if the library was in a system directory.
+#   cmake -DMANIFEST=build/install_manifest.txt -P cmake/uninstall.cmake
+if(NOT EXISTS "${MANIFEST}")
+  message(FATAL_ERROR "ardnet: nothing to uninstall: ${MANIFEST} does not exist "
+                      "(it is written by `cmake --install`)")
+endif()
+file(STRINGS "${MANIFEST}" _ard_files)
+set(_ard_count 0)
+set(_ard_dirs "")
+set(ARD_LIBDIR_FULL "")
+foreach(f IN LISTS _ard_files)
+  if(EXISTS "$ENV{DESTDIR}${f}" OR IS_SYMLINK "$ENV{DESTDIR}${f}")
+    file(REMOVE "$ENV{DESTDIR}${f}")
+    math(EXPR _ard_count "${_ard_count} + 1")
+  endif()
+  get_filename_component(_ard_dir "${f}" DIRECTORY)
+  list(APPEND _ard_dirs "${_ard_dir}")
+  if(f MATCHES "/libardnet\\.so$")
+    set(ARD_LIBDIR_FULL "$ENV{DESTDIR}${_ard_dir}")
+  endif()
+endforeach()
+# Empty directories inside one named ardnet (or the ardnet one itself), deepest first.
+list(REMOVE_DUPLICATES _ard_dirs)
+list(SORT _ard_dirs ORDER DESCENDING)
+foreach(d IN LISTS _ard_dirs)
+  while(d MATCHES "/ardnet(/|$)")
+    file(GLOB _ard_left "$ENV{DESTDIR}${d}/*" "$ENV{DESTDIR}${d}/.*")
+    if(_ard_left OR NOT IS_DIRECTORY "$ENV{DESTDIR}${d}")
+      break()
+    endif()
+    file(REMOVE_RECURSE "$ENV{DESTDIR}${d}")
+    get_filename_component(d "${d}" DIRECTORY)
+  endwhile()
+endforeach()
+message(STATUS "ardnet: removed ${_ard_count} installed files listed in ${MANIFEST}")
+if(ARD_LIBDIR_FULL AND IS_DIRECTORY "${ARD_LIBDIR_FULL}")
+  set(ARD_UNINSTALLING ON)
+  include("${CMAKE_CURRENT_LIST_DIR}/ldconfig.cmake")
+endif()

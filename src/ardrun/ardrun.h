@@ -1,0 +1,203 @@
+/*
+ * ardrun.h - internal declarations of the group runner (never installed).
+ */
+#ifndef ARDRUN_H
+#define ARDRUN_H
+
+#include "ardi.h"
+#include "ardnet_block.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exit codes (docs/ardrun.md). */
+#define ARDR_EXIT_USAGE 100  /* bad command line or group YAML */
+#define ARDR_EXIT_PLUGIN 101 /* a plugin could not be loaded or was refused */
+#define ARDR_EXIT_SCHEME 102 /* the scheme check failed (nothing was run) */
+#define ARDR_EXIT_INIT 103   /* a block's init (or first start) failed */
+#define ARDR_EXIT_CTL 104    /* ctl: no reply from the group, or the command was refused */
+#define ARDR_EXIT_FAILED 105 /* --block: the block's step failed */
+#define ARDR_EXIT_SYS 111
+
+#define ARDR_NAME_MAX 31 /* instance, port and parameter names */
+#define ARDR_MAX_BLOCKS 256
+#define ARDR_MAX_RATES 16
+#define ARDR_STR_MAX 255
+#define ARDR_DELAY_BINS 2048
+
+/* ---- plugin.c: a loaded and checked plugin --------------------------------------------- */
+
+struct ardr_plugin {
+    void *dl;
+    char path[4096];   /* as configured */
+    char loaded[4096]; /* the private copy actually dlopen()ed */
+    const struct ard_block_desc *d;
+};
+
+/* Load `path` (a private copy, so that a rebuilt .so is new) and check its descriptor.
+ * `what` names the instance for messages. Returns 0 or ARD_E* with the detail set. */
+int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what);
+void ardr_plugin_unload(struct ardr_plugin *pl);
+/* 0 when both descriptors have the same ports (names, directions, sizes, types). */
+int ardr_plugin_same_ports(const struct ard_block_desc *a, const struct ard_block_desc *b,
+                           const char *what);
+
+/* ---- block.c: one block instance (shared by group and single-block mode) --------------- */
+
+enum ardr_state { ARDR_INIT = 0, ARDR_RUNNING = 1, ARDR_STOPPED = 2, ARDR_FAILED = 3 };
+enum ardr_req { ARDR_REQ_NONE = 0, ARDR_REQ_STOP = 1, ARDR_REQ_START = 2 };
+
+struct ardr_kv {
+    char key[ARDR_NAME_MAX + 1];
+    char val[ARDR_STR_MAX + 1];
+};
+
+struct ardr_pval {
+    enum ard_param_type type;
+    int64_t i;
+    double f;
+    int b;
+    char s[ARDR_STR_MAX + 1];
+};
+
+struct ardr_block {
+    /* configuration */
+    char name[ARDR_NAME_MAX + 1];
+    char path[4096];
+    int rate; /* index of its rate group */
+    struct ardr_kv wires[ARD_BLOCK_MAX_PORTS];
+    int nwires;
+    struct ardr_kv params[ARD_BLOCK_MAX_PARAMS];
+    int nparams;
+    int line; /* in the YAML, for messages */
+
+    /* loaded */
+    struct ardr_plugin pl;
+    struct ardr_pval pv[ARD_BLOCK_MAX_PARAMS];
+    char conn[ARD_BLOCK_MAX_PORTS][ARD_MAX_NAME + 1];
+    ard_port *port[ARD_BLOCK_MAX_PORTS];
+    void *bufs[ARD_BLOCK_MAX_PORTS];
+    int8_t fresh[ARD_BLOCK_MAX_PORTS];
+    uint8_t send[ARD_BLOCK_MAX_PORTS];
+    struct ard_info info[ARD_BLOCK_MAX_PORTS];
+    ard_block_ctx ctx;
+    bool inited;
+    bool delayed[ARD_BLOCK_MAX_PORTS]; /* IN port read one tick late (cycle broken here) */
+
+    /* run time, written by its rate thread */
+    _Atomic int state;
+    _Atomic int req;
+    _Atomic uint64_t steps, fails;
+    _Atomic int64_t sum_ns, max_ns;
+    char why[256]; /* last failure, written by the thread that failed */
+    _Atomic int reported;
+};
+
+/* Parse `text` as a parameter value of `type` into v; `what` prefixes the message. */
+int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
+                     struct ardr_pval *v);
+/* Parse and check the block's parameter values against its descriptor (defaults filled in). */
+int ardr_block_params(struct ardr_block *b);
+/* Set up buffers and the context (after the plugin is loaded and ports exist). */
+int ardr_block_prepare(struct ardr_block *b);
+void ardr_block_free(struct ardr_block *b);
+/* Times of one tick, shared by the blocks a thread steps one after another. */
+struct ardr_tick {
+    int64_t tick_ns;     /* the tick's wake-up time (ctx->now_ns) */
+    int64_t period_ns;   /* the block's period (ctx->period_ns) */
+    int64_t clock_ns;    /* in: CLOCK_MONOTONIC now (the step's start); out: after the step */
+    int64_t real_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once per tick */
+};
+/* One step: receive the IN ports (except `skip`, already received by the caller in trigger
+ * mode; -1: none), step, send the marked OUT ports stamped with the step's start; times it.
+ * Returns 0 or the error (b->why says why); t->clock_ns is updated either way. */
+int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip);
+/* Call init (and start), close. Return 0 or the callback's error with b->why set. */
+int ardr_block_init(struct ardr_block *b);
+void ardr_block_close(struct ardr_block *b);
+int ardr_block_call(struct ardr_block *b, int (*cb)(ard_block_ctx *), const char *what);
+
+/* ---- config.c: the group YAML -------------------------------------------------------- */
+
+struct ardr_rate {
+    char name[ARDR_NAME_MAX + 1];
+    int divide; /* period = base period * divide */
+    int prio;   /* SCHED_FIFO priority, 0 = leave the policy alone */
+    char cpus[64];
+    int order[ARDR_MAX_BLOCKS]; /* block indices in tick order */
+    int n;
+    /* run time */
+    pthread_t thread;
+    _Atomic uint64_t cycles, overruns;
+    /* wake-up delay (now - deadline) of each tick: 1 us bins, the last one open */
+    uint32_t delay_hist[ARDR_DELAY_BINS];
+    int64_t delay_min, delay_max;
+    _Atomic int first_done;
+    int error;
+    char why[256];
+};
+
+struct ardr_group {
+    char file[4096];
+    char name[ARDR_NAME_MAX + 1];
+    char domain[ARD_MAX_NAME + 1];
+    int64_t period_ns;
+    bool lock;
+    bool strict; /* inputs nothing writes are errors, not warnings */
+    struct ardr_rate rates[ARDR_MAX_RATES];
+    int nrates;
+    struct ardr_block *blocks;
+    int nblocks;
+    int64_t ticks; /* run this many base ticks then stop (0: until signalled) */
+};
+
+/* Parse `file` into g (blocks allocated). Returns 0 or ARD_EINVAL with a detail naming the
+ * file, line and key. */
+int ardr_config_load(struct ardr_group *g, const char *file);
+void ardr_config_free(struct ardr_group *g);
+/* Where plugin `name` is: a bare file name is looked up in $ARDRUN_PLUGIN_PATH (a colon list)
+ * first; a relative path is relative to the directory of `yaml` (NULL: the working one). */
+void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml);
+
+/* ---- scheme.c: the scheme check and the tick order ---------------------------------- */
+
+/* Check descriptors against each other (sizes, types, writers, unwritten inputs), then create
+ * the ports (which checks against connections outside the group: types, writer lock).
+ * Prints every problem to stderr. Returns 0, or the number of errors found (> 0). */
+int ardr_scheme_check(struct ardr_group *g);
+/* Order each rate group's blocks by data flow; prints broken cycles. */
+void ardr_scheme_order(struct ardr_group *g);
+
+/* ---- run.c ------------------------------------------------------------------------- */
+
+int ardr_run_group(struct ardr_group *g);
+
+/* ---- modes (main.c dispatches) ----------------------------------------------------- */
+
+int ardr_cmd_group(int argc, char **argv);
+int ardr_cmd_block(int argc, char **argv);
+int ardr_cmd_ctl(int argc, char **argv);
+int ardr_cmd_new(int argc, char **argv);
+int ardr_cmd_describe(int argc, char **argv);
+
+/* ---- control packets: connection "<group>.ctl" (in) and "<group>.ctl-reply" (out) --- */
+
+#define ARDR_CTL_TYPE "u32 u32 u8[32]"
+struct ardr_ctl {
+    uint32_t id;  /* chosen by the client, echoed in the reply */
+    uint32_t cmd; /* ARDR_CMD_* */
+    char block[32];
+};
+#define ARDR_CTL_REPLY_TYPE "u32 i32 u8[248]"
+struct ardr_ctl_reply {
+    uint32_t id;
+    int32_t result; /* 0 or ARD_E* */
+    char text[248];
+};
+enum { ARDR_CMD_STOP = 1, ARDR_CMD_START = 2, ARDR_CMD_RELOAD = 3 };
+
+/* stats: connection "<group>.stats", layout in run.c (stats_open) and docs/ardrun.md */
+
+#endif /* ARDRUN_H */

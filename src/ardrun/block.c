@@ -1,0 +1,271 @@
+/*
+ * block.c - one block instance: parameters, context, and the step with its inputs, outputs
+ * and timing. Shared by a group and by single-block mode.
+ */
+#include "ardrun.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
+                     struct ardr_pval *v)
+{
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    char *end;
+    errno = 0;
+    switch (type) {
+    case ARD_PARAM_I64:
+        v->i = strtoll(text, &end, 0);
+        if (errno || end == text || *end)
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': '%s' is not an integer (i64)", what,
+                             name, text);
+        return 0;
+    case ARD_PARAM_F64:
+        v->f = strtod(text, &end);
+        if (errno || end == text || *end || !isfinite(v->f))
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': '%s' is not a finite number (f64)",
+                             what, name, text);
+        return 0;
+    case ARD_PARAM_BOOL:
+        if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") || !strcasecmp(text, "on") ||
+            !strcmp(text, "1"))
+            v->b = 1;
+        else if (!strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+                 !strcasecmp(text, "off") || !strcmp(text, "0"))
+            v->b = 0;
+        else
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': '%s' is not a boolean", what, name,
+                             text);
+        return 0;
+    case ARD_PARAM_STR:
+        if (strlen(text) > ARDR_STR_MAX)
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': longer than %d bytes", what, name,
+                             ARDR_STR_MAX);
+        snprintf(v->s, sizeof v->s, "%s", text);
+        return 0;
+    }
+    return ardi_fail(ARD_EINVAL, "%s parameter '%s': unknown type", what, name);
+}
+
+static const char *type_name(enum ard_param_type t)
+{
+    return t == ARD_PARAM_I64    ? "i64"
+           : t == ARD_PARAM_F64  ? "f64"
+           : t == ARD_PARAM_BOOL ? "bool"
+                                 : "str";
+}
+
+int ardr_block_params(struct ardr_block *b)
+{
+    const struct ard_block_desc *d = b->pl.d;
+    char what[80];
+    snprintf(what, sizeof what, "block '%s' (%s):", b->name, d->name);
+    for (int k = 0; k < b->nparams; k++) {
+        uint32_t i = 0;
+        while (i < d->nparams && strcmp(d->params[i].name, b->params[k].key))
+            i++;
+        if (i == d->nparams)
+            return ardi_fail(ARD_EINVAL, "%s no parameter '%s' (the plugin has %u parameters)",
+                             what, b->params[k].key, d->nparams);
+    }
+    for (uint32_t i = 0; i < d->nparams; i++) {
+        const struct ard_block_param *p = &d->params[i];
+        const char *text = p->def;
+        for (int k = 0; k < b->nparams; k++)
+            if (!strcmp(b->params[k].key, p->name))
+                text = b->params[k].val;
+        if (text == NULL)
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s' (%s) has no default and is not given",
+                             what, p->name, type_name(p->type));
+        if (ardr_param_parse(what, p->name, p->type, text, &b->pv[i]) < 0)
+            return ARD_EINVAL;
+    }
+    return 0;
+}
+
+static int host_param(ard_block_ctx *ctx, const char *name, enum ard_param_type type, void *out)
+{
+    struct ardr_block *b = (struct ardr_block *)((char *)ctx - offsetof(struct ardr_block, ctx));
+    const struct ard_block_desc *d = b->pl.d;
+    for (uint32_t i = 0; name && i < d->nparams; i++) {
+        if (strcmp(d->params[i].name, name))
+            continue;
+        if (d->params[i].type != type)
+            return ardi_fail(ARD_EINVAL, "block '%s': parameter '%s' is %s, read as %s", b->name,
+                             name, type_name(d->params[i].type), type_name(type));
+        switch (type) {
+        case ARD_PARAM_I64:
+            *(int64_t *)out = b->pv[i].i;
+            break;
+        case ARD_PARAM_F64:
+            *(double *)out = b->pv[i].f;
+            break;
+        case ARD_PARAM_BOOL:
+            *(int *)out = b->pv[i].b;
+            break;
+        case ARD_PARAM_STR:
+            *(const char **)out = b->pv[i].s;
+            break;
+        }
+        return 0;
+    }
+    return ardi_fail(ARD_EINVAL, "block '%s': no parameter '%s'", b->name, name ? name : "(null)");
+}
+
+static int host_fail(ard_block_ctx *ctx, int code, const char *fmt, va_list ap)
+{
+    struct ardr_block *b = (struct ardr_block *)((char *)ctx - offsetof(struct ardr_block, ctx));
+    vsnprintf(b->why, sizeof b->why, fmt, ap);
+    return code < 0 ? code : ARD_EINVAL;
+}
+
+static const struct ard_block_host host = {host_param, host_fail};
+
+int ardr_block_prepare(struct ardr_block *b)
+{
+    const struct ard_block_desc *d = b->pl.d;
+    for (uint32_t i = 0; i < d->nports; i++) {
+        if (b->bufs[i] == NULL) {
+            /* cache-line aligned, so that a packet never shares a line with another's */
+            size_t n = (d->ports[i].size + 63) & ~(size_t)63;
+            b->bufs[i] = aligned_alloc(64, n);
+            if (b->bufs[i] == NULL)
+                return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
+            memset(b->bufs[i], 0, n);
+        }
+        b->fresh[i] = -1;
+        b->send[i] = 0;
+    }
+    memset(&b->ctx, 0, sizeof b->ctx);
+    b->ctx.api = ARD_BLOCK_API;
+    b->ctx.nports = d->nports;
+    b->ctx.instance = b->name;
+    b->ctx.buf = b->bufs;
+    b->ctx.fresh = b->fresh;
+    b->ctx.send = b->send;
+    b->ctx.info = b->info;
+    b->ctx.host = &host;
+    return 0;
+}
+
+int ardr_block_call(struct ardr_block *b, int (*cb)(ard_block_ctx *), const char *what)
+{
+    if (cb == NULL)
+        return 0;
+    b->why[0] = '\0';
+    int rc = cb(&b->ctx);
+    if (rc < 0 && b->why[0] == '\0')
+        snprintf(b->why, sizeof b->why, "%s returned %d (%s)", what, rc, ard_strerror(rc));
+    else if (rc < 0) {
+        char tmp[sizeof b->why];
+        snprintf(tmp, sizeof tmp, "%s", b->why);
+        snprintf(b->why, sizeof b->why, "%s failed: %.200s", what, tmp);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+int ardr_block_init(struct ardr_block *b)
+{
+    b->inited = true; /* close() follows init() even when init fails: it frees what init made */
+    int rc = ardr_block_call(b, b->pl.d->init, "init");
+    if (rc < 0)
+        return rc;
+    rc = ardr_block_call(b, b->pl.d->start, "start");
+    if (rc < 0)
+        return rc;
+    atomic_store(&b->state, ARDR_RUNNING);
+    return 0;
+}
+
+void ardr_block_close(struct ardr_block *b)
+{
+    if (b->inited && b->pl.d) {
+        if (atomic_load(&b->state) == ARDR_RUNNING && b->pl.d->stop)
+            (void)ardr_block_call(b, b->pl.d->stop, "stop");
+        b->pl.d->close(&b->ctx);
+    }
+    b->inited = false;
+}
+
+void ardr_block_free(struct ardr_block *b)
+{
+    ardr_block_close(b);
+    for (int i = 0; i < ARD_BLOCK_MAX_PORTS; i++) {
+        ard_close(b->port[i]);
+        b->port[i] = NULL;
+        free(b->bufs[i]);
+        b->bufs[i] = NULL;
+    }
+    ardr_plugin_unload(&b->pl);
+}
+
+int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
+{
+    const struct ard_block_desc *d = b->pl.d;
+    int64_t t0 = t->clock_ns;
+    uint32_t n = d->nports;
+    int rc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (d->ports[i].dir != ARD_IN)
+            continue;
+        if ((int)i == skip) { /* received by the caller (trigger port) */
+            b->fresh[i] = 1;
+            continue;
+        }
+        rc = ard_tryrec(b->port[i], b->bufs[i]);
+        if (rc >= 0) {
+            b->fresh[i] = (int8_t)rc;
+            b->info[i] = ard_port_info(b->port[i]);
+        } else if (rc == ARD_ENODATA) {
+            b->fresh[i] = -1;
+        } else {
+            snprintf(b->why, sizeof b->why, "receive on port '%s': %s", d->ports[i].name,
+                     ard_errdetail());
+            goto out;
+        }
+    }
+    b->ctx.now_ns = t->tick_ns;
+    b->ctx.period_ns = t->period_ns;
+    b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
+    b->why[0] = '\0';
+    rc = d->step(&b->ctx);
+    if (rc < 0) {
+        if (b->why[0] == '\0')
+            snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
+        for (uint32_t i = 0; i < n; i++)
+            b->send[i] = 0;
+        goto out;
+    }
+    rc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!b->send[i])
+            continue;
+        b->send[i] = 0;
+        /* stamped with the step's start, read once for the timing anyway: two clock reads
+         * less per packet than ard_send */
+        int e = ard_send_stamped(b->port[i], b->bufs[i], t0, t0 + t->real_off_ns);
+        if (e < 0) {
+            snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
+                     ard_errdetail());
+            rc = e;
+            goto out;
+        }
+        b->info[i] = ard_port_info(b->port[i]);
+    }
+out:
+    t->clock_ns = ard_now_ns(); /* this block's end is the next one's start */
+    if (rc < 0)
+        return rc;
+    int64_t dt = t->clock_ns - t0;
+    atomic_store_explicit(&b->steps, b->ctx.steps + 1, memory_order_relaxed);
+    atomic_store_explicit(&b->sum_ns, atomic_load_explicit(&b->sum_ns, memory_order_relaxed) + dt,
+                          memory_order_relaxed);
+    if (dt > atomic_load_explicit(&b->max_ns, memory_order_relaxed))
+        atomic_store_explicit(&b->max_ns, dt, memory_order_relaxed);
+    return 0;
+}

@@ -1,0 +1,171 @@
+/*
+ * ctl.c - `ardrun ctl GROUP CMD [BLOCK]`: lifecycle commands through the group's control
+ * connection ("<GROUP>.ctl", answered on "<GROUP>.ctl-reply"), and a status table from its
+ * stats connection ("<GROUP>.stats").
+ */
+#include "ardrun.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char ctl_usage[] = "usage: ardrun ctl [--ard-domain D] GROUP stop|start|reload BLOCK\n"
+                                "       ardrun ctl [--ard-domain D] GROUP status\n";
+
+static int status(const char *group)
+{
+    char conn[ARD_MAX_NAME + 1];
+    snprintf(conn, sizeof conn, "%s.stats", group);
+    ard_port *in = ard_create_on("stats", conn, ARD_IN, 0, NULL);
+    if (in == NULL) {
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        return ARDR_EXIT_CTL;
+    }
+    size_t size = ard_port_size(in);
+    uint8_t *buf = calloc(1, size);
+    int rc = buf ? ard_rec_timed(in, buf, 2000000000) : ARD_ENOMEM;
+    if (rc < 0 || size < 16) {
+        fprintf(stderr, "ardrun ctl: group '%s': no statistics (%s)\n", group, ard_strerror(rc));
+        free(buf);
+        return ARDR_EXIT_CTL;
+    }
+    uint64_t tick;
+    uint32_t nb, nr;
+    memcpy(&tick, buf, 8);
+    memcpy(&nb, buf + 8, 4);
+    memcpy(&nr, buf + 12, 4);
+    if (16 + (size_t)nr * 16 + (size_t)nb * 40 != size) {
+        fprintf(stderr, "ardrun ctl: '%s' is not an ardrun statistics connection\n", conn);
+        free(buf);
+        return ARDR_EXIT_CTL;
+    }
+    /* names of rates and blocks, if the group published them */
+    char(*names)[32] = calloc(nr + nb, 32);
+    snprintf(conn, sizeof conn, "%s.names", group);
+    ard_port *np =
+        names ? ard_create_on("names", conn, ARD_IN, 32 * ((size_t)nr + nb), NULL) : NULL;
+    if (np == NULL || ard_tryrec(np, names) < 0)
+        for (uint32_t i = 0; names && i < nr + nb; i++)
+            snprintf(names[i], 32, "%u", i < nr ? i : i - nr);
+    for (uint32_t i = 0; names && i < nr + nb; i++)
+        names[i][31] = '\0';
+    ard_close(np);
+    if (names == NULL) {
+        free(buf);
+        return ARDR_EXIT_SYS;
+    }
+    static const char *st[] = {"init", "running", "stopped", "failed"};
+    printf("group %s: base tick %llu\n", group, (unsigned long long)tick);
+    const uint8_t *cyc = buf + 16, *ovr = cyc + 8 * nr, *steps = ovr + 8 * nr;
+    const uint8_t *fails = steps + 8 * nb, *mean = fails + 8 * nb, *max = mean + 8 * nb;
+    const uint8_t *state = max + 8 * nb, *rate = state + 4 * nb;
+    for (uint32_t r = 0; r < nr; r++) {
+        uint64_t c, o;
+        memcpy(&c, cyc + 8 * r, 8);
+        memcpy(&o, ovr + 8 * r, 8);
+        printf("  rate %s: cycles %llu overruns %llu\n", names[r], (unsigned long long)c,
+               (unsigned long long)o);
+    }
+    printf("  %-16s %-10s %12s %8s %10s %10s  %s\n", "BLOCK", "RATE", "STEPS", "FAILS", "MEAN_NS",
+           "MAX_NS", "STATE");
+    for (uint32_t i = 0; i < nb; i++) {
+        uint64_t sv, fv;
+        int64_t mv, xv;
+        int32_t s, r;
+        memcpy(&sv, steps + 8 * i, 8);
+        memcpy(&fv, fails + 8 * i, 8);
+        memcpy(&mv, mean + 8 * i, 8);
+        memcpy(&xv, max + 8 * i, 8);
+        memcpy(&s, state + 4 * i, 4);
+        memcpy(&r, rate + 4 * i, 4);
+        printf("  %-16s %-10s %12llu %8llu %10lld %10lld  %s\n", names[nr + i],
+               r >= 0 && (uint32_t)r < nr ? names[r] : "?", (unsigned long long)sv,
+               (unsigned long long)fv, (long long)mv, (long long)xv,
+               s >= 0 && s <= 3 ? st[s] : "?");
+    }
+    free(names);
+    free(buf);
+    return 0;
+}
+
+int ardr_cmd_ctl(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(ctl_usage, stdout);
+        return 0;
+    }
+    /* the starter's readiness belongs to whoever runs this command, never to it */
+    unsetenv("ARD_READY_FD");
+    if (ard_init(&argc, argv) < 0) {
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        return ARDR_EXIT_USAGE;
+    }
+    if (argc < 3 || argc > 4) {
+        fputs(ctl_usage, stderr);
+        return ARDR_EXIT_USAGE;
+    }
+    const char *group = argv[1], *cmd = argv[2], *block = argc == 4 ? argv[3] : NULL;
+    if (ardi_check_name("group", group, false) < 0 || strlen(group) > ARDR_NAME_MAX) {
+        fprintf(stderr, "ardrun ctl: bad group name '%s'\n", group);
+        return ARDR_EXIT_USAGE;
+    }
+    struct ard_conn_stat st;
+    char conn[ARD_MAX_NAME + 1];
+    snprintf(conn, sizeof conn, "%s.stats", group);
+    if (ard_conn_stat(NULL, conn, &st) < 0 || st.writer_pid == 0) {
+        fprintf(stderr, "ardrun ctl: group '%s' is not running in domain '%s'\n", group,
+                ard_domain());
+        return ARDR_EXIT_CTL;
+    }
+    if (!strcmp(cmd, "status") && block == NULL)
+        return status(group);
+    struct ardr_ctl c = {0};
+    if (!strcmp(cmd, "stop"))
+        c.cmd = ARDR_CMD_STOP;
+    else if (!strcmp(cmd, "start"))
+        c.cmd = ARDR_CMD_START;
+    else if (!strcmp(cmd, "reload"))
+        c.cmd = ARDR_CMD_RELOAD;
+    if (c.cmd == 0 || block == NULL || strlen(block) >= sizeof c.block) {
+        fprintf(stderr, "ardrun ctl: bad command '%s%s%s'\n%s", cmd, block ? " " : "",
+                block ? block : "", ctl_usage);
+        return ARDR_EXIT_USAGE;
+    }
+    memcpy(c.block, block, strlen(block));
+    c.id = (uint32_t)getpid() ^ (uint32_t)ard_now_ns();
+    snprintf(conn, sizeof conn, "%s.ctl-reply", group);
+    ard_port *rep =
+        ard_create_on("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE);
+    snprintf(conn, sizeof conn, "%s.ctl", group);
+    ard_port *out =
+        rep ? ard_create_on("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl), ARDR_CTL_TYPE) : NULL;
+    if (out == NULL) {
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        return ard_lasterror() == ARD_EBUSY ? ARDR_EXIT_CTL : ARDR_EXIT_SYS;
+    }
+    struct ardr_ctl_reply r;
+    (void)!ard_tryrec(rep, &r); /* an old reply is not ours */
+    if (ard_send(out, &c) < 0) {
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        return ARDR_EXIT_SYS;
+    }
+    int64_t deadline = ard_now_ns() + 10000000000LL; /* a reload runs init: give it time */
+    for (;;) {
+        int64_t left = deadline - ard_now_ns();
+        int rc = ard_rec_timed(rep, &r, left);
+        if (rc == ARD_ETIMEDOUT || left <= 0) {
+            fprintf(stderr, "ardrun ctl: group '%s' did not answer within 10 s\n", group);
+            return ARDR_EXIT_CTL;
+        }
+        if (rc == 0 && r.id == c.id)
+            break;
+    }
+    r.text[sizeof r.text - 1] = '\0';
+    if (r.result < 0) {
+        fprintf(stderr, "ardrun ctl: %s: %s\n", group, r.text);
+        return ARDR_EXIT_CTL;
+    }
+    printf("%s\n", r.text);
+    return 0;
+}

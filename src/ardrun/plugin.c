@@ -1,0 +1,228 @@
+/*
+ * plugin.c - loading a block plugin and checking its descriptor before anything runs.
+ */
+#include "ardrun.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* [A-Za-z0-9_-], 1..ARDR_NAME_MAX: instance, port and parameter names (no '.', which joins an
+ * instance and its port). */
+static bool short_name_ok(const char *s)
+{
+    if (s == NULL || !*s || strlen(s) > ARDR_NAME_MAX)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-'))
+            return false;
+    return true;
+}
+
+/* Copy the .so into a memfd and dlopen that: every load is a new object, so a rebuilt plugin
+ * is really loaded again (dlopen of an already loaded path returns the old one). The memfd
+ * stays open while the plugin is loaded, so its /proc/self/fd name stays unique. */
+static int copy_to_memfd(const char *path, const char *what, int *out)
+{
+    int src = open(path, O_RDONLY | O_CLOEXEC);
+    if (src < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "%s: plugin '%s': cannot open", what, path);
+    struct stat st;
+    if (fstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(src);
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s' is not a regular file", what, path);
+    }
+    int fd = memfd_create("ardrun-plugin", 0);
+    if (fd < 0) {
+        int e = errno;
+        close(src);
+        return ardi_fail_errno(ARD_ESYS, e, "%s: memfd_create", what);
+    }
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(src, buf, sizeof buf);
+        if (n == 0)
+            break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || write(fd, buf, (size_t)n) != n) {
+            int e = errno;
+            close(src);
+            close(fd);
+            return ardi_fail_errno(ARD_ESYS, e, "%s: plugin '%s': copy", what, path);
+        }
+    }
+    close(src);
+    *out = fd;
+    return 0;
+}
+
+static int check_type(const char *what, const char *port, size_t size, const char *type)
+{
+    if (size < 1 || size > ARD_MAX_PACKET)
+        return ardi_fail(ARD_ETYPE, "%s: port '%s' declares size %zu (must be 1..%u)", what, port,
+                         size, ARD_MAX_PACKET);
+    if (type == NULL)
+        return 0;
+    size_t tsize;
+    if (ard_type_parse(type, NULL, 0, NULL, &tsize) < 0) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        return ardi_fail(ARD_ETYPE, "%s: port '%s': bad type '%s': %s", what, port, type, why);
+    }
+    if (tsize != size)
+        return ardi_fail(ARD_ETYPE,
+                         "%s: port '%s' declares %zu bytes but its type '%s' has %zu bytes "
+                         "(the descriptor does not match the packet)",
+                         what, port, size, type, tsize);
+    return 0;
+}
+
+static int check_desc(const struct ard_block_desc *d, const char *what, const char *path)
+{
+    if (d == NULL)
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': ard_block_descriptor() returned NULL", what,
+                         path);
+    if (d->api != ARD_BLOCK_API)
+        return ardi_fail(ARD_EINVAL,
+                         "%s: plugin '%s' was built against block API version %u, this ardrun "
+                         "has version %u (rebuild the plugin against this ardnet_block.h)",
+                         what, path, d->api, ARD_BLOCK_API);
+    if (!short_name_ok(d->name))
+        return ardi_fail(ARD_EINVAL,
+                         "%s: plugin '%s': block name '%s' is not a name ([A-Za-z0-9_-], 1..%d)",
+                         what, path, d->name ? d->name : "(null)", ARDR_NAME_MAX);
+    if (d->version == NULL)
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': block '%s' has no version", what, path,
+                         d->name);
+    const char *missing = !d->init ? "init" : !d->step ? "step" : !d->close ? "close" : NULL;
+    if (missing)
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': block '%s' has no %s callback", what, path,
+                         d->name, missing);
+    if (d->nports > ARD_BLOCK_MAX_PORTS || (d->nports && !d->ports))
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': bad port table (%u ports, at most %d)", what,
+                         path, d->nports, ARD_BLOCK_MAX_PORTS);
+    if (d->nparams > ARD_BLOCK_MAX_PARAMS || (d->nparams && !d->params))
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s': bad parameter table (%u, at most %d)", what,
+                         path, d->nparams, ARD_BLOCK_MAX_PARAMS);
+    for (uint32_t i = 0; i < d->nports; i++) {
+        const struct ard_block_port *p = &d->ports[i];
+        if (!short_name_ok(p->name))
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port %u has a bad name '%s'", what, path,
+                             i, p->name ? p->name : "(null)");
+        if (p->dir != ARD_IN && p->dir != ARD_OUT)
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' has no direction", what, path,
+                             p->name);
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(d->ports[j].name, p->name))
+                return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' is declared twice", what,
+                                 path, p->name);
+        char w[600];
+        snprintf(w, sizeof w, "%s: plugin '%s'", what, path);
+        int rc = check_type(w, p->name, p->size, p->type);
+        if (rc < 0)
+            return rc;
+    }
+    for (uint32_t i = 0; i < d->nparams; i++) {
+        const struct ard_block_param *p = &d->params[i];
+        if (!short_name_ok(p->name))
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter %u has a bad name '%s'", what,
+                             path, i, p->name ? p->name : "(null)");
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(d->params[j].name, p->name))
+                return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter '%s' is declared twice",
+                                 what, path, p->name);
+        struct ardr_pval v;
+        char w[600];
+        snprintf(w, sizeof w, "%s: plugin '%s': default of", what, path);
+        if (p->type < ARD_PARAM_I64 || p->type > ARD_PARAM_STR)
+            return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter '%s' has unknown type %d",
+                             what, path, p->name, (int)p->type);
+        if (p->def && ardr_param_parse(w, p->name, p->type, p->def, &v) < 0)
+            return ARD_EINVAL;
+    }
+    return 0;
+}
+
+int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
+{
+    memset(pl, 0, sizeof *pl);
+    snprintf(pl->path, sizeof pl->path, "%s", path);
+    int fd, rc = copy_to_memfd(path, what, &fd);
+    if (rc < 0)
+        return rc;
+    snprintf(pl->loaded, sizeof pl->loaded, "/proc/self/fd/%d", fd);
+    dlerror();
+    pl->dl = dlopen(pl->loaded, RTLD_NOW | RTLD_LOCAL);
+    if (pl->dl == NULL) {
+        const char *e = dlerror();
+        close(fd);
+        /* dlerror names the memfd; say the real file instead */
+        const char *colon = e ? strstr(e, ": ") : NULL;
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s' cannot be loaded: %s", what, path,
+                         colon ? colon + 2
+                         : e   ? e
+                               : "unknown dlopen error");
+    }
+    const struct ard_block_desc *(*fn)(void);
+    *(void **)&fn = dlsym(pl->dl, ARD_BLOCK_SYMBOL);
+    if (fn == NULL) {
+        dlclose(pl->dl);
+        close(fd);
+        pl->dl = NULL;
+        return ardi_fail(ARD_EINVAL,
+                         "%s: plugin '%s' does not export %s() (not a block plugin? see "
+                         "ARD_BLOCK_EXPORT in ardnet_block.h)",
+                         what, path, ARD_BLOCK_SYMBOL);
+    }
+    pl->d = fn();
+    if ((rc = check_desc(pl->d, what, path)) < 0) {
+        dlclose(pl->dl);
+        close(fd);
+        pl->dl = NULL;
+        pl->d = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+void ardr_plugin_unload(struct ardr_plugin *pl)
+{
+    if (pl->dl) {
+        dlclose(pl->dl);
+        int fd = -1;
+        if (sscanf(pl->loaded, "/proc/self/fd/%d", &fd) == 1 && fd >= 0)
+            close(fd);
+    }
+    pl->dl = NULL;
+    pl->d = NULL;
+}
+
+int ardr_plugin_same_ports(const struct ard_block_desc *a, const struct ard_block_desc *b,
+                           const char *what)
+{
+    if (a->nports != b->nports)
+        return ardi_fail(ARD_ETYPE, "%s: the new build has %u ports, the running one %u", what,
+                         b->nports, a->nports);
+    for (uint32_t i = 0; i < a->nports; i++) {
+        const struct ard_block_port *p = &a->ports[i], *q = &b->ports[i];
+        char tp[ARD_MAX_TYPE + 1] = "", tq[ARD_MAX_TYPE + 1] = "";
+        if (p->type)
+            (void)!ard_type_normalize(p->type, tp, sizeof tp);
+        if (q->type)
+            (void)!ard_type_normalize(q->type, tq, sizeof tq);
+        if (strcmp(p->name, q->name) || p->dir != q->dir || p->size != q->size || strcmp(tp, tq))
+            return ardi_fail(ARD_ETYPE,
+                             "%s: port %u differs: running '%s' %s %zu bytes '%s', new build "
+                             "'%s' %s %zu bytes '%s' (reload keeps the ports; restart the group)",
+                             what, i, p->name, p->dir == ARD_IN ? "in" : "out", p->size, tp,
+                             q->name, q->dir == ARD_IN ? "in" : "out", q->size, tq);
+    }
+    return 0;
+}

@@ -1,0 +1,521 @@
+/*
+ * run.c - running a checked group: one SCHED_FIFO thread per rate group, lifecycle commands
+ * from the control connection, statistics on the stats connection, readiness for ardstart.
+ */
+#include "ardrun.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_signal;
+static _Atomic int quit; /* tells the rate threads to stop */
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+struct rate_arg {
+    struct ardr_group *g;
+    int r;
+    int64_t t0;
+};
+
+/* Lifecycle requests are applied by the block's own thread between ticks, so a callback
+ * never runs concurrently with the block's step. */
+static void apply_request(struct ardr_block *b)
+{
+    int req = atomic_load_explicit(&b->req, memory_order_acquire);
+    if (req == ARDR_REQ_NONE)
+        return;
+    int st = atomic_load(&b->state);
+    if (req == ARDR_REQ_STOP && st == ARDR_RUNNING) {
+        int rc = ardr_block_call(b, b->pl.d->stop, "stop");
+        atomic_store(&b->state, rc < 0 ? ARDR_FAILED : ARDR_STOPPED);
+    } else if (req == ARDR_REQ_START && st != ARDR_RUNNING) {
+        int rc = ardr_block_call(b, b->pl.d->start, "start");
+        if (rc < 0)
+            atomic_fetch_add(&b->fails, 1);
+        atomic_store(&b->reported, 0);
+        atomic_store(&b->state, rc < 0 ? ARDR_FAILED : ARDR_RUNNING);
+    }
+    atomic_store_explicit(&b->req, ARDR_REQ_NONE, memory_order_release);
+}
+
+static void *rate_thread(void *arg)
+{
+    struct rate_arg *a = arg;
+    struct ardr_group *g = a->g;
+    struct ardr_rate *rt = &g->rates[a->r];
+    int64_t period = g->period_ns * rt->divide;
+    if (rt->prio || rt->cpus[0]) {
+        if (ard_realtime(rt->cpus[0] ? rt->cpus : NULL, 0, rt->prio) < 0) {
+            char why[sizeof rt->why];
+            snprintf(why, sizeof why, "rate '%s': %.200s", rt->name, ard_errdetail());
+            memcpy(rt->why, why, sizeof why);
+            rt->error = ARD_ERTREFUSED;
+            atomic_store(&rt->first_done, 1);
+            return NULL;
+        }
+    }
+    ard_period p;
+    if (ard_period_init(&p, period) < 0) {
+        memcpy(rt->why, "bad period", sizeof "bad period");
+        rt->error = ARD_EINVAL;
+        atomic_store(&rt->first_done, 1);
+        return NULL;
+    }
+    /* every rate starts on the same instant, so that slower rates tick with the base */
+    p.next_ns = a->t0;
+    (void)ard_period_wait(&p);
+    uint64_t limit = g->ticks > 0 ? (uint64_t)(g->ticks / rt->divide) : 0;
+    rt->delay_min = INT64_MAX;
+    while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
+        int64_t now = ard_now_ns(), delay = now - (p.next_ns - p.period_ns);
+        struct ardr_tick tick = {now, period, now, ard_realtime_ns() - now};
+        int64_t bin = delay / 1000;
+        rt->delay_hist[bin < 0 ? 0 : bin >= ARDR_DELAY_BINS ? ARDR_DELAY_BINS - 1 : bin]++;
+        rt->delay_min = delay < rt->delay_min ? delay : rt->delay_min;
+        rt->delay_max = delay > rt->delay_max ? delay : rt->delay_max;
+        for (int k = 0; k < rt->n; k++) {
+            struct ardr_block *b = &g->blocks[rt->order[k]];
+            apply_request(b);
+            if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
+                continue;
+            if (ardr_block_step(b, &tick, -1) < 0) {
+                atomic_fetch_add(&b->fails, 1);
+                atomic_store(&b->state, ARDR_FAILED);
+            }
+        }
+        uint64_t c = atomic_load_explicit(&rt->cycles, memory_order_relaxed) + 1;
+        atomic_store_explicit(&rt->cycles, c, memory_order_relaxed);
+        atomic_store_explicit(&rt->first_done, 1, memory_order_release);
+        if (limit && c >= limit)
+            break;
+        int missed = ard_period_wait(&p);
+        if (missed > 0)
+            atomic_fetch_add_explicit(&rt->overruns, (uint64_t)missed, memory_order_relaxed);
+    }
+    /* a block stopped or started after this thread ended still gets its request applied */
+    return NULL;
+}
+
+/* ---- statistics ------------------------------------------------------------------------ */
+
+struct statsbuf {
+    ard_port *port;
+    size_t size;
+    uint8_t *buf;
+};
+
+/* Struct of arrays, so that the descriptor stays short for any number of blocks:
+ * "u64 u32 u32 u64[R] u64[R] u64[B] u64[B] i64[B] i64[B] i32[B] i32[B]". */
+static int stats_open(struct ardr_group *g, struct statsbuf *s)
+{
+    char type[256];
+    int R = g->nrates, B = g->nblocks;
+    snprintf(type, sizeof type,
+             "u64 u32 u32 u64[%d] u64[%d] u64[%d] u64[%d] i64[%d] i64[%d] i32[%d] i32[%d]", R, R, B,
+             B, B, B, B, B);
+    s->size = 16 + (size_t)R * 16 + (size_t)B * 40;
+    s->buf = calloc(1, s->size);
+    char conn[ARD_MAX_NAME + 1];
+    snprintf(conn, sizeof conn, "%s.stats", g->name);
+    s->port = s->buf ? ard_create_on("ardrun.stats", conn, ARD_OUT, s->size, type) : NULL;
+    if (s->port == NULL) {
+        if (ard_lasterror() == ARD_EBUSY)
+            return ardi_fail(ARD_EBUSY, "group '%s' already runs in domain '%s': %s", g->name,
+                             ard_domain(), ard_errdetail());
+        return ard_lasterror();
+    }
+    return 0;
+}
+
+static void stats_publish(struct ardr_group *g, struct statsbuf *s)
+{
+    uint8_t *p = s->buf;
+    int R = g->nrates, B = g->nblocks;
+    uint64_t tick = atomic_load(&g->rates[0].cycles) * (uint64_t)g->rates[0].divide;
+    uint32_t nb = (uint32_t)B, nr = (uint32_t)R;
+    memcpy(p, &tick, 8);
+    memcpy(p + 8, &nb, 4);
+    memcpy(p + 12, &nr, 4);
+    uint8_t *cyc = p + 16, *ovr = cyc + 8 * R, *steps = ovr + 8 * R, *fails = steps + 8 * B,
+            *mean = fails + 8 * B, *max = mean + 8 * B, *state = max + 8 * B, *rate = state + 4 * B;
+    for (int r = 0; r < R; r++) {
+        uint64_t c = atomic_load(&g->rates[r].cycles), o = atomic_load(&g->rates[r].overruns);
+        memcpy(cyc + 8 * r, &c, 8);
+        memcpy(ovr + 8 * r, &o, 8);
+    }
+    for (int i = 0; i < B; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        uint64_t st = atomic_load(&b->steps), fl = atomic_load(&b->fails);
+        int64_t sum = atomic_load(&b->sum_ns), mx = atomic_load(&b->max_ns);
+        int64_t mn = st ? sum / (int64_t)st : 0;
+        int32_t state_v = atomic_load(&b->state), rate_v = b->rate;
+        memcpy(steps + 8 * i, &st, 8);
+        memcpy(fails + 8 * i, &fl, 8);
+        memcpy(mean + 8 * i, &mn, 8);
+        memcpy(max + 8 * i, &mx, 8);
+        memcpy(state + 4 * i, &state_v, 4);
+        memcpy(rate + 4 * i, &rate_v, 4);
+    }
+    (void)!ard_send(s->port, s->buf);
+}
+
+static const char *state_name(int st)
+{
+    static const char *n[] = {"init", "running", "stopped", "failed"};
+    return st >= 0 && st <= 3 ? n[st] : "?";
+}
+
+/* The bin where the q-quantile of the wake-up delays falls, in us (upper edge). */
+static long delay_quantile(const struct ardr_rate *rt, double q)
+{
+    uint64_t total = 0, seen = 0;
+    for (int i = 0; i < ARDR_DELAY_BINS; i++)
+        total += rt->delay_hist[i];
+    for (int i = 0; i < ARDR_DELAY_BINS; i++) {
+        seen += rt->delay_hist[i];
+        if (total && (double)seen >= q * (double)total)
+            return i + 1;
+    }
+    return 0;
+}
+
+/* After the rate threads ended (their histograms are no longer written). */
+static void summary(struct ardr_group *g)
+{
+    for (int r = 0; r < g->nrates; r++) {
+        const struct ardr_rate *rt = &g->rates[r];
+        fprintf(stderr,
+                "ardrun: %s: rate '%s' (%d): cycles %llu overruns %llu wake-up delay min %.1f "
+                "median <%ld p99 <%ld max %.1f us\n",
+                g->name, rt->name, rt->divide, (unsigned long long)atomic_load(&rt->cycles),
+                (unsigned long long)atomic_load(&rt->overruns),
+                rt->delay_max ? (double)rt->delay_min / 1e3 : 0.0, delay_quantile(rt, 0.5),
+                delay_quantile(rt, 0.99), (double)rt->delay_max / 1e3);
+    }
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        uint64_t steps = atomic_load(&b->steps);
+        fprintf(stderr,
+                "ardrun: %s: block '%s': steps %llu fails %llu mean %lld ns max %lld ns "
+                "state %s\n",
+                g->name, b->name, (unsigned long long)steps,
+                (unsigned long long)atomic_load(&b->fails),
+                (long long)(steps ? atomic_load(&b->sum_ns) / (int64_t)steps : 0),
+                (long long)atomic_load(&b->max_ns), state_name(atomic_load(&b->state)));
+    }
+}
+
+/* ---- lifecycle commands ---------------------------------------------------------------- */
+
+/* Ask the block's thread to apply `req` and wait until it did (bounded). */
+static int request(struct ardr_group *g, struct ardr_block *b, int req, bool *running)
+{
+    atomic_store_explicit(&b->req, req, memory_order_release);
+    int64_t period = g->period_ns * g->rates[b->rate].divide;
+    int64_t deadline = ard_now_ns() + 2000000000 + 4 * period;
+    while (atomic_load_explicit(&b->req, memory_order_acquire) != ARDR_REQ_NONE) {
+        if (!running[b->rate]) {
+            apply_request(b); /* its thread has ended: nobody else touches the block */
+            break;
+        }
+        if (ard_now_ns() > deadline)
+            return ardi_fail(ARD_ETIMEDOUT, "block '%s': its thread did not take the command",
+                             b->name);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int cmd_reload(struct ardr_group *g, struct ardr_block *b, bool *running)
+{
+    struct ardr_plugin np;
+    char what[64];
+    snprintf(what, sizeof what, "reload of block '%s'", b->name);
+    int rc = ardr_plugin_load(&np, b->path, what);
+    if (rc < 0)
+        return rc;
+    if ((rc = ardr_plugin_same_ports(b->pl.d, np.d, what)) < 0) {
+        ardr_plugin_unload(&np);
+        return rc;
+    }
+    /* parameters of the new build, checked before the running one is touched */
+    struct ardr_block *tmp = calloc(1, sizeof *tmp);
+    if (tmp == NULL) {
+        ardr_plugin_unload(&np);
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    }
+    memcpy(tmp->name, b->name, sizeof tmp->name);
+    memcpy(tmp->params, b->params, sizeof tmp->params);
+    tmp->nparams = b->nparams;
+    tmp->pl = np;
+    if ((rc = ardr_block_params(tmp)) < 0) {
+        free(tmp);
+        ardr_plugin_unload(&np);
+        return rc;
+    }
+    if ((rc = request(g, b, ARDR_REQ_STOP, running)) < 0) {
+        free(tmp);
+        ardr_plugin_unload(&np);
+        return rc;
+    }
+    if (b->inited)
+        b->pl.d->close(&b->ctx);
+    b->inited = false;
+    ardr_plugin_unload(&b->pl);
+    b->pl = np;
+    memcpy(b->pv, tmp->pv, sizeof b->pv);
+    free(tmp);
+    if ((rc = ardr_block_prepare(b)) < 0)
+        return rc;
+    atomic_store(&b->state, ARDR_STOPPED);
+    b->inited = true;
+    if ((rc = ardr_block_call(b, b->pl.d->init, "init")) < 0) {
+        atomic_store(&b->state, ARDR_FAILED);
+        return ardi_fail(rc, "block '%s': new build: %s", b->name, b->why);
+    }
+    if ((rc = request(g, b, ARDR_REQ_START, running)) < 0)
+        return rc;
+    if (atomic_load(&b->state) != ARDR_RUNNING)
+        return ardi_fail(ARD_EINVAL, "block '%s': new build: %s", b->name, b->why);
+    return 0;
+}
+
+static void handle_ctl(struct ardr_group *g, const struct ardr_ctl *c, struct ardr_ctl_reply *rep,
+                       bool *running)
+{
+    char name[sizeof c->block + 1];
+    memcpy(name, c->block, sizeof c->block);
+    name[sizeof c->block] = '\0';
+    rep->id = c->id;
+    rep->result = 0;
+    struct ardr_block *b = NULL;
+    for (int i = 0; i < g->nblocks; i++)
+        if (!strcmp(g->blocks[i].name, name))
+            b = &g->blocks[i];
+    int rc;
+    if (b == NULL) {
+        rc = ardi_fail(ARD_ENOENT, "group '%s' has no block '%s'", g->name, name);
+    } else if (c->cmd == ARDR_CMD_STOP) {
+        rc = request(g, b, ARDR_REQ_STOP, running);
+        if (rc == 0)
+            snprintf(rep->text, sizeof rep->text, "block '%s' %s", name,
+                     state_name(atomic_load(&b->state)));
+    } else if (c->cmd == ARDR_CMD_START) {
+        if (!b->inited) {
+            rc = ardi_fail(ARD_ESTATE, "block '%s' has no running build (reload it)", name);
+        } else {
+            rc = request(g, b, ARDR_REQ_START, running);
+            if (rc == 0 && atomic_load(&b->state) != ARDR_RUNNING)
+                rc = ardi_fail(ARD_EINVAL, "block '%s': %s", name, b->why);
+            if (rc == 0)
+                snprintf(rep->text, sizeof rep->text, "block '%s' running", name);
+        }
+    } else if (c->cmd == ARDR_CMD_RELOAD) {
+        rc = cmd_reload(g, b, running);
+        if (rc == 0)
+            snprintf(rep->text, sizeof rep->text,
+                     "block '%s' reloaded from '%.120s' (version %.40s)", name, b->path,
+                     b->pl.d->version);
+    } else {
+        rc = ardi_fail(ARD_EINVAL, "unknown command %u", c->cmd);
+    }
+    if (rc < 0) {
+        rep->result = rc;
+        snprintf(rep->text, sizeof rep->text, "%s", ard_errdetail());
+    }
+    fprintf(stderr, "ardrun: %s: command %u '%s': %s\n", g->name, c->cmd, name, rep->text);
+}
+
+/* The names of the rates and blocks, for readers of the statistics: connection
+ * "<group>.names", u8[32 * (R + B)], each name NUL-padded, rates first, in YAML order. Sent
+ * once. */
+static ard_port *names_open(struct ardr_group *g)
+{
+    size_t n = (size_t)(g->nrates + g->nblocks), size = 32 * n;
+    char type[32], conn[ARD_MAX_NAME + 1];
+    snprintf(type, sizeof type, "u8[%zu]", size);
+    snprintf(conn, sizeof conn, "%s.names", g->name);
+    char *buf = calloc(1, size);
+    ard_port *p = buf ? ard_create_on("ardrun.names", conn, ARD_OUT, size, type) : NULL;
+    if (p) {
+        for (int r = 0; r < g->nrates; r++)
+            memcpy(buf + 32 * r, g->rates[r].name, strlen(g->rates[r].name));
+        for (int i = 0; i < g->nblocks; i++)
+            memcpy(buf + 32 * (g->nrates + i), g->blocks[i].name, strlen(g->blocks[i].name));
+        if (ard_send(p, buf) < 0) {
+            ard_close(p);
+            p = NULL;
+        }
+    }
+    free(buf);
+    return p;
+}
+
+/* ---- the group -------------------------------------------------------------------------- */
+
+int ardr_run_group(struct ardr_group *g)
+{
+    struct statsbuf s = {0};
+    ard_port *ctl = NULL, *reply = NULL;
+    int rc = stats_open(g, &s);
+    char conn[ARD_MAX_NAME + 1];
+    if (rc == 0) {
+        snprintf(conn, sizeof conn, "%s.ctl", g->name);
+        ctl = ard_create_on("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
+        snprintf(conn, sizeof conn, "%s.ctl-reply", g->name);
+        reply = ctl ? ard_create_on("ardrun.ctl-reply", conn, ARD_OUT,
+                                    sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE)
+                    : NULL;
+        if (reply == NULL)
+            rc = ard_lasterror();
+    }
+    if (rc < 0) {
+        fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        free(s.buf);
+        return rc == ARD_EBUSY ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
+    }
+    struct ardr_ctl c;
+    (void)!ard_tryrec(ctl, &c); /* a command left from before this group is not for it */
+    ard_port *names = names_open(g);
+    if (names == NULL) {
+        fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        free(s.buf);
+        return ARDR_EXIT_SYS;
+    }
+
+    int errors = ardr_scheme_check(g);
+    if (errors != 0) {
+        fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, abs(errors),
+                abs(errors) == 1 ? "" : "s");
+        free(s.buf);
+        return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
+    }
+    ardr_scheme_order(g);
+
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        if (ardr_block_init(b) < 0) {
+            fprintf(stderr, "ardrun: %s: block '%s' (%s): %s\n", g->name, b->name, b->pl.d->name,
+                    b->why);
+            free(s.buf);
+            return ARDR_EXIT_INIT;
+        }
+    }
+    if (g->lock && ard_realtime(NULL, 1, 0) < 0) {
+        fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        free(s.buf);
+        return ARDR_EXIT_SYS;
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the rate threads inherit: signals come here */
+
+    struct rate_arg args[ARDR_MAX_RATES];
+    bool running[ARDR_MAX_RATES] = {false};
+    int64_t t0 = ard_now_ns() + 2000000; /* all rates start on one instant */
+    int exitcode = 0;
+    for (int r = 0; r < g->nrates; r++) {
+        args[r] = (struct rate_arg){g, r, t0};
+        if (g->rates[r].n == 0)
+            continue;
+        int e = pthread_create(&g->rates[r].thread, NULL, rate_thread, &args[r]);
+        if (e) {
+            fprintf(stderr, "ardrun: %s: rate '%s': pthread_create: %s\n", g->name,
+                    g->rates[r].name, strerror(e));
+            atomic_store(&quit, 1);
+            exitcode = ARDR_EXIT_SYS;
+            break;
+        }
+        running[r] = true;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    /* ready: the scheme is checked and every rate ran its first tick */
+    bool ready = false;
+    for (bool done = false; !done;) {
+        done = true;
+        for (int r = 0; r < g->nrates; r++)
+            if (running[r] && !atomic_load_explicit(&g->rates[r].first_done, memory_order_acquire))
+                done = false;
+        if (!done)
+            usleep(200);
+    }
+    for (int r = 0; r < g->nrates; r++)
+        if (g->rates[r].error) {
+            fprintf(stderr, "ardrun: %s: %s\n", g->name, g->rates[r].why);
+            exitcode = ARDR_EXIT_SYS;
+            atomic_store(&quit, 1);
+        }
+    if (exitcode == 0) {
+        stats_publish(g, &s);
+        (void)!ard_ready();
+        ready = true;
+        fprintf(stderr, "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz\n", g->name,
+                g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates, g->nrates == 1 ? "" : "s",
+                1e9 / (double)g->period_ns);
+    }
+
+    int64_t next_stats = ard_now_ns();
+    while (ready && !stop_signal) {
+        for (int r = 0; r < g->nrates; r++)
+            if (running[r] && pthread_tryjoin_np(g->rates[r].thread, NULL) == 0)
+                running[r] = false;
+        bool alive = false;
+        for (int r = 0; r < g->nrates; r++)
+            alive = alive || running[r];
+        for (int i = 0; i < g->nblocks; i++) {
+            struct ardr_block *b = &g->blocks[i];
+            if (atomic_load(&b->state) == ARDR_FAILED && !atomic_exchange(&b->reported, 1))
+                fprintf(stderr,
+                        "ardrun: %s: block '%s' (%s) failed and is stopped, the others "
+                        "continue: %s\n",
+                        g->name, b->name, b->pl.d->name, b->why);
+        }
+        if (ard_now_ns() >= next_stats) {
+            stats_publish(g, &s);
+            next_stats += 100000000;
+        }
+        if (!alive)
+            break; /* --ticks reached */
+        int r = ard_rec_timed(ctl, &c, 20000000);
+        if (r == 0) {
+            struct ardr_ctl_reply rep = {0};
+            handle_ctl(g, &c, &rep, running);
+            stats_publish(g, &s); /* the state after the command, before the reply */
+            (void)!ard_send(reply, &rep);
+        }
+    }
+    atomic_store(&quit, 1);
+    for (int r = 0; r < g->nrates; r++)
+        if (running[r])
+            pthread_join(g->rates[r].thread, NULL);
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        if (atomic_load(&b->state) == ARDR_FAILED && !atomic_exchange(&b->reported, 1))
+            fprintf(stderr, "ardrun: %s: block '%s' (%s) failed and is stopped: %s\n", g->name,
+                    b->name, b->pl.d->name, b->why);
+    }
+    stats_publish(g, &s);
+    summary(g);
+    for (int i = 0; i < g->nblocks; i++)
+        ardr_block_close(&g->blocks[i]);
+    free(s.buf);
+    return exitcode;
+}

@@ -1,0 +1,90 @@
+/*
+ * tbad - broken plugins for the refusal tests, one per BAD_* macro:
+ *   BAD_NOSYM   exports no ard_block_descriptor
+ *   BAD_API     built against another block API version
+ *   BAD_LIAR    a port declares 48 bytes with type "f64[7]" (56)
+ *   BAD_UNDEF   needs a symbol that nothing defines
+ *   BAD_NOSTEP  has no step callback
+ *   BAD_CRASH   dereferences NULL in its step after `after` steps
+ *   BAD_INITFAIL fails its init
+ */
+#include "ardnet_block.h"
+
+#include <stddef.h>
+
+#ifdef BAD_UNDEF
+void ardrun_test_nowhere(void);
+#endif
+
+static const struct ard_block_port ports[] = {
+#ifdef BAD_LIAR
+    {"out", ARD_OUT, 48, "f64[7]"},
+#else
+    {"out", ARD_OUT, 56, "f64[7]"},
+#endif
+};
+static const struct ard_block_param params[] = {
+    {"after", ARD_PARAM_I64, "10", "steps before the crash"},
+};
+
+static int init(ard_block_ctx *ctx)
+{
+#ifdef BAD_UNDEF
+    ardrun_test_nowhere();
+#endif
+#ifdef BAD_INITFAIL
+    return ard_block_fail(ctx, ARD_EINVAL, "this block never initialises");
+#else
+    (void)ctx;
+    return 0;
+#endif
+}
+
+__attribute__((unused)) static int step(ard_block_ctx *ctx)
+{
+#ifdef BAD_CRASH
+    int64_t after = 10;
+    (void)!ard_block_param_i64(ctx, "after", &after);
+    if (ctx->steps >= (uint64_t)after) {
+        volatile int *nowhere = NULL;
+        *nowhere = 1;
+    }
+#endif
+    double *o = ard_block_out(ctx, 0);
+    o[0] = (double)ctx->steps;
+    return 0;
+}
+
+static void fini(ard_block_ctx *ctx)
+{
+    (void)ctx;
+}
+
+static const struct ard_block_desc desc = {
+#ifdef BAD_API
+    .api = ARD_BLOCK_API + 98,
+#else
+    .api = ARD_BLOCK_API,
+#endif
+    .name = "tbad",
+    .version = "1",
+    .ports = ports,
+    .nports = 1,
+    .params = params,
+    .nparams = 1,
+    .init = init,
+#ifndef BAD_NOSTEP
+    .step = step,
+#endif
+    .close = fini,
+};
+
+#ifndef BAD_NOSYM
+ARD_BLOCK_EXPORT(desc)
+#else
+const struct ard_block_desc *tbad_descriptor(void);
+const struct ard_block_desc *tbad_descriptor(void)
+{
+    return &desc;
+}
+#endif
