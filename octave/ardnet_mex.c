@@ -68,9 +68,9 @@ static bool registered;
 static const char *err_name(int code)
 {
     static const char *const names[] = {
-        "ARD_OK",     "ARD_EINVAL",    "ARD_ENOMEM", "ARD_ESYS",   "ARD_EOPTION",
-        "ARD_ETYPE",  "ARD_EBUSY",     "ARD_ENODATA", "ARD_ETIMEDOUT", "ARD_EACCES",
-        "ARD_ENOENT", "ARD_ESTALE",    "ARD_ERTREFUSED", "ARD_ESTATE", "ARD_EINTR",
+        "ARD_OK",     "ARD_EINVAL", "ARD_ENOMEM",     "ARD_ESYS",      "ARD_EOPTION",
+        "ARD_ETYPE",  "ARD_EBUSY",  "ARD_ENODATA",    "ARD_ETIMEDOUT", "ARD_EACCES",
+        "ARD_ENOENT", "ARD_ESTALE", "ARD_ERTREFUSED", "ARD_ESTATE",    "ARD_EINTR",
     };
     if (code <= 0 && -code < (int)(sizeof names / sizeof names[0]))
         return names[-code];
@@ -147,8 +147,10 @@ static struct mport *get_port(const mxArray *a)
     for (size_t i = 0; i < MAX_PORTS; i++)
         if (ports[i].port && ports[i].handle == h)
             return &ports[i];
-    fail(ARD_ESTATE, "port handle %.0f is closed or unknown (closed, or the MEX file was "
-                     "cleared since)", h);
+    fail(ARD_ESTATE,
+         "port handle %.0f is closed or unknown (closed, or the MEX file was "
+         "cleared since)",
+         h);
     return NULL;
 }
 
@@ -218,16 +220,26 @@ static void need_layout(struct mport *m)
 static mxClassID class_of(enum ard_basic k)
 {
     switch (k) {
-    case ARD_I8: return mxINT8_CLASS;
-    case ARD_U8: return mxUINT8_CLASS;
-    case ARD_I16: return mxINT16_CLASS;
-    case ARD_U16: return mxUINT16_CLASS;
-    case ARD_I32: return mxINT32_CLASS;
-    case ARD_U32: return mxUINT32_CLASS;
-    case ARD_I64: return mxINT64_CLASS;
-    case ARD_U64: return mxUINT64_CLASS;
-    case ARD_F32: return mxSINGLE_CLASS;
-    case ARD_F64: return mxDOUBLE_CLASS;
+    case ARD_I8:
+        return mxINT8_CLASS;
+    case ARD_U8:
+        return mxUINT8_CLASS;
+    case ARD_I16:
+        return mxINT16_CLASS;
+    case ARD_U16:
+        return mxUINT16_CLASS;
+    case ARD_I32:
+        return mxINT32_CLASS;
+    case ARD_U32:
+        return mxUINT32_CLASS;
+    case ARD_I64:
+        return mxINT64_CLASS;
+    case ARD_U64:
+        return mxUINT64_CLASS;
+    case ARD_F32:
+        return mxSINGLE_CLASS;
+    case ARD_F64:
+        return mxDOUBLE_CLASS;
     }
     return mxDOUBLE_CLASS;
 }
@@ -274,18 +286,30 @@ static double elem_double(const mxArray *a, size_t i)
 {
     const void *p = mxGetData(a);
     switch (mxGetClassID(a)) {
-    case mxDOUBLE_CLASS: return ((const double *)p)[i];
-    case mxSINGLE_CLASS: return ((const float *)p)[i];
-    case mxINT8_CLASS: return ((const int8_t *)p)[i];
-    case mxUINT8_CLASS: return ((const uint8_t *)p)[i];
-    case mxINT16_CLASS: return ((const int16_t *)p)[i];
-    case mxUINT16_CLASS: return ((const uint16_t *)p)[i];
-    case mxINT32_CLASS: return ((const int32_t *)p)[i];
-    case mxUINT32_CLASS: return ((const uint32_t *)p)[i];
-    case mxINT64_CLASS: return (double)((const int64_t *)p)[i];
-    case mxUINT64_CLASS: return (double)((const uint64_t *)p)[i];
-    case mxLOGICAL_CLASS: return ((const mxLogical *)p)[i] ? 1.0 : 0.0;
-    default: return 0.0;
+    case mxDOUBLE_CLASS:
+        return ((const double *)p)[i];
+    case mxSINGLE_CLASS:
+        return ((const float *)p)[i];
+    case mxINT8_CLASS:
+        return ((const int8_t *)p)[i];
+    case mxUINT8_CLASS:
+        return ((const uint8_t *)p)[i];
+    case mxINT16_CLASS:
+        return ((const int16_t *)p)[i];
+    case mxUINT16_CLASS:
+        return ((const uint16_t *)p)[i];
+    case mxINT32_CLASS:
+        return ((const int32_t *)p)[i];
+    case mxUINT32_CLASS:
+        return ((const uint32_t *)p)[i];
+    case mxINT64_CLASS:
+        return (double)((const int64_t *)p)[i];
+    case mxUINT64_CLASS:
+        return (double)((const uint64_t *)p)[i];
+    case mxLOGICAL_CLASS:
+        return ((const mxLogical *)p)[i] ? 1.0 : 0.0;
+    default:
+        return 0.0;
     }
 }
 
@@ -305,27 +329,59 @@ static int64_t to_int(double v, double lo, double hi)
 static void store(enum ard_basic k, unsigned char *dst, double v)
 {
     switch (k) {
-    case ARD_I8: { int8_t x = (int8_t)to_int(v, INT8_MIN, INT8_MAX); memcpy(dst, &x, 1); break; }
-    case ARD_U8: { uint8_t x = (uint8_t)to_int(v, 0, UINT8_MAX); memcpy(dst, &x, 1); break; }
-    case ARD_I16: { int16_t x = (int16_t)to_int(v, INT16_MIN, INT16_MAX); memcpy(dst, &x, 2); break; }
-    case ARD_U16: { uint16_t x = (uint16_t)to_int(v, 0, UINT16_MAX); memcpy(dst, &x, 2); break; }
-    case ARD_I32: { int32_t x = (int32_t)to_int(v, INT32_MIN, INT32_MAX); memcpy(dst, &x, 4); break; }
-    case ARD_U32: { uint32_t x = (uint32_t)to_int(v, 0, UINT32_MAX); memcpy(dst, &x, 4); break; }
+    case ARD_I8: {
+        int8_t x = (int8_t)to_int(v, INT8_MIN, INT8_MAX);
+        memcpy(dst, &x, 1);
+        break;
+    }
+    case ARD_U8: {
+        uint8_t x = (uint8_t)to_int(v, 0, UINT8_MAX);
+        memcpy(dst, &x, 1);
+        break;
+    }
+    case ARD_I16: {
+        int16_t x = (int16_t)to_int(v, INT16_MIN, INT16_MAX);
+        memcpy(dst, &x, 2);
+        break;
+    }
+    case ARD_U16: {
+        uint16_t x = (uint16_t)to_int(v, 0, UINT16_MAX);
+        memcpy(dst, &x, 2);
+        break;
+    }
+    case ARD_I32: {
+        int32_t x = (int32_t)to_int(v, INT32_MIN, INT32_MAX);
+        memcpy(dst, &x, 4);
+        break;
+    }
+    case ARD_U32: {
+        uint32_t x = (uint32_t)to_int(v, 0, UINT32_MAX);
+        memcpy(dst, &x, 4);
+        break;
+    }
     case ARD_I64: {
-        int64_t x = v != v ? 0 : v >= 9223372036854775807.0 ? INT64_MAX
-                                 : v <= -9223372036854775808.0 ? INT64_MIN
-                                 : (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+        int64_t x = v != v                        ? 0
+                    : v >= 9223372036854775807.0  ? INT64_MAX
+                    : v <= -9223372036854775808.0 ? INT64_MIN
+                                                  : (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
         memcpy(dst, &x, 8);
         break;
     }
     case ARD_U64: {
-        uint64_t x = v != v || v <= 0 ? 0 : v >= 18446744073709551615.0 ? UINT64_MAX
-                                            : (uint64_t)(v + 0.5);
+        uint64_t x = v != v || v <= 0              ? 0
+                     : v >= 18446744073709551615.0 ? UINT64_MAX
+                                                   : (uint64_t)(v + 0.5);
         memcpy(dst, &x, 8);
         break;
     }
-    case ARD_F32: { float x = (float)v; memcpy(dst, &x, 4); break; }
-    case ARD_F64: memcpy(dst, &v, 8); break;
+    case ARD_F32: {
+        float x = (float)v;
+        memcpy(dst, &x, 4);
+        break;
+    }
+    case ARD_F64:
+        memcpy(dst, &v, 8);
+        break;
     }
 }
 
@@ -334,8 +390,8 @@ static void fill_field(const struct mport *m, size_t i, const mxArray *a)
     const struct ard_field *f = &m->fields[i];
     const char *port = ard_port_name(m->port);
     if (!(mxIsNumeric(a) || mxIsLogical(a)) || mxIsComplex(a) || mxIsSparse(a))
-        fail(ARD_ETYPE, "port '%s': field '%s' must be a real numeric array (%s[%u]), not %s",
-             port, m->names[i], ard_basic_name(f->kind), f->count, mxGetClassName(a));
+        fail(ARD_ETYPE, "port '%s': field '%s' must be a real numeric array (%s[%u]), not %s", port,
+             m->names[i], ard_basic_name(f->kind), f->count, mxGetClassName(a));
     if (mxGetNumberOfElements(a) != f->count)
         fail(ARD_ETYPE, "port '%s': field '%s' has %zu elements, the type says %s[%u]", port,
              m->names[i], mxGetNumberOfElements(a), ard_basic_name(f->kind), f->count);
@@ -354,8 +410,7 @@ static void struct_to_packet(const struct mport *m, const mxArray *s)
     const char *port = ard_port_name(m->port);
     if (m->nfields == 0) {
         if (!(mxIsUint8(s) || mxIsInt8(s)) || mxGetNumberOfElements(s) != m->size)
-            fail(ARD_ETYPE, "port '%s' is opaque: send a uint8 vector of %zu bytes", port,
-                 m->size);
+            fail(ARD_ETYPE, "port '%s' is opaque: send a uint8 vector of %zu bytes", port, m->size);
         memcpy(m->buf, mxGetData(s), m->size);
         return;
     }
@@ -370,8 +425,8 @@ static void struct_to_packet(const struct mport *m, const mxArray *s)
             if (strcmp(fn, m->names[i]) == 0)
                 break;
         if (i == m->nfields)
-            fail(ARD_ETYPE, "port '%s': the struct has field '%s', the type '%s' has not", port,
-                 fn, ard_port_type(m->port));
+            fail(ARD_ETYPE, "port '%s': the struct has field '%s', the type '%s' has not", port, fn,
+                 ard_port_type(m->port));
     }
     for (size_t i = 0; i < m->nfields; i++) {
         const mxArray *a = mxGetField(s, 0, m->names[i]);
@@ -567,8 +622,8 @@ static void cmd_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     (void)nlhs;
     want_args(nrhs, 1, 1, "ard_info(PORT)");
     struct mport *m = get_port(prhs[0]);
-    static const char *names[] = {"seq",  "mono_ns",    "real_ns", "skipped", "name",
-                                  "connection", "direction", "type", "size"};
+    static const char *names[] = {"seq",        "mono_ns",   "real_ns", "skipped", "name",
+                                  "connection", "direction", "type",    "size"};
     struct ard_info in = ard_port_info(m->port);
     mxArray *s = mxCreateStructMatrix(1, 1, 9, names);
     mxSetField(s, 0, "seq", scalar_u64(in.seq));
@@ -577,8 +632,7 @@ static void cmd_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     mxSetField(s, 0, "skipped", scalar_u64(in.skipped));
     mxSetField(s, 0, "name", mxCreateString(ard_port_name(m->port)));
     mxSetField(s, 0, "connection", mxCreateString(ard_port_connection(m->port)));
-    mxSetField(s, 0, "direction",
-               mxCreateString(ard_port_dir(m->port) == ARD_IN ? "in" : "out"));
+    mxSetField(s, 0, "direction", mxCreateString(ard_port_dir(m->port) == ARD_IN ? "in" : "out"));
     mxSetField(s, 0, "type", mxCreateString(ard_port_type(m->port)));
     mxSetField(s, 0, "size", mxCreateDoubleScalar((double)ard_port_size(m->port)));
     plhs[0] = s;
@@ -792,9 +846,9 @@ static const struct {
     const char *name;
     cmd_fn *fn;
 } commands[] = {
-    {"port", cmd_port},     {"init", cmd_init},   {"send", cmd_send}, {"rec", cmd_rec},
-    {"tryrec", cmd_tryrec}, {"info", cmd_info},   {"close", cmd_close}, {"fini", cmd_fini},
-    {"nports", cmd_nports}, {"nop", cmd_nop},     {"now", cmd_now},   {"load", cmd_load},
+    {"port", cmd_port},     {"init", cmd_init}, {"send", cmd_send},   {"rec", cmd_rec},
+    {"tryrec", cmd_tryrec}, {"info", cmd_info}, {"close", cmd_close}, {"fini", cmd_fini},
+    {"nports", cmd_nports}, {"nop", cmd_nop},   {"now", cmd_now},     {"load", cmd_load},
 };
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])

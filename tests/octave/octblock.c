@@ -4,6 +4,8 @@
  *   octblock write CONN N PERIOD_US   send packets k = 1..N, one every PERIOD_US
  *   octblock read CONN N              receive until N packets were checked (5 s per packet)
  *   octblock trywrite CONN            exit 0 if an OUT port attaches, 6 on ARD_EBUSY
+ *   octblock arm CONN N PERIOD_US     send the arm's state "q:f64[7] qd:f64[7]" k = 1..N:
+ *                                     q[j] = k + j / 8, qd[j] = -k
  *   octblock unlink -                 remove the domain's connections
  *
  * Domain from $ARD_DOMAIN. Packet k holds the values of expected(k) below, which
@@ -17,8 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#define TYPE                                                                                  \
-    "k:u32 a:i8 b:u8 c:i16 d:u16 e:i32 f:u32 g:i64 h:u64 x:f32[2] y:f64[3]"
+#define TYPE "k:u32 a:i8 b:u8 c:i16 d:u16 e:i32 f:u32 g:i64 h:u64 x:f32[2] y:f64[3]"
 
 struct pkt {
     uint32_t k;
@@ -90,6 +91,26 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (strcmp(mode, "arm") == 0 && argc == 5) {
+        ard_port *w = ard_create_on("w", conn, ARD_OUT, 14 * sizeof(double), "q:f64[7] qd:f64[7]");
+        if (!w) {
+            fprintf(stderr, "octblock: %s\n", ard_errdetail());
+            return 1;
+        }
+        long us = strtol(argv[4], NULL, 10);
+        for (uint32_t k = 1; k <= n; k++) {
+            double s[14];
+            for (int j = 0; j < 7; j++) {
+                s[j] = k + j / 8.0;
+                s[7 + j] = -(double)k;
+            }
+            if (ard_send(w, s) < 0)
+                return 1;
+            struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+        }
+        return 0;
+    }
     if (strcmp(mode, "read") == 0) {
         ard_port *r = port(conn, ARD_IN);
         for (uint32_t i = 0; i < n; i++) {
@@ -101,10 +122,11 @@ int main(int argc, char **argv)
             }
             struct pkt e = expected(p.k);
             if (p.k == 0 || memcmp(&p, &e, sizeof p) != 0) {
-                fprintf(stderr, "octblock read: packet k=%u differs from the expected values "
-                                "(a=%d b=%u c=%d d=%u e=%d f=%u g=%lld h=%llu x=%g,%g y=%g,%g,%g)\n",
-                        p.k, p.a, p.b, p.c, p.d, p.e, p.f, (long long)p.g,
-                        (unsigned long long)p.h, p.x[0], p.x[1], p.y[0], p.y[1], p.y[2]);
+                fprintf(stderr,
+                        "octblock read: packet k=%u differs from the expected values "
+                        "(a=%d b=%u c=%d d=%u e=%d f=%u g=%lld h=%llu x=%g,%g y=%g,%g,%g)\n",
+                        p.k, p.a, p.b, p.c, p.d, p.e, p.f, (long long)p.g, (unsigned long long)p.h,
+                        p.x[0], p.x[1], p.y[0], p.y[1], p.y[2]);
                 return 1;
             }
         }

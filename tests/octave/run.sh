@@ -71,6 +71,13 @@ load)
     wait $rec || fail "ard record: $(cat "$T/rec.err")"
     MCAP=$T/run.mcap oct --eval t_load || fail "t_load"
     ;;
+example)
+    # examples/octave/arm_state_plot.m reading a 1 kHz arm state for 1 s at 100 Hz (not the
+    # plot: 'noplot').
+    "$OCTBLOCK" arm arm.state 20000 1000 &
+    pids+=($!)
+    oct --path "$EXAMPLES" --eval t_example || fail "t_example"
+    ;;
 *)
     fail "unknown mode"
     ;;
