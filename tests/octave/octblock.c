@@ -37,19 +37,22 @@ struct pkt {
 
 static struct pkt expected(uint32_t k)
 {
-    struct pkt p = {
-        .k = k,
-        .a = (int8_t)(-(int)(k % 100)),
-        .b = (uint8_t)(200 + k % 50),
-        .c = (int16_t)(-300 * (int)(k % 100)),
-        .d = (uint16_t)(60000 + k % 1000),
-        .e = -100000 * (int32_t)(k % 1000),
-        .f = 4000000000u + k,
-        .g = -5000000000000LL * (int64_t)k,
-        .h = (UINT64_C(1) << 63) + k,
-        .x = {(float)k / 4, -(float)k / 8},
-        .y = {k * 0.1, -(double)k, (double)k * k},
-    };
+    struct pkt p;
+    memset(&p, 0, sizeof p); /* padding too: packets are compared with memcmp */
+    p.k = k;
+    p.a = (int8_t)(-(int)(k % 100));
+    p.b = (uint8_t)(200 + k % 50);
+    p.c = (int16_t)(-300 * (int)(k % 100));
+    p.d = (uint16_t)(60000 + k % 1000);
+    p.e = -100000 * (int32_t)(k % 1000);
+    p.f = 4000000000u + k;
+    p.g = -5000000000000LL * (int64_t)k;
+    p.h = (UINT64_C(1) << 63) + k;
+    p.x[0] = (float)k / 4;
+    p.x[1] = -(float)k / 8;
+    p.y[0] = k * 0.1;
+    p.y[1] = -(double)k;
+    p.y[2] = (double)k * k;
     return p;
 }
 
@@ -115,6 +118,7 @@ int main(int argc, char **argv)
         ard_port *r = port(conn, ARD_IN);
         for (uint32_t i = 0; i < n; i++) {
             struct pkt p;
+            memset(&p, 0, sizeof p);
             int rc = ard_rec_timed(r, &p, 5000000000LL);
             if (rc < 0) {
                 fprintf(stderr, "octblock read: %s after %u packets\n", ard_strerror(rc), i);

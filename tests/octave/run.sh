@@ -15,7 +15,11 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL ($mode): $*" >&2; exit 1; }
-oct() { "$OCTAVE" --no-gui --no-init-file --quiet --path "$ARD_OCTAVE_PATH" --path "$TESTDIR" "$@"; }
+# OCTAVE_PRELOAD: the sanitizer runtime, for the instrumented MEX file (sanitizer build).
+if [ -n "${OCTAVE_PRELOAD:-}" ]; then
+    OCTAVE="env LD_PRELOAD=$OCTAVE_PRELOAD $OCTAVE"
+fi
+oct() { $OCTAVE --no-gui --no-init-file --quiet --path "$ARD_OCTAVE_PATH" --path "$TESTDIR" "$@"; }
 
 case $mode in
 reader)
@@ -42,7 +46,7 @@ errors | clear)
 interrupt)
     # SIGINT must reach Octave with its default disposition (a non-interactive shell starts
     # background jobs with SIGINT ignored).
-    env --default-signal=INT "$OCTAVE" --no-gui --no-init-file --quiet --path "$ARD_OCTAVE_PATH" \
+    env --default-signal=INT $OCTAVE --no-gui --no-init-file --quiet --path "$ARD_OCTAVE_PATH" \
         --path "$TESTDIR" --eval t_interrupt >"$T/out" 2>&1 &
     oct_pid=$!
     pids+=($oct_pid)
