@@ -101,4 +101,13 @@ rm -f /dev/shm/ard."$D2".*
 "$ARD" --domain "$D2" play "$T/orig.mcap" --start 0.5 --end 1.5 --connections arm.state 2>"$T/win.err"
 n=$(awk '$1 == "arm.state" { print $3 }' "$T/win.err")
 [ "$n" -gt 800 ] && [ "$n" -le 1001 ] || fail "--start 0.5 --end 1.5 played $n packets of arm.state"
+# --loop: the first 0.2 s of arm.ref (about 40 packets) again and again until SIGINT.
+rm -f /dev/shm/ard."$D2".*
+rc=0
+timeout --preserve-status -s INT 1.5 "$ARD" --domain "$D2" play "$T/orig.mcap" --loop --end 0.2 --connections arm.ref \
+    2>"$T/loop.err" || rc=$?
+[ "$rc" = 0 ] || fail "play --loop ended with $rc on SIGINT: $(cat "$T/loop.err")"
+n=$(awk '$1 == "arm.ref" { print $3 }' "$T/loop.err")
+one=$("$ARD" export "$T/orig.mcap" --csv --field arm.ref:q | awk -F, 'NR == 2 { t0 = $1 } NR > 1 && $1 - t0 <= 0.2 { n++ } END { print n }')
+[ "$n" -gt $((2 * one)) ] || fail "--loop played $n packets in 1.5 s of a $one-packet window"
 echo "ok: replay equals the recording"
