@@ -40,6 +40,10 @@ writer)
     [ $rc -eq 0 ] || fail "octblock read exited $rc"
     grep -q '20 packets ok' "$T/read.out" || fail "reader output"
     ;;
+argv)
+    $OCTAVE --no-gui --no-init-file --quiet "$TESTDIR/t_argv.m" --ard r=e.wired extra ||
+        fail "t_argv"
+    ;;
 errors | clear)
     oct --eval "t_$mode" || fail "t_$mode"
     ;;
