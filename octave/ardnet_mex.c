@@ -135,8 +135,18 @@ static void ensure_registered(void)
     /* Handles of an earlier load of this MEX file must not name ports of this one. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    next_handle = (double)((ts.tv_sec % 100000) * 1000 + ts.tv_nsec / 1000000) * 1000.0 + 1.0;
+    next_handle = (double)((ts.tv_sec % 100000) * 1000 + ts.tv_nsec / 1000000);
     registered = true;
+}
+
+/* A handle is N * MAX_PORTS + slot with N counting port creations from a start taken from
+ * the clock: found in one step, and not mistaken for a port of another load of the file. */
+static struct mport *find_port(double h)
+{
+    if (!(h >= 0 && h < 9e15) || h != (double)(int64_t)h)
+        return NULL;
+    struct mport *m = &ports[(int64_t)h % MAX_PORTS];
+    return m->port && m->handle == h ? m : NULL;
 }
 
 static struct mport *get_port(const mxArray *a)
@@ -144,14 +154,13 @@ static struct mport *get_port(const mxArray *a)
     if (!a || !mxIsDouble(a) || mxGetNumberOfElements(a) != 1 || mxIsComplex(a))
         fail(ARD_EINVAL, "a port handle is a scalar returned by ard_port");
     double h = mxGetScalar(a);
-    for (size_t i = 0; i < MAX_PORTS; i++)
-        if (ports[i].port && ports[i].handle == h)
-            return &ports[i];
-    fail(ARD_ESTATE,
-         "port handle %.0f is closed or unknown (closed, or the MEX file was "
-         "cleared since)",
-         h);
-    return NULL;
+    struct mport *m = find_port(h);
+    if (!m)
+        fail(ARD_ESTATE,
+             "port handle %.0f is closed or unknown (closed, or the MEX file was "
+             "cleared since)",
+             h);
+    return m;
 }
 
 /* Parse the port's descriptor into fields once the size is known (adopting ports learn it
@@ -505,7 +514,7 @@ static void cmd_port(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (!p)
         fail(ard_lasterror(), NULL);
     ports[slot].port = p;
-    ports[slot].handle = next_handle++;
+    ports[slot].handle = next_handle++ * MAX_PORTS + (double)slot;
     plhs[0] = mxCreateDoubleScalar(ports[slot].handle);
 }
 
@@ -643,10 +652,9 @@ static void cmd_close(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     (void)nlhs, (void)plhs;
     want_args(nrhs, 1, 1, "ard_close(PORT)");
     if (mxIsDouble(prhs[0]) && mxGetNumberOfElements(prhs[0]) == 1) {
-        double h = mxGetScalar(prhs[0]);
-        for (size_t i = 0; i < MAX_PORTS; i++)
-            if (ports[i].port && ports[i].handle == h)
-                mport_free(&ports[i]);
+        struct mport *m = find_port(mxGetScalar(prhs[0]));
+        if (m)
+            mport_free(m);
         return; /* closing twice is fine */
     }
     fail(ARD_EINVAL, "ard_close: PORT must be a port handle");
