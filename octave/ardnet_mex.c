@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Noticing Ctrl-C. The MEX API has no documented call for it. Octave exports its interrupt
  * flag `octave_interrupt_state` (C linkage, liboctave) and MATLAB an undocumented
@@ -133,9 +132,7 @@ static void ensure_registered(void)
         return;
     mexAtExit(at_exit);
     /* Handles of an earlier load of this MEX file must not name ports of this one. */
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    next_handle = (double)((ts.tv_sec % 100000) * 1000 + ts.tv_nsec / 1000000);
+    next_handle = (double)(ard_realtime_ns() / 1000000 % 100000000);
     registered = true;
 }
 
@@ -198,7 +195,9 @@ static bool mport_layout(struct mport *m)
                 snprintf(tmp, sizeof tmp, "%s", fields[i].name);
             else
                 snprintf(tmp, sizeof tmp, "f%zu", i);
-            names[i] = strdup(tmp);
+            names[i] = malloc(strlen(tmp) + 1);
+            if (names[i])
+                memcpy(names[i], tmp, strlen(tmp) + 1);
             if (!names[i]) {
                 for (size_t j = 0; j < i; j++)
                     free(names[j]);

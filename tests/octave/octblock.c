@@ -11,6 +11,8 @@
  * Domain from $ARD_DOMAIN. Packet k holds the values of expected(k) below, which
  * tests/octave/expected_packet.m computes the same way on the Octave side.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+
 #include "ardnet.h"
 
 #include <stdint.h>
