@@ -43,6 +43,12 @@ writer)
 argv)
     $OCTAVE --no-gui --no-init-file --quiet "$TESTDIR/t_argv.m" --ard r=e.wired extra ||
         fail "t_argv"
+    # --ard-help prints the ports and ends the interpreter with status 0 (the script's
+    # assertions after ard_init are not reached).
+    $OCTAVE --no-gui --no-init-file --quiet "$TESTDIR/t_argv.m" --ard-help >"$T/help" 2>&1 ||
+        fail "--ard-help exited $?"
+    grep -Eq '^ +r +in +8 +r +f64' "$T/help" || fail "--ard-help output: $(cat "$T/help")"
+    grep -q 't_argv: ok' "$T/help" && fail "--ard-help did not end the script"
     ;;
 errors | clear)
     oct --eval "t_$mode" || fail "t_$mode"
