@@ -75,7 +75,7 @@ netns_sweep() {
             ip netns del "$ns" 2>/dev/null || true
         done
         if [ -n "$dir" ] && [ -f "$dir/mounts" ]; then
-            for m in $(cat "$dir/mounts"); do
+            for m in $(tac "$dir/mounts"); do
                 umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
             done
         fi
@@ -99,7 +99,7 @@ netns_require_root() {
 }
 
 netns_netns() { echo "${NETNS_PREFIX}-$1"; }
-netns_mnt() { echo "$NETNS_DIR/$1.mnt"; }
+netns_mnt() { echo "$NETNS_DIR/ns/$1.mnt"; }
 
 netns_addr() {
     local i
@@ -114,13 +114,13 @@ netns_addr() {
 }
 
 netns_cmd() {
-    echo nsenter --mount="$NETNS_DIR/$1.mnt" --net="/var/run/netns/$(netns_netns "$1")" --
+    echo nsenter --mount="$NETNS_DIR/ns/$1.mnt" --net="/var/run/netns/$(netns_netns "$1")" --
 }
 
 netns_run() {
     local host=$1
     shift
-    nsenter --mount="$NETNS_DIR/$host.mnt" --net="/var/run/netns/$(netns_netns "$host")" -- "$@"
+    nsenter --mount="$NETNS_DIR/ns/$host.mnt" --net="/var/run/netns/$(netns_netns "$host")" -- "$@"
 }
 
 netns_create() {
@@ -138,6 +138,13 @@ netns_create() {
     netns_sweep
     mkdir -p "$NETNS_RUNDIR"
     echo "$NETNS_DIR" >"$NETNS_RUNDIR/$NETNS_PREFIX"
+    # A mount namespace is kept by bind-mounting its /proc/PID/ns/mnt onto a file, which the
+    # kernel refuses (EINVAL) where the file's mount has shared propagation, as /tmp may have
+    # (e.g. inside another private namespace): keep those files on a private mount of our own.
+    mkdir -p "$NETNS_DIR/ns"
+    mount --bind "$NETNS_DIR/ns" "$NETNS_DIR/ns"
+    mount --make-private "$NETNS_DIR/ns"
+    echo "$NETNS_DIR/ns" >"$NETNS_DIR/mounts"
     local sw
     sw=$(netns_netns sw)
     echo "$sw" >"$NETNS_DIR/namespaces"
@@ -173,7 +180,7 @@ netns_create() {
         ip -n "$ns" addr add "$NETNS_SUBNET.$((i + 11))/24" dev eth0
         ip -n "$ns" link set eth0 up
 
-        local mnt="$NETNS_DIR/$h.mnt"
+        local mnt="$NETNS_DIR/ns/$h.mnt"
         touch "$mnt"
         echo "$mnt" >>"$NETNS_DIR/mounts"
         unshare --mount="$mnt" --propagation private true
@@ -217,7 +224,7 @@ netns_destroy() {
     fi
     if [ -f "$NETNS_DIR/mounts" ]; then
         local m
-        for m in $(cat "$NETNS_DIR/mounts"); do
+        for m in $(tac "$NETNS_DIR/mounts"); do
             umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
         done
     fi
