@@ -262,13 +262,9 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Options, the route file, and the routes' consistency: 0 or the exit code. */
+static int configure(int argc, char **argv)
 {
-    /* ard_init would signal readiness before any route exists: hold it back until then. */
-    char *ready_fd = getenv("ARD_READY_FD");
-    ready_fd = ready_fd ? strdup(ready_fd) : NULL;
-    unsetenv("ARD_READY_FD");
-
     int rc = ard_init(&argc, argv);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
@@ -287,63 +283,62 @@ int main(int argc, char **argv)
                            config);
     if (nroutes == 0)
         return usage_error("%s", "no route: give --in and --out, or --config FILE");
-    if ((rc = check_local_names()) != 0)
-        return rc;
+    return check_local_names();
+}
+
+/* The epoch, the realtime settings, then every route open and running: 0 or the exit code. */
+static int start_routes(void)
+{
     /* The epoch names this run of the sender: random, so that no clock step, restart or
      * stray sender can make it compare as older or newer than another (docs/wire.md). */
     if (getrandom(&ardn_g.epoch, sizeof ardn_g.epoch, 0) != (ssize_t)sizeof ardn_g.epoch) {
         fprintf(stderr, "ardnet: getrandom: %s\n", strerror(errno));
         return ARDN_EXIT_SYSTEM;
     }
-
     /* Before the route threads exist: they inherit affinity and policy. */
-    rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
+    int rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
     if (rc < 0) {
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
     }
-
-    /* Signals are taken by the main thread only (sigtimedwait); the routes never see them. */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGUSR1);
-    sigaddset(&sigs, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    rc = 0;
     for (int i = 0; i < nroutes && rc == 0; i++)
         rc = ardn_route_open(&routes[i]);
     for (int i = 0; i < nroutes && rc == 0; i++)
         rc = ardn_route_start(&routes[i]);
-    int exit_code = ARDN_EXIT_OK;
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail());
-        exit_code = ardn_exit_code(rc);
+        return ardn_exit_code(rc);
     }
-    if (exit_code == 0) {
-        if (ready_fd) {
-            setenv("ARD_READY_FD", ready_fd, 1);
-            if (ard_ready() < 0)
-                fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
-        }
-        for (;;) {
-            struct timespec ts = {1, 0};
-            int sig = sigtimedwait(&sigs, NULL, &ts);
-            if (sig == SIGTERM || sig == SIGINT)
-                break;
-            if (sig == SIGUSR1)
-                ardn_counters_print(stderr, routes, nroutes);
-            if (ardn_g.stats_file[0])
-                ardn_counters_write_file(ardn_g.stats_file, routes, nroutes);
-        }
+    return ARDN_EXIT_OK;
+}
+
+/* Report readiness, then take signals until SIGTERM/SIGINT (the routes never see them). */
+static void serve(const char *ready_fd, const sigset_t *sigs)
+{
+    if (ready_fd) {
+        setenv("ARD_READY_FD", ready_fd, 1);
+        if (ard_ready() < 0)
+            fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
     }
+    for (;;) {
+        struct timespec ts = {1, 0};
+        int sig = sigtimedwait(sigs, NULL, &ts);
+        if (sig == SIGTERM || sig == SIGINT)
+            return;
+        if (sig == SIGUSR1)
+            ardn_counters_print(stderr, routes, nroutes);
+        if (ardn_g.stats_file[0])
+            ardn_counters_write_file(ardn_g.stats_file, routes, nroutes);
+    }
+}
+
+/* Stop and join every route; after a clean run, print and write the final counters. */
+static void stop_routes(bool report)
+{
     atomic_store(&ardn_stop, true);
     for (int i = 0; i < nroutes; i++)
         ardn_route_join(&routes[i]);
-    if (exit_code == 0) {
+    if (report) {
         ardn_counters_print(stderr, routes, nroutes);
         if (ardn_g.stats_file[0] &&
             ardn_counters_write_file(ardn_g.stats_file, routes, nroutes) < 0)
@@ -353,7 +348,33 @@ int main(int argc, char **argv)
     for (int i = 0; i < nroutes; i++)
         ardn_route_close(&routes[i]);
     free(routes);
-    free(ready_fd);
     ard_fini();
-    return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+    /* ard_init would signal readiness before any route exists: hold it back until then. */
+    char *ready_fd = getenv("ARD_READY_FD");
+    ready_fd = ready_fd ? strdup(ready_fd) : NULL;
+    unsetenv("ARD_READY_FD");
+
+    int rc = configure(argc, argv);
+    if (rc != 0)
+        return free(ready_fd), rc;
+    /* Signals are taken by the main thread only (sigtimedwait), blocked before any thread. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGUSR1);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    rc = start_routes();
+    if (rc == ARDN_EXIT_OK)
+        serve(ready_fd, &sigs);
+    stop_routes(rc == ARDN_EXIT_OK);
+    free(ready_fd);
+    return rc;
 }
