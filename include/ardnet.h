@@ -130,6 +130,32 @@ ARD_NODISCARD int ard_send(ard_port *out, const void *packet);
 ARD_NODISCARD int ard_send_stamped(ard_port *out, const void *packet, int64_t mono_ns,
                                    int64_t real_ns);
 
+/* Zero-copy send, first half: the payload (port->size bytes) of the slot the next packet goes
+ * into, for the caller to fill in place; ard_send_commit publishes it. The slot is marked as
+ * being written exactly as ard_send marks it before its copy, so the loan only stretches the
+ * writer's copy: readers keep getting the previous packet (the head's slot, which a loan never
+ * touches) until the commit, and never see the loaned slot's contents torn or half written.
+ * The contents are whatever the slot last held (an older packet, or zeroes): write every byte
+ * you mean to send. Only the writer's thread may touch the payload, and only until the commit.
+ * A second loan before the commit returns the same slot with the contents as left (nothing is
+ * marked again). While a loan is open, ard_send and ard_send_stamped are refused (ARD_ESTATE).
+ * Closing the port (or the process dying, kill -9 included) with a loan open abandons it: the
+ * previous packet stays the newest, and the next writer continues the sequence and reuses the
+ * slot. Never blocks, allocates nothing, makes no system call.
+ * Returns the payload, or NULL with ard_lasterror() ARD_EINVAL (NULL or not an OUT port) or
+ * ARD_ESTATE (port not attached). */
+ARD_NODISCARD void *ard_send_loan(ard_port *out);
+
+/* Zero-copy send, second half: publish the loaned slot as the connection's newest packet,
+ * stamped now, exactly as ard_send does after its copy (times, unlock, head, one futex wake
+ * only if a reader is blocked in rec). The loan ends: the payload pointer must not be written
+ * again. Never blocks, allocates nothing. Returns 0, ARD_EINVAL (NULL or not an OUT port),
+ * ARD_ESTATE (not attached, or no loan open). */
+ARD_NODISCARD int ard_send_commit(ard_port *out);
+
+/* ard_send_commit with the send times given by the caller (see ard_send_stamped). */
+ARD_NODISCARD int ard_send_commit_stamped(ard_port *out, int64_t mono_ns, int64_t real_ns);
+
 /* Copy the newest packet into `packet` (port->size bytes). Blocks until a packet newer than
  * the last one this port returned exists; returns at once if there already is one.
  * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it
@@ -191,6 +217,19 @@ struct ard_info {
 /* Info about the packet last returned by rec/tryrec/rec_timed on this port (for an OUT port:
  * the packet last sent). Zeroes before the first. Never fails for a valid port. */
 struct ard_info ard_port_info(const ard_port *port);
+
+/* In-place read, for the writer's own thread: the payload of the newest packet on this OUT
+ * port's connection (the last one this port sent, or, before its first send, the one the
+ * previous writer left), without copying; *info (if not NULL) gets its sequence number and
+ * times (skipped 0). The writer is the connection's only writer, so the packet cannot change
+ * while the writer's thread reads it: the pointer stays valid and its contents unchanged until
+ * this port's next send or commit (a loan opened meanwhile uses another slot). Other threads
+ * and processes must use an IN port and ard_tryrec/ard_rec. Never blocks, allocates nothing,
+ * makes no system call. Returns the payload, or NULL with ard_lasterror() ARD_ENODATA
+ * (nothing was ever sent on the connection), ARD_EINVAL (NULL or not an OUT port), ARD_ESTATE
+ * (not attached) or ARD_ESTALE (the previous writer's packet is not complete: the header was
+ * damaged). */
+ARD_NODISCARD const void *ard_sent(const ard_port *out, struct ard_info *info);
 
 const char *ard_port_name(const ard_port *port);
 const char *ard_port_connection(const ard_port *port); /* after attach; before: the wiring */

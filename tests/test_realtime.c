@@ -1,11 +1,13 @@
 /*
  * test_realtime.c - the realtime discipline (DESIGN §3), proved:
- *  (a) after ard_init, send / rec / tryrec / rec_timed / poll allocate nothing: malloc and friends
- *      are interposed in this binary and counted while armed;
- *  (b) ard_send makes no system call when no reader is blocked, ard_tryrec and ard_poll (and rec of
- * a packet that is already there) never does: a seccomp filter turns every system call into SIGSYS,
- * which is counted; a positive control shows that the detector sees the one futex wake a send makes
- * when a reader sleeps in rec.
+ *  (a) after ard_init, send / rec / tryrec / rec_timed / poll and the zero-copy calls (send_loan,
+ *      send_commit, sent) allocate nothing: malloc and friends are interposed in this binary and
+ *      counted while armed;
+ *  (b) ard_send and ard_send_commit make no system call when no reader is blocked; ard_send_loan,
+ * ard_sent, ard_tryrec and ard_poll (and rec of a packet that is already there) never do: a
+ * seccomp filter turns every system call into SIGSYS, which is counted; positive controls show
+ * that the detector sees the one futex wake a send, or a commit, makes when a reader sleeps in
+ * rec.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -250,6 +252,20 @@ static void test_send_rec_tryrec_allocate_nothing_after_init(void **state)
         struct ard_info info = ard_port_info(in);
         bad += info.seq != 3 * i;
     }
+    /* the zero-copy calls */
+    for (uint64_t i = 1; i <= 1000; i++) {
+        unsigned char *slot = ard_send_loan(out);
+        bad += slot == NULL;
+        if (slot == NULL)
+            break;
+        pattern(slot, i);
+        bad += ard_send_loan(out) != slot;
+        bad += ard_sent(out, NULL) == NULL;
+        bad += (i & 1) ? ard_send_commit(out) != 0 : ard_send_commit_stamped(out, 1, 2) != 0;
+        bad += ard_tryrec(in, buf) != 1;
+        bad += first_word(buf) != i;
+        bad += ard_sent(out, NULL) != slot;
+    }
     /* rec that really sleeps until another process sends. */
     bad += write(go[1], "g", 1) != 1;
     bad += ard_rec(late, buf) != 0;
@@ -368,6 +384,9 @@ static void test_fast_paths_make_no_system_call(void **state)
         bad += ard_send(out, pkt) != 0;
         bad += ard_rec_timed(in, buf, 1000000000) != 0;
         bad += ard_poll(in) != 0;
+        bad += ard_send_loan(out) == NULL || ard_sent(out, NULL) == NULL;
+        bad += ard_send_commit(out) != 0 || ard_send_loan(out) == NULL;
+        bad += ard_send_commit_stamped(out, 1, 2) != 0;
         (void)ard_port_info(in);
         if (bad || trap_all_syscalls() != 0)
             _exit(251);
@@ -391,6 +410,17 @@ static void test_fast_paths_make_no_system_call(void **state)
             bad += ard_rec_timed(in, buf, 1000000000) != 0;
             bad += ard_tryrec(in, buf) != 0;
         }
+        for (uint64_t i = 0; i < ROUNDS; i++) {
+            unsigned char *slot = ard_send_loan(out);
+            bad += slot == NULL || ard_send_loan(out) != slot;
+            if (slot)
+                pattern(slot, i);
+            struct ard_info info;
+            bad += ard_sent(out, &info) == NULL;
+            bad += (i & 1) ? ard_send_commit(out) != 0 : ard_send_commit_stamped(out, 1, 2) != 0;
+            bad += ard_sent(out, NULL) != slot;
+            bad += ard_tryrec(in, buf) != 1;
+        }
         filtered_exit(bad ? 252 : exit_code());
     }
     int st;
@@ -406,9 +436,8 @@ static void test_fast_paths_make_no_system_call(void **state)
                  code);
 }
 
-static void test_detector_sees_the_one_wake_of_a_blocked_reader(void **state)
+static void one_wake_of_a_blocked_reader(bool commit)
 {
-    (void)state;
     pid_t reader = fork_blocked_reader("pc", 5);
     fflush(stdout);
     pid_t pid = fork();
@@ -425,7 +454,15 @@ static void test_detector_sees_the_one_wake_of_a_blocked_reader(void **state)
         pattern(pkt, 5);
         if (trap_all_syscalls() != 0)
             _exit(251);
-        int bad = ard_send(out, pkt) != 0;
+        int bad;
+        if (commit) {
+            unsigned char *slot = ard_send_loan(out);
+            if (slot != NULL)
+                memcpy(slot, pkt, SIZE);
+            bad = slot == NULL || ard_send_commit(out) != 0;
+        } else {
+            bad = ard_send(out, pkt) != 0;
+        }
         /* The trapped wake did not run: exactly one call, and it was futex. */
         filtered_exit(bad ? 252 : trapped_other ? 100 + exit_code() : exit_code());
     }
@@ -439,8 +476,20 @@ static void test_detector_sees_the_one_wake_of_a_blocked_reader(void **state)
     if (code >= 250)
         fail_msg("child failed to set up (%d)", code);
     if (code >= 100)
-        fail_msg("send made %d system calls, not all futex", code - 100);
+        fail_msg("%s made %d system calls, not all futex", commit ? "commit" : "send", code - 100);
     assert_int_equal(code, 1);
+}
+
+static void test_detector_sees_the_one_wake_of_a_blocked_reader(void **state)
+{
+    (void)state;
+    one_wake_of_a_blocked_reader(false);
+}
+
+static void test_commit_makes_the_one_wake_of_a_blocked_reader(void **state)
+{
+    (void)state;
+    one_wake_of_a_blocked_reader(true);
 }
 
 #else
@@ -453,6 +502,11 @@ static void test_fast_paths_make_no_system_call(void **state)
 }
 
 static void test_detector_sees_the_one_wake_of_a_blocked_reader(void **state)
+{
+    test_fast_paths_make_no_system_call(state);
+}
+
+static void test_commit_makes_the_one_wake_of_a_blocked_reader(void **state)
 {
     test_fast_paths_make_no_system_call(state);
 }
@@ -472,6 +526,7 @@ int main(void)
 #endif
         T(test_send_rec_tryrec_allocate_nothing_after_init),
         T(test_detector_sees_the_one_wake_of_a_blocked_reader),
+        T(test_commit_makes_the_one_wake_of_a_blocked_reader),
         T(test_fast_paths_make_no_system_call),
     };
     return cmocka_run_group_tests_name("realtime", tests, NULL, NULL);

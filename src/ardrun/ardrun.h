@@ -78,7 +78,14 @@ struct ardr_block {
     struct ardr_pval pv[ARD_BLOCK_MAX_PARAMS];
     char conn[ARD_BLOCK_MAX_PORTS][ARD_MAX_NAME + 1];
     ard_port *port[ARD_BLOCK_MAX_PORTS];
+    /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
+     * after the step); an IN port's own buffer, or, when src[] is set, the writer's newest
+     * packet in place. */
     void *bufs[ARD_BLOCK_MAX_PORTS];
+    void *own[ARD_BLOCK_MAX_PORTS]; /* private buffers (IN: received into; zeroes when none) */
+    /* IN port read in place: the OUT port of the block of the same rate thread that writes
+     * its connection (set by ardr_scheme_inplace), NULL: received with ard_tryrec. */
+    ard_port *src[ARD_BLOCK_MAX_PORTS];
     int8_t fresh[ARD_BLOCK_MAX_PORTS];
     uint8_t send[ARD_BLOCK_MAX_PORTS];
     struct ard_info info[ARD_BLOCK_MAX_PORTS];
@@ -169,6 +176,9 @@ void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml);
 int ardr_scheme_check(struct ardr_group *g);
 /* Order each rate group's blocks by data flow; prints broken cycles. */
 void ardr_scheme_order(struct ardr_group *g);
+/* Let every IN port whose connection a block of the same rate thread writes read that
+ * block's packets in place (b->src). Call after ardr_scheme_check. */
+void ardr_scheme_inplace(struct ardr_group *g);
 
 /* ---- run.c ------------------------------------------------------------------------- */
 

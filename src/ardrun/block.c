@@ -130,13 +130,26 @@ int ardr_block_prepare(struct ardr_block *b)
 {
     const struct ard_block_desc *d = b->pl.d;
     for (uint32_t i = 0; i < d->nports; i++) {
-        if (b->bufs[i] == NULL) {
+        bool first = b->own[i] == NULL;
+        if (first) {
             /* cache-line aligned, so that a packet never shares a line with another's */
             size_t n = (d->ports[i].size + 63) & ~(size_t)63;
-            b->bufs[i] = aligned_alloc(64, n);
-            if (b->bufs[i] == NULL)
+            b->own[i] = aligned_alloc(64, n);
+            if (b->own[i] == NULL)
                 return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
-            memset(b->bufs[i], 0, n);
+            memset(b->own[i], 0, n);
+        }
+        b->bufs[i] = b->own[i];
+        if (d->ports[i].dir == ARD_OUT && b->port[i] != NULL) {
+            /* The step writes straight into the connection's next slot. A loan still open
+             * (a reload) is the same slot with the contents the block left. */
+            void *slot = ard_send_loan(b->port[i]);
+            if (slot == NULL)
+                return ardi_fail(ard_lasterror(), "block '%s' port '%s': %s", b->name,
+                                 d->ports[i].name, ard_errdetail());
+            if (first)
+                memset(slot, 0, d->ports[i].size);
+            b->bufs[i] = slot;
         }
         b->fresh[i] = -1;
         b->send[i] = 0;
@@ -196,12 +209,45 @@ void ardr_block_free(struct ardr_block *b)
 {
     ardr_block_close(b);
     for (int i = 0; i < ARD_BLOCK_MAX_PORTS; i++) {
-        ard_close(b->port[i]);
+        ard_close(b->port[i]); /* an open loan is abandoned: the last packet stays newest */
         b->port[i] = NULL;
-        free(b->bufs[i]);
         b->bufs[i] = NULL;
+        b->src[i] = NULL;
+        free(b->own[i]);
+        b->own[i] = NULL;
     }
     ardr_plugin_unload(&b->pl);
+}
+
+/* IN port i of a block whose writer steps in the same thread: the writer's newest packet in
+ * place. It cannot change during this step (only the writer's next commit moves it, and the
+ * writer's open loan is another slot); a reader ordered before its writer (a broken cycle)
+ * gets the previous tick's packet, as ard_tryrec would give it. Fresh and info as ard_tryrec
+ * sets them. */
+static int take_in_place(struct ardr_block *b, uint32_t i)
+{
+    struct ard_info in;
+    const void *pkt = ard_sent(b->src[i], &in);
+    if (pkt == NULL) {
+        if (ard_lasterror() == ARD_ENODATA) {
+            b->fresh[i] = -1;
+            return 0;
+        }
+        snprintf(b->why, sizeof b->why, "receive on port '%s': %s", b->pl.d->ports[i].name,
+                 ard_errdetail());
+        return ard_lasterror();
+    }
+    b->bufs[i] = (void *)pkt;
+    uint64_t last = b->info[i].seq;
+    if (in.seq == last) {
+        b->fresh[i] = 0;
+        b->info[i].skipped = 0;
+        return 0;
+    }
+    in.skipped = last ? in.seq - last - 1 : 0;
+    b->info[i] = in;
+    b->fresh[i] = 1;
+    return 0;
 }
 
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
@@ -215,6 +261,12 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
             continue;
         if ((int)i == skip) { /* received by the caller (trigger port) */
             b->fresh[i] = 1;
+            continue;
+        }
+        if (b->src[i] != NULL) {
+            rc = take_in_place(b, i);
+            if (rc < 0)
+                goto out;
             continue;
         }
         rc = ard_tryrec(b->port[i], b->bufs[i]);
@@ -248,13 +300,19 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         b->send[i] = 0;
         /* stamped with the step's start, read once for the timing anyway: two clock reads
          * less per packet than ard_send */
-        int e = ard_send_stamped(b->port[i], b->bufs[i], t0, t0 + t->real_off_ns);
-        if (e < 0) {
+        void *sent = b->bufs[i];
+        int e = ard_send_commit_stamped(b->port[i], t0, t0 + t->real_off_ns);
+        void *next = e < 0 ? NULL : ard_send_loan(b->port[i]);
+        if (next == NULL) {
             snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
                      ard_errdetail());
-            rc = e;
+            rc = e < 0 ? e : ard_lasterror();
             goto out;
         }
+        /* The buffer keeps its contents between steps (ardnet_block.h): the next slot starts
+         * as the packet just sent, which is still in the cache. */
+        memcpy(next, sent, d->ports[i].size);
+        b->bufs[i] = next;
         b->info[i] = ard_port_info(b->port[i]);
     }
 out:

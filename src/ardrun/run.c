@@ -402,6 +402,7 @@ int ardr_run_group(struct ardr_group *g)
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
     ardr_scheme_order(g);
+    ardr_scheme_inplace(g);
 
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];

@@ -238,3 +238,17 @@ void ardr_scheme_order(struct ardr_group *g)
         }
     }
 }
+
+void ardr_scheme_inplace(struct ardr_group *g)
+{
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        for (uint32_t p = 0; p < b->pl.d->nports; p++) {
+            int w, wp;
+            b->src[p] = NULL;
+            if (b->pl.d->ports[p].dir == ARD_IN && written_in_group(g, b->conn[p], &w, &wp) &&
+                g->blocks[w].rate == b->rate)
+                b->src[p] = g->blocks[w].port[wp];
+        }
+    }
+}

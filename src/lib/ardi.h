@@ -248,6 +248,7 @@ struct ard_port {
     int64_t spin_ns;
     struct ardi_map map;
     uint64_t last_seq; /* IN: seq last returned; OUT: seq last sent */
+    uint64_t loan_seq; /* OUT: seq of the slot loaned by ard_send_loan, 0: no loan open */
     struct ard_info info;
 };
 

@@ -41,26 +41,32 @@ static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct ti
     return syscall(SYS_futex, uaddr, op, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
-static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t real)
+static int check_out(ard_port *p, const char *fn)
 {
-    if (p == NULL || packet == NULL || p->dir != ARD_OUT)
-        return ardi_fail(ARD_EINVAL, "ard_send: %s",
-                         p == NULL        ? "port is NULL"
-                         : packet == NULL ? "packet is NULL"
-                                          : "not an OUT port");
-    struct ardi_seg *s = p->map.seg;
-    if (s == NULL)
+    if (p == NULL || p->dir != ARD_OUT)
+        return ardi_fail(ARD_EINVAL, "%s: %s", fn, p == NULL ? "port is NULL" : "not an OUT port");
+    if (p->map.seg == NULL)
         return ardi_fail(ARD_ESTATE,
-                         "port '%s': ard_send before the port is attached (call "
-                         "ard_init first)",
-                         p->name);
+                         "port '%s': %s before the port is attached (call ard_init first)", p->name,
+                         fn);
+    return 0;
+}
 
-    uint64_t seq = p->last_seq + 1;
+/* The first half of a send: mark the next slot as being written (readers that meet it retry
+ * or read the head's slot, which this does not touch). */
+static inline struct ardi_slot *begin(ard_port *p, uint64_t seq)
+{
     struct ardi_slot *slot = ardi_slot_at(&p->map, seq);
-
     atomic_store_explicit(&slot->lock, 2 * seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    memcpy(slot + 1, packet, p->size);
+    return slot;
+}
+
+/* The second half: times, unlock, head, wake. */
+static inline void finish(ard_port *p, struct ardi_slot *slot, uint64_t seq, int64_t mono,
+                          int64_t real)
+{
+    struct ardi_seg *s = p->map.seg;
     atomic_store_explicit(&slot->mono_ns, mono, memory_order_relaxed);
     atomic_store_explicit(&slot->real_ns, real, memory_order_relaxed);
     atomic_store_explicit(&slot->lock, 2 * seq, memory_order_release);
@@ -76,6 +82,23 @@ static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t
 
     p->last_seq = seq;
     p->info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real, .skipped = 0};
+}
+
+static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t real)
+{
+    if (packet == NULL && p != NULL && p->dir == ARD_OUT)
+        return ardi_fail(ARD_EINVAL, "ard_send: packet is NULL");
+    int rc = check_out(p, "ard_send");
+    if (rc < 0)
+        return rc;
+    if (p->loan_seq != 0)
+        return ardi_fail(ARD_ESTATE,
+                         "port '%s': ard_send while a loaned slot is open (ard_send_commit it)",
+                         p->name);
+    uint64_t seq = p->last_seq + 1;
+    struct ardi_slot *slot = begin(p, seq);
+    memcpy(slot + 1, packet, p->size);
+    finish(p, slot, seq, mono, real);
     return 0;
 }
 
@@ -87,6 +110,78 @@ int ard_send(ard_port *p, const void *packet)
 int ard_send_stamped(ard_port *p, const void *packet, int64_t mono_ns, int64_t real_ns)
 {
     return publish(p, packet, mono_ns, real_ns);
+}
+
+/* ---- zero-copy send: a loaned slot --------------------------------------------------- */
+
+void *ard_send_loan(ard_port *p)
+{
+    if (check_out(p, "ard_send_loan") < 0)
+        return NULL;
+    uint64_t seq = p->loan_seq ? p->loan_seq : p->last_seq + 1;
+    struct ardi_slot *slot = p->loan_seq ? ardi_slot_at(&p->map, seq) : begin(p, seq);
+    p->loan_seq = seq;
+    return slot + 1;
+}
+
+static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn)
+{
+    int rc = check_out(p, fn);
+    if (rc < 0)
+        return rc;
+    uint64_t seq = p->loan_seq;
+    if (seq == 0)
+        return ardi_fail(ARD_ESTATE, "port '%s': %s without a loaned slot (ard_send_loan first)",
+                         p->name, fn);
+    p->loan_seq = 0;
+    /* The writer's own stores to the payload are ordered before the unlock by its release. */
+    finish(p, ardi_slot_at(&p->map, seq), seq, mono, real);
+    return 0;
+}
+
+int ard_send_commit(ard_port *p)
+{
+    return commit(p, ard_now_ns(), ard_realtime_ns(), "ard_send_commit");
+}
+
+int ard_send_commit_stamped(ard_port *p, int64_t mono_ns, int64_t real_ns)
+{
+    return commit(p, mono_ns, real_ns, "ard_send_commit_stamped");
+}
+
+const void *ard_sent(const ard_port *p, struct ard_info *info)
+{
+    if (p == NULL || p->dir != ARD_OUT || p->map.seg == NULL) {
+        ardi_fail(p == NULL || p->dir != ARD_OUT ? ARD_EINVAL : ARD_ESTATE, "ard_sent: %s",
+                  p == NULL           ? "port is NULL"
+                  : p->dir != ARD_OUT ? "not an OUT port"
+                                      : "port not attached");
+        return NULL;
+    }
+    uint64_t seq = p->last_seq;
+    if (seq == 0) {
+        ardi_fail(ARD_ENODATA, "port '%s': nothing was sent on connection '%s' yet", p->name,
+                  p->conn);
+        return NULL;
+    }
+    struct ardi_slot *slot = ardi_slot_at(&p->map, seq);
+    /* Our own packet needs no check; one a previous writer left (seq from the attach) is
+     * shared input: it must be complete and stay so while we copy its times. */
+    if (seq != p->info.seq) {
+        int64_t mono, real;
+        if (!ardi_slot_read(&p->map, seq, NULL, 0, &mono, &real)) {
+            ardi_fail(ARD_ESTALE,
+                      "port '%s' (connection '%s'): the newest packet's slot is not complete: "
+                      "the object's header was damaged or rewritten",
+                      p->name, p->conn);
+            return NULL;
+        }
+        if (info)
+            *info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real};
+    } else if (info) {
+        *info = p->info;
+    }
+    return slot + 1;
 }
 
 static int check_in(ard_port *p, const void *packet, const char *fn)

@@ -11,6 +11,11 @@
  *
  * tests/model/check.sh runs it, and also runs a mutant without the writer's takeover step
  * (-DNO_TAKEOVER), which must fail: proof that the model can find a lost wake-up.
+ *
+ * -DLOAN models the zero-copy send (ard_send_loan / ard_send_commit): the same steps as a send,
+ * with the slot scribbled over between the mark and the packet's words (the loan only
+ * stretches the writer's copy). Its mutant -DLOAN_NO_MARK (a loan that does not mark the slot
+ * as being written) must fail with a torn packet.
  */
 #ifndef NSLOTS
 #define NSLOTS 2
@@ -47,7 +52,16 @@ attach:
     :: seq > MAXSEQ -> break
     :: else ->
         s = seq % NSLOTS;
+#ifndef LOAN_NO_MARK
         lock[s] = 2 * seq + 1;  STEP;
+#endif
+#ifdef LOAN
+        /* ard_send_loan: the caller fills the slot in place, for as long as it likes, in any
+         * order and through values that are not the packet (here: 0, second word first); the
+         * commit is the unlock below. A crash in between is an abandoned loan. */
+        data[2 * s + 1] = 0;    STEP;
+        data[2 * s] = 0;        STEP;
+#endif
         data[2 * s] = seq;      STEP;
         data[2 * s + 1] = seq;  STEP;
         lock[s] = 2 * seq;      STEP;

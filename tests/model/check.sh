@@ -40,6 +40,14 @@ errs=$(verify mutant ardnet.pml -DNO_TAKEOVER | tee /dev/stderr | tail -1)
 [[ $errs != 0 ]] || { echo "FAIL: the mutant without writer takeover passed: the model checks nothing"; exit 1; }
 echo "model: no torn packet, no out-of-order packet, no lost wake-up (MAXSEQ=$maxseq); mutant caught"
 rm -f ./*.trail
+# the zero-copy send: a loaned slot filled in place, and a mutant whose loan does not mark it
+errs=$(verify loan ardnet.pml -DLOAN | tee /dev/stderr | tail -1)
+[[ $errs == 0 ]] || { echo "FAIL: the loan model has $errs error(s)"; exit 1; }
+rm -f ./*.trail
+errs=$(verify loan-mutant ardnet.pml -DLOAN -DLOAN_NO_MARK | tee /dev/stderr | tail -1)
+[[ $errs != 0 ]] || { echo "FAIL: the loan mutant without the mark passed: the model checks nothing"; exit 1; }
+echo "loan model: a slot filled in place is never read torn, writer killed between loan and commit (MAXSEQ=$maxseq); mutant caught"
+rm -f ./*.trail
 # ard_wait: one reader waiting on two connections at once (futex_waitv).
 errs=$(verify waitv waitv.pml | tee /dev/stderr | tail -1)
 [[ $errs == 0 ]] || { echo "FAIL: the ard_wait model has $errs error(s)"; exit 1; }
