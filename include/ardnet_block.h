@@ -110,7 +110,10 @@ struct ard_block_ctx {
     const char *instance; /* the instance's name ("ctrl" in a group; the plugin's name alone) */
     void *state;          /* the block's own data: set it in init, free it in close */
     void *const *buf;     /* buf[i]: port i's packet buffer (IN: the newest packet received;
-                           * OUT: what will be sent, kept from the previous step) */
+                           * OUT: what will be sent, kept from the previous step). The
+                           * addresses may change from one step to the next (ardrun hands
+                           * packets over in place): take them anew each step, through
+                           * ard_block_in/ard_block_out, and never write into an IN packet */
     const int8_t *fresh;  /* IN port i: 1 a new packet this tick, 0 the same one as before,
                            * -1 nothing was ever received (buf[i] is all zeroes) */
     uint8_t *send;        /* OUT port i: nonzero = send buf[i] after this step */
