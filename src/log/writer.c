@@ -734,6 +734,7 @@ static int seal_current(struct ard_logw *w, bool force)
             return ardi_fail(ARD_ENOMEM, "out of memory");
         }
         ardl_chunk_reset(w->cur);
+        size_t bytes = it->bytes; /* once taken, the item is the writer thread's to free */
         int rc = submit(w, it, force);
         if (rc == ARD_EBUSY) {
             struct ardl_chunk tmp = *w->cur; /* undo: the full chunk stays open */
@@ -742,7 +743,7 @@ static int seal_current(struct ard_logw *w, bool force)
             item_free(it);
             return rc;
         }
-        w->bytes += it->bytes;
+        w->bytes += bytes;
         return rc;
     }
     w->bytes += w->cur->recs.len;
