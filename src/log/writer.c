@@ -750,11 +750,11 @@ static int seal_current(struct ard_logw *w, bool force)
     return f_chunk(w, w->cur);
 }
 
-int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq, int64_t log_ns,
-                   int64_t real_ns)
+/* Before a message of channel ch: a writer that has failed stays failed; a full or old
+ * chunk is sealed first. 0, the writer's error, or ARD_EBUSY (the queue is full: the message
+ * is counted as missed). */
+static int make_room(struct ard_logw *w, int ch, int64_t log_ns)
 {
-    if (!w || ch < 0 || (size_t)ch >= w->nch || !packet)
-        return ardi_fail(ARD_EINVAL, "ard_logw_write: bad writer, channel %d or packet", ch);
     int e = atomic_load(&w->err);
     if (e)
         return ardi_fail(e, "%s", w->errmsg);
@@ -765,10 +765,20 @@ int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq, int64_
             ard_logw_missed(w, ch, 1);
             return ardi_fail(ARD_EBUSY, "disk too slow: queue of %zu bytes full", w->queue_max);
         }
-        if (rc)
-            return rc;
-        c = w->cur;
+        return rc;
     }
+    return 0;
+}
+
+int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq, int64_t log_ns,
+                   int64_t real_ns)
+{
+    if (!w || ch < 0 || (size_t)ch >= w->nch || !packet)
+        return ardi_fail(ARD_EINVAL, "ard_logw_write: bad writer, channel %d or packet", ch);
+    int rc = make_room(w, ch, log_ns);
+    if (rc)
+        return rc;
+    struct ardl_chunk *c = w->cur;
     struct wchan *wc = &w->ch[ch];
     uint8_t *d = ardl_chunk_msg(c, (size_t)ch, wc->id, (uint32_t)seq, log_ns, real_ns,
                                 ARDL_CDR_HDR + wc->lay.body);
@@ -783,20 +793,10 @@ int ard_logw_write_with(ard_logw *w, int ch, uint64_t seq, int64_t log_ns, int64
 {
     if (!w || ch < 0 || (size_t)ch >= w->nch || !copy)
         return ardi_fail(ARD_EINVAL, "ard_logw_write_with: bad writer, channel %d or copy", ch);
-    int e = atomic_load(&w->err);
-    if (e)
-        return ardi_fail(e, "%s", w->errmsg);
+    int rc = make_room(w, ch, log_ns);
+    if (rc)
+        return rc;
     struct ardl_chunk *c = w->cur;
-    if (c->messages && (c->recs.len >= w->chunk_size || log_ns - c->start_ns >= w->chunk_ns)) {
-        int rc = seal_current(w, false);
-        if (rc == ARD_EBUSY) {
-            ard_logw_missed(w, ch, 1);
-            return ardi_fail(ARD_EBUSY, "disk too slow: queue of %zu bytes full", w->queue_max);
-        }
-        if (rc)
-            return rc;
-        c = w->cur;
-    }
     struct wchan *wc = &w->ch[ch];
     /* Room for the whole packet; the record keeps only the CDR body of it. */
     uint8_t *d = ardl_chunk_msg(c, (size_t)ch, wc->id, (uint32_t)seq, log_ns, real_ns,

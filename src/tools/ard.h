@@ -70,6 +70,18 @@ extern const char *ardt_sub;
 int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out);
 int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out);
 
+/* The command line of the subcommands that watch connections over intervals (hz, delay):
+ * --json, -i/--interval S, -n/--count N, and at least one connection name. names[] must have
+ * room for argc entries; they point into argv. Returns 0 or ARDT_USAGE (message printed). */
+struct ardt_watch {
+    double interval;  /* seconds between reports (default 1) */
+    uint64_t reports; /* 0: until stopped */
+    bool json;
+    const char **names;
+    size_t n;
+};
+int ardt_parse_watch(int argc, char **argv, struct ardt_watch *w);
+
 /* Install SIGINT/SIGTERM handlers setting ardt_stop (no SA_RESTART: blocking calls return
  * ARD_EINTR), and ignore SIGPIPE so that a closed pipe is a write error we end on quietly. */
 void ardt_signals(void);

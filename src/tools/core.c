@@ -91,6 +91,37 @@ int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out
     return 0;
 }
 
+int ardt_parse_watch(int argc, char **argv, struct ardt_watch *w)
+{
+    w->interval = 1;
+    w->reports = 0;
+    w->json = false;
+    w->n = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        int rc = 0;
+        if (strcmp(o, "--json") == 0)
+            w->json = true;
+        else if (strcmp(o, "-i") == 0 || strcmp(o, "--interval") == 0 || strcmp(o, "-n") == 0 ||
+                 strcmp(o, "--count") == 0) {
+            if (i + 1 >= argc)
+                rc = ardt_err(ARDT_USAGE, "%s needs a value", o);
+            else if (o[1] == 'i' || o[2] == 'i')
+                rc = ardt_parse_double(o, argv[++i], 0.01, 86400, &w->interval);
+            else
+                rc = ardt_parse_count(o, argv[++i], UINT64_MAX, &w->reports);
+        } else if (o[0] == '-' && o[1] != '\0')
+            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help %s')", o, ardt_sub);
+        else
+            w->names[w->n++] = o;
+        if (rc)
+            return rc;
+    }
+    if (w->n == 0)
+        return ardt_err(ARDT_USAGE, "which connection? (usage: ard %s CONNECTION...)", ardt_sub);
+    return 0;
+}
+
 static void on_stop(int sig)
 {
     (void)sig;

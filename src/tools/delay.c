@@ -85,33 +85,21 @@ static void report(struct track *t, bool json)
 
 int cmd_delay(int argc, char **argv)
 {
-    double interval = 1;
-    uint64_t reports = 0;
-    bool json = false;
+    struct ardt_watch w = {.names = calloc((size_t)argc, sizeof(char *))};
     struct track *t = calloc((size_t)argc, sizeof *t);
-    size_t nt = 0, started = 0;
-    int rc = 0;
-    if (!t)
+    if (!t || !w.names) {
+        free(t);
+        free(w.names);
         return ardt_err(ARDT_SYS, "out of memory");
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *o = argv[i];
-        if (strcmp(o, "--json") == 0)
-            json = true;
-        else if (strcmp(o, "-i") == 0 || strcmp(o, "--interval") == 0 || strcmp(o, "-n") == 0 ||
-                 strcmp(o, "--count") == 0) {
-            if (i + 1 >= argc)
-                rc = ardt_err(ARDT_USAGE, "%s needs a value", o);
-            else if (o[1] == 'i' || o[2] == 'i')
-                rc = ardt_parse_double(o, argv[++i], 0.01, 86400, &interval);
-            else
-                rc = ardt_parse_count(o, argv[++i], UINT64_MAX, &reports);
-        } else if (o[0] == '-' && o[1] != '\0')
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help delay')", o);
-        else
-            t[nt++].name = o;
     }
-    if (rc == 0 && nt == 0)
-        rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard delay CONNECTION...)");
+    int rc = ardt_parse_watch(argc, argv, &w);
+    size_t nt = 0, started = 0;
+    for (; nt < w.n; nt++)
+        t[nt].name = w.names[nt];
+    free(w.names);
+    const double interval = w.interval;
+    const uint64_t reports = w.reports;
+    const bool json = w.json;
     for (size_t i = 0; rc == 0 && i < nt; i++) {
         if ((t[i].p = ardt_attach(t[i].name, ARD_IN, &rc)) == NULL)
             break;
