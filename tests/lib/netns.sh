@@ -183,7 +183,16 @@ netns_create() {
         local mnt="$NETNS_DIR/ns/$h.mnt"
         touch "$mnt"
         echo "$mnt" >>"$NETNS_DIR/mounts"
-        unshare --mount="$mnt" --propagation private true
+        # Rarely (seen under load, inside another private mount namespace) the kernel refuses
+        # the bind of the new namespace with EINVAL, as it does for a namespace bound into
+        # itself; the cause was not found, so it is tried again, up to five times.
+        local try
+        for try in 1 2 3 4 5; do
+            unshare --mount="$mnt" --propagation private true && break
+            [ "$try" -lt 5 ] || return 1
+            echo "netns: retrying the mount namespace of $h" >&2
+            sleep 0.2
+        done
         nsenter --mount="$mnt" sh -c "mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
             mount --bind '$NETNS_DIR/hosts' /etc/hosts"
         i=$((i + 1))
