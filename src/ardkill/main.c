@@ -116,8 +116,8 @@ static int unlink_one(const char *name, void *arg)
         /* Still attached (a block outside the books, a tool watching it): removing it would
          * split that process from every later one. Kept, and said so. */
         u->kept++;
-        fprintf(stderr, "ardkill: kept shared memory '%s' of domain %s on %s: still attached: %s\n",
-                name, u->o->domain, u->host, ard_errdetail());
+        fprintf(stderr, "ardkill: kept shared memory '%s' of domain %s on %s: %s\n", name,
+                u->o->domain, u->host, ard_errdetail());
     } else if (rc != ARD_ENOENT) { /* ENOENT: removed meanwhile */
         u->failed++;
         fprintf(stderr, "ardkill: removing shared memory '%s' of domain %s on %s: %s\n", name,
