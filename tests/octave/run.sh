@@ -54,24 +54,77 @@ errors | clear)
     oct --eval "t_$mode" || fail "t_$mode"
     ;;
 interrupt)
-    # SIGINT must reach Octave with its default disposition (a non-interactive shell starts
-    # background jobs with SIGINT ignored).
-    env --default-signal=INT $OCTAVE --no-gui --no-init-file --quiet --path "$ARD_OCTAVE_PATH" \
-        --path "$TESTDIR" --eval t_interrupt >"$T/out" 2>&1 &
+    # One interactive Octave session, fed line by line through a FIFO as a user types, and
+    # real SIGINTs (Ctrl-C). SIGINT must reach Octave with its default disposition (a
+    # non-interactive shell starts background jobs with SIGINT ignored).
+    mkfifo "$T/in"
+    env --default-signal=INT $OCTAVE --no-gui --no-init-file --quiet --interactive \
+        --no-line-editing --path "$ARD_OCTAVE_PATH" --path "$TESTDIR" <"$T/in" >"$T/out" 2>&1 &
     oct_pid=$!
     pids+=($oct_pid)
-    for _ in $(seq 200); do grep -q blocked "$T/out" && break; sleep 0.05; done
-    grep -q blocked "$T/out" || fail "Octave did not reach the blocking rec: $(cat "$T/out")"
-    sleep 0.3
-    kill -INT $oct_pid
+    exec 7>"$T/in"
+    say() { printf '%s\n' "$*" >&7; }
+    await() {
+        for _ in $(seq 200); do
+            grep -q -- "$1" "$T/out" && return 0
+            kill -0 $oct_pid 2>/dev/null || break
+            sleep 0.05
+        done
+        fail "waiting for '$1': $(cat "$T/out")"
+    }
+    ctrl_c() {
+        sleep 0.3
+        kill -INT $oct_pid
+    }
+    say "blk = getenv ('OCTBLOCK');"
+    # 1. SIGINT during a blocking ard_rec ends it with ARD_EINTR; the port still works;
+    #    clear ardnet_mex releases the writer.
+    say "t_interrupt"
+    await blocked
+    ctrl_c
+    await 'after clear:'
+    # 2. A writer script interrupted, then run again: it runs, with the same wiring and then
+    #    with another one, and a C reader gets its packets.
+    say "rerun_args = {'--ard', 'w=i.first'}; rerun_count = Inf; t_rerun"
+    await 't_rerun: writing on i.first'
+    ctrl_c
+    say "printf ('held after the interrupt: %d\n', system ([blk ' trywrite i.first']))"
+    await 'held after the interrupt:'
+    "$OCTBLOCK" read i.first 20 >"$T/read.out" 2>&1 &
+    reader=$!
+    pids+=($reader)
+    say "rerun_count = 100; t_rerun"
+    await 't_rerun: done, 100 packets'
+    wait $reader || fail "octblock read on the script run again: $(cat "$T/read.out")"
+    say "rerun_args = {'--ard', 'w=i.second'}; rerun_count = 3; t_rerun"
+    await 't_rerun: done, 3 packets'
+    say "printf ('first %d second %d\n', system ([blk ' trywrite i.first']), system ([blk ' trywrite i.second']))"
+    await '^first [0-9]'
+    # 3. A function's guarded port is closed by Ctrl-C itself; the function runs again.
+    say "t_rerun_fn (Inf)"
+    await 't_rerun_fn: writing on i.fn'
+    ctrl_c
+    say "printf ('released by the interrupt: %d\n', system ([blk ' trywrite i.fn']))"
+    await 'released by the interrupt:'
+    say "t_rerun_fn (5); printf ('released at the end: %d\n', system ([blk ' trywrite i.fn']))"
+    await 'released at the end:'
+    exec 7>&-
     for _ in $(seq 200); do kill -0 $oct_pid 2>/dev/null || break; sleep 0.05; done
-    kill -0 $oct_pid 2>/dev/null && fail "Octave still blocked 10 s after SIGINT"
+    kill -0 $oct_pid 2>/dev/null && fail "Octave did not end at the end of its input"
     cat "$T/out"
     grep -q 'rec returned' "$T/out" && fail "rec returned instead of being interrupted"
     grep -q 'error id: ardnet:ARD_EINTR' "$T/out" || fail "no ARD_EINTR"
     grep -q 'writer held: 1' "$T/out" || fail "writer not held before clear"
     grep -q 'port usable: 1' "$T/out" || fail "port unusable after the interrupt"
     grep -q 'after clear: 0' "$T/out" || fail "writer lock still held after clear ardnet_mex"
+    # A script's ports belong to the session: held until it runs again (or ard_fini, clear).
+    grep -q 'held after the interrupt: 6' "$T/out" || fail "the interrupted script's writer"
+    grep -q 'octblock read: 20 packets ok' "$T/read.out" || fail "reader: $(cat "$T/read.out")"
+    grep -q 'first 0 second 6' "$T/out" || fail "the run with other options kept the first wiring"
+    grep -q 'released by the interrupt: 0' "$T/out" || fail "Ctrl-C kept the guarded writer"
+    grep -q 't_rerun_fn: done, 5 packets' "$T/out" || fail "the function did not run again"
+    grep -q 'released at the end: 0' "$T/out" || fail "the guard did not close at the end"
+    grep -q 'already declared\|called twice\|ARD_EBUSY' "$T/out" && fail "a run again was refused"
     ;;
 load)
     # Record 300 packets of octblock's writer with `ard record`, then check every row of
