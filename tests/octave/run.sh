@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Driver of the Octave binding's tests (ctest label "octave"): run.sh MODE.
 # Environment: OCTAVE (octave-cli), OCTBLOCK (octblock), ARD (the ard tool, for "load"),
-# ARD_OCTAVE_PATH (the build's octave/ directory), TESTDIR (this directory).
+# ARD_OCTAVE_PATH (the build's octave/ directory), TESTDIR (this directory), EXAMPLES
+# (examples/octave); KEEP=1 keeps the temporary directory (the example's PNG files).
 set -uo pipefail
 mode=$1
 export ARD_DOMAIN=oct${mode:0:4}$$
@@ -11,7 +12,7 @@ cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     wait 2>/dev/null
     "$OCTBLOCK" unlink - 2>/dev/null
-    rm -rf "$T"
+    [ -n "${KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
 fail() { echo "FAIL ($mode): $*" >&2; exit 1; }
@@ -139,10 +140,23 @@ load)
     MCAP=$T/run.mcap oct --eval t_load || fail "t_load"
     ;;
 example)
-    # examples/octave/arm_state_plot.m reading a 1 kHz arm state for 1 s at 100 Hz (not the
-    # plot: 'noplot').
+    # Both examples with their plots (t_example.m), headless: arm_state_plot.m reading a 1 kHz
+    # arm state at 100 Hz; plot_joint.m on a recording of arm.state and arm.ref. The gnuplot
+    # graphics toolkit draws them (octave-cli has no other; scripts/deps.sh installs it).
+    command -v gnuplot >/dev/null || {
+        echo "SKIP: gnuplot not found (scripts/deps.sh installs gnuplot-nox)"
+        exit 77
+    }
+    export PLOTDIR=$T MCAP=$T/arm.mcap
+    "$ARD" record 'arm.*' -o "$MCAP" -n 400 2>"$T/rec.err" &
+    rec=$!
+    pids+=($rec)
+    sleep 0.5
     "$OCTBLOCK" arm arm.state 20000 1000 &
     pids+=($!)
+    "$OCTBLOCK" arm arm.ref 20000 1000 &
+    pids+=($!)
+    wait $rec || fail "ard record: $(cat "$T/rec.err")"
     oct --path "$EXAMPLES" --eval t_example || fail "t_example"
     ;;
 *)
