@@ -14,7 +14,8 @@ function [p, guard] = ard_port(name, dir, type, varargin)
   %   before ard_init only that port is replaced. The old handles give ardnet:ARD_ESTATE.
   % Errors: ardnet:ARD_EBUSY (the connection has a live writer), ardnet:ARD_ETYPE, ...
   if nargin < 2
-    print_usage ();
+    % (not print_usage: MATLAB has none)
+    error ('ardnet:ARD_EINVAL', 'ARD_EINVAL: usage: ard_port(NAME, DIR, TYPE, ...)');
   end
   if nargin < 3
     type = '';

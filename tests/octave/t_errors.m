@@ -51,6 +51,8 @@ assert (~isempty (strfind (m, 'f65')));
 m = expect_error ('ardnet:ARD_EBUSY', @ard_port, 'w2', 'out', T, 'connection', 'e.a');
 assert (~isempty (strfind (m, sprintf ('pid %d', getpid ()))));
 expect_error ('ardnet:ARD_EINVAL', @ard_port, 'x', 'sideways', T);
+expect_error ('ardnet:ARD_EINVAL', @ard_port, 'x');                 % usage
+expect_error ('ardnet:ARD_EINVAL', @ard_load, 'f.mcap', 'rate');
 expect_error ('ardnet:ARD_EINVAL', @ard_send, r, struct ('q', [1 2 3], 'n', 1));   % IN port
 
 % Adopting the existing connection's type, and an opaque port.
