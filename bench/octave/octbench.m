@@ -8,7 +8,7 @@ function octbench(cprog, batches, len)
   % ard_tryrec finding the same packet again, ard_rec(p, 0) finding nothing new; the send
   % and tryrec rows through the ard_*.m wrappers and straight into ardnet_mex; then the C
   % library's ard_send/ard_tryrec in a C loop (CPROG, bench/octave/octb_c.c), in this run.
-  if nargin < 2, batches = 21; end
+  if nargin < 2, batches = 51; end
   if nargin < 3, len = 2000; end
   T = 'q:f64[7] qd:f64[7]';
   w = ard_port ('w', 'out', T, 'connection', 'octb.o');
