@@ -66,7 +66,7 @@ interrupt)
     exec 7>"$T/in"
     say() { printf '%s\n' "$*" >&7; }
     await() {
-        for _ in $(seq 200); do
+        for _ in $(seq 600); do
             grep -q -- "$1" "$T/out" && return 0
             kill -0 $oct_pid 2>/dev/null || break
             sleep 0.05
@@ -77,11 +77,21 @@ interrupt)
         sleep 0.3
         kill -INT $oct_pid
     }
+    # Until Octave's main thread sleeps in a futex: inside the blocking ard_rec, past the
+    # printf before it (on a loaded machine 0.3 s may not be enough). Where the kernel does not
+    # tell (wchan "0"), ctrl_c's pause is all there is.
+    in_rec() {
+        for _ in $(seq 500); do
+            case $(cat /proc/$oct_pid/wchan 2>/dev/null) in *futex*) return 0 ;; esac
+            sleep 0.02
+        done
+    }
     say "blk = getenv ('OCTBLOCK');"
     # 1. SIGINT during a blocking ard_rec ends it with ARD_EINTR; the port still works;
     #    clear ardnet_mex releases the writer.
     say "t_interrupt"
     await blocked
+    in_rec
     ctrl_c
     await 'after clear:'
     # 2. A writer script interrupted, then run again: it runs, with the same wiring and then

@@ -26,6 +26,10 @@ for j = 1:7
 end
 check_png (f, fullfile (out, 'arm_state.png'));
 close (f);
+% Called again in the same session (its second ard_init starts the block anew): newer packets.
+[t2, q2, qd2, seq2] = arm_state_plot (0.3, '--ard', 'state=arm.state', 'noplot');
+assert (numel (t2) >= 3 && double (seq2(1)) > k(end) && isequal (q2(:, 1), double (seq2)));
+assert (ardnet_mex ('nports') == 0);
 
 % 2. plot_joint: joint 3 of a recording of arm.state and arm.ref on a 1 kHz time base. Each
 %    plotted value is the newest packet of its connection recorded at or before its time
