@@ -21,7 +21,8 @@ function [log, info] = ard_load(file, varargin)
   % Errors: ardnet:ARD_ESTALE (not a recording, or damaged: the message names the offset),
   %   ardnet:ARD_ESYS (cannot read the file).
   if nargin < 1 || mod (numel (varargin), 2) ~= 0
-    print_usage ();
+    % (not print_usage: MATLAB has none)
+    error ('ardnet:ARD_EINVAL', 'ARD_EINVAL: usage: ard_load(FILE), ard_load(FILE, ''rate'', HZ), ard_load(FILE, ''time'', T)');
   end
   [log, info] = ardnet_mex ('load', file);
   T = [];

@@ -5,8 +5,10 @@
  * the one exception, noticing Ctrl-C during a blocking receive, is marked where it is.
  *
  * Ports live in a table of this MEX file, addressed by a numeric handle. mexAtExit closes them
- * all (writer locks released) when the MEX file is cleared (`clear mex`, `clear functions`,
- * `clear all`) or the interpreter exits.
+ * all (writer locks released) when the MEX file is cleared (`clear ardnet_mex`,
+ * `clear functions`, `clear all`; MATLAB's `clear mex`) or the interpreter exits. A script
+ * interrupted by Ctrl-C leaves its ports open; run again, it starts the block anew (cmd_port,
+ * cmd_init).
  */
 #include "mex.h"
 
@@ -54,11 +56,18 @@ struct mport {
     char **names; /* field names as struct fields: the descriptor's, or fN */
     unsigned char *buf;
     size_t size;
+    /* The declaration, to declare the port again when the block starts anew (restart). */
+    char *decl_type; /* NULL: adopt the connection's */
+    size_t decl_size;
+    char *decl_conn; /* NULL: the port's name */
+    enum ard_dir dir;
+    bool since_init; /* declared after the last ard_init, or carried over by a second one */
 };
 
 static struct mport ports[MAX_PORTS];
 static double next_handle;
 static bool registered;
+static bool initialized; /* ard_init succeeded since the last close_all */
 
 /* ------------------------------------------------------------------------------------------
  * Errors: identifier "ardnet:ARD_EBUSY", message "ARD_EBUSY: <detail>"
@@ -101,15 +110,28 @@ static void fail(int code, const char *fmt, ...)
  * The port table
  * ---------------------------------------------------------------------------------------- */
 
-static void mport_free(struct mport *m)
+/* Forget the packet layout (mport_layout computes it again once the port is attached). */
+static void mport_unlayout(struct mport *m)
 {
-    ard_close(m->port);
     if (m->names)
         for (size_t i = 0; i < m->nfields; i++)
             free(m->names[i]);
     free(m->names);
     free(m->fields);
     free(m->buf);
+    m->names = NULL;
+    m->fields = NULL;
+    m->buf = NULL;
+    m->nfields = 0;
+    m->size = 0;
+}
+
+static void mport_free(struct mport *m)
+{
+    ard_close(m->port);
+    mport_unlayout(m);
+    free(m->decl_type);
+    free(m->decl_conn);
     memset(m, 0, sizeof *m);
 }
 
@@ -119,6 +141,49 @@ static void close_all(void)
         if (ports[i].port)
             mport_free(&ports[i]);
     ard_fini();
+    initialized = false;
+}
+
+/* The block starts anew (a script run again, docs/octave.md): the ports declared before the
+ * last ard_init are closed (their handles become unknown), the ones declared since are
+ * declared again, with their handles, into a library that has forgotten its options
+ * (ard_fini), so that the next ard_init wires and attaches them as a first one does. */
+static void restart(void)
+{
+    for (size_t i = 0; i < MAX_PORTS; i++)
+        if (ports[i].port && !ports[i].since_init)
+            mport_free(&ports[i]);
+    char *names[MAX_PORTS] = {0};
+    bool kept[MAX_PORTS] = {0};
+    for (size_t i = 0; i < MAX_PORTS; i++)
+        if (ports[i].port) {
+            kept[i] = true;
+            const char *n = ard_port_name(ports[i].port);
+            names[i] = malloc(strlen(n) + 1);
+            if (names[i])
+                memcpy(names[i], n, strlen(n) + 1);
+            ard_close(ports[i].port);
+            ports[i].port = NULL;
+            mport_unlayout(&ports[i]);
+        }
+    ard_fini();
+    initialized = false;
+    int err = 0;
+    for (size_t i = 0; i < MAX_PORTS; i++) {
+        struct mport *m = &ports[i];
+        if (!kept[i])
+            continue;
+        if (names[i])
+            m->port = ard_create_on(names[i], m->decl_conn, m->dir, m->decl_size, m->decl_type);
+        if (!m->port && !err)
+            err = names[i] ? ard_lasterror() : ARD_ENOMEM;
+        m->since_init = false;
+        free(names[i]);
+        if (!m->port)
+            mport_free(m);
+    }
+    if (err)
+        fail(err, NULL); /* not expected: the same declarations succeeded before */
 }
 
 static void at_exit(void)
@@ -154,8 +219,8 @@ static struct mport *get_port(const mxArray *a)
     struct mport *m = find_port(h);
     if (!m)
         fail(ARD_ESTATE,
-             "port handle %.0f is closed or unknown (closed, or the MEX file was "
-             "cleared since)",
+             "port handle %.0f is closed or unknown (closed, replaced by a port of the same "
+             "name, the block started anew by ard_init, or the MEX file cleared since)",
              h);
     return m;
 }
@@ -499,6 +564,17 @@ static void cmd_port(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             fail(rc, NULL);
         }
     }
+    /* A name that is still open: a script run again (after Ctrl-C, say). The port is
+     * replaced; if it was declared before the last ard_init, the block starts anew (restart)
+     * so that the run wires and attaches its ports as the first run did. */
+    for (size_t i = 0; i < MAX_PORTS; i++)
+        if (ports[i].port && strcmp(ard_port_name(ports[i].port), name) == 0) {
+            bool again = initialized && !ports[i].since_init;
+            mport_free(&ports[i]);
+            if (again)
+                restart();
+            break;
+        }
     size_t slot;
     for (slot = 0; slot < MAX_PORTS && ports[slot].port; slot++)
         ;
@@ -507,14 +583,32 @@ static void cmd_port(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         fail(ARD_ENOMEM, "ard_port '%s': %d ports are open, the most this binding holds", name,
              MAX_PORTS);
     }
-    ard_port *p = ard_create_on(name, conn[0] ? conn : NULL, strcmp(dir, "in") ? ARD_OUT : ARD_IN,
-                                size, type);
+    enum ard_dir d = strcmp(dir, "in") ? ARD_OUT : ARD_IN;
+    char *dtype = type ? malloc(strlen(type) + 1) : NULL;
+    char *dconn = conn[0] ? malloc(strlen(conn) + 1) : NULL;
+    if ((type && !dtype) || (conn[0] && !dconn)) {
+        free(dtype), free(dconn), mxFree(type);
+        fail(ARD_ENOMEM, "ard_port '%s'", name);
+    }
+    if (dtype)
+        memcpy(dtype, type, strlen(type) + 1);
+    if (dconn)
+        memcpy(dconn, conn, strlen(conn) + 1);
     mxFree(type);
-    if (!p)
+    ard_port *p = ard_create_on(name, dconn, d, size, dtype);
+    if (!p) {
+        free(dtype), free(dconn);
         fail(ard_lasterror(), NULL);
-    ports[slot].port = p;
-    ports[slot].handle = next_handle++ * MAX_PORTS + (double)slot;
-    plhs[0] = mxCreateDoubleScalar(ports[slot].handle);
+    }
+    struct mport *m = &ports[slot];
+    m->port = p;
+    m->handle = next_handle++ * MAX_PORTS + (double)slot;
+    m->decl_type = dtype;
+    m->decl_size = size;
+    m->decl_conn = dconn;
+    m->dir = d;
+    m->since_init = initialized;
+    plhs[0] = mxCreateDoubleScalar(m->handle);
 }
 
 /* init(args): args a cell of strings; returns them without the --ard* options. */
@@ -532,10 +626,19 @@ static void cmd_init(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (!e || !mxIsChar(e) || !(argv[i + 1] = mxArrayToString(e)))
             fail(ARD_EINVAL, "ard_init: ARGS{%zu} is not a string", i + 1);
     }
+    /* Again after a successful ard_init (a script run again): the block starts anew, keeping
+     * the ports declared since the last one. */
+    bool again = initialized;
+    if (again)
+        restart();
     int argc = (int)n + 1;
     int rc = ard_init(&argc, argv);
     if (rc < 0)
         fail(rc, NULL);
+    initialized = true;
+    for (size_t i = 0; i < MAX_PORTS; i++)
+        if (ports[i].port)
+            ports[i].since_init = again;
     for (size_t i = 0; i < MAX_PORTS; i++)
         if (ports[i].port)
             (void)mport_layout(&ports[i]);

@@ -6,7 +6,9 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev zlib1g-dev
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
-      octave liboctave-dev)
+      octave liboctave-dev gnuplot-nox fonts-freefont-otf)
+# gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
+# examples' plots headless into PNG files.
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -9,10 +9,13 @@ function [t, q, qd, seq] = arm_state_plot(seconds, varargin)
   %   examples/arm/master.sh &          # the arm, simulated (see examples/arm/README.md)
   %   octave --path build/octave --path examples/octave \
   %          --eval "arm_state_plot(10, '--ard', 'state=arm.state')"
+  %
+  % Without a display: graphics_toolkit gnuplot; set (0, 'defaultfigurevisible', 'off')
+  % before, print -dpngcairo FILE.png after (docs/octave.md).
   noplot = any (strcmp (varargin, 'noplot'));
   args = varargin(~strcmp (varargin, 'noplot'));
-  state = ard_port ('state', 'in', 'q:f64[7] qd:f64[7]');   % struct arm_joints (arm.h)
-  cleanup = onCleanup (@() ard_close (state));
+  % struct arm_joints (arm.h); guard closes the port when this function ends, Ctrl-C included
+  [state, guard] = ard_port ('state', 'in', 'q:f64[7] qd:f64[7]');
   ard_init (args);
   n = round (seconds * 100);
   t = nan (n, 1); q = nan (n, 7); qd = nan (n, 7); seq = zeros (n, 1, 'uint64');

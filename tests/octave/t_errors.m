@@ -1,5 +1,6 @@
 % One Octave process: option stripping, tryrec's three answers, timeouts, type mismatches,
-% a second writer, closed handles, opaque ports, ard_fini and a second ard_init.
+% a second writer, closed handles, opaque ports, ard_fini, a second ard_init and ports declared
+% again (a script run again in the same session).
 T = 'q:f64[3] n:i32';
 w = ard_port ('w', 'out', T, 'connection', 'e.a');
 r = ard_port ('r', 'in', T, 'connection', 'e.a');
@@ -50,6 +51,8 @@ assert (~isempty (strfind (m, 'f65')));
 m = expect_error ('ardnet:ARD_EBUSY', @ard_port, 'w2', 'out', T, 'connection', 'e.a');
 assert (~isempty (strfind (m, sprintf ('pid %d', getpid ()))));
 expect_error ('ardnet:ARD_EINVAL', @ard_port, 'x', 'sideways', T);
+expect_error ('ardnet:ARD_EINVAL', @ard_port, 'x');                 % usage
+expect_error ('ardnet:ARD_EINVAL', @ard_load, 'f.mcap', 'rate');
 expect_error ('ardnet:ARD_EINVAL', @ard_send, r, struct ('q', [1 2 3], 'n', 1));   % IN port
 
 % Adopting the existing connection's type, and an opaque port.
@@ -62,11 +65,10 @@ p = ard_rec (oi, 1);
 assert (isequal (p, uint8 ([1 2 3 4 250])));
 expect_error ('ardnet:ARD_ETYPE', @ard_send, ob, uint8 ([1 2]));
 
-% Closed handles, closing twice, and a second init only after ard_fini.
+% Closed handles, closing twice, ard_fini.
 ard_close (r);
 ard_close (r);
 expect_error ('ardnet:ARD_ESTATE', @ard_rec, r, 0);
-expect_error ('ardnet:ARD_ESTATE', @ard_init, {});
 ard_fini ();
 assert (ardnet_mex ('nports') == 0);
 expect_error ('ardnet:ARD_ESTATE', @ard_send, w, struct ('q', [1 2 3], 'n', 1));
@@ -74,4 +76,36 @@ w = ard_port ('w', 'out', T, 'connection', 'e.a');      % the writer role was re
 rest = ard_init ({});
 assert (isempty (rest));
 ard_send (w, struct ('q', [1 2 3], 'n', 1));
+
+% Running a script again (docs/octave.md, "Ctrl-C, clear, and what stays behind").
+% A second ard_init starts the block anew: ports declared before the last ard_init are closed,
+% those declared since are kept (same handle) and wired by the new options.
+late = ard_port ('late', 'out', T, 'connection', 'e.late');
+ard_init ({'--ard', 'late=e.moved'});
+expect_error ('ardnet:ARD_ESTATE', @ard_send, w, struct ('q', [1 2 3], 'n', 1));
+assert (ardnet_mex ('nports') == 1 && strcmp (ard_info (late).connection, 'e.moved'));
+ard_send (late, struct ('q', [1 2 3], 'n', 1));
+% ... and a port it carried over is replaced alone when declared again.
+late2 = ard_port ('late', 'out', T, 'connection', 'e.late');
+expect_error ('ardnet:ARD_ESTATE', @ard_info, late);
+assert (ardnet_mex ('nports') == 1 && strcmp (ard_info (late2).connection, 'e.moved'));
+% Before ard_init, declaring a name again replaces that port (any direction).
+ard_fini ();
+a1 = ard_port ('w', 'out', T, 'connection', 'e.a');
+k1 = ard_port ('keep', 'in', T, 'connection', 'e.k');
+a2 = ard_port ('w', 'in', T, 'connection', 'e.a');
+assert (ardnet_mex ('nports') == 2);
+expect_error ('ardnet:ARD_ESTATE', @ard_info, a1);
+ard_init ({'--ard', 'w=e.b'});
+assert (strcmp (ard_info (a2).direction, 'in') && strcmp (ard_info (a2).connection, 'e.b'));
+% After ard_init, declaring again a name declared before it starts the block anew: the other
+% ports of that run are closed, the options forgotten; the new port waits for ard_init.
+a3 = ard_port ('w', 'out', T, 'connection', 'e.a');
+assert (ardnet_mex ('nports') == 1);
+expect_error ('ardnet:ARD_ESTATE', @ard_info, k1);
+m = expect_error ('ardnet:ARD_ESTATE', @ard_send, a3, struct ('q', [1 2 3], 'n', 1));
+assert (~isempty (strfind (m, 'call ard_init first')));
+ard_init ({});
+assert (strcmp (ard_info (a3).connection, 'e.a'));      % --ard w=e.b was forgotten
+ard_send (a3, struct ('q', [1 2 3], 'n', 7));
 printf ('t_errors: ok\n');
