@@ -6,9 +6,9 @@
  *
  * Ports live in a table of this MEX file, addressed by a numeric handle. mexAtExit closes them
  * all (writer locks released) when the MEX file is cleared (`clear ardnet_mex`,
- * `clear functions`, `clear all`; MATLAB's `clear mex`) or the interpreter exits. A script
- * interrupted by Ctrl-C leaves its ports open; run again, it starts the block anew (cmd_port,
- * cmd_init).
+ * `clear functions`, `clear all`; MATLAB's `clear mex`) or the interpreter exits, and when
+ * Ctrl-C interrupts a blocking receive. A script interrupted elsewhere (between calls of this
+ * file) leaves its ports open; run again, it starts the block anew (cmd_port, cmd_init).
  */
 #include "mex.h"
 
@@ -680,8 +680,15 @@ static void cmd_rec(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             break;
         if (rc != ARD_ETIMEDOUT && rc != ARD_EINTR)
             fail(rc, NULL);
-        if (interrupt_pending())
-            fail(ARD_EINTR, "port '%s': receive interrupted (Ctrl-C)", ard_port_name(m->port));
+        if (interrupt_pending()) {
+            /* Ctrl-C stops the block: every port is closed and every writer role released
+             * before the interpreter unwinds (docs/octave.md), so nothing is left held. */
+            char name[ARD_MAX_NAME + 1];
+            snprintf(name, sizeof name, "%s", ard_port_name(m->port));
+            close_all();
+            fail(ARD_EINTR, "port '%s': receive interrupted (Ctrl-C): every port of the block "
+                 "closed, writer roles released", name);
+        }
         if (!forever) {
             left = deadline - ard_now_ns();
             if (left <= 0) {

@@ -87,8 +87,8 @@ interrupt)
         done
     }
     say "blk = getenv ('OCTBLOCK');"
-    # 1. SIGINT during a blocking ard_rec ends it with ARD_EINTR; the port still works;
-    #    clear ardnet_mex releases the writer.
+    # 1. SIGINT during a blocking ard_rec ends it with ARD_EINTR and closes every port (the
+    #    writer is released); a port declared again works; clear ardnet_mex releases it.
     say "t_interrupt"
     await blocked
     in_rec
@@ -125,8 +125,10 @@ interrupt)
     cat "$T/out"
     grep -q 'rec returned' "$T/out" && fail "rec returned instead of being interrupted"
     grep -q 'error id: ardnet:ARD_EINTR' "$T/out" || fail "no ARD_EINTR"
-    grep -q 'writer held: 1' "$T/out" || fail "writer not held before clear"
-    grep -q 'port usable: 1' "$T/out" || fail "port unusable after the interrupt"
+    grep -q 'writer held: 0' "$T/out" || fail "Ctrl-C in ard_rec left the writer role held"
+    grep -q 'closed port: ardnet:ARD_ESTATE' "$T/out" || fail "a port survived Ctrl-C in ard_rec"
+    grep -q 'port usable: 1' "$T/out" || fail "a port declared after the interrupt does not work"
+    grep -q 'held again: 1' "$T/out" || fail "the new writer does not hold its connection"
     grep -q 'after clear: 0' "$T/out" || fail "writer lock still held after clear ardnet_mex"
     # A script's ports belong to the session: held until it runs again (or ard_fini, clear).
     grep -q 'held after the interrupt: 6' "$T/out" || fail "the interrupted script's writer"
