@@ -686,8 +686,10 @@ static void cmd_rec(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             char name[ARD_MAX_NAME + 1];
             snprintf(name, sizeof name, "%s", ard_port_name(m->port));
             close_all();
-            fail(ARD_EINTR, "port '%s': receive interrupted (Ctrl-C): every port of the block "
-                 "closed, writer roles released", name);
+            fail(ARD_EINTR,
+                 "port '%s': receive interrupted (Ctrl-C): every port of the block "
+                 "closed, writer roles released",
+                 name);
         }
         if (!forever) {
             left = deadline - ard_now_ns();
