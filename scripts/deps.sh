@@ -6,7 +6,10 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev zlib1g-dev
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
-      octave liboctave-dev)
+      octave liboctave-dev
+      # the big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
+      # qemu-user to run it, and the s390x libyaml (multiarch, added below)
+      gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libyaml-dev:s390x)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -24,5 +27,8 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+if [[ " ${missing[*]} " == *:s390x* ]] && ! dpkg --print-foreign-architectures | grep -qx s390x; then
+    dpkg --add-architecture s390x
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
