@@ -37,6 +37,8 @@ BE_DOMAIN="${ARD_DOMAIN}_be"
 trap 'rm -f /dev/shm/ard."$BE_DOMAIN".* 2>/dev/null; cleanup_common' EXIT
 
 # ---- the cross build (incremental: it lives in the build tree) ------------------------------
+# (The host build's compiler flags from the environment are not the target's.)
+unset CC CFLAGS CPPFLAGS LDFLAGS
 XB=${BIGEND_BUILD:-$T/s390x}
 t0=$(date +%s%N)
 if ! { cmake -S "$SRCDIR/tests/ardnet/bigend" -B "$XB" \
