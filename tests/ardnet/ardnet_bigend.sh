@@ -10,6 +10,8 @@
 #     checks every field of every packet, the send-time stamp and the order.
 #  2. The other way: x86 writer -> x86 ardnet -> UDP -> s390x ardnet (learning its output the
 #     same way) -> s390x reader, same checks.
+#  3. Fragments: 8 KiB packets of tblock (u64 u64 i64 u32[2042], 6 fragments each) both ways:
+#     each receiver swaps the reassembled packet; the readers check every word.
 # Needs the cross toolchain (scripts/deps.sh installs it): without it the test is skipped
 # (exit 77) with the reason, except under CI (CI set, not "0"/"false"), where it fails.
 TEST_NAME=bigend
@@ -52,6 +54,7 @@ ei_data=$(od -An -tx1 -j5 -N1 "$XB/ardnet" | tr -d ' ')
 echo "cross build: $((($(date +%s%N) - t0) / 1000000)) ms"
 XARDNET=$XB/ardnet
 XTTYPED=$XB/ttyped
+XTBLOCK=$XB/tblock
 [ "$(qemu-s390x "$XTTYPED" type)" = "$("$TTYPED" type)" ] || fail "the two blocks' descriptors differ"
 N=200 # packets each reader checks (at 200 a second)
 
@@ -109,4 +112,36 @@ echo "s390x RX: $(grep '^route' "$T/BERX.stats")"
 for c in drop_size drop_type drop_magic drop_version; do
     [ "$(counter "$T/BERX.stats" le.in $c)" = 0 ] || fail "2: the s390x receiver counted $c"
 done
+# ---- 3. fragmented packets, both ways ----------------------------------------------------------
+S8=8192
+frag() { # CASE WRITER-PREFIX... -- READER-PREFIX... (each: how to run a program on that side)
+    local case=$1 P=$((PORT + 1 + $1)) wr=() rd=()
+    shift
+    while [ "$1" != -- ]; do wr+=("$1"); shift; done
+    shift
+    rd=("$@")
+    # each prefix is "env ARD_DOMAIN=D [qemu-s390x] DIR": DIR holds its side's ardnet and tblock
+    local wdir=${wr[-1]} rdir=${rd[-1]}
+    unset 'wr[-1]' 'rd[-1]'
+    bg_ready FR$case "${rd[@]}" "$rdir/ardnet" --in "udp://127.0.0.1:$P" --out f.in --conn-id 4$case \
+        --stats-file "$T/FR$case.stats"
+    bg_ready FT$case "${wr[@]}" "$wdir/ardnet" --in f.out --out "udp://127.0.0.1:$P" --conn-id 4$case \
+        --size $S8 --type "u64 u64 i64 u32[$(((S8 - 24) / 4))]" --stats-file "$T/FT$case.stats"
+    bg FS$case "${rd[@]}" "$rdir/tblock" sub --size $S8 --ard data=f.in --idle-ms 2000 \
+        --result "$T/FS$case.result"
+    "${wr[@]}" "$wdir/tblock" pub --size $S8 --ard data=f.out --rate 200 --count 200 >"$T/FP$case.out"
+    finish_sub FS$case
+    stop FT$case || fail "3.$case: sending ardnet exit $?"
+    stop FR$case || fail "3.$case: receiving ardnet exit $?"
+    [ "$(kv "$T/FS$case.result" received)" -ge 100 ] || fail "3.$case: too few packets"
+    [ "$(kv "$T/FS$case.result" last)" = "$(sed -n 's/.*last=//p' "$T/FP$case.out")" ] ||
+        fail "3.$case: the reader did not get the last packet"
+    [ "$(counter "$T/FT$case.stats" f.out fragments)" -ge 300 ] || fail "3.$case: no fragments sent"
+}
+HOSTDIR=$T/host
+mkdir -p "$HOSTDIR"
+ln -s "$ARDNET" "$HOSTDIR/ardnet"
+ln -s "$TBLOCK" "$HOSTDIR/tblock"
+frag 1 env ARD_DOMAIN="$BE_DOMAIN" qemu-s390x "$XB" -- env ARD_DOMAIN="$ARD_DOMAIN" "$HOSTDIR"
+frag 2 env ARD_DOMAIN="$ARD_DOMAIN" "$HOSTDIR" -- env ARD_DOMAIN="$BE_DOMAIN" qemu-s390x "$XB"
 echo PASS
