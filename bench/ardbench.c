@@ -33,47 +33,33 @@ static const char *const placement_name[PL_COUNT] = {"two CPUs", "one CPU"};
 static const char *const placement_key[PL_COUNT] = {"two", "one"};
 
 static const char *const method_name[BM_COUNT] = {
-    [BM_RAW_FUTEX] = "raw futex",     [BM_RAW_SPIN] = "raw spin",
-    [BM_ARD_REC] = "ard rec",         [BM_ARD_TRYREC] = "ard tryrec",
-    [BM_ARD_SPIN] = "ard spin-rec",   [BM_RAW_SEND] = "raw publish",
-    [BM_ARD_SEND] = "ard_send",       [BM_ARD_POLL] = "ard poll",
-    [BM_ARD_WAIT16] = "ard wait-N",   [BM_PP_RAW] = "raw spin",
-    [BM_PP_TRYREC] = "ard tryrec",    [BM_PP_POLL] = "ard poll",
-    [BM_PP_STAMPED] = "poll stamped",
+    [BM_RAW_FUTEX] = "raw futex",   [BM_RAW_SPIN] = "raw spin",
+    [BM_ARD_REC] = "ard rec",       [BM_ARD_TRYREC] = "ard tryrec",
+    [BM_ARD_SPIN] = "ard spin-rec", [BM_RAW_SEND] = "raw publish",
+    [BM_ARD_SEND] = "ard_send",     [BM_ARD_SEND_STAMPED] = "send stamped",
+    [BM_ARD_POLL] = "ard poll",     [BM_ARD_WAIT16] = "ard wait-N",
+    [BM_PP_RAW] = "raw spin",       [BM_PP_TRYREC] = "ard tryrec",
+    [BM_PP_POLL] = "ard poll",      [BM_PP_STAMPED] = "poll stamped",
 };
 
 /* Names in CSV output. */
 static const char *const method_csv[BM_COUNT] = {
-    [BM_RAW_FUTEX] = "raw-futex",
-    [BM_RAW_SPIN] = "raw-spin",
-    [BM_ARD_REC] = "rec",
-    [BM_ARD_TRYREC] = "tryrec",
-    [BM_ARD_SPIN] = "spin-rec",
-    [BM_RAW_SEND] = "raw-publish",
-    [BM_ARD_SEND] = "ard-send",
-    [BM_ARD_POLL] = "poll",
-    [BM_ARD_WAIT16] = "wait16",
-    [BM_PP_RAW] = "pp-raw-spin",
-    [BM_PP_TRYREC] = "pp-tryrec",
-    [BM_PP_POLL] = "pp-poll",
-    [BM_PP_STAMPED] = "pp-poll-stamped",
+    [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin",
+    [BM_ARD_REC] = "rec",         [BM_ARD_TRYREC] = "tryrec",
+    [BM_ARD_SPIN] = "spin-rec",   [BM_RAW_SEND] = "raw-publish",
+    [BM_ARD_SEND] = "ard-send",   [BM_ARD_SEND_STAMPED] = "ard-send-stamped",
+    [BM_ARD_POLL] = "poll",       [BM_ARD_WAIT16] = "wait16",
+    [BM_PP_RAW] = "pp-raw-spin",  [BM_PP_TRYREC] = "pp-tryrec",
+    [BM_PP_POLL] = "pp-poll",     [BM_PP_STAMPED] = "pp-poll-stamped",
 };
 
-/* Names accepted by --methods; "send" selects both send-cost rows. */
+/* Names accepted by --methods; "send" selects the three send-cost rows. */
 static const char *const method_key[BM_COUNT] = {
-    [BM_RAW_FUTEX] = "raw-futex",
-    [BM_RAW_SPIN] = "raw-spin",
-    [BM_ARD_REC] = "rec",
-    [BM_ARD_TRYREC] = "tryrec",
-    [BM_ARD_SPIN] = "spin-rec",
-    [BM_RAW_SEND] = "send",
-    [BM_ARD_SEND] = "send",
-    [BM_ARD_POLL] = "poll",
-    [BM_ARD_WAIT16] = "wait16",
-    [BM_PP_RAW] = "pp-raw-spin",
-    [BM_PP_TRYREC] = "pp-tryrec",
-    [BM_PP_POLL] = "pp-poll",
-    [BM_PP_STAMPED] = "pp-poll-stamped",
+    [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin",          [BM_ARD_REC] = "rec",
+    [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec",          [BM_RAW_SEND] = "send",
+    [BM_ARD_SEND] = "send",       [BM_ARD_SEND_STAMPED] = "send",      [BM_ARD_POLL] = "poll",
+    [BM_ARD_WAIT16] = "wait16",   [BM_PP_RAW] = "pp-raw-spin",         [BM_PP_TRYREC] = "pp-tryrec",
+    [BM_PP_POLL] = "pp-poll",     [BM_PP_STAMPED] = "pp-poll-stamped",
 };
 
 struct options {
@@ -691,7 +677,7 @@ static const struct row *find_row(const struct ctx *c, enum placement pl, size_t
 
 static bool is_send_cost(enum bench_method m)
 {
-    return m == BM_RAW_SEND || m == BM_ARD_SEND;
+    return m == BM_RAW_SEND || m == BM_ARD_SEND || m == BM_ARD_SEND_STAMPED;
 }
 
 static uint32_t wanted_samples(const struct options *o, enum bench_method m)
@@ -907,7 +893,7 @@ static void print_row_text(const struct ctx *c, const struct row *r)
         printf("%-7s %-12s %7zu %9.1f %9.1f %9.1f %9.1f  ", size_text(r->size, sz, sizeof sz),
                method_name[r->method], s->n, s->min / 1000.0, s->median / 1000.0, s->p99 / 1000.0,
                s->max / 1000.0);
-        if (r->method == BM_ARD_SEND) {
+        if (r->method == BM_ARD_SEND || r->method == BM_ARD_SEND_STAMPED) {
             const struct row *b = find_row(c, r->pl, r->size, BM_RAW_SEND);
             if (b != NULL && b->st.median > 0)
                 printf("%.2fx raw publish", (double)s->median / (double)b->st.median);
@@ -1071,7 +1057,7 @@ int main(int argc, char **argv)
                 add_row(&c, PL_TWO, o->sizes[i], (enum bench_method)m);
     size_t nlatency = c.nrows;
     for (size_t i = 0; i < o->nsizes; i++)
-        for (int m = BM_RAW_SEND; m <= BM_ARD_SEND; m++)
+        for (int m = BM_RAW_SEND; m <= BM_ARD_SEND_STAMPED; m++)
             if (o->method[m])
                 add_row(&c, PL_ONE, o->sizes[i], (enum bench_method)m);
 

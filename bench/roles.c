@@ -643,7 +643,8 @@ int bench_send_cost(struct bench_shared *sh)
     if (place(sh, sh->err_w, sp->cpu_w, sp->prio_w) != 0)
         return 1;
     ard_port *out = NULL, *in = NULL;
-    bool ard = sp->method == BM_ARD_SEND;
+    bool ard = sp->method == BM_ARD_SEND || sp->method == BM_ARD_SEND_STAMPED;
+    bool stamped = sp->method == BM_ARD_SEND_STAMPED;
     if (ard && ard_open(sh, sh->err_w, &out, &in) != 0)
         return 1;
     unsigned char *buf = packet_buffer(sp->size);
@@ -664,7 +665,7 @@ int bench_send_cost(struct bench_shared *sh)
             ++seq;
             memcpy(buf + sizeof(int64_t), &seq, sizeof seq);
             if (ard) {
-                int rc = ard_send(out, buf);
+                int rc = stamped ? ard_send_stamped(out, buf, 1, 1) : ard_send(out, buf);
                 if (rc < 0)
                     return fail(sh, sh->err_w, "ard_send: %s: %s", ard_strerror(rc),
                                 ard_errdetail());
