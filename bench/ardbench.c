@@ -194,10 +194,14 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
-/* Splits a comma list in place, calling fn on each item; stops at the first error (-1,
- * reported by fn). An empty list is -2, for the caller to report. */
-static int each_item(char *list, int (*fn)(struct options *, const char *), struct options *o)
+/* Splits a comma list (a copy: argv is printed later as given), calling fn on each item;
+ * stops at the first error (-1, reported by fn). An empty list is -2, for the caller to
+ * report. */
+static int each_item(const char *arg, int (*fn)(struct options *, const char *), struct options *o)
 {
+    char list[512];
+    if (snprintf(list, sizeof list, "%s", arg) >= (int)sizeof list)
+        return bad("list", arg, "too long");
     char *save = NULL;
     int n = 0;
     for (char *t = strtok_r(list, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save), n++)
