@@ -437,6 +437,60 @@ static void test_close_a_port_another_thread_waits_on(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A process forks while one of its threads waits on a port: in the child nobody waits, so
+ * the child's ard_close and ard_fini return (they would wait for ever for the parent's
+ * waiter if the count came along). The parent's waiter is not disturbed. */
+static void test_child_of_fork_closes_ports_a_parent_thread_waits_on(void **state)
+{
+    (void)state;
+    char *argv[] = {"t", NULL};
+    int argc = 1;
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    ard_port *out = ard_create_on("fk_out", "fk", ARD_OUT, sizeof(uint64_t[WORDS]), NULL);
+    ard_port *in = ard_create_on("fk_in", "fk", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+    ard_port *in2 = ard_create_on("fk_in2", "fk2", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+    assert_non_null(out);
+    assert_non_null(in);
+    assert_non_null(in2);
+    struct blocked b = {.call = CALL_WAIT, .ports = {in2, in}};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, block_on_ports, &b), 0);
+    while (atomic_load(&b.tid) == 0)
+        sched_yield();
+    assert_true(sleeps_in_futex((long)getpid(), atomic_load(&b.tid)));
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ard_close(in);
+        ard_fini();
+        _exit(0);
+    }
+    /* A hang, not a slow child, is what this looks for: the bound is generous. */
+    int st = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 60000 && done == 0; i++) {
+        done = waitpid(child, &st, WNOHANG);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (done != child) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        fail_msg("the child's ard_close / ard_fini did not return within 60 s");
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    /* The parent's thread still waits, and gets the next packet. */
+    assert_true(sleeps_in_futex((long)getpid(), atomic_load(&b.tid)));
+    uint64_t buf[WORDS];
+    fill(buf, 9);
+    assert_int_equal(ard_send(out, buf), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(b.rc, 1);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -454,6 +508,8 @@ int main(void)
         cmocka_unit_test_teardown(test_threads_share_a_connection_safely, teardown),
         cmocka_unit_test_teardown(test_wait_on_two_connections_from_a_thread, teardown),
         cmocka_unit_test_teardown(test_close_a_port_another_thread_waits_on, teardown),
+        cmocka_unit_test_teardown(test_child_of_fork_closes_ports_a_parent_thread_waits_on,
+                                  teardown),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +277,32 @@ static inline bool is_closing(const ard_port *p)
 }
 
 #define CLOSE_REWAKE_NS 50000
+
+/* A child of fork has only the thread that forked, which is in no call: nobody waits on any
+ * port there, whatever the parent's threads were doing. Without this, a child's ard_close or
+ * ard_fini would wait for ever for the parent's waiters. The port list is held across the
+ * fork so that the child finds it whole. */
+static void fork_prepare(void)
+{
+    ardi_lock();
+}
+
+static void fork_parent(void)
+{
+    ardi_unlock();
+}
+
+static void fork_child(void)
+{
+    for (ard_port *p = ardi_g.ports; p != NULL; p = p->next)
+        atomic_store_explicit(&p->waiters, 0, memory_order_relaxed);
+    ardi_unlock();
+}
+
+static void register_fork_handlers(void)
+{
+    (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
 
 void ardi_port_free(ard_port *p)
 {
@@ -645,6 +672,8 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
         ardi_fail(ARD_EINVAL, "port '%s': size 0 (adopt the connection's) needs type NULL", name);
         return NULL;
     }
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_once, register_fork_handlers);
     ard_port *p = calloc(1, sizeof *p);
     if (p == NULL) {
         ardi_fail(ARD_ENOMEM, "port '%s': out of memory", name);
