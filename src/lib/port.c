@@ -339,7 +339,7 @@ static bool spin_for_new(const ard_port *p, int64_t deadline)
         if (has_new(p))
             return true;
         ardi_cpu_relax();
-        if ((i & 63) == 0 && ard_now_ns() >= end)
+        if ((i & 63) == 0 && (ard_now_ns() >= end || is_closing(p)))
             return false;
     }
 }
