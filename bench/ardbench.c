@@ -33,23 +33,33 @@ static const char *const placement_name[PL_COUNT] = {"two CPUs", "one CPU"};
 static const char *const placement_key[PL_COUNT] = {"two", "one"};
 
 static const char *const method_name[BM_COUNT] = {
-    [BM_RAW_FUTEX] = "raw futex",   [BM_RAW_SPIN] = "raw spin",     [BM_ARD_REC] = "ard rec",
-    [BM_ARD_TRYREC] = "ard tryrec", [BM_ARD_SPIN] = "ard spin-rec", [BM_RAW_SEND] = "raw publish",
-    [BM_ARD_SEND] = "ard_send",     [BM_ARD_POLL] = "ard poll",     [BM_ARD_WAIT16] = "ard wait-N",
+    [BM_RAW_FUTEX] = "raw futex",   [BM_RAW_SPIN] = "raw spin",
+    [BM_ARD_REC] = "ard rec",       [BM_ARD_TRYREC] = "ard tryrec",
+    [BM_ARD_SPIN] = "ard spin-rec", [BM_RAW_SEND] = "raw publish",
+    [BM_ARD_SEND] = "ard_send",     [BM_ARD_SEND_STAMPED] = "send stamped",
+    [BM_ARD_POLL] = "ard poll",     [BM_ARD_WAIT16] = "ard wait-N",
+    [BM_PP_RAW] = "raw spin",       [BM_PP_TRYREC] = "ard tryrec",
+    [BM_PP_POLL] = "ard poll",      [BM_PP_STAMPED] = "poll stamped",
 };
 
 /* Names in CSV output. */
 static const char *const method_csv[BM_COUNT] = {
-    [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin", [BM_ARD_REC] = "rec",
-    [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec", [BM_RAW_SEND] = "raw-publish",
-    [BM_ARD_SEND] = "ard-send",   [BM_ARD_POLL] = "poll",     [BM_ARD_WAIT16] = "wait16",
+    [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin",
+    [BM_ARD_REC] = "rec",         [BM_ARD_TRYREC] = "tryrec",
+    [BM_ARD_SPIN] = "spin-rec",   [BM_RAW_SEND] = "raw-publish",
+    [BM_ARD_SEND] = "ard-send",   [BM_ARD_SEND_STAMPED] = "ard-send-stamped",
+    [BM_ARD_POLL] = "poll",       [BM_ARD_WAIT16] = "wait16",
+    [BM_PP_RAW] = "pp-raw-spin",  [BM_PP_TRYREC] = "pp-tryrec",
+    [BM_PP_POLL] = "pp-poll",     [BM_PP_STAMPED] = "pp-poll-stamped",
 };
 
-/* Names accepted by --methods; "send" selects both send-cost rows. */
+/* Names accepted by --methods; "send" selects the three send-cost rows. */
 static const char *const method_key[BM_COUNT] = {
-    [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin", [BM_ARD_REC] = "rec",
-    [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec", [BM_RAW_SEND] = "send",
-    [BM_ARD_SEND] = "send",       [BM_ARD_POLL] = "poll",     [BM_ARD_WAIT16] = "wait16",
+    [BM_RAW_FUTEX] = "raw-futex", [BM_RAW_SPIN] = "raw-spin",          [BM_ARD_REC] = "rec",
+    [BM_ARD_TRYREC] = "tryrec",   [BM_ARD_SPIN] = "spin-rec",          [BM_RAW_SEND] = "send",
+    [BM_ARD_SEND] = "send",       [BM_ARD_SEND_STAMPED] = "send",      [BM_ARD_POLL] = "poll",
+    [BM_ARD_WAIT16] = "wait16",   [BM_PP_RAW] = "pp-raw-spin",         [BM_PP_TRYREC] = "pp-tryrec",
+    [BM_PP_POLL] = "pp-poll",     [BM_PP_STAMPED] = "pp-poll-stamped",
 };
 
 struct options {
@@ -115,8 +125,11 @@ static void usage(FILE *f)
                "  --sizes LIST       packet sizes, e.g. 64,1k,64k (default; >= 16 bytes)\n"
                "  --placements LIST  two,one (default both): two CPUs, or both on one CPU\n"
                "  --cpus A,B         CPUs to use (default: the first two allowed); one CPU = A\n"
-               "  --methods LIST     raw-futex,raw-spin,rec,tryrec,spin-rec,poll,wait16,send\n"
-               "                     (default all)\n"
+               "  --methods LIST     raw-futex,raw-spin,rec,tryrec,spin-rec,poll,wait16,send,\n"
+               "                     pp-raw-spin,pp-tryrec,pp-poll,pp-poll-stamped (default\n"
+               "                     all); the pp- methods are the back-to-back ping-pong (two\n"
+               "                     CPUs only): round trip with a reader polling without\n"
+               "                     pause; pp-poll-stamped sends with ard_send_stamped\n"
                "  --pace MIN,MAX     random gap in us between sends (20,50), and at least MIN\n"
                "                     after the reader took the previous packet\n"
                "  --spin-ns NS       spin time of the spin-rec rows (default 100000)\n"
@@ -181,10 +194,14 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
-/* Splits a comma list in place, calling fn on each item; stops at the first error (-1,
- * reported by fn). An empty list is -2, for the caller to report. */
-static int each_item(char *list, int (*fn)(struct options *, const char *), struct options *o)
+/* Splits a comma list (a copy: argv is printed later as given), calling fn on each item;
+ * stops at the first error (-1, reported by fn). An empty list is -2, for the caller to
+ * report. */
+static int each_item(const char *arg, int (*fn)(struct options *, const char *), struct options *o)
 {
+    char list[512];
+    if (snprintf(list, sizeof list, "%s", arg) >= (int)sizeof list)
+        return bad("list", arg, "too long");
     char *save = NULL;
     int n = 0;
     for (char *t = strtok_r(list, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save), n++)
@@ -222,7 +239,8 @@ static int add_method(struct options *o, const char *s)
     return found ? 0
                  : bad("--methods", s,
                        "expected raw-futex, raw-spin, rec, tryrec, "
-                       "spin-rec, poll, wait16 or send");
+                       "spin-rec, poll, wait16, send, pp-raw-spin, pp-tryrec, pp-poll or "
+                       "pp-poll-stamped");
 }
 
 static int parse_pair(const char *opt, const char *s, uint64_t max, uint64_t *a, uint64_t *b)
@@ -498,6 +516,10 @@ static int run_role(const char *role, struct bench_shared *sh)
         return bench_writer(sh);
     if (strcmp(role, "reader") == 0)
         return bench_reader(sh);
+    if (strcmp(role, "ppwriter") == 0)
+        return bench_pp_writer(sh);
+    if (strcmp(role, "ppreader") == 0)
+        return bench_pp_reader(sh);
     return bench_send_cost(sh);
 }
 
@@ -636,6 +658,10 @@ static struct target target_of(enum bench_method m, enum placement pl, size_t si
         return (struct target){BM_RAW_SPIN, 1.30};
     case BM_ARD_WAIT16:
         return (struct target){BM_ARD_REC, 1.20};
+    case BM_PP_POLL:
+        return (struct target){BM_PP_RAW, 1.30};
+    case BM_PP_TRYREC: /* no target: the row that shows what the empty polls' copies cost */
+        return (struct target){BM_PP_RAW, 0.0};
     case BM_ARD_SEND:
         return (struct target){BM_COUNT, size == 1024 ? 100.0 : 0.0};
     default:
@@ -655,7 +681,7 @@ static const struct row *find_row(const struct ctx *c, enum placement pl, size_t
 
 static bool is_send_cost(enum bench_method m)
 {
-    return m == BM_RAW_SEND || m == BM_ARD_SEND;
+    return m == BM_RAW_SEND || m == BM_ARD_SEND || m == BM_ARD_SEND_STAMPED;
 }
 
 static uint32_t wanted_samples(const struct options *o, enum bench_method m)
@@ -697,6 +723,7 @@ static void run_job(struct ctx *c, size_t first, size_t count, uint32_t share, u
     atomic_store(&sh->abort, 0);
     atomic_store(&sh->ack, 0);
     atomic_store(&sh->ack_t, 0);
+    atomic_store(&sh->pong, 0);
     atomic_store(&sh->raw_seq, 0);
     atomic_store(&sh->raw_waiters, 0);
     memset(sh->nrec, 0, sizeof sh->nrec);
@@ -746,9 +773,10 @@ static void run_job(struct ctx *c, size_t first, size_t count, uint32_t share, u
             n++;
         rc = n == 1 ? wait_children(c, pid, who_send, n, timeout) : -1;
     } else {
-        if ((pid[n] = spawn(c, "writer")) > 0)
+        bool pp = bench_is_pingpong(r0->method);
+        if ((pid[n] = spawn(c, pp ? "ppwriter" : "writer")) > 0)
             n++;
-        if (n == 1 && (pid[n] = spawn(c, "reader")) > 0)
+        if (n == 1 && (pid[n] = spawn(c, pp ? "ppreader" : "reader")) > 0)
             n++;
         if (n < 2) {
             for (int i = 0; i < n; i++) {
@@ -859,10 +887,6 @@ static void print_host(const struct ctx *c, int argc, char **argv)
            "spin-rec spins up to %lld ns; raw buffers %u; wait rows on %u ports\n",
            (long long)(o->pace_min_ns / 1000), (long long)(o->pace_max_ns / 1000),
            (long long)(o->pace_min_ns / 1000), (long long)o->spin_ns, o->raw_slots, o->wait_ports);
-    printf("\none-way latency in ns: reader's CLOCK_MONOTONIC after its copy minus the writer's "
-           "just before the send call\n");
-    printf("%-9s %-7s %-12s %7s %7s %7s %7s %7s %8s  %s\n", "placement", "size", "method", "n",
-           "min", "median", "p99", "p99.9", "max", "median vs baseline (target)");
 }
 
 static void print_row_text(const struct ctx *c, const struct row *r)
@@ -873,7 +897,7 @@ static void print_row_text(const struct ctx *c, const struct row *r)
         printf("%-7s %-12s %7zu %9.1f %9.1f %9.1f %9.1f  ", size_text(r->size, sz, sizeof sz),
                method_name[r->method], s->n, s->min / 1000.0, s->median / 1000.0, s->p99 / 1000.0,
                s->max / 1000.0);
-        if (r->method == BM_ARD_SEND) {
+        if (r->method == BM_ARD_SEND || r->method == BM_ARD_SEND_STAMPED) {
             const struct row *b = find_row(c, r->pl, r->size, BM_RAW_SEND);
             if (b != NULL && b->st.median > 0)
                 printf("%.2fx raw publish", (double)s->median / (double)b->st.median);
@@ -891,8 +915,13 @@ static void print_row_text(const struct ctx *c, const struct row *r)
     if (r->has_target)
         printf("%.2fx %s (<= %.2fx) %s", r->ratio, method_name[r->base], r->limit,
                r->pass ? "PASS" : "MISS");
-    else if (r->method == BM_RAW_FUTEX || r->method == BM_RAW_SPIN)
+    else if (r->method == BM_RAW_FUTEX || r->method == BM_RAW_SPIN || r->method == BM_PP_RAW)
         printf("baseline");
+    else if (r->method == BM_PP_TRYREC || r->method == BM_PP_STAMPED) {
+        const struct row *b = find_row(c, r->pl, r->size, BM_PP_RAW);
+        if (b != NULL && b->st.median > 0)
+            printf("%.2fx raw spin (no target)", (double)s->median / (double)b->st.median);
+    }
     putchar('\n');
     if (s->n < r->want)
         printf("          ^ stopped early after --row-seconds: %zu of %u samples\n", s->n, r->want);
@@ -1023,9 +1052,16 @@ int main(int argc, char **argv)
             for (size_t k = 0; k < sizeof latency_order / sizeof *latency_order; k++)
                 if (o->method[latency_order[k]])
                     add_row(&c, (enum placement)pl, o->sizes[i], latency_order[k]);
+    size_t npaced = c.nrows;
+    /* The ping-pong needs two CPUs: on one, a side spinning for the other's answer keeps it
+     * from running until the scheduler preempts it, and the rows would time the time slice. */
+    for (size_t i = 0; i < o->nsizes && o->placement[PL_TWO]; i++)
+        for (int m = BM_PP_RAW; m <= BM_PP_STAMPED; m++)
+            if (o->method[m])
+                add_row(&c, PL_TWO, o->sizes[i], (enum bench_method)m);
     size_t nlatency = c.nrows;
     for (size_t i = 0; i < o->nsizes; i++)
-        for (int m = BM_RAW_SEND; m <= BM_ARD_SEND; m++)
+        for (int m = BM_RAW_SEND; m <= BM_ARD_SEND_STAMPED; m++)
             if (o->method[m])
                 add_row(&c, PL_ONE, o->sizes[i], (enum bench_method)m);
 
@@ -1038,7 +1074,8 @@ int main(int argc, char **argv)
             size_t count = 1;
             while (!o->separate && !is_send_cost(r->method) && i + count < c.nrows &&
                    !is_send_cost(c.rows[i + count].method) && c.rows[i + count].pl == r->pl &&
-                   c.rows[i + count].size == r->size)
+                   c.rows[i + count].size == r->size &&
+                   bench_is_pingpong(c.rows[i + count].method) == bench_is_pingpong(r->method))
                 count++;
             uint64_t from = (uint64_t)r->want * round / o->rounds;
             uint64_t to = (uint64_t)r->want * (round + 1) / o->rounds;
@@ -1052,6 +1089,18 @@ int main(int argc, char **argv)
 
     for (size_t i = 0; i < c.nrows; i++) {
         const struct row *r = &c.rows[i];
+        if (i == 0 && npaced > 0 && !o->csv)
+            printf("\none-way latency in ns: reader's CLOCK_MONOTONIC after its copy minus the "
+                   "writer's just before the send call\n%-9s %-7s %-12s %7s %7s %7s %7s %7s %8s  "
+                   "%s\n",
+                   "placement", "size", "method", "n", "min", "median", "p99", "p99.9", "max",
+                   "median vs baseline (target)");
+        if (i == npaced && npaced < nlatency && !o->csv)
+            printf("\nback-to-back ping-pong, two CPUs: round trip in ns, writer's clock after "
+                   "it saw the reader's answer minus before its send call; no pacing\n%-9s "
+                   "%-7s %-12s %7s %7s %7s %7s %7s %8s  %s\n",
+                   "placement", "size", "method", "n", "min", "median", "p99", "p99.9", "max",
+                   "median vs raw spin (target)");
         if (i == nlatency && !o->csv)
             printf("\ncost of one send with no reader blocked, ns per send (CPU %d; %u batches "
                    "of %u sends; spread over batches)\n%-7s %-12s %7s %9s %9s %9s %9s  %s\n",

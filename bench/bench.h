@@ -15,16 +15,24 @@
 
 /* What a row measures. The first two are the baselines written here on plain shared memory. */
 enum bench_method {
-    BM_RAW_FUTEX,     /* writer copies, bumps a counter, FUTEX_WAKE if a waiter flag is set */
-    BM_RAW_SPIN,      /* writer copies, bumps a counter; reader spins on the counter */
-    BM_ARD_REC,       /* ard_send -> ard_rec (blocking, no spin) */
-    BM_ARD_TRYREC,    /* ard_send -> reader spinning on ard_tryrec until it returns 1 */
-    BM_ARD_SPIN,      /* ard_send -> ard_rec with ard_port_set_spin (spin-then-block) */
-    BM_ARD_POLL,      /* ard_send -> reader spinning on ard_poll, then one ard_tryrec */
-    BM_ARD_WAIT16,    /* ard_send -> ard_wait on spec.wait_ports ports (all but one idle) */
+    BM_RAW_FUTEX,  /* writer copies, bumps a counter, FUTEX_WAKE if a waiter flag is set */
+    BM_RAW_SPIN,   /* writer copies, bumps a counter; reader spins on the counter */
+    BM_ARD_REC,    /* ard_send -> ard_rec (blocking, no spin) */
+    BM_ARD_TRYREC, /* ard_send -> reader spinning on ard_tryrec until it returns 1 */
+    BM_ARD_SPIN,   /* ard_send -> ard_rec with ard_port_set_spin (spin-then-block) */
+    BM_ARD_POLL,   /* ard_send -> reader spinning on ard_poll, then one ard_tryrec */
+    BM_ARD_WAIT16, /* ard_send -> ard_wait on spec.wait_ports ports (all but one idle) */
+    /* Back-to-back ping-pong (bench_pp_*): no pacing, the reader polls without pause and
+     * answers each packet at once on the `pong` word; the writer spins on it and times the
+     * round trip. The answer path is the same raw word for all three. */
+    BM_PP_RAW,        /* raw spin: counter + one copy when it moved */
+    BM_PP_TRYREC,     /* ard_send -> ard_tryrec in a loop until it returns 1 */
+    BM_PP_POLL,       /* ard_send -> ard_poll in a loop, then one ard_tryrec */
+    BM_PP_STAMPED,    /* as BM_PP_POLL, sent with ard_send_stamped: no clock read */
     BM_LATENCY_COUNT, /* the methods above are latency methods, those below send costs */
     BM_RAW_SEND = BM_LATENCY_COUNT, /* cost of the raw futex writer's publish, no waiter */
     BM_ARD_SEND,                    /* cost of one ard_send, no reader blocked */
+    BM_ARD_SEND_STAMPED,            /* the same with ard_send_stamped: no clock read */
     BM_COUNT
 };
 
@@ -68,6 +76,7 @@ struct bench_shared {
     _Atomic uint32_t abort;                     /* either side gave up: the other stops */
     _Alignas(64) _Atomic uint64_t ack;          /* seq of the last packet the reader timed */
     _Atomic int64_t ack_t;                      /* and the reader's clock when it got it */
+    _Alignas(64) _Atomic uint64_t pong;         /* ping-pong: seq of the packet answered */
 
     /* The raw baselines' hand-off words: the counter (the futex word) and the waiter flag. */
     _Alignas(64) _Atomic uint32_t raw_seq;
@@ -109,6 +118,13 @@ static inline int64_t *bench_samples(struct bench_shared *sh, enum bench_method 
 int bench_writer(struct bench_shared *sh);
 int bench_reader(struct bench_shared *sh);
 int bench_send_cost(struct bench_shared *sh);
+int bench_pp_writer(struct bench_shared *sh);
+int bench_pp_reader(struct bench_shared *sh);
+
+static inline int bench_is_pingpong(enum bench_method m)
+{
+    return m == BM_PP_RAW || m == BM_PP_TRYREC || m == BM_PP_POLL || m == BM_PP_STAMPED;
+}
 
 /* CLOCK_MONOTONIC in ns. */
 int64_t bench_now_ns(void);

@@ -242,7 +242,8 @@ static uint64_t warm_packets(const struct bench_spec *sp, uint32_t k)
 static bool any_ard(const struct bench_spec *sp)
 {
     return (sp->methods & ((1u << BM_ARD_REC) | (1u << BM_ARD_TRYREC) | (1u << BM_ARD_SPIN) |
-                           (1u << BM_ARD_POLL) | (1u << BM_ARD_WAIT16))) != 0;
+                           (1u << BM_ARD_POLL) | (1u << BM_ARD_WAIT16) | (1u << BM_PP_TRYREC) |
+                           (1u << BM_PP_POLL) | (1u << BM_PP_STAMPED))) != 0;
 }
 
 static size_t raw_area(const struct bench_spec *sp)
@@ -264,9 +265,18 @@ static int publish(struct bench_shared *sh, enum bench_method m, ard_port *out,
             futex_wake(&sh->raw_seq);
         return 0;
     case BM_RAW_SPIN:
+    case BM_PP_RAW:
         memcpy(bench_raw_slot(sh, *raw_count + 1), buf, sp->size);
         atomic_store_explicit(&sh->raw_seq, ++*raw_count, memory_order_release);
         return 0;
+    case BM_PP_STAMPED: {
+        /* Times given, as a bridge gives them: the send reads no clock. */
+        int rc = ard_send_stamped(out, buf, 1, 1);
+        if (rc < 0)
+            return fail(sh, sh->err_w, "ard_send_stamped: %s: %s", ard_strerror(rc),
+                        ard_errdetail());
+        return 0;
+    }
     default: {
         int rc = ard_send(out, buf);
         if (rc < 0)
@@ -369,6 +379,7 @@ static int receive(struct bench_shared *sh, enum bench_method m, ard_port *in, u
         memcpy(buf, bench_raw_slot(sh, *raw_last), sp->size);
         return 0;
     case BM_RAW_SPIN:
+    case BM_PP_RAW:
         for (;;) {
             uint32_t s = atomic_load_explicit(&sh->raw_seq, memory_order_acquire);
             if (s != *raw_last) {
@@ -382,6 +393,7 @@ static int receive(struct bench_shared *sh, enum bench_method m, ard_port *in, u
         memcpy(buf, bench_raw_slot(sh, *raw_last), sp->size);
         return 0;
     case BM_ARD_TRYREC:
+    case BM_PP_TRYREC:
         /* Poll as an application would; the same relax as the raw spin reader. */
         while ((rc = ard_tryrec(in, buf)) != 1) {
             if (rc < 0 && rc != ARD_ENODATA)
@@ -392,6 +404,8 @@ static int receive(struct bench_shared *sh, enum bench_method m, ard_port *in, u
         }
         return 0;
     case BM_ARD_POLL:
+    case BM_PP_POLL:
+    case BM_PP_STAMPED:
         /* Ask without copying; copy once there is something new. */
         while ((rc = ard_poll(in)) != 1) {
             if (rc < 0 && rc != ARD_ENODATA)
@@ -494,6 +508,130 @@ int bench_reader(struct bench_shared *sh)
     return 0;
 }
 
+/* ---- back-to-back ping-pong ----------------------------------------------------------- */
+
+/* Spin until the reader has answered packet `seq`; the clock is read only every 4096 turns,
+ * to give up on a reader that died or broke. */
+static int wait_pong(struct bench_shared *sh, uint64_t seq)
+{
+    int64_t deadline = 0;
+    for (unsigned n = 1; atomic_load_explicit(&sh->pong, memory_order_acquire) != seq; n++) {
+        cpu_relax();
+        if ((n & 4095) != 0)
+            continue;
+        if (aborted(sh))
+            return 1;
+        int64_t now = bench_now_ns();
+        if (deadline == 0)
+            deadline = now + ACK_TIMEOUT_NS;
+        else if (now > deadline)
+            return fail(sh, sh->err_w, "the reader did not answer packet %llu within %lld s",
+                        (unsigned long long)seq, ACK_TIMEOUT_NS / 1000000000LL);
+    }
+    return 0;
+}
+
+/* The writer of the ping-pong rows: sends at once after each answer and times the round
+ * trip, send call to answer seen. It, not the reader, records the samples. */
+int bench_pp_writer(struct bench_shared *sh)
+{
+    const struct bench_spec *sp = &sh->spec;
+    if (place(sh, sh->err_w, sp->cpu_w, sp->prio_w) != 0)
+        return 1;
+    ard_port *out = NULL;
+    if (any_ard(sp) && ard_open(sh, sh->err_w, &out, NULL) != 0)
+        return 1;
+    unsigned char *buf = packet_buffer(sp->size);
+    if (buf == NULL)
+        return fail(sh, sh->err_w, "out of memory");
+    int64_t deadline = bench_now_ns() + READY_TIMEOUT_NS;
+    while (atomic_load_explicit(&sh->reader_ready, memory_order_acquire) == 0) {
+        if (aborted(sh))
+            return 1;
+        if (bench_now_ns() > deadline)
+            return fail(sh, sh->err_w, "the reader was not ready within %lld s",
+                        READY_TIMEOUT_NS / 1000000000LL);
+        sleep_ns(100000);
+    }
+    memset(bench_payload(sh), 0, raw_area(sp));
+
+    struct schedule sched;
+    schedule_init(&sched, sp);
+    int64_t *samples[BM_LATENCY_COUNT];
+    uint32_t n[BM_LATENCY_COUNT] = {0};
+    for (int i = 0; i < BM_LATENCY_COUNT; i++)
+        samples[i] = bench_samples(sh, (enum bench_method)i);
+    uint64_t warm = warm_packets(sp, sched.k);
+    uint64_t total = warm + (uint64_t)sched.k * sp->nsamples;
+    uint32_t raw_count = 0;
+    int64_t start = bench_now_ns();
+    enum bench_method m = BM_PP_RAW;
+    uint64_t seq;
+    for (seq = 1; seq <= total; seq++) {
+        m = schedule_next(&sched);
+        if (seq > warm && (seq - warm - 1) % sched.k == 0 &&
+            bench_now_ns() - start > sp->row_limit_ns)
+            break;
+        struct bench_stamp st = {.t0 = 0, .seq = seq};
+        memcpy(buf, &st, sizeof st);
+        int64_t t0 = bench_now_ns();
+        if (publish(sh, m, out, buf, &raw_count) != 0 || wait_pong(sh, seq) != 0)
+            return 1;
+        int64_t t1 = bench_now_ns();
+        if (seq > warm && n[m] < sp->nsamples)
+            samples[m][n[m]++] = t1 - t0;
+    }
+    if (seq > total)
+        m = schedule_next(&sched);
+    struct bench_stamp last = {.t0 = 0, .seq = BENCH_LAST_SEQ};
+    memcpy(buf, &last, sizeof last);
+    if (publish(sh, m, out, buf, &raw_count) != 0)
+        return 1;
+    for (int i = 0; i < BM_LATENCY_COUNT; i++)
+        sh->nrec[i] = n[i];
+    ard_fini();
+    free(buf);
+    return 0;
+}
+
+/* The reader of the ping-pong rows: polls back to back (no sleep, no pause but the spin's
+ * relax) and answers with the sequence number found in the packet it copied, so a wrong or
+ * stale copy stalls the writer instead of passing unnoticed. */
+int bench_pp_reader(struct bench_shared *sh)
+{
+    const struct bench_spec *sp = &sh->spec;
+    if (place(sh, sh->err_r, sp->cpu_r, sp->prio_r) != 0)
+        return 1;
+    ard_port *in = NULL;
+    if (any_ard(sp) && ard_open(sh, sh->err_r, NULL, &in) != 0)
+        return 1;
+    unsigned char *buf = packet_buffer(sp->size);
+    if (buf == NULL)
+        return fail(sh, sh->err_r, "out of memory");
+    struct schedule sched;
+    schedule_init(&sched, sp);
+    uint32_t raw_last = atomic_load(&sh->raw_seq);
+    uint64_t expect = 1;
+    atomic_store_explicit(&sh->reader_ready, 1, memory_order_release);
+    for (;;) {
+        enum bench_method m = schedule_next(&sched);
+        if (receive(sh, m, in, buf, &raw_last) != 0)
+            return 1;
+        struct bench_stamp st;
+        memcpy(&st, buf, sizeof st);
+        if (st.seq == BENCH_LAST_SEQ)
+            break;
+        if (st.seq != expect)
+            return fail(sh, sh->err_r, "%s: got packet %llu, expected %llu", "ping-pong",
+                        (unsigned long long)st.seq, (unsigned long long)expect);
+        expect++;
+        atomic_store_explicit(&sh->pong, st.seq, memory_order_release);
+    }
+    ard_fini();
+    free(buf);
+    return 0;
+}
+
 /* ---- cost of a send --------------------------------------------------------------------- */
 
 /* Times batches of sends in one process with no reader blocked. For ard, an IN port of the
@@ -505,7 +643,8 @@ int bench_send_cost(struct bench_shared *sh)
     if (place(sh, sh->err_w, sp->cpu_w, sp->prio_w) != 0)
         return 1;
     ard_port *out = NULL, *in = NULL;
-    bool ard = sp->method == BM_ARD_SEND;
+    bool ard = sp->method == BM_ARD_SEND || sp->method == BM_ARD_SEND_STAMPED;
+    bool stamped = sp->method == BM_ARD_SEND_STAMPED;
     if (ard && ard_open(sh, sh->err_w, &out, &in) != 0)
         return 1;
     unsigned char *buf = packet_buffer(sp->size);
@@ -526,7 +665,7 @@ int bench_send_cost(struct bench_shared *sh)
             ++seq;
             memcpy(buf + sizeof(int64_t), &seq, sizeof seq);
             if (ard) {
-                int rc = ard_send(out, buf);
+                int rc = stamped ? ard_send_stamped(out, buf, 1, 1) : ard_send(out, buf);
                 if (rc < 0)
                     return fail(sh, sh->err_w, "ard_send: %s: %s", ard_strerror(rc),
                                 ard_errdetail());

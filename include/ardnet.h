@@ -160,9 +160,10 @@ ARD_NODISCARD int ard_send_commit_stamped(ard_port *out, int64_t mono_ns, int64_
  * the last one this port returned exists; returns at once if there already is one.
  * Sleeps in the kernel (futex) only when there is nothing new; with spinning enabled it
  * first polls for up to the spin time when the writer last ran on another CPU.
- * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE,
- * ARD_ESTALE (the connection's shared header was rewritten by another process so that its
- * data can no longer be trusted; the detail names port and connection). */
+ * Returns 0, ARD_EINTR (a signal handler ran; nothing copied), ARD_EINVAL, ARD_ESTATE (not
+ * attached, or closed by another thread while the call waited: see ard_close), ARD_ESTALE
+ * (the connection's shared header was rewritten by another process so that its data can no
+ * longer be trusted; the detail names port and connection). */
 ARD_NODISCARD int ard_rec(ard_port *in, void *packet);
 
 /* Copy the newest packet at once, without waiting.
@@ -189,10 +190,12 @@ ARD_NODISCARD int ard_poll(const ard_port *in);
  * the same no-lost-wake-up protocol as ard_rec (also across a writer killed and replaced).
  * Up to ARD_WAIT_SLEEP_MAX ports sleep in the kernel; with more ports, or on a kernel without
  * futex_waitv (before 5.16), the call also wakes every millisecond to look at the others, so
- * those are noticed within about 1 ms. Allocates nothing, takes no lock. The ports must not
- * be used or closed by another thread during the call.
+ * those are noticed within about 1 ms. Allocates nothing, takes no lock. Another thread may
+ * close one of the ports while the call waits (see ard_close): the call then returns
+ * ARD_ESTATE naming it; otherwise the ports must not be used by another thread meanwhile.
  * Returns the number of ready ports (>= 1), ARD_ETIMEDOUT, ARD_EINTR, ARD_EINVAL (n 0, NULL,
- * an OUT port), ARD_ESTATE (a port not attached), ARD_ESTALE (as for ard_rec). */
+ * an OUT port), ARD_ESTATE (a port not attached, or closed by another thread during the
+ * wait), ARD_ESTALE (as for ard_rec). */
 #define ARD_WAIT_SLEEP_MAX 128
 ARD_NODISCARD int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns,
                            unsigned char *ready);
@@ -242,10 +245,18 @@ enum ard_dir ard_port_dir(const ard_port *port);
  * CPU the reader never steals the writer's time. IN ports only. */
 ARD_NODISCARD int ard_port_set_spin(ard_port *in, int64_t spin_ns);
 
-/* Detach and free one port (an OUT port releases the writer role at once). NULL is fine. */
+/* Detach and free one port (an OUT port releases the writer role at once). NULL is fine.
+ * Threads of this process blocked in ard_rec, ard_rec_timed or ard_wait on this IN port are
+ * woken and return ARD_ESTATE ("port 'x' ... was closed by another thread while waited on");
+ * ard_close returns once they have left the call (it wakes them every 50 us until then, for
+ * a waiter that was between its last look and its sleep; other processes' readers of the
+ * connection see a spurious wake and sleep on). What stays the caller's duty: no call on the
+ * port may *begin* once ard_close has begun (the port is freed), and no ard_tryrec, ard_poll
+ * or ard_send on it may be running in another thread. */
 void ard_close(ard_port *port);
 
-/* Close every port and forget the options; ard_init may be called again afterwards. */
+/* Close every port (as ard_close: threads blocked on one are woken and return ARD_ESTATE)
+ * and forget the options; ard_init may be called again afterwards. */
 void ard_fini(void);
 
 /* Code of the last failure in this thread (for ard_create, which returns NULL). */

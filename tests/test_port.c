@@ -22,12 +22,18 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -606,9 +612,41 @@ struct waiter {
     int from;
 };
 
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+#if defined(__x86_64__)
+#define AUDIT_ARCH_HERE AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_HERE AUDIT_ARCH_AARCH64
+#endif
+
+/* Make futex_waitv fail with ENOSYS in this process from now on, as on a kernel before 5.16
+ * (a seccomp filter: the library's real fallback path runs, nothing is faked inside it). */
+static int deny_futex_waitv(void)
+{
+#ifdef AUDIT_ARCH_HERE
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_HERE, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_waitv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return -1;
+    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+#else
+    return -1;
+#endif
+}
+
 /* Fork a process (it inherits our ports) that calls ard_wait once and writes
- * "RC b0b1b2..." to a pipe. */
-static struct waiter wait_in_child(ard_port **ports, size_t n, int64_t timeout_ns)
+ * "RC b0b1b2..." to a pipe; with no_waitv, under deny_futex_waitv ("setup" if that fails). */
+static struct waiter wait_in_child_as(ard_port **ports, size_t n, int64_t timeout_ns, bool no_waitv)
 {
     int pfd[2];
     assert_int_equal(pipe(pfd), 0);
@@ -617,6 +655,8 @@ static struct waiter wait_in_child(ard_port **ports, size_t n, int64_t timeout_n
     assert_true(pid >= 0);
     if (pid == 0) {
         close(pfd[0]);
+        if (no_waitv && deny_futex_waitv() != 0)
+            _exit(write(pfd[1], "setup\n", 6) == 6 ? 0 : 1);
         static unsigned char ready[512];
         int rc = ard_wait(ports, n, timeout_ns, ready);
         char line[1024];
@@ -628,6 +668,33 @@ static struct waiter wait_in_child(ard_port **ports, size_t n, int64_t timeout_n
     }
     close(pfd[1]);
     return (struct waiter){pid, pfd[0]};
+}
+
+static struct waiter wait_in_child(ard_port **ports, size_t n, int64_t timeout_ns)
+{
+    return wait_in_child_as(ports, n, timeout_ns, false);
+}
+
+/* The system call process `pid` sleeps in once it sleeps in futex or futex_waitv, or -1. */
+static long sleeping_in(pid_t pid)
+{
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    for (int i = 0; i < 20000; i++) {
+        int fd = open(path, O_RDONLY);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0)
+            close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            long nr = strtol(buf, NULL, 10);
+            if (nr == SYS_futex || nr == SYS_futex_waitv)
+                return nr;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return -1;
 }
 
 /* The waiter's answer; "" if it has not answered within ms. */
@@ -755,6 +822,70 @@ static void test_wait_on_more_ports_than_the_kernel_sleeps_on(void **state)
                 fail_msg("port %d reported %c (picked %d)", i, ans[2 + i], pick[k]);
         assert_int_equal(ard_tryrec(in[pick[k]], &v), 1);
     }
+}
+
+static void test_wait_without_futex_waitv_falls_back(void **state)
+{
+    (void)state;
+#ifndef AUDIT_ARCH_HERE
+    print_message("skipping: no seccomp architecture constant for this CPU\n");
+    skip();
+#endif
+    struct helper *w[3];
+    ard_port *in[3];
+    char name[3][8];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name[i], sizeof name[i], "nv%d", i);
+        w[i] = spawn_ok(name[i], "out", 8, "u64", NULL);
+        in[i] = ard_create(name[i], ARD_IN, 8, "u64");
+        assert_non_null(in[i]);
+    }
+    int argc = 1;
+    char *argv[] = {"t", NULL};
+    assert_int_equal(ard_init(&argc, argv), 0);
+    /* Control: normally the waiter sleeps in futex_waitv. */
+    struct waiter wt = wait_in_child_as(in, 3, -1, false);
+    assert_int_equal(sleeping_in(wt.pid), SYS_futex_waitv);
+    assert_int_equal(cmd(w[1], "send 1").rc, 0);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "1 010");
+    uint64_t v;
+    assert_int_equal(ard_tryrec(in[1], &v), 1);
+
+    /* Without futex_waitv it sleeps in plain futex, on the first port's word... */
+    wt = wait_in_child_as(in, 3, -1, true);
+    assert_int_equal(sleeping_in(wt.pid), SYS_futex);
+    assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+    /* ...and still notices a packet on a port it does not sleep on (it looks every ms). */
+    assert_int_equal(cmd(w[2], "send 2").rc, 0);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "1 001");
+    assert_int_equal(ard_tryrec(in[2], &v), 1);
+    assert_int_equal(v, 2);
+    /* A packet on the port it sleeps on wakes it. */
+    wt = wait_in_child_as(in, 3, -1, true);
+    assert_int_equal(sleeping_in(wt.pid), SYS_futex);
+    assert_int_equal(cmd(w[0], "send 3").rc, 0);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "1 100");
+    assert_int_equal(ard_tryrec(in[0], &v), 1);
+    /* Two at once, reported both. */
+    assert_int_equal(cmd(w[0], "send 4").rc, 0);
+    assert_int_equal(cmd(w[2], "send 5").rc, 0);
+    wt = wait_in_child_as(in, 3, -1, true);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "2 101");
+    assert_int_equal(ard_tryrec(in[0], &v), 1);
+    assert_int_equal(ard_tryrec(in[2], &v), 1);
+    /* A timeout is kept. */
+    wt = wait_in_child_as(in, 3, 100000000, true);
+    char want[32];
+    snprintf(want, sizeof want, "%d 000", ARD_ETIMEDOUT);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), want);
+    /* A writer killed and replaced while it waits: the new writer's packet wakes it. */
+    wt = wait_in_child_as(in, 3, -1, true);
+    assert_int_equal(sleeping_in(wt.pid), SYS_futex);
+    kill_helper(w[0]);
+    w[0] = spawn_ok(name[0], "out", 8, "u64", NULL);
+    assert_string_equal(waiter_answer(&wt, QUIET_MS), "");
+    assert_int_equal(cmd(w[0], "send 6").rc, 0);
+    assert_string_equal(waiter_answer(&wt, REPLY_TIMEOUT_MS), "1 100");
 }
 
 static void test_rec_timed_times_out_with_its_code(void **state)
@@ -1648,6 +1779,7 @@ int main(int argc, char **argv)
         T(test_wait_on_many_reports_which),
         T(test_wait_on_many_survives_writer_kill_and_timeout),
         T(test_wait_on_more_ports_than_the_kernel_sleeps_on),
+        T(test_wait_without_futex_waitv_falls_back),
         T(test_second_live_writer_refused_naming_first_pid),
         T(test_closed_writer_releases_role_at_once),
         T(test_killed_writer_replaced_without_cleanup),

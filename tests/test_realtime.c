@@ -1,10 +1,11 @@
 /*
  * test_realtime.c - the realtime discipline (DESIGN §3), proved:
- *  (a) after ard_init, send / rec / tryrec / rec_timed / poll and the zero-copy calls (send_loan,
- *      send_commit, sent) allocate nothing: malloc and friends are interposed in this binary and
- *      counted while armed;
+ *  (a) after ard_init, send / rec / tryrec / rec_timed / poll / wait and the zero-copy calls
+ *      (send_loan, send_commit, sent) allocate nothing, also when rec and wait sleep: malloc
+ *      and friends are interposed in this binary and counted while armed;
  *  (b) ard_send and ard_send_commit make no system call when no reader is blocked; ard_send_loan,
- * ard_sent, ard_tryrec and ard_poll (and rec of a packet that is already there) never do: a
+ * ard_sent, ard_tryrec and ard_poll (and rec of a packet that is already there, and ard_wait
+ * when a port has news or when it only looks) never do: a
  * seccomp filter turns every system call into SIGSYS, which is counted; positive controls show
  * that the detector sees the one futex wake a send, or a commit, makes when a reader sleeps in
  * rec.
@@ -234,9 +235,13 @@ static void test_send_rec_tryrec_allocate_nothing_after_init(void **state)
 
     arm();
     int bad = 0;
+    ard_port *both[2] = {late, in};
+    unsigned char ready[2];
     bad += ard_tryrec(in, buf) != ARD_ENODATA;
     bad += ard_rec_timed(in, buf, 0) != ARD_ETIMEDOUT;
     bad += ard_rec_timed(in, buf, 1000000) != ARD_ETIMEDOUT; /* sleeps in futex, times out */
+    bad += ard_wait(both, 2, 0, ready) != ARD_ETIMEDOUT;
+    bad += ard_wait(both, 2, 1000000, ready) != ARD_ETIMEDOUT; /* sleeps in futex_waitv */
     for (uint64_t i = 1; i <= 1000; i++) {
         pattern(pkt, i);
         bad += ard_send(out, pkt) != 0;
@@ -251,6 +256,12 @@ static void test_send_rec_tryrec_allocate_nothing_after_init(void **state)
         bad += ard_rec_timed(in, buf, 0) != ARD_ETIMEDOUT;
         struct ard_info info = ard_port_info(in);
         bad += info.seq != 3 * i;
+        bad += ard_wait(both, 2, 0, ready) != ARD_ETIMEDOUT;
+    }
+    for (uint64_t i = 1; i <= 1000; i++) {
+        bad += ard_send(out, pkt) != 0;
+        bad += ard_wait(both, 2, -1, ready) != 1 || ready[0] || !ready[1];
+        bad += ard_tryrec(in, buf) != 1;
     }
     /* the zero-copy calls */
     for (uint64_t i = 1; i <= 1000; i++) {
@@ -384,6 +395,11 @@ static void test_fast_paths_make_no_system_call(void **state)
         bad += ard_send(out, pkt) != 0;
         bad += ard_rec_timed(in, buf, 1000000000) != 0;
         bad += ard_poll(in) != 0;
+        ard_port *one[1] = {in};
+        unsigned char ready[1];
+        bad += ard_wait(one, 1, 0, ready) != ARD_ETIMEDOUT;
+        bad += ard_send(out, pkt) != 0;
+        bad += ard_wait(one, 1, -1, ready) != 1 || ard_tryrec(in, buf) != 1;
         bad += ard_send_loan(out) == NULL || ard_sent(out, NULL) == NULL;
         bad += ard_send_commit(out) != 0 || ard_send_loan(out) == NULL;
         bad += ard_send_commit_stamped(out, 1, 2) != 0;
@@ -401,6 +417,13 @@ static void test_fast_paths_make_no_system_call(void **state)
             bad += ard_tryrec(in, buf) != (i == 0 ? 1 : 0);
         for (uint64_t i = 0; i < ROUNDS; i++)
             bad += ard_poll(in) != 0;
+        /* ard_wait that only looks, and one that finds news at once (timed and not). */
+        for (uint64_t i = 0; i < ROUNDS; i++) {
+            bad += ard_wait(one, 1, 0, ready) != ARD_ETIMEDOUT;
+            bad += ard_send(out, pkt) != 0;
+            bad += ard_wait(one, 1, (i & 1) ? -1 : 1000000000, ready) != 1 || ready[0] != 1;
+            bad += ard_tryrec(in, buf) != 1;
+        }
         for (uint64_t i = 0; i < ROUNDS; i++) {
             bad += ard_send(out, pkt) != 0;
             bad += ard_tryrec(in, buf) != 1;
@@ -431,7 +454,8 @@ static void test_fast_paths_make_no_system_call(void **state)
     if (code >= 250)
         fail_msg("child failed to set up or a call returned a wrong code (%d)", code);
     if (code != 0)
-        fail_msg("%d system calls on the fast paths (send with no reader blocked, tryrec, rec "
+        fail_msg("%d system calls on the fast paths (send with no reader blocked, tryrec, poll, "
+                 "wait that finds news or only looks, rec "
                  "of a waiting packet)",
                  code);
 }

@@ -15,13 +15,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ardnet.h"
@@ -296,6 +301,196 @@ static void test_wait_on_two_connections_from_a_thread(void **state)
     }
 }
 
+/* ---- a port closed by one thread while another waits on it ------------------------------ */
+
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+
+enum blocking_call { CALL_WAIT, CALL_REC, CALL_REC_TIMED };
+
+struct blocked {
+    enum blocking_call call;
+    ard_port *ports[2]; /* ard_wait waits on both; rec on ports[1] */
+    _Atomic long tid;
+    int rc;
+    char detail[512];
+};
+
+static void *block_on_ports(void *arg)
+{
+    struct blocked *b = arg;
+    atomic_store(&b->tid, (long)syscall(SYS_gettid));
+    uint64_t buf[WORDS];
+    unsigned char ready[2];
+    switch (b->call) {
+    case CALL_WAIT:
+        b->rc = ard_wait(b->ports, 2, -1, ready);
+        break;
+    case CALL_REC:
+        b->rc = ard_rec(b->ports[1], buf);
+        break;
+    case CALL_REC_TIMED:
+        b->rc = ard_rec_timed(b->ports[1], buf, 600000000000LL);
+        break;
+    }
+    snprintf(b->detail, sizeof b->detail, "%s", ard_errdetail());
+    return NULL;
+}
+
+/* True once thread `tid` (a process: pid, pid) sleeps in futex or futex_waitv: then it is
+ * inside the library's call, past every check that comes before the sleep. */
+static bool sleeps_in_futex(long pid, long tid)
+{
+    char path[96], buf[128];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/syscall", pid, tid);
+    for (int i = 0; i < 20000; i++) {
+        int fd = open(path, O_RDONLY);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0)
+            close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            long nr = strtol(buf, NULL, 10);
+            if (nr == SYS_futex || nr == SYS_futex_waitv)
+                return true;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* A reader in another process on the same connection: blocked in ard_rec until `want`. */
+static pid_t fork_reader(const char *conn, uint64_t want)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* The library is initialised (inherited): the port attaches at once. Whatever is
+         * already there is taken first, so that ard_rec really waits for news. */
+        ard_port *in = ard_create_on("other", conn, ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+        uint64_t buf[WORDS];
+        if (in == NULL || ard_tryrec(in, buf) < 0)
+            _exit(2);
+        _exit(ard_rec(in, buf) == 0 && buf[0] == want && intact(buf) ? 0 : 1);
+    }
+    return pid;
+}
+
+static void test_close_a_port_another_thread_waits_on(void **state)
+{
+    (void)state;
+    char *argv[] = {"t", NULL};
+    int argc = 1;
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    ard_port *out = ard_create_on("cw_out", "cw", ARD_OUT, sizeof(uint64_t[WORDS]), NULL);
+    ard_port *keep = ard_create_on("cw_keep", "cw_other", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+    ard_port *keep_out =
+        ard_create_on("cw_keep_out", "cw_other", ARD_OUT, sizeof(uint64_t[WORDS]), NULL);
+    assert_non_null(out);
+    assert_non_null(keep);
+    assert_non_null(keep_out);
+    uint64_t buf[WORDS], got[WORDS];
+    fill(buf, 1);
+    assert_int_equal(ard_send(out, buf), 0);
+    /* Another process sleeps on the same connection's futex word all along. */
+    pid_t other = fork_reader("cw", 777);
+    assert_true(sleeps_in_futex((long)other, (long)other));
+
+    static const char *const what[3] = {"ard_wait", "ard_rec", "ard_rec_timed"};
+    for (int round = 0; round < 30; round++) {
+        enum blocking_call call = (enum blocking_call)(round % 3);
+        ard_port *in = ard_create_on("cw_in", "cw", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+        assert_non_null(in);
+        assert_int_equal(ard_tryrec(in, got), 1); /* nothing newer: the call will sleep */
+        struct blocked b = {.call = call, .ports = {keep, in}};
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, block_on_ports, &b), 0);
+        while (atomic_load(&b.tid) == 0)
+            sched_yield();
+        if (!sleeps_in_futex((long)getpid(), atomic_load(&b.tid)))
+            fail_msg("%s never went to sleep", what[call]);
+        ard_close(in); /* returns once the waiter has left the call */
+        pthread_join(t, NULL);
+        if (b.rc != ARD_ESTATE || strstr(b.detail, "'cw_in'") == NULL ||
+            strstr(b.detail, "closed") == NULL)
+            fail_msg("round %d, %s: rc %d, detail '%s'", round, what[call], b.rc, b.detail);
+    }
+    /* The port waited on with the closed one is untouched. */
+    assert_int_equal(ard_poll(keep), ARD_ENODATA);
+    fill(buf, 5);
+    assert_int_equal(ard_send(keep_out, buf), 0);
+    unsigned char ready[1];
+    assert_int_equal(ard_wait(&keep, 1, -1, ready), 1);
+    assert_int_equal(ard_tryrec(keep, got), 1);
+    assert_int_equal(got[0], 5);
+    /* The other process was woken for nothing many times and kept waiting for news. */
+    int st;
+    assert_int_equal(waitpid(other, &st, WNOHANG), 0);
+    fill(buf, 777);
+    assert_int_equal(ard_send(out, buf), 0);
+    assert_int_equal(waitpid(other, &st, 0), other);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* A process forks while one of its threads waits on a port: in the child nobody waits, so
+ * the child's ard_close and ard_fini return (they would wait for ever for the parent's
+ * waiter if the count came along). The parent's waiter is not disturbed. */
+static void test_child_of_fork_closes_ports_a_parent_thread_waits_on(void **state)
+{
+    (void)state;
+    char *argv[] = {"t", NULL};
+    int argc = 1;
+    if (ard_init(&argc, argv) != 0)
+        fail_msg("ard_init: %s", ard_errdetail());
+    ard_port *out = ard_create_on("fk_out", "fk", ARD_OUT, sizeof(uint64_t[WORDS]), NULL);
+    ard_port *in = ard_create_on("fk_in", "fk", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+    ard_port *in2 = ard_create_on("fk_in2", "fk2", ARD_IN, sizeof(uint64_t[WORDS]), NULL);
+    assert_non_null(out);
+    assert_non_null(in);
+    assert_non_null(in2);
+    struct blocked b = {.call = CALL_WAIT, .ports = {in2, in}};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, block_on_ports, &b), 0);
+    while (atomic_load(&b.tid) == 0)
+        sched_yield();
+    assert_true(sleeps_in_futex((long)getpid(), atomic_load(&b.tid)));
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ard_close(in);
+        ard_fini();
+        _exit(0);
+    }
+    /* A hang, not a slow child, is what this looks for: the bound is generous. */
+    int st = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 60000 && done == 0; i++) {
+        done = waitpid(child, &st, WNOHANG);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (done != child) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        fail_msg("the child's ard_close / ard_fini did not return within 60 s");
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    /* The parent's thread still waits, and gets the next packet. */
+    assert_true(sleeps_in_futex((long)getpid(), atomic_load(&b.tid)));
+    uint64_t buf[WORDS];
+    fill(buf, 9);
+    assert_int_equal(ard_send(out, buf), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(b.rc, 1);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -312,6 +507,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_threads_share_a_connection_safely, teardown),
         cmocka_unit_test_teardown(test_wait_on_two_connections_from_a_thread, teardown),
+        cmocka_unit_test_teardown(test_close_a_port_another_thread_waits_on, teardown),
+        cmocka_unit_test_teardown(test_child_of_fork_closes_ports_a_parent_thread_waits_on,
+                                  teardown),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }

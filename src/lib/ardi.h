@@ -250,6 +250,10 @@ struct ard_port {
     uint64_t last_seq; /* IN: seq last returned; OUT: seq last sent */
     uint64_t loan_seq; /* OUT: seq of the slot loaned by ard_send_loan, 0: no loan open */
     struct ard_info info;
+    /* IN: threads of this process inside ard_rec / ard_rec_timed / ard_wait on this port,
+     * and ard_close's request that they leave (port.c, "closing a waited-on port"). */
+    _Atomic uint32_t waiters;
+    _Atomic bool closing;
 };
 
 struct ardi_wire {
@@ -274,6 +278,8 @@ ARDI_HIDDEN extern struct ardi_state ardi_g;
 ARDI_HIDDEN void ardi_lock(void);
 ARDI_HIDDEN void ardi_unlock(void);
 ARDI_HIDDEN int ardi_port_attach(ard_port *p);
+/* Make the threads waiting on p leave, detach and free it (p is unlinked already). */
+ARDI_HIDDEN void ardi_port_free(ard_port *p);
 /* Parse options out of argv into ardi_g (wiring, domain, ...) and apply realtime requests. */
 ARDI_HIDDEN int ardi_parse_options(int *argc, char **argv, bool *help);
 ARDI_HIDDEN int ardi_parse_mode(const char *what, const char *s, unsigned *mode);

@@ -436,8 +436,7 @@ void ard_fini(void)
     ardi_unlock();
     while (p) {
         ard_port *next = p->next;
-        ardi_seg_detach(&p->map, p->dir == ARD_OUT, p->dir == ARD_IN && p->spin_ns > 0);
-        free(p);
+        ardi_port_free(p);
         p = next;
     }
 }

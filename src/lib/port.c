@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,72 @@ int ard_poll(const ard_port *p)
     return 1;
 }
 
+/* ---- closing a waited-on port ------------------------------------------------------------
+ * The blocking calls count themselves in on each port (a counter private to the process) and
+ * look at `closing` before every sleep. ard_close sets it and wakes the port's futex word
+ * until the count is zero: a waiter that looked just before the flag was set and then went to
+ * sleep is woken by the next round. The shared word itself is not changed, so the wake
+ * protocol between processes stays as the model has it; another process's sleepers see a
+ * spurious wake and sleep again. */
+
+static inline void wait_enter(ard_port *p)
+{
+    atomic_fetch_add_explicit(&p->waiters, 1, memory_order_seq_cst);
+}
+
+/* The last touch of p by a waiter: ard_close may free it right after. */
+static inline void wait_leave(ard_port *p)
+{
+    atomic_fetch_sub_explicit(&p->waiters, 1, memory_order_release);
+}
+
+static inline bool is_closing(const ard_port *p)
+{
+    return atomic_load_explicit(&p->closing, memory_order_seq_cst);
+}
+
+#define CLOSE_REWAKE_NS 50000
+
+/* A child of fork has only the thread that forked, which is in no call: nobody waits on any
+ * port there, whatever the parent's threads were doing. Without this, a child's ard_close or
+ * ard_fini would wait for ever for the parent's waiters. The port list is held across the
+ * fork so that the child finds it whole. */
+static void fork_prepare(void)
+{
+    ardi_lock();
+}
+
+static void fork_parent(void)
+{
+    ardi_unlock();
+}
+
+static void fork_child(void)
+{
+    for (ard_port *p = ardi_g.ports; p != NULL; p = p->next)
+        atomic_store_explicit(&p->waiters, 0, memory_order_relaxed);
+    ardi_unlock();
+}
+
+static void register_fork_handlers(void)
+{
+    (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+void ardi_port_free(ard_port *p)
+{
+    if (p->dir == ARD_IN && p->map.seg != NULL) {
+        atomic_store_explicit(&p->closing, true, memory_order_seq_cst);
+        while (atomic_load_explicit(&p->waiters, memory_order_acquire) != 0) {
+            futex(&p->map.seg->wake, FUTEX_WAKE, INT_MAX, NULL);
+            struct timespec ts = {0, CLOSE_REWAKE_NS};
+            nanosleep(&ts, NULL);
+        }
+    }
+    ardi_seg_detach(&p->map, p->dir == ARD_OUT, p->dir == ARD_IN && p->spin_ns > 0);
+    free(p);
+}
+
 static bool has_new(const ard_port *p)
 {
     uint64_t h = atomic_load_explicit(&p->map.seg->head, memory_order_acquire);
@@ -272,7 +339,7 @@ static bool spin_for_new(const ard_port *p, int64_t deadline)
         if (has_new(p))
             return true;
         ardi_cpu_relax();
-        if ((i & 63) == 0 && ard_now_ns() >= end)
+        if ((i & 63) == 0 && (ard_now_ns() >= end || is_closing(p)))
             return false;
     }
 }
@@ -284,13 +351,15 @@ static bool spin_for_new(const ard_port *p, int64_t deadline)
 #define WAKE_ROUNDS 1000
 
 /* Sleep until head moves past last_seq or the absolute deadline passes (deadline < 0: none).
- * Returns 0, ARD_ETIMEDOUT, ARD_EINTR or ARD_ESTALE. */
+ * Returns 0, ARD_ETIMEDOUT, ARD_EINTR, ARD_ESTALE, or ARD_ESTATE (the port is being closed). */
 static int wait_new(ard_port *p, int64_t deadline)
 {
     struct ardi_seg *s = p->map.seg;
     if (p->spin_ns > 0 && spin_for_new(p, deadline))
         return 0;
     for (unsigned rounds = 0; rounds < WAKE_ROUNDS; rounds++) {
+        if (is_closing(p))
+            return ARD_ESTATE;
         uint32_t w = atomic_load_explicit(&s->wake, memory_order_seq_cst);
         if (has_new(p))
             return 0;
@@ -352,6 +421,8 @@ static int ready_count(ard_port *const *ports, size_t n, unsigned char *ready)
     return k;
 }
 
+static int wait_many(ard_port *const *ports, size_t n, int64_t timeout_ns, unsigned char *ready);
+
 int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns, unsigned char *ready)
 {
     if (ports == NULL || n == 0)
@@ -365,10 +436,26 @@ int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns, unsigned char
             return ardi_fail(ARD_ESTATE, "port '%s': ard_wait before the port is attached",
                              p->name);
     }
+    for (size_t i = 0; i < n; i++)
+        wait_enter(ports[i]);
+    int rc = wait_many(ports, n, timeout_ns, ready);
+    for (size_t i = 0; i < n; i++)
+        wait_leave(ports[i]);
+    return rc;
+}
+
+static int wait_many(ard_port *const *ports, size_t n, int64_t timeout_ns, unsigned char *ready)
+{
     int64_t deadline = timeout_ns < 0 ? -1 : ard_now_ns() + timeout_ns;
     size_t nsleep = n < ARD_WAIT_SLEEP_MAX ? n : ARD_WAIT_SLEEP_MAX;
     struct waitv wv[ARD_WAIT_SLEEP_MAX];
     for (unsigned rounds = 0; rounds < WAKE_ROUNDS; rounds++) {
+        for (size_t i = 0; i < n; i++)
+            if (is_closing(ports[i]))
+                return ardi_fail(ARD_ESTATE,
+                                 "port '%s' (connection '%s') was closed by another thread "
+                                 "while ard_wait waited on it",
+                                 ports[i]->name, ports[i]->conn);
         /* Load every word, then look at every head: a send after our look changes its word. */
         for (size_t i = 0; i < nsleep; i++)
             wv[i] = (struct waitv){
@@ -427,11 +514,22 @@ int ard_wait(ard_port *const *ports, size_t n, int64_t timeout_ns, unsigned char
                      n);
 }
 
+static int rec_wait(ard_port *p, void *packet, int64_t deadline);
+
 static int rec_until(ard_port *p, void *packet, int64_t deadline, const char *fn)
 {
     int rc = check_in(p, packet, fn);
     if (rc < 0)
         return rc;
+    wait_enter(p);
+    rc = rec_wait(p, packet, deadline);
+    wait_leave(p);
+    return rc;
+}
+
+static int rec_wait(ard_port *p, void *packet, int64_t deadline)
+{
+    int rc;
     /* has_new and take_newest read the head apart; only a rewritten head makes them disagree
      * again and again. */
     for (unsigned false_alarms = 0; false_alarms < WAKE_ROUNDS; false_alarms++) {
@@ -448,6 +546,11 @@ static int rec_until(ard_port *p, void *packet, int64_t deadline, const char *fn
                              p->name, p->conn);
         if (rc == ARD_EINTR)
             return ardi_fail(rc, "port '%s': interrupted by a signal", p->name);
+        if (rc == ARD_ESTATE)
+            return ardi_fail(rc,
+                             "port '%s' (connection '%s') was closed by another thread while "
+                             "waited on",
+                             p->name, p->conn);
         if (rc == ARD_ESTALE)
             break;
     }
@@ -569,6 +672,8 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
         ardi_fail(ARD_EINVAL, "port '%s': size 0 (adopt the connection's) needs type NULL", name);
         return NULL;
     }
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_once, register_fork_handlers);
     ard_port *p = calloc(1, sizeof *p);
     if (p == NULL) {
         ardi_fail(ARD_ENOMEM, "port '%s': out of memory", name);
@@ -641,8 +746,7 @@ void ard_close(ard_port *p)
     ardi_lock();
     unlink_port(p);
     ardi_unlock();
-    ardi_seg_detach(&p->map, p->dir == ARD_OUT, p->dir == ARD_IN && p->spin_ns > 0);
-    free(p);
+    ardi_port_free(p);
 }
 
 int ard_port_set_spin(ard_port *p, int64_t spin_ns)
