@@ -70,8 +70,8 @@ int ardr_block_params(struct ardr_block *b)
         while (i < d->nparams && strcmp(d->params[i].name, b->params[k].key))
             i++;
         if (i == d->nparams)
-            return ardi_fail(ARD_EINVAL, "%s no parameter '%s' (the plugin has %u parameters)",
-                             what, b->params[k].key, d->nparams);
+            return ardi_fail(ARD_EINVAL, "%s no parameter '%s' (the plugin has %u parameter%s)",
+                             what, b->params[k].key, d->nparams, d->nparams == 1 ? "" : "s");
     }
     for (uint32_t i = 0; i < d->nparams; i++) {
         const struct ard_block_param *p = &d->params[i];

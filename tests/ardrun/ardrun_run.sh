@@ -96,6 +96,21 @@ rc=$?
 [ "$rc" = 0 ] && [ "$(summary "$T/big.log" b199 steps)" = 50 ] && ok "200 blocks: 50 steps each" ||
     fail "big group: exit $rc: $(tail -n 3 "$T/big.log")"
 
+# -- a group file read through /dev/stdin: a relative plugin path is relative to the file it
+# stands for, or, when that file has no name any more (ardstart --system unlinks it), to the
+# working directory; never to /dev --
+mkdir -p "$T/sub" "$T/cwd"
+cp "$P/tsrc.so" "$T/sub/rel_src.so"
+printf 'name: stdin\nrate_hz: 1000\nblocks:\n  - { name: s, plugin: ./rel_src.so, ard: { out: si.o, ack: si.a } }\n' >"$T/sub/stdin.yaml"
+out=$(cd "$T/cwd" && "$ARDRUN" --ticks 5 /dev/stdin <"$T/sub/stdin.yaml" 2>&1)
+[ $? = 0 ] && [[ "$out" == *"block 's': steps 5 "* ]] && ok "YAML redirected from a file: plugin relative to that file" ||
+    fail "YAML redirected from a file: $out"
+expect 101 "plugin './rel_src.so': cannot open" -- bash -c "cd '$T/cwd' && exec 0<'$T/sub/stdin.yaml' && cp '$T/sub/stdin.yaml' '$T/sub/gone.yaml' && exec 0<'$T/sub/gone.yaml' && rm '$T/sub/gone.yaml' && exec '$ARDRUN' --ticks 5 /dev/stdin"
+cp "$P/tsrc.so" "$T/cwd/rel_src.so"
+out=$(cd "$T/cwd" && bash -c "cp '$T/sub/stdin.yaml' '$T/sub/gone.yaml' && exec 0<'$T/sub/gone.yaml' && rm '$T/sub/gone.yaml' && exec '$ARDRUN' --ticks 5 /dev/stdin" 2>&1)
+[ $? = 0 ] && [[ "$out" == *"block 's': steps 5 "* ]] && ok "YAML of an unlinked file on /dev/stdin: plugin relative to the working directory" ||
+    fail "YAML of an unlinked file: $out"
+
 # -- the template --
 (cd "$T" && "$ARDRUN" --new my_filter >/dev/null) || fail "--new failed"
 grep -q '.name = "my_filter"' "$T/my_filter.c" && ! grep -q TEMPLATE "$T/my_filter.c" &&
