@@ -26,6 +26,8 @@
 #define ARDR_MAX_RATES 16
 #define ARDR_STR_MAX 255
 #define ARDR_DELAY_BINS 2048
+/* Private connections nobody outside the group reads are published this often (ns). */
+#define ARDR_REFRESH_NS 100000000
 
 /* ---- plugin.c: a loaded and checked plugin --------------------------------------------- */
 
@@ -62,6 +64,22 @@ struct ardr_pval {
     char s[ARDR_STR_MAX + 1];
 };
 
+/* The hand-off of a connection private to one rate thread: its writer and every reader of
+ * the group step in the same thread (ardr_scheme_handoff). The writer's OUT buffer is its own
+ * (b->own), readers of the thread read `pub` in place; shared memory gets the packets for
+ * readers outside the group: every packet while one is attached (`watched`), else the newest
+ * about every 100 ms and when the writer stops (docs/ardrun.md, "Running"). */
+struct ardr_handoff {
+    void *pub;            /* the last packet sent (cache-line aligned, port size) */
+    struct ard_info info; /* its sequence number (counted here) and send times; seq 0: none */
+    size_t size;
+    int readers;          /* IN ports of the group on the connection */
+    bool dirty;           /* pub is newer than the connection's newest packet */
+    _Atomic bool watched; /* a reader outside the group is attached: publish every packet */
+    uint32_t hint;        /* control thread: the header's reader count when last looked at */
+    int64_t checked_ns;   /* control thread: when the peers were last counted exactly */
+};
+
 struct ardr_block {
     /* configuration */
     char name[ARDR_NAME_MAX + 1];
@@ -86,6 +104,11 @@ struct ardr_block {
     /* IN port read in place: the OUT port of the block of the same rate thread that writes
      * its connection (set by ardr_scheme_inplace), NULL: received with ard_tryrec. */
     ard_port *src[ARD_BLOCK_MAX_PORTS];
+    /* OUT port of a connection private to this block's rate thread (NULL: the loan above) */
+    struct ardr_handoff *ho[ARD_BLOCK_MAX_PORTS];
+    /* IN port of such a connection: its writer's hand-off (read in place, no system call) */
+    const struct ardr_handoff *hsrc[ARD_BLOCK_MAX_PORTS];
+    int stagger; /* which tick of a refresh period publishes its private outputs */
     int8_t fresh[ARD_BLOCK_MAX_PORTS];
     uint8_t send[ARD_BLOCK_MAX_PORTS];
     struct ard_info info[ARD_BLOCK_MAX_PORTS];
@@ -112,15 +135,34 @@ int ardr_block_prepare(struct ardr_block *b);
 void ardr_block_free(struct ardr_block *b);
 /* Times of one tick, shared by the blocks a thread steps one after another. */
 struct ardr_tick {
-    int64_t tick_ns;     /* the tick's wake-up time (ctx->now_ns) */
+    int64_t tick_ns;     /* the tick's wake-up time (ctx->now_ns), CLOCK_MONOTONIC */
     int64_t period_ns;   /* the block's period (ctx->period_ns) */
     int64_t clock_ns;    /* in: CLOCK_MONOTONIC now (the step's start); out: after the step */
     int64_t real_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once per tick */
+    uint64_t raw;        /* ardr_clock_raw() at tick_ns */
+    bool refresh;        /* publish the block's private outputs not yet published */
 };
+/* A tick starting now. */
+void ardr_tick_start(struct ardr_tick *t, int64_t period_ns);
 /* One step: receive the IN ports (except `skip`, already received by the caller in trigger
  * mode; -1: none), step, send the marked OUT ports stamped with the step's start; times it.
  * Returns 0 or the error (b->why says why); t->clock_ns is updated either way. */
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip);
+/* Publish the block's private outputs that shared memory does not have yet (b->ho), e.g.
+ * when it stops. Called by the block's thread. */
+void ardr_block_flush(struct ardr_block *b);
+
+/* ---- clock.c: the clock of the execution times -------------------------------------- */
+
+/* Choose the clock: the TSC, scaled to ns by a calibration against CLOCK_MONOTONIC, when
+ * the kernel itself uses it as its clocksource (constant rate, synchronised across CPUs);
+ * else CLOCK_MONOTONIC. Calibrates for about 10 ms. */
+void ardr_clock_init(void);
+/* A reading of the chosen clock, and the nanoseconds between two readings. */
+uint64_t ardr_clock_raw(void);
+int64_t ardr_clock_ns(uint64_t from, uint64_t to);
+/* "TSC (x.xxx GHz)" or "CLOCK_MONOTONIC", for the start-up message. */
+const char *ardr_clock_name(void);
 /* Call init (and start), close. Return 0 or the callback's error with b->why set. */
 int ardr_block_init(struct ardr_block *b);
 void ardr_block_close(struct ardr_block *b);
@@ -176,9 +218,12 @@ void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml);
 int ardr_scheme_check(struct ardr_group *g);
 /* Order each rate group's blocks by data flow; prints broken cycles. */
 void ardr_scheme_order(struct ardr_group *g);
-/* Let every IN port whose connection a block of the same rate thread writes read that
- * block's packets in place (b->src). Call after ardr_scheme_check. */
-void ardr_scheme_inplace(struct ardr_group *g);
+/* Choose how each connection is handed over (after ardr_scheme_check): a connection whose
+ * writer and every reader of the group step in one rate thread is private to it (b->ho,
+ * b->hsrc); an IN port whose writer steps in the same thread but that other threads read too
+ * reads the writer's slot in place (b->src). Then prepares every block's buffers. Returns 0
+ * or the number of errors (printed). */
+int ardr_scheme_handoff(struct ardr_group *g);
 
 /* ---- run.c ------------------------------------------------------------------------- */
 

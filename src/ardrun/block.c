@@ -140,7 +140,10 @@ int ardr_block_prepare(struct ardr_block *b)
             memset(b->own[i], 0, n);
         }
         b->bufs[i] = b->own[i];
-        if (d->ports[i].dir == ARD_OUT && b->port[i] != NULL) {
+        if (d->ports[i].dir == ARD_OUT && b->ho[i] != NULL) {
+            /* private to the thread: the step writes into the block's own buffer, which
+             * keeps its contents (a reload keeps them too) */
+        } else if (d->ports[i].dir == ARD_OUT && b->port[i] != NULL) {
             /* The step writes straight into the connection's next slot. A loan still open
              * (a reload) is the same slot with the contents the block left. */
             void *slot = ard_send_loan(b->port[i]);
@@ -213,6 +216,11 @@ void ardr_block_free(struct ardr_block *b)
         b->port[i] = NULL;
         b->bufs[i] = NULL;
         b->src[i] = NULL;
+        b->hsrc[i] = NULL;
+        if (b->ho[i] != NULL)
+            free(b->ho[i]->pub);
+        free(b->ho[i]);
+        b->ho[i] = NULL;
         free(b->own[i]);
         b->own[i] = NULL;
     }
@@ -250,6 +258,55 @@ static int take_in_place(struct ardr_block *b, uint32_t i)
     return 0;
 }
 
+/* IN port i of a connection private to the thread: its writer's last packet in place, with
+ * fresh and info as ard_tryrec would give them (the writer counts the sequence). */
+static void take_private(struct ardr_block *b, uint32_t i)
+{
+    const struct ardr_handoff *h = b->hsrc[i];
+    if (h->info.seq == 0) {
+        b->fresh[i] = -1;
+        return;
+    }
+    b->bufs[i] = h->pub;
+    uint64_t last = b->info[i].seq;
+    if (h->info.seq == last) {
+        b->fresh[i] = 0;
+        b->info[i].skipped = 0;
+        return;
+    }
+    b->info[i] = h->info;
+    b->info[i].skipped = last ? h->info.seq - last - 1 : 0;
+    b->fresh[i] = 1;
+}
+
+/* Publish a private connection's last packet on its shared connection, with its own times. */
+static int publish(struct ardr_block *b, uint32_t i)
+{
+    struct ardr_handoff *h = b->ho[i];
+    int e = ard_send_stamped(b->port[i], h->pub, h->info.mono_ns, h->info.real_ns);
+    if (e < 0)
+        return e;
+    h->dirty = false;
+    return 0;
+}
+
+void ardr_block_flush(struct ardr_block *b)
+{
+    for (uint32_t i = 0; b->pl.d && i < b->pl.d->nports; i++)
+        if (b->ho[i] != NULL && b->ho[i]->dirty)
+            (void)publish(b, i);
+}
+
+void ardr_tick_start(struct ardr_tick *t, int64_t period_ns)
+{
+    t->raw = ardr_clock_raw();
+    t->tick_ns = ard_now_ns();
+    t->period_ns = period_ns;
+    t->clock_ns = t->tick_ns;
+    t->real_off_ns = ard_realtime_ns() - t->tick_ns;
+    t->refresh = false;
+}
+
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
 {
     const struct ard_block_desc *d = b->pl.d;
@@ -261,6 +318,10 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
             continue;
         if ((int)i == skip) { /* received by the caller (trigger port) */
             b->fresh[i] = 1;
+            continue;
+        }
+        if (b->hsrc[i] != NULL) {
+            take_private(b, i);
             continue;
         }
         if (b->src[i] != NULL) {
@@ -298,6 +359,24 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         if (!b->send[i])
             continue;
         b->send[i] = 0;
+        struct ardr_handoff *h = b->ho[i];
+        if (h != NULL) {
+            /* private: the readers of this thread read `pub`; the block keeps its buffer */
+            memcpy(h->pub, b->bufs[i], h->size);
+            h->info = (struct ard_info){h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
+            b->info[i] = h->info;
+            h->dirty = true;
+            if (atomic_load_explicit(&h->watched, memory_order_relaxed) || t->refresh) {
+                int e = publish(b, i);
+                if (e < 0) {
+                    snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
+                             ard_errdetail());
+                    rc = e;
+                    goto out;
+                }
+            }
+            continue;
+        }
         /* stamped with the step's start, read once for the timing anyway: two clock reads
          * less per packet than ard_send */
         void *sent = b->bufs[i];
@@ -315,8 +394,11 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         b->bufs[i] = next;
         b->info[i] = ard_port_info(b->port[i]);
     }
+    if (t->refresh) /* outputs sent earlier and not published yet */
+        ardr_block_flush(b);
 out:
-    t->clock_ns = ard_now_ns(); /* this block's end is the next one's start */
+    /* this block's end is the next one's start: one clock reading per block */
+    t->clock_ns = t->tick_ns + ardr_clock_ns(t->raw, ardr_clock_raw());
     if (rc < 0)
         return rc;
     int64_t dt = t->clock_ns - t0;

@@ -37,6 +37,7 @@ static void apply_request(struct ardr_block *b)
     int st = atomic_load(&b->state);
     if (req == ARDR_REQ_STOP && st == ARDR_RUNNING) {
         int rc = ardr_block_call(b, b->pl.d->stop, "stop");
+        ardr_block_flush(b); /* readers outside the group get its last packets */
         atomic_store(&b->state, rc < 0 ? ARDR_FAILED : ARDR_STOPPED);
     } else if (req == ARDR_REQ_START && st != ARDR_RUNNING) {
         int rc = ardr_block_call(b, b->pl.d->start, "start");
@@ -75,10 +76,17 @@ static void *rate_thread(void *arg)
     p.next_ns = a->t0;
     (void)ard_period_wait(&p);
     uint64_t limit = g->ticks > 0 ? (uint64_t)(g->ticks / rt->divide) : 0;
+    /* Private outputs not watched from outside are published every `every` ticks (about
+     * 100 ms), block k of the tick in tick k mod `every`, so that no tick pays for all. */
+    int64_t every = ARDR_REFRESH_NS / period < 1 ? 1 : ARDR_REFRESH_NS / period;
+    for (int k = 0; k < rt->n; k++)
+        g->blocks[rt->order[k]].stagger = (int)(k % every);
+    int64_t phase = 0;
     rt->delay_min = INT64_MAX;
     while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
-        int64_t now = ard_now_ns(), delay = now - (p.next_ns - p.period_ns);
-        struct ardr_tick tick = {now, period, now, ard_realtime_ns() - now};
+        struct ardr_tick tick;
+        ardr_tick_start(&tick, period);
+        int64_t now = tick.tick_ns, delay = now - (p.next_ns - p.period_ns);
         int64_t bin = delay / 1000;
         rt->delay_hist[bin < 0 ? 0 : bin >= ARDR_DELAY_BINS ? ARDR_DELAY_BINS - 1 : bin]++;
         rt->delay_min = delay < rt->delay_min ? delay : rt->delay_min;
@@ -88,11 +96,14 @@ static void *rate_thread(void *arg)
             apply_request(b);
             if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
                 continue;
+            tick.refresh = b->stagger == phase;
             if (ardr_block_step(b, &tick, -1) < 0) {
                 atomic_fetch_add(&b->fails, 1);
+                ardr_block_flush(b);
                 atomic_store(&b->state, ARDR_FAILED);
             }
         }
+        phase = phase + 1 == every ? 0 : phase + 1;
         uint64_t c = atomic_load_explicit(&rt->cycles, memory_order_relaxed) + 1;
         atomic_store_explicit(&rt->cycles, c, memory_order_relaxed);
         atomic_store_explicit(&rt->first_done, 1, memory_order_release);
@@ -102,6 +113,9 @@ static void *rate_thread(void *arg)
         if (missed > 0)
             atomic_fetch_add_explicit(&rt->overruns, (uint64_t)missed, memory_order_relaxed);
     }
+    /* the last packets of private connections, for whoever looks at them afterwards */
+    for (int k = 0; k < rt->n; k++)
+        ardr_block_flush(&g->blocks[rt->order[k]]);
     /* a block stopped or started after this thread ended still gets its request applied */
     return NULL;
 }
@@ -362,6 +376,49 @@ static ard_port *names_open(struct ardr_group *g)
     return p;
 }
 
+/* ---- readers outside the group --------------------------------------------------------- */
+
+/* IN ports attached to an OUT port's connection as its header counts them: one load, no
+ * system call. The count goes up when a port attaches and down when it is closed, so it can
+ * only be too high (a reader killed with kill -9 stays counted), never too low. (Read through
+ * the library's internal header: a public ard_port_readers() would be its proper home.) */
+static uint32_t readers_hint(const ard_port *out)
+{
+    return atomic_load_explicit(&out->map.seg->readers, memory_order_relaxed);
+}
+
+/* Mark each private connection watched while a reader outside the group is attached to it,
+ * so that its writer publishes every packet. The header's count says at once when no other
+ * reader can be there; when it counts more IN ports than the group's own, the connection's
+ * table of live peers decides exactly (ard_conn_stat: system calls, so only when the count
+ * changed or once a second). A connection that cannot be looked at counts as watched. Called
+ * before the rate threads start (exact = true) and every 20 ms by the control thread. */
+static void watch(struct ardr_group *g, bool exact)
+{
+    int64_t now = ard_now_ns();
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        for (uint32_t p = 0; b->pl.d && p < b->pl.d->nports; p++) {
+            struct ardr_handoff *h = b->ho[p];
+            if (h == NULL)
+                continue;
+            uint32_t hint = readers_hint(b->port[p]);
+            bool w;
+            if (hint <= (uint32_t)h->readers) {
+                w = false;
+            } else if (exact || hint != h->hint || now - h->checked_ns >= 1000000000) {
+                struct ard_conn_stat st;
+                w = ard_conn_stat(NULL, b->conn[p], &st) < 0 || st.readers > (uint32_t)h->readers;
+                h->checked_ns = now;
+            } else {
+                continue;
+            }
+            h->hint = hint;
+            atomic_store_explicit(&h->watched, w, memory_order_relaxed);
+        }
+    }
+}
+
 /* ---- the group -------------------------------------------------------------------------- */
 
 int ardr_run_group(struct ardr_group *g)
@@ -402,7 +459,14 @@ int ardr_run_group(struct ardr_group *g)
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
     ardr_scheme_order(g);
-    ardr_scheme_inplace(g);
+    if ((errors = ardr_scheme_handoff(g)) != 0) {
+        fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, errors,
+                errors == 1 ? "" : "s");
+        free(s.buf);
+        return ARDR_EXIT_SCHEME;
+    }
+    ardr_clock_init();
+    watch(g, true);
 
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
@@ -489,6 +553,7 @@ int ardr_run_group(struct ardr_group *g)
                         "continue: %s\n",
                         g->name, b->name, b->pl.d->name, b->why);
         }
+        watch(g, false);
         if (ard_now_ns() >= next_stats) {
             stats_publish(g, &s);
             next_stats += 100000000;
