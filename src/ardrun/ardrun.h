@@ -81,6 +81,42 @@ struct ardr_handoff {
 };
 
 struct ardr_block {
+    /* What a step touches comes first and per port in one small allocation (ardr_block_alloc),
+     * so that a step of a block reads a handful of cache lines, not pieces of a 50 KiB
+     * structure. */
+    ard_block_ctx ctx;
+    int (*step)(ard_block_ctx *ctx); /* the plugin's step (its descriptor's, cached) */
+    uint32_t nports;
+    int stagger; /* which tick of a refresh period publishes its private outputs */
+    bool said;   /* ard_block_fail was called during the current callback (why is set) */
+    /* run time, written by its rate thread */
+    _Atomic int state;
+    _Atomic int req;
+    _Atomic uint64_t steps, fails;
+    _Atomic int64_t sum_ns, max_ns;
+
+    /* Per port, arrays of nports in one allocation: */
+    /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
+     * after the step) or, for a private connection, its own buffer; an IN port's own buffer,
+     * or the writer's newest packet in place (src, hsrc). */
+    void **bufs;
+    ard_port **port;
+    uint8_t *dir; /* ARD_IN / ARD_OUT, from the descriptor */
+    int8_t *fresh;
+    uint8_t *send;
+    struct ard_info *info;
+    /* IN port read in place: the OUT port of the block of the same rate thread that writes
+     * its connection (set by ardr_scheme_handoff), NULL: received with ard_tryrec. */
+    ard_port **src;
+    /* OUT port of a connection private to this block's rate thread (NULL: the loan above) */
+    struct ardr_handoff **ho;
+    /* IN port of such a connection: its writer's hand-off (read in place, no system call) */
+    const struct ardr_handoff **hsrc;
+    void **own;    /* private buffers (IN: received into; zeroes when none) */
+    bool *delayed; /* IN port read one tick late (cycle broken here) */
+    void *hot;     /* the allocation of the arrays above: `inl` when they fit */
+    _Alignas(64) uint8_t inl[320];
+
     /* configuration */
     char name[ARDR_NAME_MAX + 1];
     char path[4096];
@@ -95,36 +131,14 @@ struct ardr_block {
     struct ardr_plugin pl;
     struct ardr_pval pv[ARD_BLOCK_MAX_PARAMS];
     char conn[ARD_BLOCK_MAX_PORTS][ARD_MAX_NAME + 1];
-    ard_port *port[ARD_BLOCK_MAX_PORTS];
-    /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
-     * after the step); an IN port's own buffer, or, when src[] is set, the writer's newest
-     * packet in place. */
-    void *bufs[ARD_BLOCK_MAX_PORTS];
-    void *own[ARD_BLOCK_MAX_PORTS]; /* private buffers (IN: received into; zeroes when none) */
-    /* IN port read in place: the OUT port of the block of the same rate thread that writes
-     * its connection (set by ardr_scheme_inplace), NULL: received with ard_tryrec. */
-    ard_port *src[ARD_BLOCK_MAX_PORTS];
-    /* OUT port of a connection private to this block's rate thread (NULL: the loan above) */
-    struct ardr_handoff *ho[ARD_BLOCK_MAX_PORTS];
-    /* IN port of such a connection: its writer's hand-off (read in place, no system call) */
-    const struct ardr_handoff *hsrc[ARD_BLOCK_MAX_PORTS];
-    int stagger; /* which tick of a refresh period publishes its private outputs */
-    int8_t fresh[ARD_BLOCK_MAX_PORTS];
-    uint8_t send[ARD_BLOCK_MAX_PORTS];
-    struct ard_info info[ARD_BLOCK_MAX_PORTS];
-    ard_block_ctx ctx;
     bool inited;
-    bool delayed[ARD_BLOCK_MAX_PORTS]; /* IN port read one tick late (cycle broken here) */
-
-    /* run time, written by its rate thread */
-    _Atomic int state;
-    _Atomic int req;
-    _Atomic uint64_t steps, fails;
-    _Atomic int64_t sum_ns, max_ns;
     char why[256]; /* last failure, written by the thread that failed */
     _Atomic int reported;
 };
 
+/* Allocate the per-port arrays for the loaded plugin's ports (zeroed). Returns 0 or
+ * ARD_ENOMEM. */
+int ardr_block_alloc(struct ardr_block *b);
 /* Parse `text` as a parameter value of `type` into v; `what` prefixes the message. */
 int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
                      struct ardr_pval *v);

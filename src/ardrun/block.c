@@ -121,14 +121,47 @@ static int host_fail(ard_block_ctx *ctx, int code, const char *fmt, va_list ap)
 {
     struct ardr_block *b = (struct ardr_block *)((char *)ctx - offsetof(struct ardr_block, ctx));
     vsnprintf(b->why, sizeof b->why, fmt, ap);
+    b->said = true;
     return code < 0 ? code : ARD_EINVAL;
 }
 
 static const struct ard_block_host host = {host_param, host_fail};
 
+/* One allocation for the per-port arrays, in the order a step reads them. */
+int ardr_block_alloc(struct ardr_block *b)
+{
+    uint32_t n = b->pl.d->nports;
+    size_t ptrs = 7 * n * sizeof(void *), bytes = (3 * n + 7) & ~(size_t)7;
+    size_t total = ptrs + bytes + n * sizeof(struct ard_info) + n * sizeof(bool);
+    total = (total + 63) & ~(size_t)63;
+    /* next to the context when they fit (a block of a few ports): the same few cache lines */
+    uint8_t *m = total <= sizeof b->inl ? b->inl : aligned_alloc(64, total);
+    if (m == NULL)
+        return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
+    memset(m, 0, total);
+    b->hot = m;
+    b->nports = n;
+    b->bufs = (void **)m;
+    b->port = (ard_port **)(m + n * sizeof(void *));
+    b->ho = (struct ardr_handoff **)(m + 2 * n * sizeof(void *));
+    b->hsrc = (const struct ardr_handoff **)(m + 3 * n * sizeof(void *));
+    b->src = (ard_port **)(m + 4 * n * sizeof(void *));
+    b->own = (void **)(m + 5 * n * sizeof(void *));
+    /* 6 * n: spare, keeps the byte arrays after the pointers */
+    b->dir = m + ptrs;
+    b->fresh = (int8_t *)(m + ptrs + n);
+    b->send = m + ptrs + 2 * n;
+    b->info = (struct ard_info *)(m + ptrs + bytes);
+    b->delayed = (bool *)(m + ptrs + bytes + n * sizeof(struct ard_info));
+    for (uint32_t i = 0; i < n; i++)
+        b->dir[i] = (uint8_t)b->pl.d->ports[i].dir;
+    return 0;
+}
+
 int ardr_block_prepare(struct ardr_block *b)
 {
     const struct ard_block_desc *d = b->pl.d;
+    b->step = d->step;
     for (uint32_t i = 0; i < d->nports; i++) {
         bool first = b->own[i] == NULL;
         if (first) {
@@ -211,19 +244,21 @@ void ardr_block_close(struct ardr_block *b)
 void ardr_block_free(struct ardr_block *b)
 {
     ardr_block_close(b);
-    for (int i = 0; i < ARD_BLOCK_MAX_PORTS; i++) {
+    for (uint32_t i = 0; b->hot != NULL && i < b->nports; i++) {
         ard_close(b->port[i]); /* an open loan is abandoned: the last packet stays newest */
         b->port[i] = NULL;
         b->bufs[i] = NULL;
         b->src[i] = NULL;
         b->hsrc[i] = NULL;
-        if (b->ho[i] != NULL)
-            free(b->ho[i]->pub);
-        free(b->ho[i]);
+        free(b->ho[i]); /* its packet buffer is part of it */
         b->ho[i] = NULL;
         free(b->own[i]);
         b->own[i] = NULL;
     }
+    if (b->hot != b->inl)
+        free(b->hot);
+    b->hot = NULL;
+    b->nports = 0;
     ardr_plugin_unload(&b->pl);
 }
 
@@ -311,10 +346,10 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
 {
     const struct ard_block_desc *d = b->pl.d;
     int64_t t0 = t->clock_ns;
-    uint32_t n = d->nports;
+    uint32_t n = b->nports;
     int rc = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (d->ports[i].dir != ARD_IN)
+        if (b->dir[i] != ARD_IN)
             continue;
         if ((int)i == skip) { /* received by the caller (trigger port) */
             b->fresh[i] = 1;
@@ -345,10 +380,10 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
     b->ctx.now_ns = t->tick_ns;
     b->ctx.period_ns = t->period_ns;
     b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
-    b->why[0] = '\0';
-    rc = d->step(&b->ctx);
+    b->said = false;
+    rc = b->step(&b->ctx);
     if (rc < 0) {
-        if (b->why[0] == '\0')
+        if (!b->said)
             snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
         for (uint32_t i = 0; i < n; i++)
             b->send[i] = 0;
@@ -363,8 +398,9 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         if (h != NULL) {
             /* private: the readers of this thread read `pub`; the block keeps its buffer */
             memcpy(h->pub, b->bufs[i], h->size);
-            h->info = (struct ard_info){h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
-            b->info[i] = h->info;
+            struct ard_info in = {h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
+            h->info = in;
+            b->info[i] = in;
             h->dirty = true;
             if (atomic_load_explicit(&h->watched, memory_order_relaxed) || t->refresh) {
                 int e = publish(b, i);

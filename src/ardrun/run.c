@@ -91,6 +91,8 @@ static void *rate_thread(void *arg)
         rt->delay_hist[bin < 0 ? 0 : bin >= ARDR_DELAY_BINS ? ARDR_DELAY_BINS - 1 : bin]++;
         rt->delay_min = delay < rt->delay_min ? delay : rt->delay_min;
         rt->delay_max = delay > rt->delay_max ? delay : rt->delay_max;
+        /* the first block's time starts here, after the tick's own book-keeping */
+        tick.clock_ns = tick.tick_ns + ardr_clock_ns(tick.raw, ardr_clock_raw());
         for (int k = 0; k < rt->n; k++) {
             struct ardr_block *b = &g->blocks[rt->order[k]];
             apply_request(b);

@@ -36,7 +36,7 @@ static int load_all(struct ardr_group *g, int *plugin_errors)
         struct ardr_block *b = &g->blocks[i];
         char what[64];
         snprintf(what, sizeof what, "block '%s'", b->name);
-        if (ardr_plugin_load(&b->pl, b->path, what) < 0) {
+        if (ardr_plugin_load(&b->pl, b->path, what) < 0 || ardr_block_alloc(b) < 0) {
             SCHEME_ERR("%s", ard_errdetail());
             (*plugin_errors)++;
             continue;
@@ -259,15 +259,14 @@ static bool private_to_rate(const struct ardr_group *g, int w, const char *conn,
  * on shared memory. */
 static int make_handoff(struct ardr_block *b, uint32_t p, int readers)
 {
-    size_t size = b->pl.d->ports[p].size, n = (size + 63) & ~(size_t)63;
-    struct ardr_handoff *h = calloc(1, sizeof *h);
-    void *pub = aligned_alloc(64, n);
-    if (h == NULL || pub == NULL) {
-        free(h);
-        free(pub);
+    /* the packet right after the hand-off's header, cache-line aligned: one allocation */
+    size_t size = b->pl.d->ports[p].size, head = (sizeof(struct ardr_handoff) + 63) & ~(size_t)63;
+    size_t n = head + ((size + 63) & ~(size_t)63);
+    struct ardr_handoff *h = aligned_alloc(64, n);
+    if (h == NULL)
         return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
-    }
-    memset(pub, 0, n);
+    memset(h, 0, n);
+    uint8_t *pub = (uint8_t *)h + head;
     h->pub = pub;
     h->size = size;
     h->readers = readers;

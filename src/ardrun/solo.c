@@ -91,6 +91,10 @@ int ardr_cmd_block(int argc, char **argv)
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
         return ARDR_EXIT_PLUGIN;
     }
+    if (ardr_block_alloc(b) < 0) {
+        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+        return ARDR_EXIT_SYS;
+    }
     const struct ard_block_desc *d = b->pl.d;
     snprintf(b->name, sizeof b->name, "%s", name ? name : d->name);
     if (ardr_block_params(b) < 0) {
