@@ -9,6 +9,10 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define ARDR_HAVE_TSC 1
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -172,9 +176,24 @@ void ardr_block_flush(struct ardr_block *b);
  * the kernel itself uses it as its clocksource (constant rate, synchronised across CPUs);
  * else CLOCK_MONOTONIC. Calibrates for about 10 ms. */
 void ardr_clock_init(void);
-/* A reading of the chosen clock, and the nanoseconds between two readings. */
-uint64_t ardr_clock_raw(void);
-int64_t ardr_clock_ns(uint64_t from, uint64_t to);
+/* A reading of the chosen clock, and the nanoseconds between two readings (inline: they are
+ * read once per block and step). */
+extern bool ardr_use_tsc;
+extern double ardr_ns_per_tick;
+static inline uint64_t ardr_clock_raw(void)
+{
+#ifdef ARDR_HAVE_TSC
+    if (ardr_use_tsc)
+        return __rdtsc();
+#endif
+    return (uint64_t)ard_now_ns();
+}
+static inline int64_t ardr_clock_ns(uint64_t from, uint64_t to)
+{
+    if (!ardr_use_tsc)
+        return (int64_t)(to - from);
+    return (int64_t)((double)(int64_t)(to - from) * ardr_ns_per_tick);
+}
 /* "TSC (x.xxx GHz)" or "CLOCK_MONOTONIC", for the start-up message. */
 const char *ardr_clock_name(void);
 /* Call init (and start), close. Return 0 or the callback's error with b->why set. */

@@ -344,7 +344,6 @@ void ardr_tick_start(struct ardr_tick *t, int64_t period_ns)
 
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
 {
-    const struct ard_block_desc *d = b->pl.d;
     int64_t t0 = t->clock_ns;
     uint32_t n = b->nports;
     int rc = 0;
@@ -372,7 +371,7 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         } else if (rc == ARD_ENODATA) {
             b->fresh[i] = -1;
         } else {
-            snprintf(b->why, sizeof b->why, "receive on port '%s': %s", d->ports[i].name,
+            snprintf(b->why, sizeof b->why, "receive on port '%s': %s", b->pl.d->ports[i].name,
                      ard_errdetail());
             goto out;
         }
@@ -405,7 +404,7 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
             if (atomic_load_explicit(&h->watched, memory_order_relaxed) || t->refresh) {
                 int e = publish(b, i);
                 if (e < 0) {
-                    snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
+                    snprintf(b->why, sizeof b->why, "send on port '%s': %s", b->pl.d->ports[i].name,
                              ard_errdetail());
                     rc = e;
                     goto out;
@@ -419,14 +418,14 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         int e = ard_send_commit_stamped(b->port[i], t0, t0 + t->real_off_ns);
         void *next = e < 0 ? NULL : ard_send_loan(b->port[i]);
         if (next == NULL) {
-            snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
+            snprintf(b->why, sizeof b->why, "send on port '%s': %s", b->pl.d->ports[i].name,
                      ard_errdetail());
             rc = e < 0 ? e : ard_lasterror();
             goto out;
         }
         /* The buffer keeps its contents between steps (ardnet_block.h): the next slot starts
          * as the packet just sent, which is still in the cache. */
-        memcpy(next, sent, d->ports[i].size);
+        memcpy(next, sent, ard_port_size(b->port[i]));
         b->bufs[i] = next;
         b->info[i] = ard_port_info(b->port[i]);
     }

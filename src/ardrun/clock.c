@@ -10,30 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define ARDR_HAVE_TSC 1
-#endif
-
-static bool use_tsc;
-static double ns_per_tick = 1.0;
+bool ardr_use_tsc;
+double ardr_ns_per_tick = 1.0;
 static char clock_name[48] = "CLOCK_MONOTONIC";
-
-uint64_t ardr_clock_raw(void)
-{
-#ifdef ARDR_HAVE_TSC
-    if (use_tsc)
-        return __rdtsc();
-#endif
-    return (uint64_t)ard_now_ns();
-}
-
-int64_t ardr_clock_ns(uint64_t from, uint64_t to)
-{
-    if (!use_tsc)
-        return (int64_t)(to - from);
-    return (int64_t)((double)(int64_t)(to - from) * ns_per_tick);
-}
 
 const char *ardr_clock_name(void)
 {
@@ -84,8 +63,8 @@ void ardr_clock_init(void)
     double r = (double)(n1 - n0) / (double)(t1 - t0);
     if (!(r > 0.05 && r < 20)) /* 50 MHz .. 20 GHz: anything else is not a TSC to trust */
         return;
-    ns_per_tick = r;
-    use_tsc = true;
+    ardr_ns_per_tick = r;
+    ardr_use_tsc = true;
     snprintf(clock_name, sizeof clock_name, "TSC (%.3f GHz)", 1.0 / r);
 #endif
 }

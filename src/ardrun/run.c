@@ -534,9 +534,11 @@ int ardr_run_group(struct ardr_group *g)
         stats_publish(g, &s);
         (void)!ard_ready();
         ready = true;
-        fprintf(stderr, "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz\n", g->name,
-                g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates, g->nrates == 1 ? "" : "s",
-                1e9 / (double)g->period_ns);
+        fprintf(stderr,
+                "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz (step times from "
+                "the %s)\n",
+                g->name, g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates,
+                g->nrates == 1 ? "" : "s", 1e9 / (double)g->period_ns, ardr_clock_name());
     }
 
     int64_t next_stats = ard_now_ns();
