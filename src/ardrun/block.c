@@ -131,7 +131,7 @@ static const struct ard_block_host host = {host_param, host_fail};
 int ardr_block_alloc(struct ardr_block *b)
 {
     uint32_t n = b->pl.d->nports;
-    size_t ptrs = 7 * n * sizeof(void *), bytes = (3 * n + 7) & ~(size_t)7;
+    size_t ptrs = 6 * n * sizeof(void *), bytes = (3 * n + 7) & ~(size_t)7;
     size_t total = ptrs + bytes + n * sizeof(struct ard_info) + n * sizeof(bool);
     total = (total + 63) & ~(size_t)63;
     /* next to the context when they fit (a block of a few ports): the same few cache lines */
@@ -147,7 +147,6 @@ int ardr_block_alloc(struct ardr_block *b)
     b->hsrc = (const struct ardr_handoff **)(m + 3 * n * sizeof(void *));
     b->src = (ard_port **)(m + 4 * n * sizeof(void *));
     b->own = (void **)(m + 5 * n * sizeof(void *));
-    /* 6 * n: spare, keeps the byte arrays after the pointers */
     b->dir = m + ptrs;
     b->fresh = (int8_t *)(m + ptrs + n);
     b->send = m + ptrs + 2 * n;
@@ -327,7 +326,7 @@ static int publish(struct ardr_block *b, uint32_t i)
 
 void ardr_block_flush(struct ardr_block *b)
 {
-    for (uint32_t i = 0; b->pl.d && i < b->pl.d->nports; i++)
+    for (uint32_t i = 0; b->hot != NULL && i < b->nports; i++)
         if (b->ho[i] != NULL && b->ho[i]->dirty)
             (void)publish(b, i);
 }
