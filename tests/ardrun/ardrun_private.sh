@@ -7,7 +7,8 @@
 #    group's own readers saw;
 #  - a connection nobody outside reads is still published, but only every 100 ms, and its last
 #    packet is on the connection when the group ends;
-#  - a reader that attaches while the group runs gets every packet from then on.
+#  - a reader that attaches while the group runs gets every packet from then on;
+#  - what a failing step wrote reaches no reader, inside the thread or outside.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 P=$PLUGINS
@@ -68,6 +69,26 @@ for c in p.a p.c; do
         fail "$c: seq '$s' (expected 2..$((N / 10 - 1))): $out"
     fi
 done
+
+# a writer whose step fails after writing into its buffer: readers of the thread keep its last
+# packet (nothing of the failed step), as not new; outside, the connection has that packet too
+cat >"$T/fail.yaml" <<Y
+name: pvfail
+rate_hz: 1000
+blocks:
+  - { name: a, plugin: $P/tkeep.so, params: { fail_at: 50 }, ard: { in: f.z, out: f.a } }
+  - { name: b, plugin: $P/tkeep.so, ard: { in: f.a, out: f.b } }
+Y
+"$ARDRUN" --ticks 100 "$T/fail.yaml" 2>"$T/fail.log" || fail "failing group: $(cat "$T/fail.log")"
+grep -q "block 'a' (tkeep) failed and is stopped.*step 50: told to fail here" "$T/fail.log" &&
+    ok "the failing writer is reported" || fail "no failure reported: $(cat "$T/fail.log")"
+outb=$("$ARD_TOOL" show f.b) outa=$("$ARD_TOOL" show f.a)
+if [[ "$outb" == *"f0 = 100"* && "$outb" == *"f1 = 49 42 0 0 0 0 0 0"* && "$outa" == *"f0 = 49"* &&
+    "$outa" == *"f1 = -1 42 -1 0 0 0 0 0"* ]]; then
+    ok "after a failed step its reader still sees packet 49, not new; f.a holds packet 49"
+else
+    fail "after the failed step: f.b: $outb / f.a: $outa"
+fi
 
 # a reader that comes while the group runs (50 Hz, so that a process keeps up with every packet)
 cat >"$T/late.yaml" <<Y
