@@ -32,7 +32,8 @@ Y
 sink=$!
 pids+=("$sink")
 for _ in $(seq 100); do
-    [ "$("$ARD_TOOL" list 2>/dev/null | awk '$1 == "p.b" { print $5 }')" = 1 ] && break
+    # no writer yet, one reader
+    "$ARD_TOOL" list 2>/dev/null | grep -Eq '^p\.b .* - +1 ' && break
     sleep 0.05
 done
 "$ARDRUN" --ticks $N "$T/pv.yaml" 2>"$T/pv.log" || fail "group: $(cat "$T/pv.log")"

@@ -76,11 +76,25 @@ grep -q "block 'bad' (tgain) failed and is stopped, the others continue: packet 
     ok "the other blocks ran all 200 ticks" || fail "others stopped: $(cat "$T/failing.log")"
 [ "$(tail -n1 "$T/bad.txt" | cut -d' ' -f2)" = 49 ] && ok "nothing sent by the failed step" ||
     fail "after the failure the sink saw $(tail -n1 "$T/bad.txt")"
-# alone, a failing block ends its process with exit 105
-"$ARDRUN" --block "$P/tsrc.so" --rate 1000 --ticks 100 --ard out=f.src2 2>/dev/null &
+# alone, a failing block ends its process with exit 105 (the block reads first, then the source
+# starts, slowly enough that the block, triggered by each packet, sees packet 5)
+"$ARDRUN" --block "$P/tgain.so" --param fail_at=5 --trigger in --ard in=f.src2 --ard out=f.o2 \
+    2>"$T/alone.log" &
+alone=$!
+pids+=("$alone")
+for _ in $(seq 200); do
+    [ -n "${ARD_TOOL:-}" ] || { sleep 1; break; }
+    # no writer yet, one reader
+    "$ARD_TOOL" list 2>/dev/null | grep -Eq '^f\.src2 .* - +1 ' && break
+    sleep 0.05
+done
+"$ARDRUN" --block "$P/tsrc.so" --rate 100 --ticks 100 --ard out=f.src2 2>/dev/null &
 pids+=($!)
-expect 105 "block 'tgain' (tgain) failed: packet 5: told to fail here" -- \
-    "$ARDRUN" --block "$P/tgain.so" --param fail_at=5 --trigger in --ard in=f.src2 --ard out=f.o2
+wait "$alone"
+rc=$?
+[ "$rc" = 105 ] && grep -q "block 'tgain' (tgain) failed: packet 5: told to fail here" "$T/alone.log" &&
+    ok "exit 105: block 'tgain' (tgain) failed: packet 5: told to fail here" ||
+    fail "alone, the failing block exited $rc: $(cat "$T/alone.log")"
 
 # -- a large group: 200 blocks (the statistics descriptor stays short) --
 {
