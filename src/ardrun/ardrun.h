@@ -9,6 +9,10 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define ARDR_HAVE_TSC 1
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,6 +30,8 @@
 #define ARDR_MAX_RATES 16
 #define ARDR_STR_MAX 255
 #define ARDR_DELAY_BINS 2048
+/* Private connections nobody outside the group reads are published this often (ns). */
+#define ARDR_REFRESH_NS 100000000
 
 /* ---- plugin.c: a loaded and checked plugin --------------------------------------------- */
 
@@ -62,7 +68,59 @@ struct ardr_pval {
     char s[ARDR_STR_MAX + 1];
 };
 
+/* The hand-off of a connection private to one rate thread: its writer and every reader of
+ * the group step in the same thread (ardr_scheme_handoff). The writer's OUT buffer is its own
+ * (b->own), readers of the thread read `pub` in place; shared memory gets the packets for
+ * readers outside the group: every packet while one is attached (`watched`), else the newest
+ * about every 100 ms and when the writer stops (docs/ardrun.md, "Running"). */
+struct ardr_handoff {
+    void *pub;            /* the last packet sent (cache-line aligned, port size) */
+    struct ard_info info; /* its sequence number (counted here) and send times; seq 0: none */
+    size_t size;
+    int readers;          /* IN ports of the group on the connection */
+    bool dirty;           /* pub is newer than the connection's newest packet */
+    _Atomic bool watched; /* a reader outside the group is attached: publish every packet */
+    uint32_t hint;        /* control thread: the header's reader count when last looked at */
+    int64_t checked_ns;   /* control thread: when the peers were last counted exactly */
+};
+
 struct ardr_block {
+    /* What a step touches comes first and per port in one small allocation (ardr_block_alloc),
+     * so that a step of a block reads a handful of cache lines, not pieces of a 50 KiB
+     * structure. */
+    ard_block_ctx ctx;
+    int (*step)(ard_block_ctx *ctx); /* the plugin's step (its descriptor's, cached) */
+    uint32_t nports;
+    int stagger; /* which tick of a refresh period publishes its private outputs */
+    bool said;   /* ard_block_fail was called during the current callback (why is set) */
+    /* run time, written by its rate thread */
+    _Atomic int state;
+    _Atomic int req;
+    _Atomic uint64_t steps, fails;
+    _Atomic int64_t sum_ns, max_ns;
+
+    /* Per port, arrays of nports in one allocation: */
+    /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
+     * after the step) or, for a private connection, its own buffer; an IN port's own buffer,
+     * or the writer's newest packet in place (src, hsrc). */
+    void **bufs;
+    ard_port **port;
+    uint8_t *dir; /* ARD_IN / ARD_OUT, from the descriptor */
+    int8_t *fresh;
+    uint8_t *send;
+    struct ard_info *info;
+    /* IN port read in place: the OUT port of the block of the same rate thread that writes
+     * its connection (set by ardr_scheme_handoff), NULL: received with ard_tryrec. */
+    ard_port **src;
+    /* OUT port of a connection private to this block's rate thread (NULL: the loan above) */
+    struct ardr_handoff **ho;
+    /* IN port of such a connection: its writer's hand-off (read in place, no system call) */
+    const struct ardr_handoff **hsrc;
+    void **own;    /* private buffers (IN: received into; zeroes when none) */
+    bool *delayed; /* IN port read one tick late (cycle broken here) */
+    void *hot;     /* the allocation of the arrays above: `inl` when they fit */
+    _Alignas(64) uint8_t inl[320];
+
     /* configuration */
     char name[ARDR_NAME_MAX + 1];
     char path[4096];
@@ -77,31 +135,14 @@ struct ardr_block {
     struct ardr_plugin pl;
     struct ardr_pval pv[ARD_BLOCK_MAX_PARAMS];
     char conn[ARD_BLOCK_MAX_PORTS][ARD_MAX_NAME + 1];
-    ard_port *port[ARD_BLOCK_MAX_PORTS];
-    /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
-     * after the step); an IN port's own buffer, or, when src[] is set, the writer's newest
-     * packet in place. */
-    void *bufs[ARD_BLOCK_MAX_PORTS];
-    void *own[ARD_BLOCK_MAX_PORTS]; /* private buffers (IN: received into; zeroes when none) */
-    /* IN port read in place: the OUT port of the block of the same rate thread that writes
-     * its connection (set by ardr_scheme_inplace), NULL: received with ard_tryrec. */
-    ard_port *src[ARD_BLOCK_MAX_PORTS];
-    int8_t fresh[ARD_BLOCK_MAX_PORTS];
-    uint8_t send[ARD_BLOCK_MAX_PORTS];
-    struct ard_info info[ARD_BLOCK_MAX_PORTS];
-    ard_block_ctx ctx;
     bool inited;
-    bool delayed[ARD_BLOCK_MAX_PORTS]; /* IN port read one tick late (cycle broken here) */
-
-    /* run time, written by its rate thread */
-    _Atomic int state;
-    _Atomic int req;
-    _Atomic uint64_t steps, fails;
-    _Atomic int64_t sum_ns, max_ns;
     char why[256]; /* last failure, written by the thread that failed */
     _Atomic int reported;
 };
 
+/* Allocate the per-port arrays for the loaded plugin's ports (zeroed). Returns 0 or
+ * ARD_ENOMEM. */
+int ardr_block_alloc(struct ardr_block *b);
 /* Parse `text` as a parameter value of `type` into v; `what` prefixes the message. */
 int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
                      struct ardr_pval *v);
@@ -112,15 +153,49 @@ int ardr_block_prepare(struct ardr_block *b);
 void ardr_block_free(struct ardr_block *b);
 /* Times of one tick, shared by the blocks a thread steps one after another. */
 struct ardr_tick {
-    int64_t tick_ns;     /* the tick's wake-up time (ctx->now_ns) */
+    int64_t tick_ns;     /* the tick's wake-up time (ctx->now_ns), CLOCK_MONOTONIC */
     int64_t period_ns;   /* the block's period (ctx->period_ns) */
     int64_t clock_ns;    /* in: CLOCK_MONOTONIC now (the step's start); out: after the step */
     int64_t real_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once per tick */
+    uint64_t raw;        /* ardr_clock_raw() at tick_ns */
+    bool refresh;        /* publish the block's private outputs not yet published */
 };
+/* A tick starting now. */
+void ardr_tick_start(struct ardr_tick *t, int64_t period_ns);
 /* One step: receive the IN ports (except `skip`, already received by the caller in trigger
  * mode; -1: none), step, send the marked OUT ports stamped with the step's start; times it.
  * Returns 0 or the error (b->why says why); t->clock_ns is updated either way. */
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip);
+/* Publish the block's private outputs that shared memory does not have yet (b->ho), e.g.
+ * when it stops. Called by the block's thread. */
+void ardr_block_flush(struct ardr_block *b);
+
+/* ---- clock.c: the clock of the execution times -------------------------------------- */
+
+/* Choose the clock: the TSC, scaled to ns by a calibration against CLOCK_MONOTONIC, when
+ * the kernel itself uses it as its clocksource (constant rate, synchronised across CPUs);
+ * else CLOCK_MONOTONIC. Calibrates for about 10 ms. */
+void ardr_clock_init(void);
+/* A reading of the chosen clock, and the nanoseconds between two readings (inline: they are
+ * read once per block and step). */
+extern bool ardr_use_tsc;
+extern double ardr_ns_per_tick;
+static inline uint64_t ardr_clock_raw(void)
+{
+#ifdef ARDR_HAVE_TSC
+    if (ardr_use_tsc)
+        return __rdtsc();
+#endif
+    return (uint64_t)ard_now_ns();
+}
+static inline int64_t ardr_clock_ns(uint64_t from, uint64_t to)
+{
+    if (!ardr_use_tsc)
+        return (int64_t)(to - from);
+    return (int64_t)((double)(int64_t)(to - from) * ardr_ns_per_tick);
+}
+/* "TSC (x.xxx GHz)" or "CLOCK_MONOTONIC", for the start-up message. */
+const char *ardr_clock_name(void);
 /* Call init (and start), close. Return 0 or the callback's error with b->why set. */
 int ardr_block_init(struct ardr_block *b);
 void ardr_block_close(struct ardr_block *b);
@@ -176,9 +251,12 @@ void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml);
 int ardr_scheme_check(struct ardr_group *g);
 /* Order each rate group's blocks by data flow; prints broken cycles. */
 void ardr_scheme_order(struct ardr_group *g);
-/* Let every IN port whose connection a block of the same rate thread writes read that
- * block's packets in place (b->src). Call after ardr_scheme_check. */
-void ardr_scheme_inplace(struct ardr_group *g);
+/* Choose how each connection is handed over (after ardr_scheme_check): a connection whose
+ * writer and every reader of the group step in one rate thread is private to it (b->ho,
+ * b->hsrc); an IN port whose writer steps in the same thread but that other threads read too
+ * reads the writer's slot in place (b->src). Then prepares every block's buffers. Returns 0
+ * or the number of errors (printed). */
+int ardr_scheme_handoff(struct ardr_group *g);
 
 /* ---- run.c ------------------------------------------------------------------------- */
 

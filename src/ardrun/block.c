@@ -70,8 +70,8 @@ int ardr_block_params(struct ardr_block *b)
         while (i < d->nparams && strcmp(d->params[i].name, b->params[k].key))
             i++;
         if (i == d->nparams)
-            return ardi_fail(ARD_EINVAL, "%s no parameter '%s' (the plugin has %u parameters)",
-                             what, b->params[k].key, d->nparams);
+            return ardi_fail(ARD_EINVAL, "%s no parameter '%s' (the plugin has %u parameter%s)",
+                             what, b->params[k].key, d->nparams, d->nparams == 1 ? "" : "s");
     }
     for (uint32_t i = 0; i < d->nparams; i++) {
         const struct ard_block_param *p = &d->params[i];
@@ -121,14 +121,46 @@ static int host_fail(ard_block_ctx *ctx, int code, const char *fmt, va_list ap)
 {
     struct ardr_block *b = (struct ardr_block *)((char *)ctx - offsetof(struct ardr_block, ctx));
     vsnprintf(b->why, sizeof b->why, fmt, ap);
+    b->said = true;
     return code < 0 ? code : ARD_EINVAL;
 }
 
 static const struct ard_block_host host = {host_param, host_fail};
 
+/* One allocation for the per-port arrays, in the order a step reads them. */
+int ardr_block_alloc(struct ardr_block *b)
+{
+    uint32_t n = b->pl.d->nports;
+    size_t ptrs = 6 * n * sizeof(void *), bytes = (3 * n + 7) & ~(size_t)7;
+    size_t total = ptrs + bytes + n * sizeof(struct ard_info) + n * sizeof(bool);
+    total = (total + 63) & ~(size_t)63;
+    /* next to the context when they fit (a block of a few ports): the same few cache lines */
+    uint8_t *m = total <= sizeof b->inl ? b->inl : aligned_alloc(64, total);
+    if (m == NULL)
+        return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
+    memset(m, 0, total);
+    b->hot = m;
+    b->nports = n;
+    b->bufs = (void **)m;
+    b->port = (ard_port **)(m + n * sizeof(void *));
+    b->ho = (struct ardr_handoff **)(m + 2 * n * sizeof(void *));
+    b->hsrc = (const struct ardr_handoff **)(m + 3 * n * sizeof(void *));
+    b->src = (ard_port **)(m + 4 * n * sizeof(void *));
+    b->own = (void **)(m + 5 * n * sizeof(void *));
+    b->dir = m + ptrs;
+    b->fresh = (int8_t *)(m + ptrs + n);
+    b->send = m + ptrs + 2 * n;
+    b->info = (struct ard_info *)(m + ptrs + bytes);
+    b->delayed = (bool *)(m + ptrs + bytes + n * sizeof(struct ard_info));
+    for (uint32_t i = 0; i < n; i++)
+        b->dir[i] = (uint8_t)b->pl.d->ports[i].dir;
+    return 0;
+}
+
 int ardr_block_prepare(struct ardr_block *b)
 {
     const struct ard_block_desc *d = b->pl.d;
+    b->step = d->step;
     for (uint32_t i = 0; i < d->nports; i++) {
         bool first = b->own[i] == NULL;
         if (first) {
@@ -140,7 +172,10 @@ int ardr_block_prepare(struct ardr_block *b)
             memset(b->own[i], 0, n);
         }
         b->bufs[i] = b->own[i];
-        if (d->ports[i].dir == ARD_OUT && b->port[i] != NULL) {
+        if (d->ports[i].dir == ARD_OUT && b->ho[i] != NULL) {
+            /* private to the thread: the step writes into the block's own buffer, which
+             * keeps its contents (a reload keeps them too) */
+        } else if (d->ports[i].dir == ARD_OUT && b->port[i] != NULL) {
             /* The step writes straight into the connection's next slot. A loan still open
              * (a reload) is the same slot with the contents the block left. */
             void *slot = ard_send_loan(b->port[i]);
@@ -208,14 +243,21 @@ void ardr_block_close(struct ardr_block *b)
 void ardr_block_free(struct ardr_block *b)
 {
     ardr_block_close(b);
-    for (int i = 0; i < ARD_BLOCK_MAX_PORTS; i++) {
+    for (uint32_t i = 0; b->hot != NULL && i < b->nports; i++) {
         ard_close(b->port[i]); /* an open loan is abandoned: the last packet stays newest */
         b->port[i] = NULL;
         b->bufs[i] = NULL;
         b->src[i] = NULL;
+        b->hsrc[i] = NULL;
+        free(b->ho[i]); /* its packet buffer is part of it */
+        b->ho[i] = NULL;
         free(b->own[i]);
         b->own[i] = NULL;
     }
+    if (b->hot != b->inl)
+        free(b->hot);
+    b->hot = NULL;
+    b->nports = 0;
     ardr_plugin_unload(&b->pl);
 }
 
@@ -250,17 +292,69 @@ static int take_in_place(struct ardr_block *b, uint32_t i)
     return 0;
 }
 
+/* IN port i of a connection private to the thread: its writer's last packet in place, with
+ * fresh and info as ard_tryrec would give them (the writer counts the sequence). */
+static void take_private(struct ardr_block *b, uint32_t i)
+{
+    const struct ardr_handoff *h = b->hsrc[i];
+    if (h->info.seq == 0) {
+        b->fresh[i] = -1;
+        return;
+    }
+    b->bufs[i] = h->pub;
+    uint64_t last = b->info[i].seq;
+    if (h->info.seq == last) {
+        b->fresh[i] = 0;
+        b->info[i].skipped = 0;
+        return;
+    }
+    b->info[i] = h->info;
+    b->info[i].skipped = last ? h->info.seq - last - 1 : 0;
+    b->fresh[i] = 1;
+}
+
+/* Publish a private connection's last packet on its shared connection, with its own times. */
+static int publish(struct ardr_block *b, uint32_t i)
+{
+    struct ardr_handoff *h = b->ho[i];
+    int e = ard_send_stamped(b->port[i], h->pub, h->info.mono_ns, h->info.real_ns);
+    if (e < 0)
+        return e;
+    h->dirty = false;
+    return 0;
+}
+
+void ardr_block_flush(struct ardr_block *b)
+{
+    for (uint32_t i = 0; b->hot != NULL && i < b->nports; i++)
+        if (b->ho[i] != NULL && b->ho[i]->dirty)
+            (void)publish(b, i);
+}
+
+void ardr_tick_start(struct ardr_tick *t, int64_t period_ns)
+{
+    t->raw = ardr_clock_raw();
+    t->tick_ns = ard_now_ns();
+    t->period_ns = period_ns;
+    t->clock_ns = t->tick_ns;
+    t->real_off_ns = ard_realtime_ns() - t->tick_ns;
+    t->refresh = false;
+}
+
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
 {
-    const struct ard_block_desc *d = b->pl.d;
     int64_t t0 = t->clock_ns;
-    uint32_t n = d->nports;
+    uint32_t n = b->nports;
     int rc = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (d->ports[i].dir != ARD_IN)
+        if (b->dir[i] != ARD_IN)
             continue;
         if ((int)i == skip) { /* received by the caller (trigger port) */
             b->fresh[i] = 1;
+            continue;
+        }
+        if (b->hsrc[i] != NULL) {
+            take_private(b, i);
             continue;
         }
         if (b->src[i] != NULL) {
@@ -276,7 +370,7 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         } else if (rc == ARD_ENODATA) {
             b->fresh[i] = -1;
         } else {
-            snprintf(b->why, sizeof b->why, "receive on port '%s': %s", d->ports[i].name,
+            snprintf(b->why, sizeof b->why, "receive on port '%s': %s", b->pl.d->ports[i].name,
                      ard_errdetail());
             goto out;
         }
@@ -284,10 +378,10 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
     b->ctx.now_ns = t->tick_ns;
     b->ctx.period_ns = t->period_ns;
     b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
-    b->why[0] = '\0';
-    rc = d->step(&b->ctx);
+    b->said = false;
+    rc = b->step(&b->ctx);
     if (rc < 0) {
-        if (b->why[0] == '\0')
+        if (!b->said)
             snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
         for (uint32_t i = 0; i < n; i++)
             b->send[i] = 0;
@@ -298,25 +392,47 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         if (!b->send[i])
             continue;
         b->send[i] = 0;
+        struct ardr_handoff *h = b->ho[i];
+        if (h != NULL) {
+            /* private: the readers of this thread read `pub`; the block keeps its buffer */
+            memcpy(h->pub, b->bufs[i], h->size);
+            struct ard_info in = {h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
+            h->info = in;
+            b->info[i] = in;
+            h->dirty = true;
+            if (atomic_load_explicit(&h->watched, memory_order_relaxed) || t->refresh) {
+                int e = publish(b, i);
+                if (e < 0) {
+                    snprintf(b->why, sizeof b->why, "send on port '%s': %s", b->pl.d->ports[i].name,
+                             ard_errdetail());
+                    rc = e;
+                    goto out;
+                }
+            }
+            continue;
+        }
         /* stamped with the step's start, read once for the timing anyway: two clock reads
          * less per packet than ard_send */
         void *sent = b->bufs[i];
         int e = ard_send_commit_stamped(b->port[i], t0, t0 + t->real_off_ns);
         void *next = e < 0 ? NULL : ard_send_loan(b->port[i]);
         if (next == NULL) {
-            snprintf(b->why, sizeof b->why, "send on port '%s': %s", d->ports[i].name,
+            snprintf(b->why, sizeof b->why, "send on port '%s': %s", b->pl.d->ports[i].name,
                      ard_errdetail());
             rc = e < 0 ? e : ard_lasterror();
             goto out;
         }
         /* The buffer keeps its contents between steps (ardnet_block.h): the next slot starts
          * as the packet just sent, which is still in the cache. */
-        memcpy(next, sent, d->ports[i].size);
+        memcpy(next, sent, ard_port_size(b->port[i]));
         b->bufs[i] = next;
         b->info[i] = ard_port_info(b->port[i]);
     }
+    if (t->refresh) /* outputs sent earlier and not published yet */
+        ardr_block_flush(b);
 out:
-    t->clock_ns = ard_now_ns(); /* this block's end is the next one's start */
+    /* this block's end is the next one's start: one clock reading per block */
+    t->clock_ns = t->tick_ns + ardr_clock_ns(t->raw, ardr_clock_raw());
     if (rc < 0)
         return rc;
     int64_t dt = t->clock_ns - t0;

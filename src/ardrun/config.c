@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -145,6 +146,21 @@ void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml)
         }
     }
     if (name[0] == '/' || yaml == NULL) {
+        snprintf(out, n, "%s", name);
+        return;
+    }
+    /* A YAML read through /dev/stdin, /dev/fd/N or /proc/.../fd/N has no directory of its own:
+     * the file it stands for when that is a regular file, else the working directory. */
+    char real[PATH_MAX];
+    if (!strncmp(yaml, "/dev/", 5) || !strncmp(yaml, "/proc/", 6)) {
+        struct stat st;
+        if (realpath(yaml, real) != NULL && real[0] == '/' && stat(real, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            yaml = real;
+        else
+            yaml = NULL;
+    }
+    if (yaml == NULL) {
         snprintf(out, n, "%s", name);
         return;
     }

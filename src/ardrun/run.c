@@ -5,6 +5,7 @@
 #include "ardrun.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ static void apply_request(struct ardr_block *b)
     int st = atomic_load(&b->state);
     if (req == ARDR_REQ_STOP && st == ARDR_RUNNING) {
         int rc = ardr_block_call(b, b->pl.d->stop, "stop");
+        ardr_block_flush(b); /* readers outside the group get its last packets */
         atomic_store(&b->state, rc < 0 ? ARDR_FAILED : ARDR_STOPPED);
     } else if (req == ARDR_REQ_START && st != ARDR_RUNNING) {
         int rc = ardr_block_call(b, b->pl.d->start, "start");
@@ -46,6 +48,49 @@ static void apply_request(struct ardr_block *b)
         atomic_store(&b->state, rc < 0 ? ARDR_FAILED : ARDR_RUNNING);
     }
     atomic_store_explicit(&b->req, ARDR_REQ_NONE, memory_order_release);
+}
+
+/* What a block's step will touch that stays at one address: its context and per-port arrays,
+ * the buffers of its private outputs (own buffer, hand-off and packet) and of inputs it
+ * receives into. Fetched into the cache while the block before it steps, so that a tick's
+ * blocks do not each wait for memory one after another (at 1 kHz on a busy machine, all of it
+ * has left the cache since the last tick). Ranges of 128 bytes: the hardware fetches lines
+ * in pairs. */
+#define ARDR_PF_MAX 8
+struct prefetch {
+    const uint8_t *addr[ARDR_PF_MAX];
+    uint32_t len[ARDR_PF_MAX];
+    int n;
+};
+
+static void prefetch_add(struct prefetch *pf, const void *addr, size_t len)
+{
+    if (pf->n < ARDR_PF_MAX && addr != NULL)
+        pf->addr[pf->n] = addr, pf->len[pf->n++] = (uint32_t)(len < 8192 ? len : 8192);
+}
+
+static void prefetch_plan(struct ardr_block *b, struct prefetch *pf)
+{
+    pf->n = 0;
+    prefetch_add(pf, b, offsetof(struct ardr_block, bufs));
+    prefetch_add(pf, b->hot, b->hot == b->inl ? sizeof b->inl : 0);
+    for (uint32_t i = 0; i < b->nports; i++) {
+        size_t size = b->pl.d->ports[i].size;
+        if (b->ho[i] != NULL) {
+            prefetch_add(pf, b->own[i], size);
+            prefetch_add(pf, b->ho[i],
+                         (size_t)((uint8_t *)b->ho[i]->pub - (uint8_t *)b->ho[i]) + size);
+        } else if (b->dir[i] == ARD_IN && b->hsrc[i] == NULL && b->src[i] == NULL) {
+            prefetch_add(pf, b->own[i], size);
+        }
+    }
+}
+
+static inline void prefetch_run(const struct prefetch *pf)
+{
+    for (int r = 0; r < pf->n; r++)
+        for (uint32_t off = 0; off < pf->len[r]; off += 128)
+            __builtin_prefetch(pf->addr[r] + off, 1, 3);
 }
 
 static void *rate_thread(void *arg)
@@ -75,24 +120,43 @@ static void *rate_thread(void *arg)
     p.next_ns = a->t0;
     (void)ard_period_wait(&p);
     uint64_t limit = g->ticks > 0 ? (uint64_t)(g->ticks / rt->divide) : 0;
+    /* Private outputs not watched from outside are published every `every` ticks (about
+     * 100 ms), block k of the tick in tick k mod `every`, so that no tick pays for all. */
+    int64_t every = ARDR_REFRESH_NS / period < 1 ? 1 : ARDR_REFRESH_NS / period;
+    for (int k = 0; k < rt->n; k++)
+        g->blocks[rt->order[k]].stagger = (int)(k % every);
+    int64_t phase = 0;
+    struct prefetch *pf = calloc((size_t)rt->n + 1, sizeof *pf);
+    for (int k = 0; pf != NULL && k < rt->n; k++)
+        prefetch_plan(&g->blocks[rt->order[k]], &pf[k]);
     rt->delay_min = INT64_MAX;
     while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
-        int64_t now = ard_now_ns(), delay = now - (p.next_ns - p.period_ns);
-        struct ardr_tick tick = {now, period, now, ard_realtime_ns() - now};
+        struct ardr_tick tick;
+        ardr_tick_start(&tick, period);
+        int64_t now = tick.tick_ns, delay = now - (p.next_ns - p.period_ns);
         int64_t bin = delay / 1000;
         rt->delay_hist[bin < 0 ? 0 : bin >= ARDR_DELAY_BINS ? ARDR_DELAY_BINS - 1 : bin]++;
         rt->delay_min = delay < rt->delay_min ? delay : rt->delay_min;
         rt->delay_max = delay > rt->delay_max ? delay : rt->delay_max;
+        /* the first block's time starts here, after the tick's own book-keeping */
+        tick.clock_ns = tick.tick_ns + ardr_clock_ns(tick.raw, ardr_clock_raw());
+        if (pf != NULL)
+            prefetch_run(&pf[0]);
         for (int k = 0; k < rt->n; k++) {
             struct ardr_block *b = &g->blocks[rt->order[k]];
+            if (pf != NULL)
+                prefetch_run(&pf[k + 1]); /* the next block's, while this one steps */
             apply_request(b);
             if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
                 continue;
+            tick.refresh = b->stagger == phase;
             if (ardr_block_step(b, &tick, -1) < 0) {
                 atomic_fetch_add(&b->fails, 1);
+                ardr_block_flush(b);
                 atomic_store(&b->state, ARDR_FAILED);
             }
         }
+        phase = phase + 1 == every ? 0 : phase + 1;
         uint64_t c = atomic_load_explicit(&rt->cycles, memory_order_relaxed) + 1;
         atomic_store_explicit(&rt->cycles, c, memory_order_relaxed);
         atomic_store_explicit(&rt->first_done, 1, memory_order_release);
@@ -102,6 +166,10 @@ static void *rate_thread(void *arg)
         if (missed > 0)
             atomic_fetch_add_explicit(&rt->overruns, (uint64_t)missed, memory_order_relaxed);
     }
+    free(pf);
+    /* the last packets of private connections, for whoever looks at them afterwards */
+    for (int k = 0; k < rt->n; k++)
+        ardr_block_flush(&g->blocks[rt->order[k]]);
     /* a block stopped or started after this thread ended still gets its request applied */
     return NULL;
 }
@@ -362,6 +430,49 @@ static ard_port *names_open(struct ardr_group *g)
     return p;
 }
 
+/* ---- readers outside the group --------------------------------------------------------- */
+
+/* IN ports attached to an OUT port's connection as its header counts them: one load, no
+ * system call. The count goes up when a port attaches and down when it is closed, so it can
+ * only be too high (a reader killed with kill -9 stays counted), never too low. (Read through
+ * the library's internal header: a public ard_port_readers() would be its proper home.) */
+static uint32_t readers_hint(const ard_port *out)
+{
+    return atomic_load_explicit(&out->map.seg->readers, memory_order_relaxed);
+}
+
+/* Mark each private connection watched while a reader outside the group is attached to it,
+ * so that its writer publishes every packet. The header's count says at once when no other
+ * reader can be there; when it counts more IN ports than the group's own, the connection's
+ * table of live peers decides exactly (ard_conn_stat: system calls, so only when the count
+ * changed or once a second). A connection that cannot be looked at counts as watched. Called
+ * before the rate threads start (exact = true) and every 20 ms by the control thread. */
+static void watch(struct ardr_group *g, bool exact)
+{
+    int64_t now = ard_now_ns();
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        for (uint32_t p = 0; b->pl.d && p < b->pl.d->nports; p++) {
+            struct ardr_handoff *h = b->ho[p];
+            if (h == NULL)
+                continue;
+            uint32_t hint = readers_hint(b->port[p]);
+            bool w;
+            if (hint <= (uint32_t)h->readers) {
+                w = false;
+            } else if (exact || hint != h->hint || now - h->checked_ns >= 1000000000) {
+                struct ard_conn_stat st;
+                w = ard_conn_stat(NULL, b->conn[p], &st) < 0 || st.readers > (uint32_t)h->readers;
+                h->checked_ns = now;
+            } else {
+                continue;
+            }
+            h->hint = hint;
+            atomic_store_explicit(&h->watched, w, memory_order_relaxed);
+        }
+    }
+}
+
 /* ---- the group -------------------------------------------------------------------------- */
 
 int ardr_run_group(struct ardr_group *g)
@@ -402,7 +513,14 @@ int ardr_run_group(struct ardr_group *g)
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
     ardr_scheme_order(g);
-    ardr_scheme_inplace(g);
+    if ((errors = ardr_scheme_handoff(g)) != 0) {
+        fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, errors,
+                errors == 1 ? "" : "s");
+        free(s.buf);
+        return ARDR_EXIT_SCHEME;
+    }
+    ardr_clock_init();
+    watch(g, true);
 
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
@@ -468,9 +586,11 @@ int ardr_run_group(struct ardr_group *g)
         stats_publish(g, &s);
         (void)!ard_ready();
         ready = true;
-        fprintf(stderr, "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz\n", g->name,
-                g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates, g->nrates == 1 ? "" : "s",
-                1e9 / (double)g->period_ns);
+        fprintf(stderr,
+                "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz (step times from "
+                "the %s)\n",
+                g->name, g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates,
+                g->nrates == 1 ? "" : "s", 1e9 / (double)g->period_ns, ardr_clock_name());
     }
 
     int64_t next_stats = ard_now_ns();
@@ -489,6 +609,7 @@ int ardr_run_group(struct ardr_group *g)
                         "continue: %s\n",
                         g->name, b->name, b->pl.d->name, b->why);
         }
+        watch(g, false);
         if (ard_now_ns() >= next_stats) {
             stats_publish(g, &s);
             next_stats += 100000000;

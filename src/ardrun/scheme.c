@@ -36,7 +36,7 @@ static int load_all(struct ardr_group *g, int *plugin_errors)
         struct ardr_block *b = &g->blocks[i];
         char what[64];
         snprintf(what, sizeof what, "block '%s'", b->name);
-        if (ardr_plugin_load(&b->pl, b->path, what) < 0) {
+        if (ardr_plugin_load(&b->pl, b->path, what) < 0 || ardr_block_alloc(b) < 0) {
             SCHEME_ERR("%s", ard_errdetail());
             (*plugin_errors)++;
             continue;
@@ -168,8 +168,6 @@ static int attach_all(struct ardr_group *g)
                            ard_errdetail(), other);
             }
         }
-        if (ardr_block_prepare(b) < 0)
-            SCHEME_ERR("%s", ard_errdetail());
     }
     return errors;
 }
@@ -239,16 +237,78 @@ void ardr_scheme_order(struct ardr_group *g)
     }
 }
 
-void ardr_scheme_inplace(struct ardr_group *g)
+/* Is connection `conn`, written by block w, read only by blocks of w's rate? Counts the
+ * group's IN ports on it into *readers. */
+static bool private_to_rate(const struct ardr_group *g, int w, const char *conn, int *readers)
 {
+    bool priv = true;
+    *readers = 0;
+    for (int j = 0; j < g->nblocks; j++) {
+        const struct ardr_block *b = &g->blocks[j];
+        for (uint32_t q = 0; q < b->pl.d->nports; q++)
+            if (b->pl.d->ports[q].dir == ARD_IN && !strcmp(b->conn[q], conn)) {
+                (*readers)++;
+                priv = priv && b->rate == g->blocks[w].rate;
+            }
+    }
+    return priv;
+}
+
+/* The hand-off of OUT port p of block b, private to its thread. Readers of the thread see
+ * the connection's newest packet (a previous writer's) until b's first send, as they would
+ * on shared memory. */
+static int make_handoff(struct ardr_block *b, uint32_t p, int readers)
+{
+    /* the packet right after the hand-off's header, cache-line aligned: one allocation */
+    size_t size = b->pl.d->ports[p].size, head = (sizeof(struct ardr_handoff) + 63) & ~(size_t)63;
+    size_t n = head + ((size + 63) & ~(size_t)63);
+    struct ardr_handoff *h = aligned_alloc(64, n);
+    if (h == NULL)
+        return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
+    memset(h, 0, n);
+    uint8_t *pub = (uint8_t *)h + head;
+    h->pub = pub;
+    h->size = size;
+    h->readers = readers;
+    struct ard_info in;
+    const void *last = ard_sent(b->port[p], &in);
+    if (last != NULL) {
+        memcpy(pub, last, size);
+        h->info = in;
+    }
+    b->ho[p] = h;
+    return 0;
+}
+
+int ardr_scheme_handoff(struct ardr_group *g)
+{
+    int errors = 0;
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *b = &g->blocks[i];
+        for (uint32_t p = 0; p < b->pl.d->nports; p++) {
+            int readers;
+            if (b->pl.d->ports[p].dir == ARD_OUT && b->ho[p] == NULL &&
+                private_to_rate(g, i, b->conn[p], &readers) && make_handoff(b, p, readers) < 0)
+                SCHEME_ERR("%s", ard_errdetail());
+        }
+    }
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
         for (uint32_t p = 0; p < b->pl.d->nports; p++) {
             int w, wp;
             b->src[p] = NULL;
+            b->hsrc[p] = NULL;
             if (b->pl.d->ports[p].dir == ARD_IN && written_in_group(g, b->conn[p], &w, &wp) &&
-                g->blocks[w].rate == b->rate)
-                b->src[p] = g->blocks[w].port[wp];
+                g->blocks[w].rate == b->rate) {
+                if (g->blocks[w].ho[wp] != NULL)
+                    b->hsrc[p] = g->blocks[w].ho[wp];
+                else
+                    b->src[p] = g->blocks[w].port[wp];
+            }
         }
     }
+    for (int i = 0; i < g->nblocks; i++)
+        if (ardr_block_prepare(&g->blocks[i]) < 0)
+            SCHEME_ERR("%s", ard_errdetail());
+    return errors;
 }

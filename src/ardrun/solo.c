@@ -91,6 +91,10 @@ int ardr_cmd_block(int argc, char **argv)
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
         return ARDR_EXIT_PLUGIN;
     }
+    if (ardr_block_alloc(b) < 0) {
+        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+        return ARDR_EXIT_SYS;
+    }
     const struct ard_block_desc *d = b->pl.d;
     snprintf(b->name, sizeof b->name, "%s", name ? name : d->name);
     if (ardr_block_params(b) < 0) {
@@ -163,8 +167,8 @@ int ardr_cmd_block(int argc, char **argv)
             }
             b->info[tport] = ard_port_info(b->port[tport]);
         }
-        int64_t now = ard_now_ns();
-        struct ardr_tick tick = {now, period, now, ard_realtime_ns() - now};
+        struct ardr_tick tick;
+        ardr_tick_start(&tick, period);
         if (ardr_block_step(b, &tick, tport) < 0) {
             /* alone, a failed block is the whole process: report and stop */
             fprintf(stderr, "ardrun: block '%s' (%s) failed: %s\n", b->name, d->name, b->why);

@@ -76,11 +76,25 @@ grep -q "block 'bad' (tgain) failed and is stopped, the others continue: packet 
     ok "the other blocks ran all 200 ticks" || fail "others stopped: $(cat "$T/failing.log")"
 [ "$(tail -n1 "$T/bad.txt" | cut -d' ' -f2)" = 49 ] && ok "nothing sent by the failed step" ||
     fail "after the failure the sink saw $(tail -n1 "$T/bad.txt")"
-# alone, a failing block ends its process with exit 105
-"$ARDRUN" --block "$P/tsrc.so" --rate 1000 --ticks 100 --ard out=f.src2 2>/dev/null &
+# alone, a failing block ends its process with exit 105 (the block reads first, then the source
+# starts, slowly enough that the block, triggered by each packet, sees packet 5)
+"$ARDRUN" --block "$P/tgain.so" --param fail_at=5 --trigger in --ard in=f.src2 --ard out=f.o2 \
+    2>"$T/alone.log" &
+alone=$!
+pids+=("$alone")
+for _ in $(seq 200); do
+    [ -n "${ARD_TOOL:-}" ] || { sleep 1; break; }
+    # no writer yet, one reader
+    "$ARD_TOOL" list 2>/dev/null | grep -Eq '^f\.src2 .* - +1 ' && break
+    sleep 0.05
+done
+"$ARDRUN" --block "$P/tsrc.so" --rate 100 --ticks 100 --ard out=f.src2 2>/dev/null &
 pids+=($!)
-expect 105 "block 'tgain' (tgain) failed: packet 5: told to fail here" -- \
-    "$ARDRUN" --block "$P/tgain.so" --param fail_at=5 --trigger in --ard in=f.src2 --ard out=f.o2
+wait "$alone"
+rc=$?
+[ "$rc" = 105 ] && grep -q "block 'tgain' (tgain) failed: packet 5: told to fail here" "$T/alone.log" &&
+    ok "exit 105: block 'tgain' (tgain) failed: packet 5: told to fail here" ||
+    fail "alone, the failing block exited $rc: $(cat "$T/alone.log")"
 
 # -- a large group: 200 blocks (the statistics descriptor stays short) --
 {
@@ -95,6 +109,21 @@ expect 105 "block 'tgain' (tgain) failed: packet 5: told to fail here" -- \
 rc=$?
 [ "$rc" = 0 ] && [ "$(summary "$T/big.log" b199 steps)" = 50 ] && ok "200 blocks: 50 steps each" ||
     fail "big group: exit $rc: $(tail -n 3 "$T/big.log")"
+
+# -- a group file read through /dev/stdin: a relative plugin path is relative to the file it
+# stands for, or, when that file has no name any more (ardstart --system unlinks it), to the
+# working directory; never to /dev --
+mkdir -p "$T/sub" "$T/cwd"
+cp "$P/tsrc.so" "$T/sub/rel_src.so"
+printf 'name: stdin\nrate_hz: 1000\nblocks:\n  - { name: s, plugin: ./rel_src.so, ard: { out: si.o, ack: si.a } }\n' >"$T/sub/stdin.yaml"
+out=$(cd "$T/cwd" && "$ARDRUN" --ticks 5 /dev/stdin <"$T/sub/stdin.yaml" 2>&1)
+[ $? = 0 ] && [[ "$out" == *"block 's': steps 5 "* ]] && ok "YAML redirected from a file: plugin relative to that file" ||
+    fail "YAML redirected from a file: $out"
+expect 101 "plugin './rel_src.so': cannot open" -- bash -c "cd '$T/cwd' && exec 0<'$T/sub/stdin.yaml' && cp '$T/sub/stdin.yaml' '$T/sub/gone.yaml' && exec 0<'$T/sub/gone.yaml' && rm '$T/sub/gone.yaml' && exec '$ARDRUN' --ticks 5 /dev/stdin"
+cp "$P/tsrc.so" "$T/cwd/rel_src.so"
+out=$(cd "$T/cwd" && bash -c "cp '$T/sub/stdin.yaml' '$T/sub/gone.yaml' && exec 0<'$T/sub/gone.yaml' && rm '$T/sub/gone.yaml' && exec '$ARDRUN' --ticks 5 /dev/stdin" 2>&1)
+[ $? = 0 ] && [[ "$out" == *"block 's': steps 5 "* ]] && ok "YAML of an unlinked file on /dev/stdin: plugin relative to the working directory" ||
+    fail "YAML of an unlinked file: $out"
 
 # -- the template --
 (cd "$T" && "$ARDRUN" --new my_filter >/dev/null) || fail "--new failed"

@@ -46,7 +46,8 @@ expect 101 "declares 48 bytes but its type 'f64[7]' has 56" -- "$ARDRUN" --descr
 expect 103 "init failed: this block never initialises" -- "$ARDRUN" "$(one "$P/tbad_initfail.so")"
 
 # -- parameters --
-expect 102 "block 'b' (tgain): no parameter 'gian'" -- "$ARDRUN" "$(one "$P/tgain.so" "    params: { gian: 2 }")"
+expect 102 "block 'b' (tgain): no parameter 'gian' (the plugin has 3 parameters)" -- "$ARDRUN" "$(one "$P/tgain.so" "    params: { gian: 2 }")"
+expect 102 "block 'b' (tsink): no parameter 'fiel' (the plugin has 1 parameter)" -- "$ARDRUN" "$(one "$P/tsink.so" "    params: { fiel: x }")"
 expect 102 "parameter 'k': 'two' is not a finite number (f64)" -- "$ARDRUN" "$(one "$P/tgain.so" "    params: { k: two }")"
 expect 102 "parameter 'file' (str) has no default and is not given" -- "$ARDRUN" "$(one "$P/tsink.so")"
 expect 100 "--param 'k=two'" -- "$ARDRUN" --block "$P/tgain.so" --param k=x --param k=two --rate 10

@@ -6,6 +6,8 @@
  *   out.x[0] = in.k as seen this step (-1: nothing received yet)
  *   out.x[1] = 42, written in the first step only
  *   out.x[2] = ard_block_is_new of "in" this step
+ * With fail_at = N it writes nonsense into its packet in its N-th step and fails it, so that
+ * a test sees whether readers get a failed step's output (they must not).
  */
 #include "tplugins.h"
 
@@ -15,9 +17,16 @@ static const struct ard_block_port ports[] = {
     [P_OUT] = {"out", ARD_OUT, sizeof(struct tpkt), TPKT_TYPE},
 };
 
+static const struct ard_block_param params[] = {
+    {"fail_at", ARD_PARAM_I64, "-1", "write nonsense and fail in this step (1 = the first)"},
+};
+
 static int init(ard_block_ctx *ctx)
 {
-    (void)ctx;
+    int64_t fail_at;
+    if (ard_block_param_i64(ctx, "fail_at", &fail_at) < 0)
+        return ard_block_fail(ctx, ARD_EINVAL, "parameter 'fail_at'");
+    ctx->state = (void *)(intptr_t)fail_at; /* a number, not memory: nothing to free */
     return 0;
 }
 
@@ -25,6 +34,12 @@ static int step(ard_block_ctx *ctx)
 {
     const struct tpkt *in = ard_block_in(ctx, P_IN);
     struct tpkt *o = ard_block_out(ctx, P_OUT);
+    if ((int64_t)(intptr_t)ctx->state == (int64_t)ctx->steps + 1) {
+        o->k = 1000000;
+        o->x[0] = -7;
+        return ard_block_fail(ctx, ARD_EINVAL, "step %llu: told to fail here",
+                              (unsigned long long)ctx->steps + 1);
+    }
     if (ctx->steps == 0)
         o->x[1] = 42;
     o->k += 1;
@@ -44,6 +59,8 @@ static const struct ard_block_desc desc = {
     .version = "1",
     .ports = ports,
     .nports = 2,
+    .params = params,
+    .nparams = 1,
     .init = init,
     .step = step,
     .close = fini,
