@@ -163,6 +163,8 @@ struct window {
     size_t nlat;
 };
 
+static int64_t lat_samples[MAX_SAMPLES]; /* the latency of s0, one window's worth */
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -173,11 +175,13 @@ static void print_latency(struct window *w)
 {
     if (!w->nlat) {
         printf(" lat_n=0 lat_med_us=- lat_p99_us=-\n");
+        fflush(stdout);
         return;
     }
     qsort(w->lat, w->nlat, sizeof *w->lat, cmp_i64);
     printf(" lat_n=%zu lat_med_us=%.1f lat_p99_us=%.1f\n", w->nlat, w->lat[w->nlat / 2] / 1e3,
            w->lat[w->nlat * 99 / 100] / 1e3);
+    fflush(stdout);
 }
 
 static double seconds(const struct window *w)
@@ -255,9 +259,7 @@ static int cmd_sub(int argc, char **argv, int n, size_t size)
 {
     static ard_port *p[MAX_CONN];
     static uint8_t buf[65536];
-    struct window w = {.lat = calloc(MAX_SAMPLES, sizeof(int64_t))};
-    if (!w.lat)
-        return EXIT_SYSTEM;
+    struct window w = {.lat = lat_samples};
     if (create_ports(p, n, ARD_IN, size, &argc, argv) < 0)
         return EXIT_SYSTEM;
     catch_signals();
@@ -391,10 +393,10 @@ static int cmd_udp_rx(int n, size_t size, const char *port)
         fprintf(stderr, "ardnet_scale: udp-rx: size %zu is over %zu\n", size, sizeof buf[0]);
         return EXIT_USAGE;
     }
-    struct window w = {.lat = calloc(MAX_SAMPLES, sizeof(int64_t))};
+    struct window w = {.lat = lat_samples};
     int fd = udp_socket(NULL, NULL, NULL, NULL);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
-    if (!w.lat || fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0) {
         perror("ardnet_scale: udp-rx");
         return EXIT_SYSTEM;
     }

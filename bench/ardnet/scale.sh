@@ -13,13 +13,18 @@
 # baseline programs; utime+stime of /proc/PID/stat) in % of one core, UDP datagrams per second
 # out of hostA and into hostB (/proc/net/snmp of each namespace), packets delivered per second
 # on hostB (sequence numbers of the N connections; the baseline: datagrams received), and the
-# latency of connection s0 (writer's stamp to the reader's receive, CLOCK_MONOTONIC).
-# Prints one line per case as it goes, then the tables (markdown).
+# latency of connection s0 (writer's stamp to the reader's receive, CLOCK_MONOTONIC); for the
+# ardnet cases also the CPU of the writer and of the reader (not part of any ratio).
+# Ticks: common = every connection written at the start of each 1 ms period; indep = each
+# connection at its own random phase (50 us slots), see ardnet_scale.c.
+# Prints one line per case as it goes, then the tables (markdown); CPU per packet is a side's
+# CPU time divided by the packets delivered on hostB, for ardnet and baseline alike. A case is
+# "carried" when at least 95% of N x 1000 packets/s were delivered.
 #
 # Ports: BENCH_SHARED_PORT=1 sends every route of the host pair to one port (7000), =0 one
 # port per route (7000+i); auto (default): one port, and if the receiving ardnet refuses it
 # (exit 111, "Address already in use": an ardnet with one socket per route), one per route.
-# Exit codes: 0 ok, 1 a case delivered nothing (or its programs printed no figures), 100 usage,
+# Exit codes: 0 ok, 1 a case delivered nothing (or a program of it failed), 100 usage,
 # 111 an ardnet or a program could not start; 77 not root or no network namespaces.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -120,13 +125,16 @@ start_ardnet() {
     wait_ready "$W/$2.ready" $PID
 }
 
-# measure KIND N SIZE TICK TXPID RXPID PROGPID...: the window; appends one line to results.
+# measure KIND N SIZE TICK TXPID RXPID WRITERPID READERPID: the window; appends one line to
+# results.
 measure() {
     local kind=$1 n=$2 size=$3 tick=$4 tx=$5 rx=$6
     shift 6
     sleep "$WARM"
-    local t0 ca0 cb0 ua0 ub0 t1 ca1 cb1 ua1 ub1
+    local t0 ca0 cb0 ua0 ub0 t1 ca1 cb1 ua1 ub1 cw0 cr0 cw1 cr1
     ca0=$(cpu_of "$tx")
+    cw0=$(cpu_of "$1")
+    cr0=$(cpu_of "$2")
     cb0=$(cpu_of "$rx")
     ua0=$(udp_of "$A")
     ub0=$(udp_of "$B")
@@ -135,11 +143,22 @@ measure() {
     sleep "$WIN"
     t1=$(date +%s%N)
     ca1=$(cpu_of "$tx")
+    cw1=$(cpu_of "$1")
+    cr1=$(cpu_of "$2")
     cb1=$(cpu_of "$rx")
     ua1=$(udp_of "$A")
     ub1=$(udp_of "$B")
     kill -USR2 "$@"
-    wait "$@" || true
+    local p prc
+    for p in "$@"; do
+        prc=0
+        wait "$p" || prc=$?
+        if [ "$prc" != 0 ]; then
+            echo "scale.sh: $kind N=$n $size B $tick: a program (pid $p) exited $prc:" >&2
+            cat "$W/pub.err" "$W/sub.err" >&2
+            FAILED=1
+        fi
+    done
     local pubf subf
     pubf=$(cat "$W/pub.out")
     subf=$(cat "$W/sub.out")
@@ -150,14 +169,15 @@ measure() {
     }
     awk -v kind="$kind" -v n="$n" -v size="$size" -v tick="$tick" -v hz="$TICK" \
         -v sec="$(((t1 - t0) / 1000000))" -v ca="$((ca1 - ca0))" -v cb="$((cb1 - cb0))" \
+        -v cw="$((cw1 - cw0))" -v cr="$((cr1 - cr0))" \
         -v ua0="$ua0" -v ua1="$ua1" -v ub0="$ub0" -v ub1="$ub1" \
         -v pub="$(val published_per_s "$pubf")" -v miss="$(val missed_periods_per_s "$pubf")" \
         -v del="$(val delivered_per_s "$subf")" -v med="$(val lat_med_us "$subf")" \
         -v p99="$(val lat_p99_us "$subf")" 'BEGIN {
             s = sec / 1000; split(ua0, a0); split(ua1, a1); split(ub0, b0); split(ub1, b1)
-            printf "%s %d %d %s %.1f %.1f %.0f %.0f %.0f %s %s %s %s %s\n", kind, n, size, tick,
+            printf "%s %d %d %s %.1f %.1f %.0f %.0f %.0f %s %s %s %s %s %.1f %.1f\n", kind, n, size, tick,
                 ca * 100 / hz / s, cb * 100 / hz / s, (a1[2] - a0[2]) / s, (b1[1] - b0[1]) / s,
-                (b1[3] - b0[3]) / s, pub, miss, del, med, p99 }' | tee -a "$W/results"
+                (b1[3] - b0[3]) / s, pub, miss, del, med, p99, cw * 100 / hz / s, cr * 100 / hz / s }' | tee -a "$W/results"
 }
 
 case_ardnet() { # N SIZE TICK
@@ -216,7 +236,7 @@ case_baseline() { # N SIZE TICK
 echo "== ardnet at scale, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load average" \
     "$(cut -d' ' -f1-3 /proc/loadavg), window ${WIN} s after ${WARM} s"
 echo "# kind N size tick tx_cpu% rx_cpu% dgram_out/s dgram_in/s rcvbuf_err/s published/s" \
-    "missed_periods/s delivered/s lat_med_us lat_p99_us"
+    "missed_periods/s delivered/s lat_med_us lat_p99_us writer_cpu% reader_cpu%"
 : >"$W/results"
 for n in $NS; do
     for size in $SIZES; do
@@ -234,20 +254,21 @@ function carried(del, n) { return del >= 0.95 * n * 1000 }
 { key = $2 " | " $3 " B | " $4; k[key] = 1; order[++m] = key
   cpu_tx[$1, key] = $5; cpu_rx[$1, key] = $6; dout[$1, key] = $7; din[$1, key] = $8
   drop[$1, key] = $9; pub[$1, key] = $10; del[$1, key] = $12; med[$1, key] = $13
-  p99[$1, key] = $14; n[key] = $2 }
+  p99[$1, key] = $14; n[key] = $2; cw[$1, key] = $15; cr[$1, key] = $16 }
 function us(cpu, d) { return d > 0 ? sprintf("%.2f", cpu / 100 / d * 1e6) : "-" }
 function ratio(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }
 END {
     print ""
-    print "| N | size | tick | kind | published/s | delivered/s | datagrams out/s | in/s | rcvbuf drops/s | CPU tx | CPU rx | latency s0 median (p99) us |"
-    print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    print "| N | size | tick | kind | published/s | delivered/s | datagrams out/s | in/s | rcvbuf drops/s | CPU tx | CPU rx | CPU writer, reader | latency s0 median (p99) us |"
+    print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= m; i += 2) {
         key = order[i]
         for (j = 0; j < 2; j++) {
             t = j ? "baseline" : "ardnet"
-            printf "| %s | %s | %s | %s | %s | %s | %s | %.0f%% | %.0f%% | %s (%s) |\n", key, t,
-                pub[t, key], del[t, key], dout[t, key], din[t, key], drop[t, key], cpu_tx[t, key],
-                cpu_rx[t, key], med[t, key], p99[t, key]
+            wr = j ? "(in tx, rx)" : sprintf("%.0f%%, %.0f%%", cw[t, key], cr[t, key])
+            printf "| %s | %s | %s | %s | %s | %s | %s | %.0f%% | %.0f%% | %s | %s (%s) |\n", key,
+                t, pub[t, key], del[t, key], dout[t, key], din[t, key], drop[t, key],
+                cpu_tx[t, key], cpu_rx[t, key], wr, med[t, key], p99[t, key]
         }
     }
     print ""
@@ -268,9 +289,9 @@ END {
     }
 }' "$W/results"
 
-# A case that delivered nothing, or whose programs printed no figures, is a failed run.
+# A case that delivered nothing, or whose programs failed or printed no figures, fails the run.
 if ! awk '$10 == "-" || $12 == "-" || $12 + 0 == 0 { print "scale.sh: " $1 " N=" $2 " " $3 \
         " B " $4 ": nothing delivered or no figures" > "/dev/stderr"; bad = 1 } END { exit bad }' \
-    "$W/results"; then
+    "$W/results" || [ -n "${FAILED:-}" ]; then
     exit 1
 fi
