@@ -1,7 +1,7 @@
 #!/bin/bash
 # scale.sh - ardnet at scale: N connections at 1 kHz between two network-namespace hosts,
 # bridged by one ardnet pair, next to a bare-UDP baseline, in one run (root). Usage:
-#   sudo bench/ardnet/scale.sh [--quick] [BUILD_DIR]     (default BUILD_DIR: build)
+#   sudo bench/ardnet/scale.sh [--quick] [BUILD_DIR]     (default BUILD_DIR: build; --help)
 # For each N (NS, default "10 100 1000"), packet size (SIZES, default "64 1024") and tick
 # (TICKS, default "common indep"), two cases, one after the other, on the same two hosts:
 #   ardnet    hostA: `ardnet_scale pub` writes s0..s<N-1> -> ardnet (YAML, one route per
@@ -37,7 +37,14 @@ if [ "${1:-}" = "--help" ]; then
     sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit 0
 fi
-BUILD=$(cd "${1:-$SRC/build}" && pwd)
+if [[ ${1:-} == -* ]] || [ "$#" -gt 1 ]; then
+    echo "scale.sh: usage: scale.sh [--quick] [BUILD_DIR] (scale.sh --help)" >&2
+    exit 100
+fi
+if ! BUILD=$(cd "${1:-$SRC/build}" 2>/dev/null && pwd); then
+    echo "scale.sh: build directory '${1:-$SRC/build}' does not exist" >&2
+    exit 100
+fi
 ARDNET=$BUILD/src/ardnet/ardnet
 SCALE=$BUILD/bench/ardnet/ardnet_scale
 NS=${NS:-10 100 1000}
@@ -51,11 +58,24 @@ else
     WARM=${WARM:-2}
 fi
 SHARED=${BENCH_SHARED_PORT:-auto}
-case $SHARED in auto | 0 | 1) ;; *)
-    echo "scale.sh: BENCH_SHARED_PORT '$SHARED' is not auto, 0 or 1" >&2
+bad() {
+    echo "scale.sh: $*" >&2
     exit 100
-    ;;
-esac
+}
+for n in $NS; do
+    [[ $n =~ ^[1-9][0-9]{0,3}$ ]] && [ "$n" -le 4096 ] || bad "NS: '$n' is not a count 1..4096"
+done
+for size in $SIZES; do
+    [[ $size =~ ^[1-9][0-9]{1,3}$ ]] && [ "$size" -ge 16 ] && [ "$size" -le 1024 ] ||
+        bad "SIZES: '$size' is not a packet size 16..1024 (the baseline's limit)"
+done
+for tick in $TICKS; do
+    [[ $tick == common || $tick == indep ]] || bad "TICKS: '$tick' is neither common nor indep"
+done
+for v in WIN WARM; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || bad "$v: '${!v}' is not a whole number of seconds >= 1"
+done
+case $SHARED in auto | 0 | 1) ;; *) bad "BENCH_SHARED_PORT: '$SHARED' is not auto, 0 or 1" ;; esac
 for f in "$ARDNET" "$SCALE"; do
     [ -x "$f" ] || { echo "scale.sh: $f missing: build first" >&2; exit 100; }
 done
