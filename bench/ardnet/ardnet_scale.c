@@ -218,7 +218,6 @@ static int cmd_pub(int argc, char **argv, int n, size_t size, const char *mode)
         return EXIT_USAGE;
     if (create_ports(p, n, ARD_OUT, size, &argc, argv) < 0)
         return EXIT_SYSTEM;
-    catch_signals();
     uint64_t sent = 0, sent0 = 0, missed0 = 0;
     int64_t t0 = 0;
     while (!stop && mark != 2) {
@@ -263,7 +262,6 @@ static int cmd_sub(int argc, char **argv, int n, size_t size)
     struct window w = {.lat = lat_samples};
     if (create_ports(p, n, ARD_IN, size, &argc, argv) < 0)
         return EXIT_SYSTEM;
-    catch_signals();
     while (!stop && mark != 2) {
         int rc = ard_rec_timed(p[0], buf, 100000000LL);
         int64_t t = now_ns();
@@ -339,7 +337,6 @@ static int cmd_udp_tx(int n, size_t size, const char *mode, const char *host, co
         msg[i].msg_hdr = (struct msghdr){
             .msg_name = &peer, .msg_namelen = peerlen, .msg_iov = &iov[i], .msg_iovlen = 1};
     }
-    catch_signals();
     uint64_t sent = 0, errors = 0, sent0 = 0, errors0 = 0, missed0 = 0;
     int64_t t0 = 0;
     static struct mmsghdr batch[TX_BATCH];
@@ -405,7 +402,6 @@ static int cmd_udp_rx(int n, size_t size, const char *port)
         iov[j] = (struct iovec){buf[j], sizeof buf[j]};
         msg[j].msg_hdr = (struct msghdr){.msg_iov = &iov[j], .msg_iovlen = 1};
     }
-    catch_signals();
     uint64_t got = 0;
     while (!stop && mark != 2) {
         int rc = recvmmsg(fd, msg, RX_BATCH, MSG_WAITFORONE, NULL);
@@ -462,6 +458,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    catch_signals(); /* first: a window opened while the ports attach is not lost */
     const char *m = argv[1];
     char *e1, *e2;
     long n = strtol(argv[2], &e1, 10), size = strtol(argv[3], &e2, 10);

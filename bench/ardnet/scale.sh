@@ -92,7 +92,8 @@ A=$(netns_cmd hostA)
 B=$(netns_cmd hostB)
 TICK=$(getconf CLK_TCK)
 
-cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# cpu_of PID: its CPU ticks (user + system, all threads); 0 once it is gone (reported apart).
+cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # udp_of HOSTCMD: "InDatagrams OutDatagrams RcvbufErrors" of that namespace.
 udp_of() {
     $1 cat /proc/net/snmp | awk '$1 == "Udp:" && !h { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next }
@@ -201,7 +202,7 @@ measure() {
 }
 
 case_ardnet() { # N SIZE TICK
-    local n=$1 size=$2 tick=$3 shared=0 pa pb=0 ps pp rc
+    local n=$1 size=$2 tick=$3 shared=0 pa pb=0 ps pp rc p
     export ARD_DOMAIN=n${n}s${size}$tick
     local tries=$SHARED
     if [ "$SHARED" = auto ]; then
@@ -232,10 +233,24 @@ case_ardnet() { # N SIZE TICK
         exit 111
     }
     pa=$PID
-    $B "$SCALE" sub "$n" "$size" >"$W/sub.out" 2>"$W/sub.err" &
+    # The writer and the reader attach N connections each (seconds for 1000 on a busy machine):
+    # the warm-up starts when both are ready.
+    ready_fifo "$W/sub.ready"
+    ARD_READY_FD=$READY_VAR $B "$SCALE" sub "$n" "$size" >"$W/sub.out" 2>"$W/sub.err" \
+        9>"$W/sub.ready.fifo" &
     ps=$!
-    $A "$SCALE" pub "$n" "$size" "$tick" >"$W/pub.out" 2>"$W/pub.err" &
+    ready_fifo "$W/pub.ready"
+    ARD_READY_FD=$READY_VAR $A "$SCALE" pub "$n" "$size" "$tick" >"$W/pub.out" 2>"$W/pub.err" \
+        9>"$W/pub.ready.fifo" &
     pp=$!
+    for p in "sub $ps" "pub $pp"; do
+        set -- $p
+        wait_ready "$W/$1.ready" "$2" || {
+            echo "scale.sh: ardnet_scale $1 failed:" >&2
+            cat "$W/$1.err" >&2
+            exit 111
+        }
+    done
     measure ardnet "$n" "$size" "$tick" $pa $pb $pp $ps
     killwait $pp $ps $pa $pb
     $A sh -c 'rm -f /dev/shm/*'
