@@ -157,6 +157,7 @@ static const char *route_key(int opt)
 
 static struct ardn_route *routes;
 static int nroutes;
+static struct ardn_plan plan;
 
 /* A local connection may be read by any number of routes, but written only once in the process
  * (it has one writer), and a route must not write its own input (a loop). */
@@ -301,10 +302,9 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
     }
-    for (int i = 0; i < nroutes && rc == 0; i++)
-        rc = ardn_route_open(&routes[i]);
-    for (int i = 0; i < nroutes && rc == 0; i++)
-        rc = ardn_route_start(&routes[i]);
+    rc = ardn_plan_open(&plan, routes, nroutes);
+    if (rc == 0)
+        rc = ardn_plan_start(&plan);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
@@ -326,9 +326,9 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
         if (sig == SIGTERM || sig == SIGINT)
             return;
         if (sig == SIGUSR1)
-            ardn_counters_print(stderr, routes, nroutes);
+            ardn_counters_print(stderr, &plan);
         if (ardn_g.stats_file[0])
-            ardn_counters_write_file(ardn_g.stats_file, routes, nroutes);
+            ardn_counters_write_file(ardn_g.stats_file, &plan);
     }
 }
 
@@ -336,17 +336,18 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
 static void stop_routes(bool report)
 {
     atomic_store(&ardn_stop, true);
-    for (int i = 0; i < nroutes; i++)
-        ardn_route_join(&routes[i]);
+    ardn_plan_join(&plan);
     if (report) {
-        ardn_counters_print(stderr, routes, nroutes);
-        if (ardn_g.stats_file[0] &&
-            ardn_counters_write_file(ardn_g.stats_file, routes, nroutes) < 0)
+        ardn_counters_print(stderr, &plan);
+        if (ardn_g.stats_file[0] && ardn_counters_write_file(ardn_g.stats_file, &plan) < 0)
             fprintf(stderr, "ardnet: --stats-file %s: cannot write: %s\n", ardn_g.stats_file,
                     strerror(errno));
     }
-    for (int i = 0; i < nroutes; i++)
-        ardn_route_close(&routes[i]);
+    if (plan.routes)
+        ardn_plan_close(&plan);
+    else /* (the plan failed before it took them) */
+        for (int i = 0; i < nroutes; i++)
+            ardn_route_close(&routes[i]);
     free(routes);
     ard_fini();
 }
