@@ -570,10 +570,14 @@ static void result(struct ardn_input *in, struct ardn_route *r, enum ardw_cause 
     if (c == ARDW_PENDING)
         return;
     if (c == ARDW_DESC) {
-        if (r->learning)
+        if (r->learning) {
             learn(r, h, r->peer_type);
-        else if (h->type_hash != r->type_hash || h->size != r->size)
-            report_mismatch(r, h, r->peer_type, src);
+        } else if (h->type_hash != r->type_hash || h->size != r->size) {
+            /* Refused and counted, never applied: a live connection keeps its type. */
+            ardn_count_drop(r, h->size != r->size ? ARDW_SIZE : ARDW_TYPE);
+            if (src)
+                report_mismatch(r, h, r->peer_type, src);
+        }
         return;
     }
     if (c != ARDW_OK) {
@@ -581,7 +585,8 @@ static void result(struct ardn_input *in, struct ardn_route *r, enum ardw_cause 
         if ((c == ARDW_TYPE || c == ARDW_SIZE) && !r->mismatch_ns) {
             r->mismatch_ns = now;
             r->mismatch_hdr = *h;
-            r->mismatch_src = *src;
+            if (src)
+                r->mismatch_src = *src;
         }
         return;
     }
