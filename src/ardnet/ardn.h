@@ -93,7 +93,7 @@ struct ardn_route {
     struct ardw_hdr tx_h;                 /* header of the packet in r->tx */
     bool in_reported;                     /* local input: a receive error was reported */
     int64_t bad_until;                    /* local input: left out of the wait until then */
-    uint8_t *buf;             /* newest packet taken in, host order (size bytes) */
+    uint8_t *buf;                         /* newest packet taken in, host order (size bytes) */
     uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */
     struct ardw_hdr held_hdr; /* its header */
     uint8_t *tx;              /* payload being sent, wire order (size bytes) */
@@ -107,7 +107,7 @@ struct ardn_route {
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
-    uint32_t queued; /* bit i: output i's packet is queued in the sending thread */
+    uint32_t queued;     /* bit i: output i's packet is queued in the sending thread */
     bool learning;       /* UDP input: size and type still to come from the sender */
     bool learn_reported; /* taking them failed, and was reported */
     uint8_t *desc;       /* descriptor datagram sent to UDP outputs, NULL for none */

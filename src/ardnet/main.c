@@ -296,7 +296,7 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: getrandom: %s\n", strerror(errno));
         return ARDN_EXIT_SYSTEM;
     }
-    /* Before the route threads exist: they inherit affinity and policy. */
+    /* Before the threads exist: they inherit affinity and policy. */
     int rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
     if (rc < 0) {
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());

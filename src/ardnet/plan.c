@@ -50,7 +50,8 @@ static int set_sockopts(const struct ardn_route *r, int fd, int family)
     }
     if (ardn_g.sock_prio >= 0 &&
         setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &ardn_g.sock_prio, sizeof ardn_g.sock_prio) < 0)
-        return ardn_route_fail(r, ARD_ESYS, "--sock-prio %d: %s", ardn_g.sock_prio, strerror(errno));
+        return ardn_route_fail(r, ARD_ESYS, "--sock-prio %d: %s", ardn_g.sock_prio,
+                               strerror(errno));
     return 0;
 }
 
@@ -64,8 +65,8 @@ static bool is_any(const struct sockaddr_storage *a)
 }
 
 /* The --bind address with the given port, if --bind was given and matches the family. */
-static int bind_addr(const struct ardn_route *r, int family, uint16_t port_be, struct sockaddr_storage *a,
-                     socklen_t *len, bool *have)
+static int bind_addr(const struct ardn_route *r, int family, uint16_t port_be,
+                     struct sockaddr_storage *a, socklen_t *len, bool *have)
 {
     *have = false;
     if (!ardn_g.bind[0])
@@ -106,11 +107,11 @@ struct ardn_txq {
     struct ardn_dest *d;
     struct ardn_route **pend;
     int npend, cap;
-    int *place, *order;                 /* per packet: its datagram; packets by datagram */
-    size_t *dg_len;                     /* per packed datagram */
+    int *place, *order; /* per packet: its datagram; packets by datagram */
+    size_t *dg_len;     /* per packed datagram */
     int *dg_n, *dg_first, *dg_fill;
-    uint8_t *buf;                       /* the packed datagrams, back to back */
-    size_t bytes;                       /* its size: every packet packed alone */
+    uint8_t *buf; /* the packed datagrams, back to back */
+    size_t bytes; /* its size: every packet packed alone */
     struct mmsghdr *msg;
     struct iovec *iov;
     struct txmsg *own;
@@ -404,7 +405,8 @@ static void *input_main(void *arg)
     return NULL;
 }
 
-/* ---- the plan --------------------------------------------------------------------------------- */
+/* ---- the plan ---------------------------------------------------------------------------------
+ */
 
 static bool same_addr(const struct sockaddr_storage *a, socklen_t alen,
                       const struct sockaddr_storage *b, socklen_t blen)
@@ -528,8 +530,8 @@ static int group(struct ardn_plan *p)
         if (r->in.kind != ARDN_EP_UDP)
             continue;
         int k = 0;
-        while (k < p->ninputs && !same_addr(&p->inputs[k].addr, p->inputs[k].addrlen,
-                                            &r->in.addr, r->in.addrlen))
+        while (k < p->ninputs &&
+               !same_addr(&p->inputs[k].addr, p->inputs[k].addrlen, &r->in.addr, r->in.addrlen))
             k++;
         struct ardn_input *in = &p->inputs[k];
         if (k == p->ninputs) {

@@ -90,9 +90,9 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)
             return ardn_route_fail(r, ARD_EINVAL,
-                              "connection '%s' does not exist and its size is unknown "
-                              "(give --size and --type, or start its writer first)",
-                              ep->conn);
+                                   "connection '%s' does not exist and its size is unknown "
+                                   "(give --size and --type, or start its writer first)",
+                                   ep->conn);
         p = ard_create_on(name, ep->conn, dir, r->size, r->type[0] ? r->type : NULL);
     }
     if (!p) {
@@ -105,14 +105,15 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
     const char *type = ard_port_type(p);
     if (r->size != 0 && r->size != ard_port_size(p))
         return ardn_route_fail(r, ARD_EINVAL, "connection '%s' has size %zu, the route says %zu",
-                          ep->conn, ard_port_size(p), r->size);
+                               ep->conn, ard_port_size(p), r->size);
     if (r->type_given) {
         char norm[ARD_MAX_TYPE + 1] = "";
         if (r->type[0] && ard_type_normalize(r->type, norm, sizeof norm) < 0)
             return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (ard_type_hash(norm) != ard_type_hash(type)) /* names do not matter */
-            return ardn_route_fail(r, ARD_EINVAL, "connection '%s' has type '%s', the route says '%s'",
-                              ep->conn, type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
+            return ardn_route_fail(r, ARD_EINVAL,
+                                   "connection '%s' has type '%s', the route says '%s'", ep->conn,
+                                   type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
     }
     r->size = ard_port_size(p);
     snprintf(r->type, sizeof r->type, "%s", type);
@@ -143,8 +144,8 @@ static int setup_packet(struct ardn_route *r)
 {
     if (r->size == 0)
         return ardn_route_fail(r, ARD_EINVAL,
-                          "the packet size is unknown: a route with no local connection "
-                          "needs --size (and --type)");
+                               "the packet size is unknown: a route with no local connection "
+                               "needs --size (and --type)");
     if (r->size > ARDW_MAX_PAYLOAD)
         return ardn_route_fail(
             r, ARD_EINVAL,
@@ -155,8 +156,8 @@ static int setup_packet(struct ardn_route *r)
         if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
             return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (tsize != r->size)
-            return ardn_route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
-                              tsize, r->size);
+            return ardn_route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu",
+                                   r->type, tsize, r->size);
         r->fields = calloc(n, sizeof *r->fields);
         if (!r->fields)
             return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
@@ -215,8 +216,8 @@ int ardn_route_open(struct ardn_route *r)
         if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
             return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (r->size != 0 && r->size != tsize)
-            return ardn_route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
-                              tsize, r->size);
+            return ardn_route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu",
+                                   r->type, tsize, r->size);
         r->size = tsize;
     }
     if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
@@ -272,7 +273,7 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
     }
     if (!r->learn_reported)
         ardn_route_warn(r, "cannot take the sender's size %u and type '%s': %s", h->size, type,
-                   ard_errdetail());
+                        ard_errdetail());
     r->learn_reported = true;
     for (int i = 0; i < r->nout; i++) {
         ard_close(r->out[i].port);

@@ -131,15 +131,13 @@ size_t ardw_pack_add(uint8_t *buf, size_t len, const struct ardw_hdr *h, const v
  * can be read with ardw_pack_entry; otherwise nothing of the datagram may be delivered
  * (ARDW_TRUNCATED, ARDW_MAGIC, ARDW_VERSION, ARDW_OVERSIZED, ARDW_PACK_INVALID). Never reads
  * beyond len. */
-enum ardw_cause ardw_parse_packed(const uint8_t *buf, size_t len, uint64_t *epoch,
-                                  unsigned *count);
+enum ardw_cause ardw_parse_packed(const uint8_t *buf, size_t len, uint64_t *epoch, unsigned *count);
 
 /* Read the entry at *off of a packed datagram that ardw_parse_packed accepted (start with
  * *off = ARDW_PACK_HDR_SIZE): *h as ardw_parse fills it for a whole packet (flags
  * ARDW_FLAG_PACK, the datagram's epoch); returns its payload (h->size bytes) and moves *off
  * to the next entry. */
-const uint8_t *ardw_pack_entry(const uint8_t *buf, size_t *off, uint64_t epoch,
-                               struct ardw_hdr *h);
+const uint8_t *ardw_pack_entry(const uint8_t *buf, size_t *off, uint64_t epoch, struct ardw_hdr *h);
 
 /* The route's expectations on a parsed header: connection id (unless e->conn_id is 0), then
  * size, then type hash. ARDW_OK, ARDW_CONN, ARDW_SIZE or ARDW_TYPE. */

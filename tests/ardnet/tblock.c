@@ -11,15 +11,14 @@
  *   connection has no type descriptor, the same bytes)
  *
  * Port "data" (wire it with --ard data=CONNECTION); pub --ports K also writes ports data1 ..
- * data{K-1}, each packet to all of them at once (writers on a common tick). Packet type "u64 u64 i64 u32[K]":
- * counter, writer id, writer's CLOCK_REALTIME send time (also given to ard_send_stamped, so
- * the reader checks that the packet's real_ns arrived unchanged, across bridges too), then K
- * words derived from counter and writer id.
- * The counter is strictly increasing, also across writer restarts (it starts from the
- * realtime clock in microseconds, or after C if that is larger: a writer whose clock was set
- * back continues a run), so a reader can tell an older packet from a newer one.
- * sub prints "received=N bad=N older=N dup=N first=C last=C" and exits 1 if any packet was
- * damaged or older than one it already had.
+ * data{K-1}, each packet to all of them at once (writers on a common tick). Packet type "u64 u64
+ * i64 u32[K]": counter, writer id, writer's CLOCK_REALTIME send time (also given to
+ * ard_send_stamped, so the reader checks that the packet's real_ns arrived unchanged, across
+ * bridges too), then K words derived from counter and writer id. The counter is strictly
+ * increasing, also across writer restarts (it starts from the realtime clock in microseconds, or
+ * after C if that is larger: a writer whose clock was set back continues a run), so a reader can
+ * tell an older packet from a newer one. sub prints "received=N bad=N older=N dup=N first=C last=C"
+ * and exits 1 if any packet was damaged or older than one it already had.
  */
 #include "ardnet.h"
 

@@ -30,18 +30,20 @@ static const struct ardw_hdr entry_a = {.conn_id = 0x01020304u,
 
 /* A packed datagram of two entries of 4 and 1 bytes, epoch 0x0807060504030201. */
 static const uint8_t known[] = {
-    'A', 'R', 'D', 'N', 1, 4, 24, 0,                 /* magic, version, flags, header length */
-    2, 0, 0, 0, 0, 0, 0, 0,                          /* count, reserved */
-    0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,  /* epoch */
-    0x04, 0x03, 0x02, 0x01, 4, 0, 0, 0,              /* entry 1: conn id, size */
-    0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11,  /* sequence */
-    0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21,  /* monotonic */
-    0x38, 0x37, 0x36, 0x35, 0x34, 0x33, 0x32, 0x31,  /* realtime */
-    0x48, 0x47, 0x46, 0x45, 0x44, 0x43, 0x42, 0x41,  /* type hash */
-    0xAA, 0xBB, 0xCC, 0xDD,                          /* payload */
-    9, 0, 0, 0, 1, 0, 0, 0,                          /* entry 2: conn id 9, size 1 */
-    5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  /* sequence 5, monotonic 0 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  /* realtime 0, type hash 0 */
+    'A',  'R',  'D',  'N',  1,    4,    24,   0,    /* magic, version, flags, header length */
+    2,    0,    0,    0,    0,    0,    0,    0,    /* count, reserved */
+    0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, /* epoch */
+    0x04, 0x03, 0x02, 0x01, 4,    0,    0,    0,    /* entry 1: conn id, size */
+    0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11, /* sequence */
+    0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21, /* monotonic */
+    0x38, 0x37, 0x36, 0x35, 0x34, 0x33, 0x32, 0x31, /* realtime */
+    0x48, 0x47, 0x46, 0x45, 0x44, 0x43, 0x42, 0x41, /* type hash */
+    0xAA, 0xBB, 0xCC, 0xDD,                         /* payload */
+    9,    0,    0,    0,    1,    0,    0,    0,    /* entry 2: conn id 9, size 1 */
+    5,    0,    0,    0,    0,    0,    0,    0,
+    0,    0,    0,    0,    0,    0,    0,    0, /* sequence 5, monotonic 0 */
+    0,    0,    0,    0,    0,    0,    0,    0,
+    0,    0,    0,    0,    0,    0,    0,    0, /* realtime 0, type hash 0 */
     0xEE};
 
 static void test_packed_datagram_has_the_documented_bytes(void **state)
@@ -98,9 +100,9 @@ static void test_framing_that_does_not_fill_the_datagram_is_refused_whole(void *
     assert_int_equal(parse_modified(9, 1, n), ARDW_PACK_INVALID);  /* count 258 */
     assert_int_equal(parse_modified(28, 5, n), ARDW_PACK_INVALID); /* size 5: shifts entry 2 */
     assert_int_equal(parse_modified(28, 3, n), ARDW_PACK_INVALID);
-    assert_int_equal(parse_modified(31, 0x80, n), ARDW_PACK_INVALID); /* size 2^31 + 4 */
-    assert_int_equal(parse_modified(72, 0, n), ARDW_PACK_INVALID);    /* entry 2 of size 0 */
-    assert_int_equal(parse_modified(72, 2, n), ARDW_PACK_INVALID);    /* beyond the end */
+    assert_int_equal(parse_modified(31, 0x80, n), ARDW_PACK_INVALID);  /* size 2^31 + 4 */
+    assert_int_equal(parse_modified(72, 0, n), ARDW_PACK_INVALID);     /* entry 2 of size 0 */
+    assert_int_equal(parse_modified(72, 2, n), ARDW_PACK_INVALID);     /* beyond the end */
     assert_int_equal(parse_modified(99, 0, n + 1), ARDW_PACK_INVALID); /* a byte too many */
     assert_int_equal(parse_modified(99, 0, n - 1), ARDW_PACK_INVALID); /* a byte short */
     assert_int_equal(parse_modified(99, 0, 30), ARDW_PACK_INVALID);    /* entry header cut */
@@ -173,8 +175,8 @@ static void feed(const uint8_t *d, size_t len)
 
 /* A packed datagram, epoch 7, of (conn id, seq) pairs; payload byte i of an entry is
  * seq + i. */
-static size_t packed(uint8_t *d, const uint32_t *ids, const uint64_t *seqs, int n,
-                     uint32_t size, uint64_t hash)
+static size_t packed(uint8_t *d, const uint32_t *ids, const uint64_t *seqs, int n, uint32_t size,
+                     uint64_t hash)
 {
     size_t len = ardw_pack_begin(d, 7);
     for (int k = 0; k < n; k++) {
