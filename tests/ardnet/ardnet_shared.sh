@@ -1,8 +1,8 @@
 #!/bin/bash
-# Many connections per datagram (docs/ardnet.md, "Shared sockets and packed datagrams"): a
-# sending ardnet with four routes to one UDP destination and a receiving ardnet with four
-# routes on one listening port (each learning its connection from the sender's descriptor),
-# over loopback. The four connections are written on a common tick. Checked: every reader
+# Many connections per datagram (docs/ardnet.md, "Many connections per bridge"): a sending
+# ardnet with four routes to one UDP destination (on its command line, joined by --next) and
+# a receiving ardnet with four routes on one listening port (a YAML file; each route learns
+# its connection from the sender's descriptor), over loopback. The four connections are written on a common tick. Checked: every reader
 # gets every packet it sees intact and in order, and the last one; the sender's counters show
 # fewer datagrams than packets (packed datagrams, at least the first wake-up: all four
 # connections hold a packet when it starts); the receiver took packed entries; a fifth route
@@ -13,13 +13,11 @@ RXD="${ARD_DOMAIN}_rx" # the receiving host's domain: the same connection names 
 trap 'cleanup_common; rm -f /dev/shm/ard."$RXD".* 2>/dev/null || true' EXIT
 K=4
 SIZE=64
-{
-    echo "routes:"
-    for i in $(seq 0 $((K - 1))); do
-        printf '  - in: sh%d\n    out: udp://127.0.0.1:%d\n    size: %d\n' "$i" "$PORT" "$SIZE"
-        printf '    type: "u64 u64 i64 u32[%d]"\n' $(((SIZE - 24) / 4))
-    done
-} >"$T/tx.yaml"
+tx=()
+for i in $(seq 0 $((K - 1))); do
+    [ "$i" = 0 ] || tx+=(--next)
+    tx+=(--in "sh$i" --out "udp://127.0.0.1:$PORT" --size $SIZE --type "u64 u64 i64 u32[$(((SIZE - 24) / 4))]")
+done
 {
     echo "routes:"
     for i in $(seq 0 $((K - 1))); do
@@ -45,6 +43,12 @@ grep -q "routes 'sh2' and 'other' both listen on udp://127.0.0.1:$PORT" "$T/dup.
     grep -q "routes 'other' and 'sh2' both listen on udp://127.0.0.1:$PORT" "$T/dup.err" ||
     fail "the duplicate connection id message does not name both routes: $(cat "$T/dup.err")"
 
+# --next needs a route before it.
+rc=0
+"$ARDNET" --next --in a --out b 2>"$T/next.err" || rc=$?
+[ "$rc" = 100 ] && grep -q -- "--next: no route before it" "$T/next.err" ||
+    fail "--next first: exit $rc, $(cat "$T/next.err")"
+
 "$TBLOCK" pub --size $SIZE --ports $K "${wires[@]}" --count 1 --plain --counter-from 1 >/dev/null
 bg_ready rx "$ARDNET" --config "$T/rx.yaml" --ard-domain "$RXD" --stats-file "$T/rx.stats"
 for i in $(seq 0 $((K - 1))); do
@@ -52,7 +56,7 @@ for i in $(seq 0 $((K - 1))); do
         --result "$T/sub$i.result"
 done
 sleep 0.3
-bg_ready tx "$ARDNET" --config "$T/tx.yaml" --stats-file "$T/tx.stats"
+bg_ready tx "$ARDNET" "${tx[@]}" --stats-file "$T/tx.stats"
 "$TBLOCK" pub --size $SIZE --ports $K "${wires[@]}" --rate 500 --count 1500 --plain \
     --counter-from 2 >"$T/pub.out"
 last=$(sed -n 's/.*last=//p' "$T/pub.out")
