@@ -5,6 +5,9 @@
  * (ardn_input_datagram): each entry goes to its route by connection id and is checked there
  * (size, type, order) on its own; an unknown id, a damaged datagram, a descriptor that would
  * change a live connection's type are refused and counted, never delivered or applied.
+ *
+ *   test_packed                      run the tests
+ *   test_packed --write-corpus DIR   write seeds for the datagram fuzzer's shared mode
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,8 +316,41 @@ static void test_a_descriptor_that_changes_a_live_type_is_refused_and_counted(vo
     assert_int_equal(atomic_load(&input.drop[ARDW_MAGIC]), 1);
 }
 
-int main(void)
+/* Fuzzer seeds for its shared mode (tests/ardnet/fuzz_datagram.c): mode byte 0x20 (0x30:
+ * with a clock byte per record), then records [u16 length][datagram] for the connections
+ * 0x00c0ffee + 0..2 of type "u32 f64 u16". */
+static int write_corpus(const char *dir)
 {
+    uint64_t hash = ard_type_hash(TYPE);
+    for (int timed = 0; timed < 2; timed++) {
+        uint8_t seed[4096];
+        size_t n = 0;
+        seed[n++] = timed ? 0x30 : 0x20;
+        for (int rec = 0; rec < 4; rec++) {
+            uint8_t d[1024];
+            const uint32_t ids[3] = {0x00c0ffeeu, 0x00c0ffefu, 0x00c0fff0u};
+            const uint64_t seqs[3] = {(uint64_t)(10 + rec), (uint64_t)(20 - rec), 30};
+            size_t len = packed(d, ids, seqs, rec == 3 ? 1 : 3, SIZE, hash);
+            if (timed)
+                seed[n++] = (uint8_t)(rec * 7);
+            seed[n++] = (uint8_t)len;
+            seed[n++] = (uint8_t)(len >> 8);
+            memcpy(seed + n, d, len);
+            n += len;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/packed_%d", dir, timed);
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(seed, 1, n, f) != n || fclose(f) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+        return write_corpus(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_packed_datagram_has_the_documented_bytes),
         cmocka_unit_test(test_framing_that_does_not_fill_the_datagram_is_refused_whole),
