@@ -107,11 +107,13 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         opaque |= strcmp(argv[i], "--opaque") == 0;
     long nports = pub ? opt_long(argc, argv, "--ports", 1) : 1;
-    if (nports < 1 || nports > 16) {
-        fprintf(stderr, "tblock: --ports must be 1..16\n");
+    if (nports < 1 || nports > 1024) {
+        fprintf(stderr, "tblock: --ports must be 1..1024\n");
         return 2;
     }
-    ard_port *ports[16] = {NULL};
+    ard_port **ports = calloc((size_t)nports, sizeof *ports);
+    if (!ports)
+        return 2;
     for (long k = 0; k < nports; k++) {
         char pname[16] = "data";
         if (k > 0)
@@ -157,6 +159,7 @@ int main(int argc, char **argv)
                 for (long k = 0; k < nports; k++)
                     if (ard_send_stamped(ports[k], buf, ard_now_ns(), hd.real_ns) < 0) {
                         free(buf);
+                        free(ports);
                         return 2;
                     }
                 sent++;
@@ -171,6 +174,7 @@ int main(int argc, char **argv)
         printf("sent=%ld last=%" PRIu64 "\n", sent, counter);
         ard_fini();
         free(buf);
+        free(ports);
         return 0;
     }
     long idle_ms = opt_long(argc, argv, "--idle-ms", 2000);
@@ -233,5 +237,6 @@ int main(int argc, char **argv)
     }
     ard_fini();
     free(buf);
+    free(ports);
     return bad || older || dup || badtime ? 1 : 0;
 }
