@@ -641,8 +641,8 @@ static int plan_queues(struct ardn_sender *s)
     return 0;
 }
 
-/* Local inputs, by first destination, in threads of at most ARD_WAIT_SLEEP_MAX (all of them
- * sleep in the kernel in one ard_wait). */
+/* Local inputs, grouped by first destination, in threads of at most ARD_WAIT_SLEEP_MAX (all
+ * of them sleep in the kernel in one ard_wait). */
 static int plan_senders(struct ardn_plan *p)
 {
     int nlocal = 0;
@@ -662,9 +662,21 @@ static int plan_senders(struct ardn_plan *p)
     int rc = 0;
     for (int k = 0; k < n && rc == 0;) {
         struct ardn_sender *s = &p->senders[p->nsenders++];
+        /* A thread takes whole destination groups while they fit (fewer threads, fewer
+         * wake-ups); a group larger than a thread is cut into threads of its own. */
         int j = k;
-        while (j < n && j - k < ARD_WAIT_SLEEP_MAX && first_dest(loc[j]) == first_dest(loc[k]))
-            j++;
+        while (j < n) {
+            int g = j;
+            while (g < n && first_dest(loc[g]) == first_dest(loc[j]))
+                g++;
+            if (g - k <= ARD_WAIT_SLEEP_MAX) {
+                j = g;
+                continue;
+            }
+            if (j == k)
+                j = k + ARD_WAIT_SLEEP_MAX;
+            break;
+        }
         s->n = j - k;
         s->routes = calloc((size_t)s->n, sizeof *s->routes);
         s->wait_r = calloc((size_t)s->n, sizeof *s->wait_r);
