@@ -25,7 +25,7 @@ trap 'netns_destroy; rm -rf "$W"' EXIT
 netns_create hostA hostB
 A="$(netns_cmd hostA)"
 B="$(netns_cmd hostB)"
-export ARD_DOMAIN=sharedcpu
+NCASE=0
 TICK=$(getconf CLK_TCK)
 cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 ready() {
@@ -42,6 +42,8 @@ killwait() { kill "$@" 2>/dev/null || true; wait "$@" 2>/dev/null || true; }
 
 case_() { # label binary size one-port(1|0)
     local label=$1 bin=$2 size=$3 one=$4 i port type
+    NCASE=$((NCASE + 1))
+    export ARD_DOMAIN=sharedcpu$NCASE # fresh connections: sizes differ between cases
     type="u64 u64 i64 u32[$(((size - 24) / 4))]"
     {
         echo "routes:"
