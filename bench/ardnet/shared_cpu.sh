@@ -7,7 +7,7 @@
 # packets (one datagram each, sent together), and 1 KiB to one port per connection (the
 # routes then share nothing: each its own socket and thread). With OLD_ARDNET (an ardnet
 # from before shared sockets) the one-port-per-connection cases run with it too, in the same
-# run. Prints the CPU of the sending and receiving ardnet (user + system, % of one CPU) and
+# run (CASES="1 3": only those, numbered as printed). Prints the CPU of the sending and receiving ardnet (user + system, % of one CPU) and
 # the datagrams per second the sender sent.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,11 +38,15 @@ ready_fifo() {
     cat "$1.fifo" >"$1" &
     READY_VAR="9:$(stat -c %d:%i "$1.fifo")"
 }
+# received FILE / errors FILE: sums over the route lines of a --stats-file (rewritten each second)
+received() { sed -n 's/^route .* received=\([0-9]*\) .*/\1/p' "$1" 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+errors() { sed -n 's/^route .* send_errors=\([0-9]*\) .*/\1/p' "$1" 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 killwait() { kill "$@" 2>/dev/null || true; wait "$@" 2>/dev/null || true; }
 
 case_() { # label binary size one-port(1|0)
     local label=$1 bin=$2 size=$3 one=$4 i port type
     NCASE=$((NCASE + 1))
+    [ -z "${CASES:-}" ] || [[ " $CASES " == *" $NCASE "* ]] || return 0
     export ARD_DOMAIN=sharedcpu$NCASE # fresh connections: sizes differ between cases
     type="u64 u64 i64 u32[$(((size - 24) / 4))]"
     {
@@ -62,7 +66,8 @@ case_() { # label binary size one-port(1|0)
         done
     } >"$W/b.yaml"
     ready_fifo "$W/b.ready"
-    ARD_READY_FD=$READY_VAR $B "$bin" --config "$W/b.yaml" 2>/dev/null 9>"$W/b.ready.fifo" &
+    ARD_READY_FD=$READY_VAR $B "$bin" --config "$W/b.yaml" --stats-file "$W/b.stats" \
+        2>/dev/null 9>"$W/b.ready.fifo" &
     local pb=$!
     ready_fifo "$W/a.ready"
     ARD_READY_FD=$READY_VAR $A "$bin" --config "$W/a.yaml" --stats-file "$W/a.stats" \
@@ -73,20 +78,25 @@ case_() { # label binary size one-port(1|0)
     $A "$TBLOCK" pub --size "$size" --ports "$N" --rate 1000 >/dev/null &
     local pp=$!
     sleep 1.5
-    local a0 b0 a1 b1 d0 d1
+    local a0 b0 a1 b1 d0 d1 r0 r1 e0 e1
     a0=$(cpu_of $pa)
     b0=$(cpu_of $pb)
     d0=$(sed -n 's/^output.* datagrams=\([0-9]*\).*/\1/p' "$W/a.stats" 2>/dev/null || true)
+    r0=$(received "$W/b.stats")
+    e0=$(errors "$W/a.stats")
     sleep "$SECONDS_CPU"
     a1=$(cpu_of $pa)
     b1=$(cpu_of $pb)
     d1=$(sed -n 's/^output.* datagrams=\([0-9]*\).*/\1/p' "$W/a.stats" 2>/dev/null || true)
+    r1=$(received "$W/b.stats")
+    e1=$(errors "$W/a.stats")
     local dg="(one socket per connection)"
     [ -n "$d0" ] && [ -n "$d1" ] && dg="$(((d1 - d0) / SECONDS_CPU)) datagrams/s"
     echo "$label: sender $(((a1 - a0) * 100 / TICK / SECONDS_CPU))%," \
-        "receiver $(((b1 - b0) * 100 / TICK / SECONDS_CPU))%, $dg"
+        "receiver $(((b1 - b0) * 100 / TICK / SECONDS_CPU))%, $dg, send errors" \
+        "$(((e1 - e0) / SECONDS_CPU))/s, delivered $(((r1 - r0) / SECONDS_CPU)) packets/s"
     killwait $pp $pa $pb
-    rm -f "$W/a.stats"
+    rm -f "$W/a.stats" "$W/b.stats"
 }
 echo "== $N connections at 1 kHz on a common tick, $(date -u +%Y-%m-%dT%H:%MZ)," \
     "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), ${SECONDS_CPU} s windows"
