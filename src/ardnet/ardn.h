@@ -49,6 +49,8 @@ enum ardn_counter {
                          * burst (latest value: a backlog is not replayed) */
     ARDN_C_FRAGMENTS,   /* fragment datagrams sent (UDP outputs), or kept for reassembly
                          * (UDP input) */
+    ARDN_C_PACKED,      /* packets sent in (UDP outputs) or taken from (UDP input) packed
+                         * datagrams shared with other connections */
     ARDN_C_NCOUNTERS
 };
 
@@ -56,6 +58,9 @@ struct ardn_counters {
     _Atomic uint64_t c[ARDN_C_NCOUNTERS];
     _Atomic uint64_t drop[ARDW_NCAUSES]; /* index by enum ardw_cause; [0] unused */
 };
+
+struct ardn_dest;
+struct ardn_input;
 
 struct ardn_route {
     char name[ARD_MAX_NAME + 1];
@@ -75,10 +80,20 @@ struct ardn_route {
     double max_rate;  /* 0: unlimited */
     size_t max_dgram; /* largest datagram sent (UDP payload bytes); 0: the default */
 
-    /* Set up by ardn_route_open. */
-    int fd_in;                /* UDP input socket, -1 */
-    int out_fd[ARDN_MAX_OUT]; /* connected socket per UDP output, -1 */
-    uint8_t *buf;             /* newest packet taken in, host order (size bytes) */
+    /* Set up by ardn_route_open, then ardn_plan_open (the sockets, shared between routes). */
+    int fd_in;                /* UDP input socket, -1 (its input's, shared) */
+    int out_fd[ARDN_MAX_OUT]; /* connected socket per UDP output, -1 (its destination's) */
+    struct ardn_dest *dest[ARDN_MAX_OUT]; /* UDP outputs: the shared destination */
+    int txq[ARDN_MAX_OUT];                /* UDP outputs: queue index in its sending thread */
+    struct ardn_input *input;             /* UDP input: the shared listening socket */
+    struct ardn_reducer red;              /* --every / --max-rate state */
+    bool fresh;                           /* UDP input: a packet was delivered in this batch */
+    struct ardw_hdr newest;               /* its header */
+    bool desc_due;                        /* send the descriptor with the queued packet */
+    struct ardw_hdr tx_h;                 /* header of the packet in r->tx */
+    bool in_reported;                     /* local input: a receive error was reported */
+    int64_t bad_until;                    /* local input: left out of the wait until then */
+    uint8_t *buf;                         /* newest packet taken in, host order (size bytes) */
     uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */
     struct ardw_hdr held_hdr; /* its header */
     uint8_t *tx;              /* payload being sent, wire order (size bytes) */
@@ -87,14 +102,12 @@ struct ardn_route {
     struct iovec *tx_iov;     /* two per datagram: header, payload piece */
     unsigned nfrag;           /* datagrams per packet (1: not fragmented) */
     size_t chunk;             /* payload bytes per fragment */
-    uint8_t *rx;              /* datagram being received */
     struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
     struct ardw_reasm reasm;  /* the fragmented packet in progress of a UDP input */
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
-    pthread_t thread;
-    bool started;
+    uint32_t queued;     /* bit i: output i's packet is queued in the sending thread */
     bool learning;       /* UDP input: size and type still to come from the sender */
     bool learn_reported; /* taking them failed, and was reported */
     uint8_t *desc;       /* descriptor datagram sent to UDP outputs, NULL for none */
@@ -107,6 +120,65 @@ struct ardn_route {
     struct ardw_hdr mismatch_hdr;
     struct sockaddr_storage mismatch_src;
     struct ardn_counters cnt;
+};
+
+/* A UDP destination (host:port) shared by every route that sends there: one connected
+ * socket. Its counters are written by the sending threads. */
+struct ardn_dest {
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    char text[ARDN_EP_TEXT];
+    int fd;
+    size_t limit; /* largest packed datagram: the smallest --max-datagram of its routes */
+    int nroutes;
+    atomic_bool reported; /* a send error other than the network's was reported */
+    _Atomic uint64_t datagrams, packed, packets, send_errors;
+};
+
+/* A UDP listening address shared by every route that listens there: one socket and one
+ * receiving thread, the routes told apart by connection id. */
+struct ardn_input {
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    char text[ARDN_EP_TEXT];
+    int fd;
+    struct ardn_route **routes; /* sorted by connection id */
+    int nroutes;
+    struct ardn_route **touched; /* routes with a packet delivered in the current batch */
+    int ntouched;
+    uint8_t *rx;
+    pthread_t thread;
+    bool started;
+    /* Datagrams that name no route (shared inputs only; with one route, its counters). */
+    _Atomic uint64_t datagrams, packed;
+    _Atomic uint64_t drop[ARDW_NCAUSES];
+};
+
+struct ardn_txq; /* route.c: the packets a sending thread has for one destination */
+
+/* A sending thread: up to ARD_WAIT_SLEEP_MAX routes with a local input, waited on together. */
+struct ardn_sender {
+    struct ardn_route **routes;
+    int n;
+    ard_port **ports; /* the wait set: routes not left out after an error */
+    struct ardn_route **wait_r;
+    unsigned char *ready;
+    struct ardn_txq *q;
+    int nq;
+    pthread_t thread;
+    bool started;
+};
+
+/* Every route of the process with its shared sockets and threads. */
+struct ardn_plan {
+    struct ardn_route *routes;
+    int nroutes;
+    struct ardn_dest *dests;
+    int ndests;
+    struct ardn_input *inputs;
+    int ninputs;
+    struct ardn_sender *senders;
+    int nsenders;
 };
 
 struct ardn_global {
@@ -139,13 +211,30 @@ int ardn_fail_prefix(int code, const char *prefix);
 void ardn_addr_str(const struct sockaddr_storage *a, char *buf, size_t len);
 
 /* route.c */
-/* Check the route, attach local ports, open sockets. 0, or a negative code whose detail
- * starts with "route 'NAME': ". */
+/* Check the route, attach local ports, allocate its buffers (no socket yet). 0, or a negative
+ * code whose detail starts with "route 'NAME': ". */
 int ardn_route_open(struct ardn_route *r);
-int ardn_route_start(struct ardn_route *r);
-void ardn_route_join(struct ardn_route *r);
 void ardn_route_close(struct ardn_route *r);
 void ardn_route_init(struct ardn_route *r);
+
+/* Open every route, group them by UDP destination and listening address (refusing two
+ * routes of one listening address with the same connection id, or one that accepts any),
+ * open the shared sockets and plan the threads. 0 or a negative code with the detail. */
+int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n);
+/* Start the threads: one per listening address, one per ARD_WAIT_SLEEP_MAX local inputs of a
+ * destination group. */
+int ardn_plan_start(struct ardn_plan *p);
+/* After ardn_stop is set: join the threads. */
+void ardn_plan_join(struct ardn_plan *p);
+/* Close sockets and routes, free everything (not p->routes). */
+void ardn_plan_close(struct ardn_plan *p);
+
+/* One received datagram for a listening address (from src, NULL: no peer check, at now_ns):
+ * checked and, a packed one, unpacked; each packet is checked against its route (by
+ * connection id) and counted; a delivered one is in its route's buf, with fresh set, newest
+ * its header, and the route in in->touched. */
+void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
+                         const struct sockaddr_storage *src, int64_t now_ns);
 /* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
  * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
  * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
@@ -155,9 +244,32 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
                                 const struct sockaddr_storage *src, struct ardw_hdr *h,
                                 int64_t now_ns);
 
+/* Helpers of route.c for plan.c (the threads). */
+int ardn_route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ardn_count(struct ardn_route *r, enum ardn_counter c, uint64_t n);
+void ardn_count_drop(struct ardn_route *r, enum ardw_cause c);
+/* Report a failed send to d once, unless it is the network's business (errno e). */
+void ardn_send_error(struct ardn_route *r, struct ardn_dest *d, int e);
+/* A new packet (in r->buf, header h) through the reducers to the outputs; s: the sending
+ * thread that queues the UDP packets, NULL to send them at once. */
+void ardn_offer(struct ardn_route *r, const struct ardw_hdr *h, int64_t now, struct ardn_sender *s);
+/* Every wake-up: forward a held packet whose slot has come, report a mismatch. */
+void ardn_tick(struct ardn_route *r, int64_t now, struct ardn_sender *s);
+/* Local input: take the newest packet if there is a new one and offer it. 0, or the error
+ * of ard_tryrec (reported once). */
+int ardn_take_local(struct ardn_route *r, int64_t now, struct ardn_sender *s);
+/* The longest datagram of a connection that can be valid (fragment or descriptor). */
+size_t ardn_rx_slot(const struct ardn_route *r);
+/* plan.c: queue output i of r (encoded in r->tx) in its sending thread. */
+void ardn_txq_add(struct ardn_sender *s, struct ardn_route *r, int i);
+
 /* counters.c */
-void ardn_counters_print(FILE *f, struct ardn_route *routes, int n);
-int ardn_counters_write_file(const char *path, struct ardn_route *routes, int n);
+/* One line per route, then one per UDP destination and listening address that routes share. */
+void ardn_counters_print(FILE *f, const struct ardn_plan *p);
+int ardn_counters_write_file(const char *path, const struct ardn_plan *p);
 
 /* config.c: read a YAML file into routes (appended to *routes / *n) and globals. Prints
  * "file:line:column: what is wrong" to stderr and returns -1 on error. */

@@ -11,7 +11,7 @@
 #include <time.h>
 
 static const char usage_text[] =
-    "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...]\n"
+    "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...] [--next ROUTE...]\n"
     "       ardnet [OPTIONS] --config FILE\n"
     "\n"
     "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
@@ -31,6 +31,7 @@ static const char usage_text[] =
     "                          1452: no IP fragmentation on Ethernet); larger packets are\n"
     "                          sent as fragments\n"
     "      --name NAME         route name in counters and messages\n"
+    "      --next              end this route, the options after it make another one\n"
     "Process:\n"
     "  -c, --config FILE       read routes (and the options below) from a YAML file\n"
     "      --bind ADDR         source address of all sockets\n"
@@ -100,7 +101,8 @@ enum {
     OPT_CPU,
     OPT_STATS,
     OPT_VERSION,
-    OPT_MAX_DGRAM
+    OPT_MAX_DGRAM,
+    OPT_NEXT
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +116,7 @@ static const struct option long_opts[] = {
     {"max-rate", required_argument, NULL, 'r'},
     {"name", required_argument, NULL, OPT_NAME},
     {"max-datagram", required_argument, NULL, OPT_MAX_DGRAM},
+    {"next", no_argument, NULL, OPT_NEXT},
     {"config", required_argument, NULL, 'c'},
     {"bind", required_argument, NULL, OPT_BIND},
     {"dev", required_argument, NULL, OPT_DEV},
@@ -157,6 +160,7 @@ static const char *route_key(int opt)
 
 static struct ardn_route *routes;
 static int nroutes;
+static struct ardn_plan plan;
 
 /* A local connection may be read by any number of routes, but written only once in the process
  * (it has one writer), and a route must not write its own input (a loop). */
@@ -187,6 +191,19 @@ static int check_local_names(void)
     return 0;
 }
 
+/* A complete command-line route joins the list. */
+static int push_route(struct ardn_route *cl)
+{
+    if (ardn_route_finish(cl) < 0)
+        return usage_error("%s", ard_errdetail());
+    struct ardn_route *n = realloc(routes, (size_t)(nroutes + 1) * sizeof *routes);
+    if (!n)
+        return usage_error("%s", "out of memory");
+    routes = n;
+    routes[nroutes++] = *cl;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct ardn_global *cli, const char **config)
 {
     struct ardn_route cl;
@@ -205,6 +222,14 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
         }
         int rc = 0;
         switch (opt) {
+        case OPT_NEXT:
+            if (!have_cl)
+                return usage_error("%s", "--next: no route before it (give --in and --out first)");
+            if ((rc = push_route(&cl)) != 0)
+                return rc;
+            ardn_route_init(&cl);
+            have_cl = false;
+            break;
         case 'c':
             *config = optarg;
             break;
@@ -251,15 +276,7 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    if (have_cl) {
-        if (ardn_route_finish(&cl) < 0)
-            return usage_error("%s", ard_errdetail());
-        routes = realloc(routes, (size_t)(nroutes + 1) * sizeof *routes);
-        if (!routes)
-            return usage_error("%s", "out of memory");
-        routes[nroutes++] = cl;
-    }
-    return 0;
+    return have_cl ? push_route(&cl) : 0;
 }
 
 /* Options, the route file, and the routes' consistency: 0 or the exit code. */
@@ -295,16 +312,15 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: getrandom: %s\n", strerror(errno));
         return ARDN_EXIT_SYSTEM;
     }
-    /* Before the route threads exist: they inherit affinity and policy. */
+    /* Before the threads exist: they inherit affinity and policy. */
     int rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
     if (rc < 0) {
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
     }
-    for (int i = 0; i < nroutes && rc == 0; i++)
-        rc = ardn_route_open(&routes[i]);
-    for (int i = 0; i < nroutes && rc == 0; i++)
-        rc = ardn_route_start(&routes[i]);
+    rc = ardn_plan_open(&plan, routes, nroutes);
+    if (rc == 0)
+        rc = ardn_plan_start(&plan);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
@@ -326,9 +342,9 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
         if (sig == SIGTERM || sig == SIGINT)
             return;
         if (sig == SIGUSR1)
-            ardn_counters_print(stderr, routes, nroutes);
+            ardn_counters_print(stderr, &plan);
         if (ardn_g.stats_file[0])
-            ardn_counters_write_file(ardn_g.stats_file, routes, nroutes);
+            ardn_counters_write_file(ardn_g.stats_file, &plan);
     }
 }
 
@@ -336,17 +352,18 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
 static void stop_routes(bool report)
 {
     atomic_store(&ardn_stop, true);
-    for (int i = 0; i < nroutes; i++)
-        ardn_route_join(&routes[i]);
+    ardn_plan_join(&plan);
     if (report) {
-        ardn_counters_print(stderr, routes, nroutes);
-        if (ardn_g.stats_file[0] &&
-            ardn_counters_write_file(ardn_g.stats_file, routes, nroutes) < 0)
+        ardn_counters_print(stderr, &plan);
+        if (ardn_g.stats_file[0] && ardn_counters_write_file(ardn_g.stats_file, &plan) < 0)
             fprintf(stderr, "ardnet: --stats-file %s: cannot write: %s\n", ardn_g.stats_file,
                     strerror(errno));
     }
-    for (int i = 0; i < nroutes; i++)
-        ardn_route_close(&routes[i]);
+    if (plan.routes)
+        ardn_plan_close(&plan);
+    else /* (the plan failed before it took them) */
+        for (int i = 0; i < nroutes; i++)
+            ardn_route_close(&routes[i]);
     free(routes);
     ard_fini();
 }

@@ -1,4 +1,4 @@
-/* route.c - one route: attach the endpoints, then forward in its own thread. */
+/* route.c - one route: attach the endpoints, check what comes in, forward it. */
 #include "ardn.h"
 #include "ardi.h"
 
@@ -14,38 +14,8 @@
 struct ardn_global ardn_g = {.dscp = -1, .sock_prio = -1};
 atomic_bool ardn_stop;
 
-#define IDLE_NS 250000000LL       /* how often an idle route looks at the stop flag */
-#define ERROR_PAUSE_NS 100000000L /* pause after a receive error that would recur at once */
-
-/* Receive buffers: BATCH slots of one expected datagram plus one byte, so that a longer one
- * is seen as longer (MSG_TRUNC reports its real length) without 64 KiB per slot. */
-#define BATCH 16
-
-static size_t rx_slot(const struct ardn_route *r)
-{
-    /* The largest valid datagram is a fragment header with the whole payload but one byte, or
-     * a descriptor datagram with the longest descriptor. */
-    size_t data = ARDW_FRAG_HDR_SIZE + r->size + 1, desc = ARDW_HDR_SIZE + ARD_MAX_TYPE + 1;
-    return ((data > desc ? data : desc) + 7) & ~(size_t)7;
-}
-
-/* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams
- * at once. Capped by net.core.[rw]mem_max; a failure leaves the default. */
-static void grow_sockbuf(int fd, int opt, size_t want)
-{
-    int cur = 0;
-    socklen_t len = sizeof cur;
-    if (getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 && (size_t)cur / 2 >= want)
-        return; /* the kernel reports twice the value set */
-    int v = want > (size_t)(64 << 20) ? 64 << 20 : (int)want;
-    (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
-}
-
 /* Fail with the library's convention: code, and a detail naming the route. */
-static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
+int ardn_route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
 {
     char msg[600];
     va_list ap;
@@ -56,10 +26,7 @@ static int route_fail(const struct ardn_route *r, int code, const char *fmt, ...
 }
 
 /* A running route's message on stderr (its thread cannot return an error). */
-static void route_warn(const struct ardn_route *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void route_warn(const struct ardn_route *r, const char *fmt, ...)
+void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -69,12 +36,12 @@ static void route_warn(const struct ardn_route *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static void count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
+void ardn_count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
 {
     atomic_fetch_add_explicit(&r->cnt.c[c], n, memory_order_relaxed);
 }
 
-static void count_drop(struct ardn_route *r, enum ardw_cause c)
+void ardn_count_drop(struct ardn_route *r, enum ardw_cause c)
 {
     atomic_fetch_add_explicit(&r->cnt.drop[c], 1, memory_order_relaxed);
 }
@@ -122,143 +89,35 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
     ard_port *p = ard_create_on(name, ep->conn, dir, 0, NULL);
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)
-            return route_fail(r, ARD_EINVAL,
-                              "connection '%s' does not exist and its size is unknown "
-                              "(give --size and --type, or start its writer first)",
-                              ep->conn);
+            return ardn_route_fail(r, ARD_EINVAL,
+                                   "connection '%s' does not exist and its size is unknown "
+                                   "(give --size and --type, or start its writer first)",
+                                   ep->conn);
         p = ard_create_on(name, ep->conn, dir, r->size, r->type[0] ? r->type : NULL);
     }
     if (!p) {
         /* A contradiction between the route and the connection is a configuration error;
          * permissions, a live writer elsewhere and the like are the system's. */
         int e = ard_lasterror();
-        return route_fail(r, e, "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
+        return ardn_route_fail(r, e, "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
     }
     ep->port = p;
     const char *type = ard_port_type(p);
     if (r->size != 0 && r->size != ard_port_size(p))
-        return route_fail(r, ARD_EINVAL, "connection '%s' has size %zu, the route says %zu",
-                          ep->conn, ard_port_size(p), r->size);
+        return ardn_route_fail(r, ARD_EINVAL, "connection '%s' has size %zu, the route says %zu",
+                               ep->conn, ard_port_size(p), r->size);
     if (r->type_given) {
         char norm[ARD_MAX_TYPE + 1] = "";
         if (r->type[0] && ard_type_normalize(r->type, norm, sizeof norm) < 0)
-            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+            return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (ard_type_hash(norm) != ard_type_hash(type)) /* names do not matter */
-            return route_fail(r, ARD_EINVAL, "connection '%s' has type '%s', the route says '%s'",
-                              ep->conn, type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
+            return ardn_route_fail(r, ARD_EINVAL,
+                                   "connection '%s' has type '%s', the route says '%s'", ep->conn,
+                                   type[0] ? type : "(opaque)", norm[0] ? norm : "(opaque)");
     }
     r->size = ard_port_size(p);
     snprintf(r->type, sizeof r->type, "%s", type);
     r->type_given = true;
-    return 0;
-}
-
-static int set_sockopts(struct ardn_route *r, int fd, int family)
-{
-    if (ardn_g.dev[0] &&
-        setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev, (socklen_t)strlen(ardn_g.dev)) < 0)
-        return route_fail(r, ARD_ESYS, "--dev %s: %s", ardn_g.dev, strerror(errno));
-    if (ardn_g.dscp >= 0) {
-        int tos = ardn_g.dscp << 2;
-        int rc = family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos)
-                                    : setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
-        if (rc < 0)
-            return route_fail(r, ARD_ESYS, "--dscp %d: %s", ardn_g.dscp, strerror(errno));
-    }
-    if (ardn_g.sock_prio >= 0 &&
-        setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &ardn_g.sock_prio, sizeof ardn_g.sock_prio) < 0)
-        return route_fail(r, ARD_ESYS, "--sock-prio %d: %s", ardn_g.sock_prio, strerror(errno));
-    return 0;
-}
-
-static bool is_any(const struct sockaddr_storage *a)
-{
-    if (a->ss_family == AF_INET)
-        return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
-    if (a->ss_family == AF_INET6)
-        return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr);
-    return false;
-}
-
-/* The --bind address with the given port, if --bind was given and matches the family. */
-static int bind_addr(struct ardn_route *r, int family, uint16_t port_be, struct sockaddr_storage *a,
-                     socklen_t *len, bool *have)
-{
-    *have = false;
-    if (!ardn_g.bind[0])
-        return 0;
-    bool has_port;
-    if (ardn_resolve(ardn_g.bind, a, len, &has_port) < 0)
-        return route_fail(r, ARD_EINVAL, "--bind: %s", ard_errdetail());
-    if (a->ss_family != family)
-        return 0;
-    if (family == AF_INET)
-        ((struct sockaddr_in *)a)->sin_port = port_be;
-    else
-        ((struct sockaddr_in6 *)a)->sin6_port = port_be;
-    *have = true;
-    return 0;
-}
-
-static int open_udp_in(struct ardn_route *r)
-{
-    struct ardn_ep *ep = &r->in;
-    int family = ep->addr.ss_family;
-    r->fd_in = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (r->fd_in < 0)
-        return route_fail(r, ARD_ESYS, "socket: %s", strerror(errno));
-    int rc = set_sockopts(r, r->fd_in, family);
-    if (rc)
-        return rc;
-    struct sockaddr_storage a = ep->addr;
-    socklen_t alen = ep->addrlen;
-    if (is_any(&ep->addr)) {
-        uint16_t port = family == AF_INET ? ((struct sockaddr_in *)&ep->addr)->sin_port
-                                          : ((struct sockaddr_in6 *)&ep->addr)->sin6_port;
-        bool have;
-        struct sockaddr_storage b;
-        socklen_t blen;
-        if ((rc = bind_addr(r, family, port, &b, &blen, &have)) != 0)
-            return rc;
-        if (have) {
-            a = b;
-            alen = blen;
-        }
-    }
-    if (bind(r->fd_in, (struct sockaddr *)&a, alen) < 0) {
-        char s[128];
-        ardn_addr_str(&a, s, sizeof s);
-        return route_fail(r, ARD_ESYS, "cannot listen on %s (%s): %s", s, ep->text,
-                          strerror(errno));
-    }
-    if (r->size > ARDW_DEFAULT_DGRAM)
-        grow_sockbuf(r->fd_in, SO_RCVBUF, 4 * (r->size + r->size / 8));
-    return 0;
-}
-
-static int open_udp_out(struct ardn_route *r, int i)
-{
-    struct ardn_ep *ep = &r->out[i];
-    int family = ep->addr.ss_family;
-    int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-        return route_fail(r, ARD_ESYS, "socket: %s", strerror(errno));
-    r->out_fd[i] = fd;
-    int rc = set_sockopts(r, fd, family);
-    if (rc)
-        return rc;
-    struct sockaddr_storage b;
-    socklen_t blen;
-    bool have;
-    if ((rc = bind_addr(r, family, 0, &b, &blen, &have)) != 0)
-        return rc;
-    if (have && bind(fd, (struct sockaddr *)&b, blen) < 0)
-        return route_fail(r, ARD_ESYS, "--bind %s: %s", ardn_g.bind, strerror(errno));
-    /* Connected: no route lookup per send. */
-    if (connect(fd, (struct sockaddr *)&ep->addr, ep->addrlen) < 0)
-        return route_fail(r, ARD_ESYS, "cannot send to %s: %s", ep->text, strerror(errno));
-    if (r->nfrag > 1)
-        grow_sockbuf(fd, SO_SNDBUF, 4 * (r->size + r->size / 8));
     return 0;
 }
 
@@ -284,26 +143,26 @@ static int attach_outputs(struct ardn_route *r)
 static int setup_packet(struct ardn_route *r)
 {
     if (r->size == 0)
-        return route_fail(r, ARD_EINVAL,
-                          "the packet size is unknown: a route with no local connection "
-                          "needs --size (and --type)");
+        return ardn_route_fail(r, ARD_EINVAL,
+                               "the packet size is unknown: a route with no local connection "
+                               "needs --size (and --type)");
     if (r->size > ARDW_MAX_PAYLOAD)
-        return route_fail(
+        return ardn_route_fail(
             r, ARD_EINVAL,
             "connection size %zu exceeds the largest packet ardnet carries (%u bytes)", r->size,
             ARDW_MAX_PAYLOAD);
     if (r->type[0]) {
         size_t n = 0, tsize = 0;
         if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
-            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+            return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (tsize != r->size)
-            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
-                              tsize, r->size);
+            return ardn_route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu",
+                                   r->type, tsize, r->size);
         r->fields = calloc(n, sizeof *r->fields);
         if (!r->fields)
-            return route_fail(r, ARD_ENOMEM, "out of memory");
+            return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
         if (ard_type_parse(r->type, r->fields, n, &r->nfields, NULL) < 0)
-            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+            return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
     }
     r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
     for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
@@ -323,14 +182,14 @@ static int setup_packet(struct ardn_route *r)
     r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
     r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
     if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
-        return route_fail(r, ARD_ENOMEM, "out of memory");
+        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
     bool udp_out = false;
     for (int i = 0; i < r->nout; i++)
         udp_out |= r->out[i].kind == ARDN_EP_UDP;
     if (udp_out && r->conn_id != 0) { /* (a relay that passes any id on has no one type) */
         r->desc = malloc(ARDW_HDR_SIZE + ARD_MAX_TYPE);
         if (!r->desc)
-            return route_fail(r, ARD_ENOMEM, "out of memory");
+            return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
         struct ardw_hdr dh = {.conn_id = r->conn_id,
                               .size = (uint32_t)r->size,
                               .epoch = ardn_g.epoch,
@@ -339,15 +198,10 @@ static int setup_packet(struct ardn_route *r)
     }
     if (r->in.kind == ARDN_EP_UDP) {
         /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
-        uint8_t *rx = malloc(BATCH * rx_slot(r));
-        if (!rx)
-            return route_fail(r, ARD_ENOMEM, "out of memory");
-        free(r->rx); /* (a learning route's, for descriptors only) */
-        r->rx = rx;
         r->reasm.data = malloc(r->size);
         r->reasm.cap = (uint32_t)r->size;
         if (!r->reasm.data)
-            return route_fail(r, ARD_ENOMEM, "out of memory");
+            return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
     }
     return 0;
 }
@@ -356,14 +210,14 @@ int ardn_route_open(struct ardn_route *r)
 {
     int rc;
     if (r->nout == 0)
-        return route_fail(r, ARD_EINVAL, "no output (--out)");
+        return ardn_route_fail(r, ARD_EINVAL, "no output (--out)");
     if (r->type_given && r->type[0]) {
         size_t tsize;
         if (ard_type_parse(r->type, NULL, 0, NULL, &tsize) < 0)
-            return route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+            return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
         if (r->size != 0 && r->size != tsize)
-            return route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu", r->type,
-                              tsize, r->size);
+            return ardn_route_fail(r, ARD_EINVAL, "type '%s' has size %zu, the route says %zu",
+                                   r->type, tsize, r->size);
         r->size = tsize;
     }
     if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
@@ -397,13 +251,7 @@ int ardn_route_open(struct ardn_route *r)
     }
     if (!r->learning && (rc = setup_packet(r)) != 0)
         return rc;
-    if (r->in.kind == ARDN_EP_UDP && (rc = open_udp_in(r)) != 0)
-        return rc;
-    for (int i = 0; i < r->nout; i++)
-        if (r->out[i].kind == ARDN_EP_UDP && (rc = open_udp_out(r, i)) != 0)
-            return rc;
-    if (r->learning && !(r->rx = malloc(BATCH * rx_slot(r))))
-        return route_fail(r, ARD_ENOMEM, "out of memory");
+    ardn_reducer_init(&r->red, r->every, r->max_rate);
     return 0;
 }
 
@@ -424,8 +272,8 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
         return;
     }
     if (!r->learn_reported)
-        route_warn(r, "cannot take the sender's size %u and type '%s': %s", h->size, type,
-                   ard_errdetail());
+        ardn_route_warn(r, "cannot take the sender's size %u and type '%s': %s", h->size, type,
+                        ard_errdetail());
     r->learn_reported = true;
     for (int i = 0; i < r->nout; i++) {
         ard_close(r->out[i].port);
@@ -456,6 +304,7 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
  * datagram, or r->nfrag fragments of r->chunk payload bytes (the last one shorter). */
 static void encode(struct ardn_route *r, const struct ardw_hdr *h)
 {
+    r->tx_h = *h;
     ardw_payload_to_wire(r->tx, r->held, r->size, r->fields, r->nfields);
     for (unsigned i = 0; i < r->nfrag; i++) {
         struct ardw_hdr fh = *h; /* (a relayed header may come from a received fragment) */
@@ -477,9 +326,20 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
     }
 }
 
+void ardn_send_error(struct ardn_route *r, struct ardn_dest *d, int e)
+{
+    /* A full buffer or an unreachable peer is the network's business (counted); anything
+     * else is a fault worth one message per destination. */
+    if (e && e != EAGAIN && e != EWOULDBLOCK && e != ENOBUFS && e != ECONNREFUSED &&
+        e != EHOSTUNREACH && e != ENETUNREACH && !atomic_exchange(&d->reported, true))
+        ardn_route_warn(r, "send to %s: %s", d->text, strerror(e));
+}
+
 /* Send the packet in r->held (host order) with header h to every output; every
- * ARDW_DESC_EVERY_NS, the UDP outputs get the descriptor datagram first. */
-static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now)
+ * ARDW_DESC_EVERY_NS, the UDP outputs get the descriptor datagram first. A route of a
+ * sending thread (s) queues its UDP packets there, to be packed with the other routes'. */
+static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
+                    struct ardn_sender *s)
 {
     bool encoded = false, desc = r->desc && now >= r->desc_next_ns;
     if (desc)
@@ -491,100 +351,87 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now)
              * its CLOCK_MONOTONIC is meaningful only on the writer's own host. */
             int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : ard_now_ns();
             if (ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
-                count(r, ARDN_C_SENT, 1);
+                ardn_count(r, ARDN_C_SENT, 1);
             else
-                count(r, ARDN_C_SEND_ERRORS, 1);
+                ardn_count(r, ARDN_C_SEND_ERRORS, 1);
             continue;
         }
         if (!encoded) {
             encode(r, h);
             encoded = true;
         }
+        if (s) {
+            r->desc_due |= desc;
+            ardn_txq_add(s, r, i);
+            continue;
+        }
+        struct ardn_dest *d = r->dest[i];
         if (desc) /* best effort, like everything on UDP: counted nowhere */
-            (void)send(r->out_fd[i], r->desc, r->desc_len, MSG_DONTWAIT);
+            (void)send(d->fd, r->desc, r->desc_len, MSG_DONTWAIT);
         /* Non-blocking, all fragments back to back in one call: a full socket buffer drops
          * the rest of this packet rather than queueing it (the receiver gives it up when the
          * next packet comes). */
-        int n = sendmmsg(r->out_fd[i], r->tx_msg, r->nfrag, 0);
-        if (r->nfrag > 1 && n > 0)
-            count(r, ARDN_C_FRAGMENTS, (uint64_t)n);
+        int n = sendmmsg(d->fd, r->tx_msg, r->nfrag, 0);
+        int e = n < 0 ? errno : 0;
+        if (n > 0) {
+            atomic_fetch_add_explicit(&d->datagrams, (uint64_t)n, memory_order_relaxed);
+            if (r->nfrag > 1)
+                ardn_count(r, ARDN_C_FRAGMENTS, (uint64_t)n);
+        }
         if (n == (int)r->nfrag) {
-            count(r, ARDN_C_SENT, 1);
+            ardn_count(r, ARDN_C_SENT, 1);
+            atomic_fetch_add_explicit(&d->packets, 1, memory_order_relaxed);
             continue;
         }
-        count(r, ARDN_C_SEND_ERRORS, 1);
-        /* A full buffer or an unreachable peer is the network's business (counted); anything
-         * else is a fault worth one message per output. */
-        int e = n < 0 ? errno : 0;
-        if (e && e != EAGAIN && e != EWOULDBLOCK && e != ENOBUFS && e != ECONNREFUSED &&
-            e != EHOSTUNREACH && e != ENETUNREACH && !ep->reported) {
-            ep->reported = true;
-            route_warn(r, "send to %s: %s", ep->text, strerror(e));
-        }
+        ardn_count(r, ARDN_C_SEND_ERRORS, 1);
+        atomic_fetch_add_explicit(&d->send_errors, 1, memory_order_relaxed);
+        ardn_send_error(r, d, e);
     }
 }
 
-/* A new packet is in r->buf with header *h: through the reducers to the outputs. A packet
- * to forward or hold moves to r->held (the buffers are swapped), so that the packets taken
- * in while one is held never touch it. */
-static void offer(struct ardn_route *r, struct ardn_reducer *red, const struct ardw_hdr *h,
-                  int64_t now)
+void ardn_offer(struct ardn_route *r, const struct ardw_hdr *h, int64_t now, struct ardn_sender *s)
 {
     bool replaced;
-    enum ardn_red_action a = ardn_reducer_offer(red, now, &replaced);
+    enum ardn_red_action a = ardn_reducer_offer(&r->red, now, &replaced);
     if (a == ARDN_RED_DROP || replaced)
-        count(r, ARDN_C_REDUCED, 1);
+        ardn_count(r, ARDN_C_REDUCED, 1);
     if (a == ARDN_RED_DROP)
         return;
+    /* A packet to forward or hold moves to r->held (the buffers are swapped), so that the
+     * packets taken in while one is held never touch it. */
     uint8_t *t = r->held;
     r->held = r->buf;
     r->buf = t;
     r->held_hdr = *h;
     if (a == ARDN_RED_SEND) {
-        forward(r, &r->held_hdr, now);
-        ardn_reducer_sent(red, now);
+        forward(r, &r->held_hdr, now, s);
+        ardn_reducer_sent(&r->red, now);
     }
 }
 
-/* Called on every wake-up: forward a held packet once its time has come. */
-static void tick(struct ardn_route *r, struct ardn_reducer *red, int64_t now)
+int ardn_take_local(struct ardn_route *r, int64_t now, struct ardn_sender *s)
 {
-    if (ardn_reducer_due(red, now)) {
-        forward(r, &r->held_hdr, now);
-        ardn_reducer_sent(red, now);
+    int rc = ard_tryrec(r->in.port, r->buf);
+    if (rc == 1) {
+        struct ard_info info = ard_port_info(r->in.port);
+        ardn_count(r, ARDN_C_RECEIVED, 1);
+        ardn_count(r, ARDN_C_SKIPPED, info.skipped);
+        struct ardw_hdr h = {.conn_id = r->conn_id,
+                             .size = (uint32_t)r->size,
+                             .epoch = ardn_g.epoch,
+                             .seq = info.seq,
+                             .mono_ns = info.mono_ns,
+                             .real_ns = info.real_ns,
+                             .type_hash = r->type_hash};
+        ardn_offer(r, &h, now, s);
+        return 0;
     }
-}
-
-static void *local_loop(struct ardn_route *r, struct ardn_reducer *red)
-{
-    bool reported = false;
-    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
-        int64_t now = ard_now_ns();
-        int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
-        int rc = timeout > 0 ? ard_rec_timed(r->in.port, r->buf, timeout) : ARD_ETIMEDOUT;
-        now = ard_now_ns();
-        if (rc == 0) {
-            struct ard_info info = ard_port_info(r->in.port);
-            count(r, ARDN_C_RECEIVED, 1);
-            count(r, ARDN_C_SKIPPED, info.skipped);
-            struct ardw_hdr h = {.conn_id = r->conn_id,
-                                 .size = (uint32_t)r->size,
-                                 .epoch = ardn_g.epoch,
-                                 .seq = info.seq,
-                                 .mono_ns = info.mono_ns,
-                                 .real_ns = info.real_ns,
-                                 .type_hash = r->type_hash};
-            offer(r, red, &h, now);
-        } else if (rc != ARD_ETIMEDOUT && rc != ARD_EINTR) {
-            if (!reported)
-                route_warn(r, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
-            reported = true;
-            struct timespec ts = {0, ERROR_PAUSE_NS};
-            nanosleep(&ts, NULL);
-        }
-        tick(r, red, now);
-    }
-    return NULL;
+    if (rc == 0 || rc == ARD_ENODATA)
+        return 0;
+    if (!r->in_reported)
+        ardn_route_warn(r, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
+    r->in_reported = true;
+    return rc;
 }
 
 static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage *src)
@@ -603,6 +450,14 @@ static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage 
     const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&r->from_addr;
     return memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0 &&
            (!r->from_port || a->sin6_port == b->sin6_port);
+}
+
+/* Record the delivery of a whole packet (h, payload in wire order) and convert it. */
+static void deliver(struct ardn_route *r, const struct ardw_hdr *h, const uint8_t *payload,
+                    int64_t now_ns)
+{
+    ardw_delivered(&r->track, h, now_ns);
+    ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
 }
 
 /* Check one datagram; on success it is the newest, converted into r->buf. */
@@ -630,15 +485,37 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
         bool abandoned, current = r->track.have && h->epoch == r->track.epoch;
         c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, current, now_ns, &abandoned);
         if (abandoned)
-            count_drop(r, ARDW_INCOMPLETE);
+            ardn_count_drop(r, ARDW_INCOMPLETE);
         if (c != ARDW_OK)
             return c;
         payload = r->reasm.data;
     } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
-        count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
+        ardn_count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
     }
-    ardw_delivered(&r->track, h, now_ns);
-    ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
+    deliver(r, h, payload, now_ns);
+    return ARDW_OK;
+}
+
+/* One entry of a packed datagram (h from ardw_pack_entry): the same checks as a whole
+ * packet's after the framing. */
+static enum ardw_cause take_entry(struct ardn_route *r, const struct ardw_hdr *h,
+                                  const uint8_t *payload, const struct sockaddr_storage *src,
+                                  int64_t now_ns)
+{
+    if (src && !from_peer(r, src))
+        return ARDW_PEER;
+    if (r->learning)
+        return ARDW_UNKNOWN;
+    struct ardw_expect e = {
+        .conn_id = r->conn_id, .size = (uint32_t)r->size, .type_hash = r->type_hash};
+    enum ardw_cause c = ardw_check(h, &e);
+    if (c == ARDW_OK)
+        c = ardw_order(&r->track, h, now_ns);
+    if (c != ARDW_OK)
+        return c;
+    if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq))
+        ardn_count_drop(r, ARDW_INCOMPLETE);
+    deliver(r, h, payload, now_ns);
     return ARDW_OK;
 }
 
@@ -667,154 +544,153 @@ static void report_mismatch(struct ardn_route *r, const struct ardw_hdr *h, cons
     describe(theirs, sizeof theirs, type, h->type_hash, h->size);
     describe(ours, sizeof ours, r->type, r->type_hash, r->size);
     bool size = h->size != r->size;
-    route_warn(r,
-               "%s sends %s, this route expects %s: nothing from it can be delivered (%s counts "
-               "the datagrams); give this side %s%s%s",
-               from, theirs, ours, size ? "drop_size" : "drop_type",
-               size ? "the sender's --size and --type" : "--type '",
-               size ? "" : (type ? type : "?"), size ? "" : "'");
+    ardn_route_warn(r,
+                    "%s sends %s, this route expects %s: nothing from it can be delivered (%s "
+                    "counts the datagrams); give this side %s%s%s",
+                    from, theirs, ours, size ? "drop_size" : "drop_type",
+                    size ? "the sender's --size and --type" : "--type '",
+                    size ? "" : (type ? type : "?"), size ? "" : "'");
 }
 
-static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
+void ardn_tick(struct ardn_route *r, int64_t now, struct ardn_sender *s)
 {
-    if (ns == *current)
-        return;
-    struct timeval tv = {(time_t)(ns / 1000000000), (suseconds_t)(ns % 1000000000 / 1000)};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    *current = ns;
-}
-
-static void *udp_loop(struct ardn_route *r, struct ardn_reducer *red)
-{
-    struct mmsghdr msgs[BATCH];
-    struct iovec iov[BATCH];
-    struct sockaddr_storage src[BATCH];
-    int64_t rcvtimeo = -1;
-    bool recv_reported = false;
-    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
-        size_t slot = rx_slot(r); /* (grows once, when a learning route learns) */
-        int64_t now = ard_now_ns();
-        int64_t timeout = ardn_reducer_timeout(red, now, IDLE_NS);
-        int flags = MSG_WAITFORONE | MSG_TRUNC;
-        if (timeout < 1000)
-            flags |= MSG_DONTWAIT; /* SO_RCVTIMEO 0 would mean "forever" */
-        else
-            set_rcvtimeo(r->fd_in, timeout, &rcvtimeo);
-        for (int k = 0; k < BATCH; k++) {
-            iov[k] = (struct iovec){r->rx + k * slot, slot};
-            msgs[k].msg_hdr = (struct msghdr){.msg_name = &src[k],
-                                              .msg_namelen = sizeof src[k],
-                                              .msg_iov = &iov[k],
-                                              .msg_iovlen = 1};
-            msgs[k].msg_len = 0;
-        }
-        /* One system call per wake-up in the common case: blocks for the first datagram,
-         * then takes whatever else is already queued. */
-        int n = recvmmsg(r->fd_in, msgs, BATCH, flags, NULL);
-        now = ard_now_ns();
-        if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) {
-            /* A hard error (or end of input on a shut-down socket) would recur at once: say
-             * so once, count it, and retry at a pace that costs nothing. */
-            count(r, ARDN_C_RECV_ERRORS, 1);
-            if (!recv_reported)
-                route_warn(r, "receive on %s: %s", r->in.text,
-                           n == 0 ? "socket shut down" : strerror(errno));
-            recv_reported = true;
-            struct timespec ts = {0, ERROR_PAUSE_NS};
-            nanosleep(&ts, NULL);
-            continue;
-        }
-        bool fresh = false;
-        struct ardw_hdr newest = {0};
-        for (int k = 0; k < n; k++) {
-            size_t len = msgs[k].msg_len;
-            struct ardw_hdr h;
-            enum ardw_cause c;
-            if (!from_peer(r, &src[k]))
-                c = ARDW_PEER;
-            else if (len > slot) /* cut short by the buffer: its real length is too big */
-                c = r->learning ? ARDW_UNKNOWN : ARDW_OVERSIZED;
-            else
-                c = ardn_route_take(r, r->rx + k * slot, len, NULL, &h, now);
-            if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0))
-                count(r, ARDN_C_FRAGMENTS, 1);
-            if (c == ARDW_PENDING)
-                continue;
-            if (c == ARDW_DESC) {
-                if (r->learning) {
-                    learn(r, &h, r->peer_type);
-                    if (!r->learning) { /* the rest was read into the smaller slots */
-                        for (int j = k + 1; j < n; j++)
-                            count_drop(r, ARDW_UNKNOWN);
-                        break;
-                    }
-                } else if (h.type_hash != r->type_hash || h.size != r->size) {
-                    report_mismatch(r, &h, r->peer_type, &src[k]);
-                }
-                continue;
-            }
-            if (c != ARDW_OK) {
-                count_drop(r, c);
-                if ((c == ARDW_TYPE || c == ARDW_SIZE) && !r->mismatch_ns) {
-                    r->mismatch_ns = now;
-                    r->mismatch_hdr = h;
-                    r->mismatch_src = src[k];
-                }
-                continue;
-            }
-            count(r, ARDN_C_RECEIVED, 1);
-            if (fresh)
-                count(r, ARDN_C_SUPERSEDED, 1);
-            fresh = true;
-            newest = h;
-        }
-        if (r->mismatch_ns && now - r->mismatch_ns >= 2 * ARDW_DESC_EVERY_NS)
-            report_mismatch(r, &r->mismatch_hdr, NULL, &r->mismatch_src);
-        /* (now: taken right after the receive; the batch takes microseconds) */
-        if (fresh) {
-            if (r->conn_id != 0)
-                newest.conn_id = r->conn_id;
-            offer(r, red, &newest, now);
-        }
-        tick(r, red, now);
+    if (r->mismatch_ns && now - r->mismatch_ns >= 2 * ARDW_DESC_EVERY_NS)
+        report_mismatch(r, &r->mismatch_hdr, NULL, &r->mismatch_src);
+    if (ardn_reducer_due(&r->red, now)) {
+        forward(r, &r->held_hdr, now, s);
+        ardn_reducer_sent(&r->red, now);
     }
-    return NULL;
 }
 
-static void *route_main(void *arg)
+/* What came of one datagram or packed entry for route r. */
+static void result(struct ardn_input *in, struct ardn_route *r, enum ardw_cause c,
+                   const struct ardw_hdr *h, const struct sockaddr_storage *src, int64_t now)
 {
-    struct ardn_route *r = arg;
-    struct ardn_reducer red;
-    ardn_reducer_init(&red, r->every, r->max_rate);
-    if (r->in.kind == ARDN_EP_LOCAL)
-        return local_loop(r, &red);
-    return udp_loop(r, &red);
+    if (c == ARDW_PENDING || (c == ARDW_OK && h->frag_count != 0))
+        ardn_count(r, ARDN_C_FRAGMENTS, 1);
+    if (c == ARDW_PENDING)
+        return;
+    if (c == ARDW_DESC) {
+        if (r->learning) {
+            learn(r, h, r->peer_type);
+        } else if (h->type_hash != r->type_hash || h->size != r->size) {
+            /* Refused and counted, never applied: a live connection keeps its type. */
+            ardn_count_drop(r, h->size != r->size ? ARDW_SIZE : ARDW_TYPE);
+            if (src)
+                report_mismatch(r, h, r->peer_type, src);
+        }
+        return;
+    }
+    if (c != ARDW_OK) {
+        ardn_count_drop(r, c);
+        if ((c == ARDW_TYPE || c == ARDW_SIZE) && !r->mismatch_ns) {
+            r->mismatch_ns = now;
+            r->mismatch_hdr = *h;
+            if (src)
+                r->mismatch_src = *src;
+        }
+        return;
+    }
+    ardn_count(r, ARDN_C_RECEIVED, 1);
+    if (h->flags == ARDW_FLAG_PACK)
+        ardn_count(r, ARDN_C_PACKED, 1);
+    if (r->fresh)
+        ardn_count(r, ARDN_C_SUPERSEDED, 1);
+    else
+        in->touched[in->ntouched++] = r;
+    r->fresh = true;
+    r->newest = *h;
 }
 
-int ardn_route_start(struct ardn_route *r)
+/* The route of a connection id: by binary search (routes sorted, ids distinct); a lone route
+ * takes everything (it counts what is not its own). */
+static struct ardn_route *route_of(const struct ardn_input *in, uint32_t id)
 {
-    int rc = pthread_create(&r->thread, NULL, route_main, r);
-    if (rc != 0)
-        return route_fail(r, ARD_ESYS, "cannot start thread: %s", strerror(rc));
-    r->started = true;
-    return 0;
+    if (in->nroutes == 1)
+        return in->routes[0];
+    int lo = 0, hi = in->nroutes;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (in->routes[mid]->conn_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < in->nroutes && in->routes[lo]->conn_id == id ? in->routes[lo] : NULL;
 }
 
-void ardn_route_join(struct ardn_route *r)
+/* A datagram that no single route can be blamed for: counted on the lone route, or on the
+ * shared input. */
+static void drop_datagram(struct ardn_input *in, enum ardw_cause c)
 {
-    if (r->started)
-        pthread_join(r->thread, NULL);
-    r->started = false;
+    if (in->nroutes == 1)
+        ardn_count_drop(in->routes[0], c);
+    else
+        atomic_fetch_add_explicit(&in->drop[c], 1, memory_order_relaxed);
+}
+
+static uint32_t get32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
+                         const struct sockaddr_storage *src, int64_t now)
+{
+    struct ardw_hdr h = {0};
+    if (in->nroutes > 1)
+        atomic_fetch_add_explicit(&in->datagrams, 1, memory_order_relaxed);
+    if (len >= ARDW_HDR_SIZE && d[5] == ARDW_FLAG_PACK) {
+        uint64_t epoch;
+        unsigned count;
+        enum ardw_cause c = ardw_parse_packed(d, len, &epoch, &count);
+        if (c != ARDW_OK) {
+            drop_datagram(in, c);
+            return;
+        }
+        if (in->nroutes > 1)
+            atomic_fetch_add_explicit(&in->packed, 1, memory_order_relaxed);
+        size_t off = ARDW_PACK_HDR_SIZE;
+        for (unsigned i = 0; i < count; i++) {
+            const uint8_t *payload = ardw_pack_entry(d, &off, epoch, &h);
+            struct ardn_route *r = route_of(in, h.conn_id);
+            if (!r)
+                drop_datagram(in, ARDW_CONN);
+            else
+                result(in, r, take_entry(r, &h, payload, src, now), &h, src, now);
+        }
+        return;
+    }
+    struct ardn_route *r = route_of(in, len >= 12 ? get32le(d + 8) : 0);
+    if (!r) { /* the framing's fault if it has one, else an unknown connection */
+        enum ardw_cause c = ARDW_CONN;
+        if (len < ARDW_HDR_SIZE || d[5] != ARDW_FLAG_DESC)
+            c = ardw_parse(d, len, NULL, &h);
+        drop_datagram(in, c == ARDW_OK ? ARDW_CONN : c);
+        return;
+    }
+    enum ardw_cause c;
+    if (src && !from_peer(r, src))
+        c = ARDW_PEER;
+    else if (len > ardn_rx_slot(r)) /* longer than anything valid for this route */
+        c = r->learning ? ARDW_UNKNOWN : ARDW_OVERSIZED;
+    else
+        c = ardn_route_take(r, d, len, NULL, &h, now);
+    result(in, r, c, &h, src, now);
+}
+
+size_t ardn_rx_slot(const struct ardn_route *r)
+{
+    /* The largest valid datagram is a fragment header with the whole payload but one byte, or
+     * a descriptor datagram with the longest descriptor. */
+    size_t data = ARDW_FRAG_HDR_SIZE + r->size + 1, desc = ARDW_HDR_SIZE + ARD_MAX_TYPE + 1;
+    return data > desc ? data : desc;
 }
 
 void ardn_route_close(struct ardn_route *r)
 {
-    if (r->fd_in >= 0)
-        close(r->fd_in);
-    r->fd_in = -1;
+    r->fd_in = -1; /* (the sockets are the plan's) */
     for (int i = 0; i < r->nout; i++) {
-        if (r->out_fd[i] >= 0)
-            close(r->out_fd[i]);
         r->out_fd[i] = -1;
         ard_close(r->out[i].port);
         r->out[i].port = NULL;
@@ -830,10 +706,9 @@ void ardn_route_close(struct ardn_route *r)
     free(r->tx_hdr);
     free(r->tx_msg);
     free(r->tx_iov);
-    free(r->rx);
     free(r->reasm.data);
     r->fields = NULL;
-    r->buf = r->held = r->tx = r->tx_hdr = r->rx = r->reasm.data = NULL;
+    r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = NULL;
     r->tx_msg = NULL;
     r->tx_iov = NULL;
 }

@@ -23,6 +23,7 @@ static const char *const cause_names[ARDW_NCAUSES] = {
     [ARDW_FRAG_OLD] = "frag_old",
     [ARDW_INCOMPLETE] = "incomplete",
     [ARDW_UNKNOWN] = "unknown",
+    [ARDW_PACK_INVALID] = "pack_invalid",
 };
 
 const char *ardw_cause_name(enum ardw_cause c)
@@ -215,6 +216,11 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
         if ((uint64_t)len - ARDW_HDR_SIZE > h->size)
             return ARDW_OVERSIZED;
     }
+    return e ? ardw_check(h, e) : ARDW_OK;
+}
+
+enum ardw_cause ardw_check(const struct ardw_hdr *h, const struct ardw_expect *e)
+{
     if (e->conn_id != 0 && h->conn_id != e->conn_id)
         return ARDW_CONN;
     if (h->size != e->size)
@@ -222,6 +228,79 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
     if (h->type_hash != e->type_hash)
         return ARDW_TYPE;
     return ARDW_OK;
+}
+
+size_t ardw_pack_begin(uint8_t *b, uint64_t epoch)
+{
+    memset(b, 0, ARDW_PACK_HDR_SIZE);
+    put32(b + 0, ARDW_MAGIC_WORD);
+    b[4] = ARDW_WIRE_VERSION;
+    b[5] = ARDW_FLAG_PACK;
+    put16(b + 6, ARDW_PACK_HDR_SIZE);
+    put64(b + 16, epoch);
+    return ARDW_PACK_HDR_SIZE;
+}
+
+size_t ardw_pack_add(uint8_t *b, size_t len, const struct ardw_hdr *h, const void *payload)
+{
+    uint8_t *e = b + len;
+    put32(e + 0, h->conn_id);
+    put32(e + 4, h->size);
+    put64(e + 8, h->seq);
+    put64(e + 16, (uint64_t)h->mono_ns);
+    put64(e + 24, (uint64_t)h->real_ns);
+    put64(e + 32, h->type_hash);
+    memcpy(e + ARDW_ENTRY_HDR_SIZE, payload, h->size);
+    put16(b + 8, (uint16_t)(get16(b + 8) + 1));
+    return len + ARDW_ENTRY_HDR_SIZE + h->size;
+}
+
+enum ardw_cause ardw_parse_packed(const uint8_t *b, size_t len, uint64_t *epoch, unsigned *count)
+{
+    if (len < ARDW_PACK_HDR_SIZE)
+        return len >= 4 && get32(b) != ARDW_MAGIC_WORD ? ARDW_MAGIC : ARDW_TRUNCATED;
+    if (len > ARDW_MAX_DGRAM)
+        return ARDW_OVERSIZED;
+    if (get32(b) != ARDW_MAGIC_WORD)
+        return ARDW_MAGIC;
+    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_PACK || get16(b + 6) != ARDW_PACK_HDR_SIZE ||
+        get16(b + 10) != 0 || get32(b + 12) != 0)
+        return ARDW_VERSION;
+    unsigned n = get16(b + 8);
+    if (n == 0)
+        return ARDW_PACK_INVALID;
+    /* The entries must fill the datagram exactly: a count or a size that is off by anything
+     * is damage, and then no entry of it can be trusted. */
+    size_t off = ARDW_PACK_HDR_SIZE;
+    for (unsigned i = 0; i < n; i++) {
+        if (len - off < ARDW_ENTRY_HDR_SIZE)
+            return ARDW_PACK_INVALID;
+        uint32_t size = get32(b + off + 4);
+        if (size == 0 || size > len - off - ARDW_ENTRY_HDR_SIZE)
+            return ARDW_PACK_INVALID;
+        off += ARDW_ENTRY_HDR_SIZE + size;
+    }
+    if (off != len)
+        return ARDW_PACK_INVALID;
+    *epoch = get64(b + 16);
+    *count = n;
+    return ARDW_OK;
+}
+
+const uint8_t *ardw_pack_entry(const uint8_t *b, size_t *off, uint64_t epoch, struct ardw_hdr *h)
+{
+    const uint8_t *e = b + *off;
+    *h = (struct ardw_hdr){.version = ARDW_WIRE_VERSION,
+                           .flags = ARDW_FLAG_PACK,
+                           .conn_id = get32(e + 0),
+                           .size = get32(e + 4),
+                           .epoch = epoch,
+                           .seq = get64(e + 8),
+                           .mono_ns = (int64_t)get64(e + 16),
+                           .real_ns = (int64_t)get64(e + 24),
+                           .type_hash = get64(e + 32)};
+    *off += ARDW_ENTRY_HDR_SIZE + h->size;
+    return e + ARDW_ENTRY_HDR_SIZE;
 }
 
 /* The decision without recovery. */

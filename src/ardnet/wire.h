@@ -22,6 +22,7 @@
 #define ARDW_FRAG_HDR_SIZE 64u
 #define ARDW_FLAG_FRAG 0x01u
 #define ARDW_FLAG_DESC 0x02u /* a descriptor datagram: the sender's type descriptor as text */
+#define ARDW_FLAG_PACK 0x04u /* a packed datagram: packets of several connections */
 #define ARDW_DESC_EVERY_NS 1000000000LL /* a sender repeats its descriptor this often */
 /* Largest UDP payload over IPv4 (65535 - 20 IP - 8 UDP). */
 #define ARDW_MAX_DGRAM 65507u
@@ -32,6 +33,11 @@
 #define ARDW_DEFAULT_DGRAM6 1452u
 #define ARDW_MAX_PAYLOAD 65536u /* 64 KiB */
 #define ARDW_MAX_FRAGS 256u     /* fragments of one packet (a 65536-byte packet needs <= 147) */
+/* A packed datagram: a 24-byte header, then `count` entries of a 40-byte entry header and
+ * its payload, back to back, filling the datagram exactly (docs/wire.md). */
+#define ARDW_PACK_HDR_SIZE 24u
+#define ARDW_ENTRY_HDR_SIZE 40u
+#define ARDW_MAX_ENTRIES ((ARDW_MAX_DGRAM - ARDW_PACK_HDR_SIZE) / (ARDW_ENTRY_HDR_SIZE + 1))
 
 struct ardw_hdr {
     uint8_t version;
@@ -78,6 +84,8 @@ enum ardw_cause {
                           * when a newer packet's fragment or a newer packet arrives) */
     ARDW_UNKNOWN,        /* a route that learns size and type from the sender has not yet
                           * received its descriptor */
+    ARDW_PACK_INVALID,   /* a packed datagram whose entry count and lengths do not fill it
+                          * exactly (nothing of it is delivered) */
     ARDW_NCAUSES,
     ARDW_PENDING = -1, /* not a drop: a fragment was kept, its packet is not complete yet */
     ARDW_DESC = -2     /* not a drop: a valid descriptor datagram (never delivered) */
@@ -110,12 +118,37 @@ size_t ardw_put_desc(uint8_t *buf, const struct ardw_hdr *h, const char *type);
 enum ardw_cause ardw_parse_desc(const uint8_t *buf, size_t len, const struct ardw_expect *e,
                                 struct ardw_hdr *h, char *type);
 
+/* Packed datagrams (flags ARDW_FLAG_PACK). The sender writes the 24-byte header with
+ * ardw_pack_begin, then appends entries with ardw_pack_add (the entry count is updated in
+ * the header); buf must have room for every entry. h gives conn_id, size, seq, mono_ns,
+ * real_ns and type_hash; payload is in wire order. Both return the datagram's length. */
+size_t ardw_pack_begin(uint8_t *buf, uint64_t epoch);
+size_t ardw_pack_add(uint8_t *buf, size_t len, const struct ardw_hdr *h, const void *payload);
+
+/* Check the framing of a packed datagram of `len` bytes: magic, version, flags, header
+ * length, reserved bytes 0, an entry count of at least 1, and entries whose sizes (each at
+ * least 1) fill the datagram exactly. On ARDW_OK, *epoch and *count are set and the entries
+ * can be read with ardw_pack_entry; otherwise nothing of the datagram may be delivered
+ * (ARDW_TRUNCATED, ARDW_MAGIC, ARDW_VERSION, ARDW_OVERSIZED, ARDW_PACK_INVALID). Never reads
+ * beyond len. */
+enum ardw_cause ardw_parse_packed(const uint8_t *buf, size_t len, uint64_t *epoch, unsigned *count);
+
+/* Read the entry at *off of a packed datagram that ardw_parse_packed accepted (start with
+ * *off = ARDW_PACK_HDR_SIZE): *h as ardw_parse fills it for a whole packet (flags
+ * ARDW_FLAG_PACK, the datagram's epoch); returns its payload (h->size bytes) and moves *off
+ * to the next entry. */
+const uint8_t *ardw_pack_entry(const uint8_t *buf, size_t *off, uint64_t epoch, struct ardw_hdr *h);
+
+/* The route's expectations on a parsed header: connection id (unless e->conn_id is 0), then
+ * size, then type hash. ARDW_OK, ARDW_CONN, ARDW_SIZE or ARDW_TYPE. */
+enum ardw_cause ardw_check(const struct ardw_hdr *h, const struct ardw_expect *e);
+
 /* Read and check the header of a datagram of `len` bytes. On ARDW_OK, *h is filled and the
  * payload is buf[ARDW_HDR_SIZE .. ARDW_HDR_SIZE + h->size), or for a fragment (frag_count != 0)
  * buf[ARDW_FRAG_HDR_SIZE .. len), to be placed at payload offset frag_off. A fragment is
  * checked on its own: its offset, length, index and count must describe one piece of a
  * payload of `size` bytes cut into equal chunks (the last one shorter or equal). Never reads
- * beyond len. */
+ * beyond len. With e NULL, only the framing is checked (not connection, size, type). */
 enum ardw_cause ardw_parse(const uint8_t *buf, size_t len, const struct ardw_expect *e,
                            struct ardw_hdr *h);
 

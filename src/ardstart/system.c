@@ -4,8 +4,9 @@
  * The description is turned into what a user would write by hand: a master script that
  * starts one script per subsystem (on its host, level by level with readiness), each of
  * which starts its blocks with their wiring. Where a connection's writer and a reader are
- * mapped to different hosts, an ardnet bridge pair is inserted: a receiving bridge in the
- * reader's subsystem before its blocks, a sending bridge in the writer's after the writer.
+ * mapped to different hosts, the connection is bridged: one ardnet pair per pair of hosts
+ * carries all of their connections (a receiving ardnet in the first subsystem that reads
+ * one, before its blocks; a sending one after the last block that writes one).
  * The master runs as the system's entry, so `ardstart --list` shows the tree and
  * `ardkill NAME` stops it. Format: docs/ardstart.md, "System description".
  *
@@ -874,13 +875,19 @@ static void block_cmd(const struct sys *s, const struct block *bl, struct ardb_s
     ardb_str_free(&script);
 }
 
-/* Bridges to insert: per connection, one pair for each reader host other than the writer's. */
+/* Bridges to insert: per connection, one for each reader host other than the writer's. */
 struct bridge {
     const struct conn *c;
-    int writer_sub;
-    int reader_sub; /* first subsystem on the reader host that reads it */
-    char rhost[ARDB_MAX_HOST];
+    int pair; /* its host pair */
+};
+
+/* One ardnet pair per (writer's host, reader's host) carries every bridge between them on
+ * one UDP port (docs/ardnet.md, "Many connections per bridge"). */
+struct hostpair {
+    char whost[ARDB_MAX_HOST], rhost[ARDB_MAX_HOST];
     int port;
+    int rsub;        /* the receiving ardnet: first subsystem there that reads one of them */
+    int last_writer; /* the sending ardnet: right after the last block that writes one */
 };
 
 static void start_line(struct ardb_str *out, const char *name, const char *cmd, int wait_s)
@@ -888,36 +895,53 @@ static void start_line(struct ardb_str *out, const char *name, const char *cmd, 
     ardb_str_addf(out, "ardstart -q --wait=%d -n %s -- %s\n", wait_s, name, cmd);
 }
 
-/* prefix + connection, cut to a valid entry name. */
-static void bridge_name(char *buf, size_t len, const char *prefix, const char *conn)
+/* prefix + the network name of a host, as a valid entry name: "to_10_0_0_2". */
+static void bridge_name(char *buf, size_t len, const char *prefix, const char *host)
 {
-    struct ardb_str s = {0};
-    ardb_str_add(&s, prefix);
-    ardb_str_add(&s, conn);
-    ardb_copy(buf, len, s.s);
-    ardb_str_free(&s);
+    snprintf(buf, len, "%s%.40s", prefix, net_host(host));
+    for (char *p = buf + strlen(prefix); *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+            *p = '_'; /* a host may be an address */
+}
+
+/* The ardnet of one side of host pair k: a route per bridge, joined by --next. */
+static void pair_cmd(const struct sys *s, const struct bridge *br, int nbr, int k,
+                     const struct hostpair *hp, bool receiving, struct ardb_str *cmd)
+{
+    ardb_str_quote(cmd, "ardnet");
+    bool first = true;
+    for (int j = 0; j < nbr; j++) {
+        if (br[j].pair != k)
+            continue;
+        if (!first)
+            ardb_str_add(cmd, " --next");
+        first = false;
+        if (receiving) /* --from: only the sending bridge on the writer's host is accepted */
+            ardb_str_addf(cmd, " --in udp://:%d --from %s --out %s", hp->port,
+                          net_host(hp->whost[0] ? hp->whost : s->local), br[j].c->name);
+        else
+            ardb_str_addf(cmd, " --in %s --out udp://%s:%d", br[j].c->name,
+                          net_host(hp->rhost[0] ? hp->rhost : s->local), hp->port);
+        ardb_str_addf(cmd, " --size %zu", br[j].c->size);
+        ardb_str_quote(cmd, "--type");
+        ardb_str_quote(cmd, br[j].c->type);
+    }
 }
 
 /* The script of subsystem i. */
-static void sub_script(const struct sys *s, int i, const struct bridge *br, int nbr, int wait_s,
-                       struct ardb_str *out)
+static void sub_script(const struct sys *s, int i, const struct bridge *br, int nbr,
+                       const struct hostpair *hp, int nhp, int wait_s, struct ardb_str *out)
 {
     /* The first line is what a listing shows of the command. */
     ardb_str_addf(out, "# subsystem %s of system %s (%s)\nset -e\n", s->subs[i].name, s->name,
                   s->shown);
     char name[ARDB_MAX_NAME + 1];
-    for (int k = 0; k < nbr; k++) {
-        if (br[k].reader_sub != i)
+    for (int k = 0; k < nhp; k++) {
+        if (hp[k].rsub != i)
             continue;
         struct ardb_str cmd = {0};
-        ardb_str_quote(&cmd, "ardnet");
-        /* --from: only the sending bridge on the writer's host is accepted. */
-        const char *wh = s->subs[br[k].writer_sub].host;
-        ardb_str_addf(&cmd, " --in udp://:%d --from %s --out %s --size %zu", br[k].port,
-                      net_host(wh[0] ? wh : s->local), br[k].c->name, br[k].c->size);
-        ardb_str_quote(&cmd, "--type");
-        ardb_str_quote(&cmd, br[k].c->type);
-        bridge_name(name, sizeof name, "from_", br[k].c->name);
+        pair_cmd(s, br, nbr, k, &hp[k], true, &cmd);
+        bridge_name(name, sizeof name, "from_", hp[k].whost[0] ? hp[k].whost : s->local);
         start_line(out, name, cmd.s, wait_s);
         ardb_str_free(&cmd);
     }
@@ -932,29 +956,15 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
             start_line(out, bl->group < 0 ? bl->name : s->groups[bl->group].name, cmd.s, wait_s);
             ardb_str_free(&cmd);
         }
-        /* Sending bridges right after the block that writes the connection. */
-        for (int k = 0; k < nbr; k++) {
-            bool writes = false;
-            for (int w = 0; w < bl->nwires; w++)
-                writes = writes || (bl->wires[w].out && !strcmp(bl->wires[w].conn, br[k].c->name));
-            if (!writes)
+        /* Sending bridges right after the last block that writes one of their connections. */
+        for (int k = 0; k < nhp; k++) {
+            if (hp[k].last_writer != b)
                 continue;
-            struct ardb_str bc = {0};
-            ardb_str_quote(&bc, "ardnet");
-            ardb_str_addf(&bc, " --in %s --out udp://%s:%d --size %zu", br[k].c->name,
-                          net_host(br[k].rhost[0] ? br[k].rhost : s->local), br[k].port,
-                          br[k].c->size);
-            ardb_str_quote(&bc, "--type");
-            ardb_str_quote(&bc, br[k].c->type);
-            char prefix[ARDB_MAX_NAME + 8];
-            snprintf(prefix, sizeof prefix, "to_%.20s_",
-                     net_host(br[k].rhost[0] ? br[k].rhost : s->local));
-            for (char *p = prefix; *p; p++)
-                if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
-                    *p = '_'; /* a host may be an address: "to_10_0_0_2_arm.state" */
-            bridge_name(name, sizeof name, prefix, br[k].c->name);
-            start_line(out, name, bc.s, wait_s);
-            ardb_str_free(&bc);
+            struct ardb_str cmd = {0};
+            pair_cmd(s, br, nbr, k, &hp[k], false, &cmd);
+            bridge_name(name, sizeof name, "to_", hp[k].rhost[0] ? hp[k].rhost : s->local);
+            start_line(out, name, cmd.s, wait_s);
+            ardb_str_free(&cmd);
         }
     }
     ardb_str_add(out, "ardstart --ready\nexec sleep infinity\n");
@@ -1010,7 +1020,8 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
 
     /* Writers and readers per connection; bridges where hosts differ. */
     static struct bridge br[MAXB];
-    int nbr = 0;
+    static struct hostpair hp[MAXB];
+    int nbr = 0, nhp = 0;
     for (int b = 0; b < s->nblocks; b++)
         for (int w = 0; w < s->blocks[b].nwires; w++) {
             const struct wire *wi = &s->blocks[b].wires[w];
@@ -1028,10 +1039,12 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
                     const char *wh = host_of(s, &s->blocks[b]), *rh = host_of(s, &s->blocks[b2]);
                     if (!strcmp(wh, rh))
                         continue;
+                    int k = 0; /* the host pair */
+                    while (k < nhp && (strcmp(hp[k].whost, wh) || strcmp(hp[k].rhost, rh)))
+                        k++;
                     bool have = false;
-                    for (int k = 0; k < nbr; k++)
-                        have =
-                            have || (!strcmp(br[k].c->name, wi->conn) && !strcmp(br[k].rhost, rh));
+                    for (int j = 0; j < nbr; j++)
+                        have = have || (br[j].pair == k && !strcmp(br[j].c->name, wi->conn));
                     if (have)
                         continue;
                     const struct conn *c = find_conn(s, wi->conn);
@@ -1042,10 +1055,20 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
                                    wi->conn, wh[0] ? wh : s->local, rh[0] ? rh : s->local);
                     if (nbr == MAXB)
                         return bad(s, NULL, "more than %d bridges", MAXB);
-                    br[nbr] =
-                        (struct bridge){c, s->blocks[b].sub, s->blocks[b2].sub, "", s->port + nbr};
-                    ardb_copy(br[nbr].rhost, sizeof br[nbr].rhost, rh);
-                    nbr++;
+                    if (k == nhp) {
+                        hp[k] = (struct hostpair){
+                            .port = s->port + nhp, .rsub = s->blocks[b2].sub, .last_writer = b};
+                        ardb_copy(hp[k].whost, sizeof hp[k].whost, wh);
+                        ardb_copy(hp[k].rhost, sizeof hp[k].rhost, rh);
+                        nhp++;
+                    }
+                    if (s->blocks[b2].sub < hp[k].rsub)
+                        hp[k].rsub = s->blocks[b2].sub;
+                    if (s->blocks[b].sub > s->blocks[hp[k].last_writer].sub ||
+                        (s->blocks[b].sub == s->blocks[hp[k].last_writer].sub &&
+                         b > hp[k].last_writer))
+                        hp[k].last_writer = b;
+                    br[nbr++] = (struct bridge){c, k};
                 }
         }
 
@@ -1055,7 +1078,7 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
     ardb_str_addf(master, "# system %s (%s)\nset -e\n", s->name, s->shown);
     for (int i = 0; i < s->nsubs; i++) {
         struct ardb_str script = {0};
-        sub_script(s, i, br, nbr, wait_s, &script);
+        sub_script(s, i, br, nbr, hp, nhp, wait_s, &script);
         ardb_str_add(master, "ardstart -q");
         if (s->subs[i].host[0]) {
             ardb_str_quote(master, "-H");

@@ -12,6 +12,11 @@
  * packet is delivered only after the hold-off without deliveries; a delivered packet is
  * exactly the bytes its datagram(s) carried (a whole packet: its payload; a reassembled one:
  * the bytes of fragments of its own (epoch, seq) only, each at its offset), converted.
+ * Bit 5 selects the shared mode: the records go to a listening address shared by three
+ * routes (ardn_input_datagram), so packed datagrams (flags 4) are unpacked to them; checked
+ * per route as above (order, and the delivered bytes are those of the first entry, or the
+ * whole packet, of its connection and sequence), and a packed datagram whose framing is
+ * refused delivers nothing to any route.
  */
 #include "ardn.h"
 
@@ -116,6 +121,126 @@ static void multi(struct ardn_route *r, const struct sockaddr_storage *src, cons
     }
 }
 
+/* ---- shared mode --------------------------------------------------------------------------- */
+
+static struct ardn_route shared[3];
+static struct ardn_route *shared_sorted[3], *shared_touched[3];
+static uint8_t shared_bufs[3][24], shared_reasm[3][24];
+static struct ardn_input input;
+
+static void setup_shared(void)
+{
+    for (int i = 0; i < 3; i++) {
+        struct ardn_route *r = &shared[i];
+        ardn_route_init(r);
+        r->size = 24;
+        r->fields = fields[0];
+        r->nfields = routes[0].nfields;
+        r->type_hash = ard_type_hash(types[0]);
+        r->conn_id = 0x00c0ffeeu + (uint32_t)i;
+        r->buf = shared_bufs[i];
+        r->reasm.data = shared_reasm[i];
+        r->reasm.cap = 24;
+        if (ardn_route_option(r, "from", "10.77.0.11") < 0)
+            abort();
+        shared_sorted[i] = r;
+    }
+    input.routes = shared_sorted;
+    input.nroutes = 3;
+    input.touched = shared_touched;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The wire bytes route r should hold after datagram d delivered (conn, h->seq) to it, or
+ * NULL for a fragment (checked by the other modes). */
+static const uint8_t *delivered_bytes(const uint8_t *d, size_t len, const struct ardn_route *r,
+                                      const struct ardw_hdr *h)
+{
+    if (d[5] != ARDW_FLAG_PACK)
+        return h->frag_count ? NULL : d + ARDW_HDR_SIZE;
+    uint64_t epoch;
+    unsigned count;
+    if (ardw_parse_packed(d, len, &epoch, &count) != ARDW_OK)
+        abort(); /* delivered from a datagram whose framing is refused */
+    size_t off = ARDW_PACK_HDR_SIZE;
+    for (unsigned i = 0; i < count; i++) {
+        struct ardw_hdr e;
+        const uint8_t *p = ardw_pack_entry(d, &off, epoch, &e);
+        if (e.conn_id == r->conn_id && e.seq == h->seq && e.size == 24 &&
+            e.type_hash == r->type_hash)
+            return p;
+    }
+    abort(); /* no entry of that connection and sequence */
+}
+
+static void shared_mode(const struct sockaddr_storage *src, const uint8_t *p, size_t n, bool timed)
+{
+    static bool done;
+    if (!done)
+        setup_shared();
+    done = true;
+    struct {
+        bool have;
+        uint64_t epoch, seq;
+        int64_t ns;
+    } last[3] = {{0}};
+    for (int i = 0; i < 3; i++) {
+        shared[i].track = (struct ardw_track){0};
+        shared[i].reasm.busy = false;
+        shared[i].reasm.stall = 0;
+        shared[i].reasm.progress_ns = 0;
+    }
+    int64_t now = 0;
+    while (n >= (timed ? 3u : 2u)) {
+        if (timed) {
+            now += (int64_t)p[0] * 10000000;
+            p++;
+            n--;
+        }
+        size_t len = (size_t)(p[0] | p[1] << 8);
+        p += 2;
+        n -= 2;
+        if (len > n)
+            len = n;
+        uint8_t *d = malloc(len ? len : 1);
+        if (!d)
+            return;
+        memcpy(d, p, len);
+        p += len;
+        n -= len;
+        input.ntouched = 0;
+        for (int i = 0; i < 3; i++)
+            shared[i].fresh = false;
+        ardn_input_datagram(&input, d, len, src, now);
+        if (input.ntouched > 0 && (len < 8 || le32(d) != ARDW_MAGIC_WORD))
+            abort(); /* delivered something that is no ardnet datagram */
+        for (int t = 0; t < input.ntouched; t++) {
+            struct ardn_route *r = input.touched[t];
+            int i = (int)(r - shared);
+            const struct ardw_hdr *h = &r->newest;
+            if (last[i].have && (h->epoch != last[i].epoch || h->seq <= last[i].seq) &&
+                now - last[i].ns < ARDW_HOLDOFF_NS)
+                abort(); /* an older packet, or another epoch, within the hold-off */
+            last[i].have = true;
+            last[i].epoch = h->epoch;
+            last[i].seq = h->seq;
+            last[i].ns = now;
+            const uint8_t *w = delivered_bytes(d, len, r, h);
+            uint8_t want[24];
+            if (w) {
+                ardw_payload_from_wire(want, w, 24, r->fields, r->nfields);
+                if (memcmp(r->buf, want, 24) != 0)
+                    abort(); /* delivered other bytes than those received */
+            }
+        }
+        free(d);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     setup();
@@ -126,6 +251,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sockaddr_in *s = (struct sockaddr_in *)&src;
     s->sin_family = AF_INET;
     s->sin_addr.s_addr = (data[0] & 4) ? inet_addr("10.77.0.12") : inet_addr("10.77.0.11");
+    if (data[0] & 32) {
+        shared_mode(&src, data + 1, size - 1, data[0] & 16);
+        return 0;
+    }
     if (data[0] & 8) {
         multi(r, &src, data + 1, size - 1, data[0] & 16);
         return 0;

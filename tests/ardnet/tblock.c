@@ -3,22 +3,22 @@
  * that checks it.
  *
  *   tblock pub [--size S] [--rate HZ] [--count N] [--burst B] [--pause-ms P] [--counter-from C]
- *              [--plain] [--opaque]
+ *              [--plain] [--opaque] [--ports K]
  *   (--plain: the counter is C+1, C+2, ... whatever the clock)
  *   tblock sub [--size S] [--idle-ms T] [--first-ms F] [--duration-ms D] [--result FILE]
  *              [--multiple-of M] [--opaque]
  *   (--multiple-of: count packets whose counter is not a multiple of M as bad; --opaque: the
  *   connection has no type descriptor, the same bytes)
  *
- * Port "data" (wire it with --ard data=CONNECTION). Packet type "u64 u64 i64 u32[K]":
- * counter, writer id, writer's CLOCK_REALTIME send time (also given to ard_send_stamped, so
- * the reader checks that the packet's real_ns arrived unchanged, across bridges too), then K
- * words derived from counter and writer id.
- * The counter is strictly increasing, also across writer restarts (it starts from the
- * realtime clock in microseconds, or after C if that is larger: a writer whose clock was set
- * back continues a run), so a reader can tell an older packet from a newer one.
- * sub prints "received=N bad=N older=N dup=N first=C last=C" and exits 1 if any packet was
- * damaged or older than one it already had.
+ * Port "data" (wire it with --ard data=CONNECTION); pub --ports K also writes ports data1 ..
+ * data{K-1}, each packet to all of them at once (writers on a common tick). Packet type "u64 u64
+ * i64 u32[K]": counter, writer id, writer's CLOCK_REALTIME send time (also given to
+ * ard_send_stamped, so the reader checks that the packet's real_ns arrived unchanged, across
+ * bridges too), then K words derived from counter and writer id. The counter is strictly
+ * increasing, also across writer restarts (it starts from the realtime clock in microseconds, or
+ * after C if that is larger: a writer whose clock was set back continues a run), so a reader can
+ * tell an older packet from a newer one. sub prints "received=N bad=N older=N dup=N first=C last=C"
+ * and exits 1 if any packet was damaged or older than one it already had.
  */
 #include "ardnet.h"
 
@@ -106,8 +106,24 @@ int main(int argc, char **argv)
     bool opaque = false; /* --opaque: the connection has no type, only a size */
     for (int i = 2; i < argc; i++)
         opaque |= strcmp(argv[i], "--opaque") == 0;
-    ard_port *port = ard_create("data", pub ? ARD_OUT : ARD_IN, (size_t)size, opaque ? NULL : type);
-    if (!port || ard_init(&argc, argv) < 0) {
+    long nports = pub ? opt_long(argc, argv, "--ports", 1) : 1;
+    if (nports < 1 || nports > 1024) {
+        fprintf(stderr, "tblock: --ports must be 1..1024\n");
+        return 2;
+    }
+    ard_port **ports = calloc((size_t)nports, sizeof *ports);
+    if (!ports)
+        return 2;
+    for (long k = 0; k < nports; k++) {
+        char pname[16] = "data";
+        if (k > 0)
+            snprintf(pname, sizeof pname, "data%ld", k);
+        ports[k] = ard_create(pname, pub ? ARD_OUT : ARD_IN, (size_t)size, opaque ? NULL : type);
+        if (!ports[k])
+            break;
+    }
+    ard_port *port = ports[0];
+    if (!ports[nports - 1] || ard_init(&argc, argv) < 0) {
         fprintf(stderr, "tblock: %s\n", ard_errdetail());
         return 2;
     }
@@ -140,10 +156,12 @@ int main(int argc, char **argv)
                 fill(buf, (size_t)size, counter, writer);
                 struct head hd;
                 memcpy(&hd, buf, sizeof hd);
-                if (ard_send_stamped(port, buf, ard_now_ns(), hd.real_ns) < 0) {
-                    free(buf);
-                    return 2;
-                }
+                for (long k = 0; k < nports; k++)
+                    if (ard_send_stamped(ports[k], buf, ard_now_ns(), hd.real_ns) < 0) {
+                        free(buf);
+                        free(ports);
+                        return 2;
+                    }
                 sent++;
             }
             if (pause_ms > 0) {
@@ -156,6 +174,7 @@ int main(int argc, char **argv)
         printf("sent=%ld last=%" PRIu64 "\n", sent, counter);
         ard_fini();
         free(buf);
+        free(ports);
         return 0;
     }
     long idle_ms = opt_long(argc, argv, "--idle-ms", 2000);
@@ -218,5 +237,6 @@ int main(int argc, char **argv)
     }
     ard_fini();
     free(buf);
+    free(ports);
     return bad || older || dup || badtime ? 1 : 0;
 }

@@ -26,6 +26,8 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+static struct ardn_plan plan; /* the route's sockets and thread */
+
 static uint64_t counter(struct ardn_route *r, enum ardn_counter c)
 {
     return atomic_load(&r->cnt.c[c]);
@@ -42,9 +44,9 @@ static void udp_in_route(struct ardn_route *r, const char *out)
     assert_int_equal(ardn_route_option(r, "out", out), 0);
     assert_int_equal(ardn_route_option(r, "size", "16"), 0);
     assert_int_equal(ardn_route_finish(r), 0);
-    assert_int_equal(ardn_route_open(r), 0);
+    assert_int_equal(ardn_plan_open(&plan, r, 1), 0);
     atomic_store(&ardn_stop, false);
-    assert_int_equal(ardn_route_start(r), 0);
+    assert_int_equal(ardn_plan_start(&plan), 0);
 }
 
 /* Over one second, a spinning loop would fail millions of times; a paced one about ten. */
@@ -52,12 +54,12 @@ static void assert_paced(struct ardn_route *r)
 {
     sleep_ms(1000);
     atomic_store(&ardn_stop, true);
-    ardn_route_join(r);
+    ardn_plan_join(&plan);
     uint64_t n = counter(r, ARDN_C_RECV_ERRORS);
     print_message("recv_errors after 1 s: %llu\n", (unsigned long long)n);
     assert_true(n >= 1);
     assert_true(n <= 50);
-    ardn_route_close(r);
+    ardn_plan_close(&plan);
 }
 
 static void test_an_input_that_is_no_socket_does_not_spin(void **state)
@@ -84,10 +86,10 @@ static void test_a_failing_output_counts_and_goes_on(void **state)
     assert_int_equal(ardn_route_option(&r, "out", "udp://127.0.0.1:9"), 0);
     assert_int_equal(ardn_route_option(&r, "out", "err.copy"), 0);
     assert_int_equal(ardn_route_finish(&r), 0);
-    assert_int_equal(ardn_route_open(&r), 0);
+    assert_int_equal(ardn_plan_open(&plan, &r, 1), 0);
     assert_int_equal(shutdown(r.out_fd[0], SHUT_WR), 0); /* sendmmsg: EPIPE from now on */
     atomic_store(&ardn_stop, false);
-    assert_int_equal(ardn_route_start(&r), 0);
+    assert_int_equal(ardn_plan_start(&plan), 0);
     uint8_t p[16] = {0};
     for (int i = 0; i < 20; i++) {
         p[0] = (uint8_t)i;
@@ -96,14 +98,14 @@ static void test_a_failing_output_counts_and_goes_on(void **state)
     }
     sleep_ms(100);
     atomic_store(&ardn_stop, true);
-    ardn_route_join(&r);
+    ardn_plan_join(&plan);
     uint64_t got = counter(&r, ARDN_C_RECEIVED), errs = counter(&r, ARDN_C_SEND_ERRORS);
     print_message("received %llu send_errors %llu sent %llu\n", (unsigned long long)got,
                   (unsigned long long)errs, (unsigned long long)counter(&r, ARDN_C_SENT));
     assert_true(got >= 1);
     assert_true(errs == got);                     /* every UDP send failed */
     assert_true(counter(&r, ARDN_C_SENT) == got); /* and every local one went out */
-    ardn_route_close(&r);
+    ardn_plan_close(&plan);
     ard_close(w);
 }
 
@@ -123,9 +125,9 @@ static void test_a_long_descriptor_of_a_small_packet_is_no_drop(void **state)
     assert_int_equal(ardn_route_option(&r, "type", type), 0);
     assert_int_equal(ardn_route_option(&r, "conn-id", "5"), 0);
     assert_int_equal(ardn_route_finish(&r), 0);
-    assert_int_equal(ardn_route_open(&r), 0);
+    assert_int_equal(ardn_plan_open(&plan, &r, 1), 0);
     atomic_store(&ardn_stop, false);
-    assert_int_equal(ardn_route_start(&r), 0);
+    assert_int_equal(ardn_plan_start(&plan), 0);
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -142,12 +144,12 @@ static void test_a_long_descriptor_of_a_small_packet_is_no_drop(void **state)
     for (int i = 0; i < 100 && counter(&r, ARDN_C_RECEIVED) == 0; i++)
         sleep_ms(10);
     atomic_store(&ardn_stop, true);
-    ardn_route_join(&r);
+    ardn_plan_join(&plan);
     assert_int_equal(counter(&r, ARDN_C_RECEIVED), 1);
     for (int c = 1; c < ARDW_NCAUSES; c++)
         assert_int_equal(atomic_load(&r.cnt.drop[c]), 0);
     close(fd);
-    ardn_route_close(&r);
+    ardn_plan_close(&plan);
 }
 
 int main(int argc, char **argv)

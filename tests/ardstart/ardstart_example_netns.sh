@@ -49,8 +49,8 @@ on station ardstart --system "$SRCDIR/examples/arm/arm.yaml" --wait=20 \
     --set-host sim=rt1 --set-host ctrl=rt2 || fail "system did not start"
 on station ardstart --list
 raw=$(on station ardstart --list --raw)
-for want in "arm/sim/plant rt1" "arm/sim/from_arm.cmd rt1" "arm/sim/to_rt2_arm.state rt1" \
-    "arm/control/from_arm.state rt2" "arm/control/to_rt1_arm.cmd rt2" "arm/control/monitor rt2"; do
+for want in "arm/sim/plant rt1" "arm/sim/from_rt2 rt1" "arm/sim/to_rt2 rt1" \
+    "arm/control/from_rt1 rt2" "arm/control/to_rt1 rt2" "arm/control/monitor rt2"; do
     set -- $want
     awk -F'\t' -v p="$1" -v h="$2" '$1 == p && $2 == h && $4 == "running" { f = 1 } END { exit !f }' \
         <<<"$raw" || fail "$1 not running on $2"

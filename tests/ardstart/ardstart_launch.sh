@@ -119,27 +119,28 @@ if [ "$(id -u)" = 0 ]; then
         env ARD_BOOKS_DIR="$T/foreign_base" "$ARDSTART" -n x -- true
 fi
 
-echo "== inserted bridges accept only the peer bridge; user@host is a transport login"
+echo "== inserted bridges accept only the peer bridge; user@host is a transport login; one ardnet"
+echo "   pair carries every connection between two hosts"
 cat >"$T/two.yaml" <<'YAML'
 name: two
 hosts: { a: "", b: "robot@rt2" }
 local_host: station
-connections: { c: u64 }
+connections: { c: u64, d: u32 }
 subsystems:
   - name: wr
     host: a
-    blocks: [ { name: w, cmd: tblock, out: { p: c } } ]
+    blocks: [ { name: w, cmd: tblock, out: { p: c, q: d } } ]
   - name: rd
     host: b
-    blocks: [ { name: r, cmd: tblock, in: { p: c } } ]
+    blocks: [ { name: r, cmd: tblock, in: { p: c, q: d } } ]
 YAML
 "$ARDSTART" --system "$T/two.yaml" --dry-run >"$T/two.sh" || fail "dry run"
 grep -q -- "-H robot@rt2" "$T/two.sh" || fail "subsystem rd not started through robot@rt2"
-grep -q -- "ardnet --in udp://:7400 --from station --out c" "$T/two.sh" ||
+grep -q -- "-n from_station -- ardnet --in udp://:7400 --from station --out c --size 8 --type u64 --next --in udp://:7400 --from station --out d --size 4 --type u32" "$T/two.sh" ||
     fail "receiving bridge without --from the writer's host: $(grep ardnet "$T/two.sh")"
-grep -q -- "ardnet --in c --out udp://rt2:7400" "$T/two.sh" ||
+grep -q -- "-n to_rt2 -- ardnet --in c --out udp://rt2:7400 --size 8 --type u64 --next --in d --out udp://rt2:7400 --size 4 --type u32" "$T/two.sh" ||
     fail "sending bridge does not address rt2: $(grep ardnet "$T/two.sh")"
-grep -q -- "-n to_rt2_c " "$T/two.sh" || fail "sending bridge name"
+[ "$(grep -c -- "-- ardnet" "$T/two.sh")" = 2 ] || fail "not one ardnet pair: $(grep ardnet "$T/two.sh")"
 
 echo "== IPv6 hosts and a bad ARD_HOST are refused at parse time, naming the line"
 sed 's/"robot@rt2"/"fd00::2"/' "$T/two.yaml" >"$T/six.yaml"

@@ -113,7 +113,7 @@ subsystems:
 EOF
 out=$("$ARDSTART" --system "$T/br.yaml" --dry-run | grep -o -- '-n [a-z_0-9]* -- [a-z]*' | tr '\n' ' ') ||
     fail "br.yaml refused"
-[ "$out" = "-n a -- bash -n g -- bash -n to_rt9_c -- ardnet -n w -- tblock -n b -- bash -n from_c -- ardnet -n y -- tblock " ] ||
+[ "$out" = "-n a -- bash -n g -- bash -n to_rt9 -- ardnet -n w -- tblock -n b -- bash -n from_here -- ardnet -n y -- tblock " ] ||
     fail "entries and bridges: $out"
 
 echo "== values cannot end the group file or reach the shell"

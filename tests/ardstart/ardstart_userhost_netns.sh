@@ -16,16 +16,16 @@ on station ardstart --system "$SRCDIR/examples/arm/arm.yaml" --wait=20 \
     --set-host sim=root@rt1 --set-host ctrl=root@rt2 || fail "system did not start"
 on station ardstart --list
 raw=$(on station ardstart --list --raw)
-for want in "arm/sim/plant root@rt1" "arm/sim/from_arm.cmd root@rt1" \
-    "arm/sim/to_rt2_arm.state root@rt1" "arm/control/from_arm.state root@rt2" \
-    "arm/control/to_rt1_arm.cmd root@rt2" "arm/control/monitor root@rt2"; do
+for want in "arm/sim/plant root@rt1" "arm/sim/from_rt2 root@rt1" \
+    "arm/sim/to_rt2 root@rt1" "arm/control/from_rt1 root@rt2" \
+    "arm/control/to_rt1 root@rt2" "arm/control/monitor root@rt2"; do
     set -- $want
     awk -F'\t' -v p="$1" -v h="$2" '$1 == p && $2 == h && $4 == "running" { f = 1 } END { exit !f }' \
         <<<"$raw" || fail "$1 not running on $2"
 done
-awk -F'\t' '$1 == "arm/control/from_arm.state" && $7 ~ /--from rt1 / { f = 1 } END { exit !f }' \
-    <<<"$raw" || fail "the receiving bridge on rt2 does not accept only rt1: $(grep from_arm.state <<<"$raw")"
-awk -F'\t' '$1 == "arm/sim/to_rt2_arm.state" && $7 ~ /udp:\/\/rt2:/ { f = 1 } END { exit !f }' \
+awk -F'\t' '$1 == "arm/control/from_rt1" && $7 ~ /--from rt1 / { f = 1 } END { exit !f }' \
+    <<<"$raw" || fail "the receiving bridge on rt2 does not accept only rt1: $(grep from_rt1 <<<"$raw")"
+awk -F'\t' '$1 == "arm/sim/to_rt2" && $7 ~ /udp:\/\/rt2:/ { f = 1 } END { exit !f }' \
     <<<"$raw" || fail "the sending bridge on rt1 does not address rt2"
 
 log="/run/ardnet/$D/log/arm+control+monitor.log"

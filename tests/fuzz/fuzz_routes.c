@@ -69,7 +69,7 @@ static void check_route(const struct ardn_route *r)
     FUZZ_CHECK(r->max_rate == 0 || (r->max_rate >= 1e-3 && r->max_rate <= 1e6));
     FUZZ_CHECK(r->max_dgram == 0 ||
                (r->max_dgram >= ARDW_MIN_DGRAM && r->max_dgram <= ARDW_MAX_DGRAM));
-    FUZZ_CHECK(r->fd_in == -1 && r->buf == NULL && !r->started);
+    FUZZ_CHECK(r->fd_in == -1 && r->buf == NULL && r->input == NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
