@@ -206,6 +206,25 @@ static int setup_packet(struct ardn_route *r)
     return 0;
 }
 
+/* Undo setup_packet: the route's packet buffers, descriptor and field table. */
+static void free_packet(struct ardn_route *r)
+{
+    free(r->fields);
+    free(r->buf);
+    free(r->held);
+    free(r->tx);
+    free(r->tx_hdr);
+    free(r->tx_msg);
+    free(r->tx_iov);
+    free(r->reasm.data);
+    free(r->desc);
+    r->fields = NULL;
+    r->nfields = 0;
+    r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = r->desc = NULL;
+    r->tx_msg = NULL;
+    r->tx_iov = NULL;
+}
+
 int ardn_route_open(struct ardn_route *r)
 {
     int rc;
@@ -279,20 +298,7 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
         ard_close(r->out[i].port);
         r->out[i].port = NULL;
     }
-    free(r->fields);
-    free(r->buf);
-    free(r->held);
-    free(r->tx);
-    free(r->tx_hdr);
-    free(r->tx_msg);
-    free(r->tx_iov);
-    free(r->reasm.data);
-    free(r->desc);
-    r->fields = NULL;
-    r->nfields = 0;
-    r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = r->desc = NULL;
-    r->tx_msg = NULL;
-    r->tx_iov = NULL;
+    free_packet(r);
     r->size = 0;
     r->type[0] = '\0';
     r->type_given = false;
@@ -697,18 +703,5 @@ void ardn_route_close(struct ardn_route *r)
     }
     ard_close(r->in.port);
     r->in.port = NULL;
-    free(r->fields);
-    free(r->buf);
-    free(r->held);
-    free(r->desc);
-    r->desc = NULL;
-    free(r->tx);
-    free(r->tx_hdr);
-    free(r->tx_msg);
-    free(r->tx_iov);
-    free(r->reasm.data);
-    r->fields = NULL;
-    r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = NULL;
-    r->tx_msg = NULL;
-    r->tx_iov = NULL;
+    free_packet(r);
 }
