@@ -185,14 +185,39 @@ netns_create() {
         echo "$mnt" >>"$NETNS_DIR/mounts"
         # Rarely (seen under load, inside another private mount namespace) the kernel refuses
         # the bind of the new namespace with EINVAL, as it does for a namespace bound into
-        # itself; the cause was not found, so it is tried again, up to five times.
-        local try
-        for try in 1 2 3 4 5; do
-            unshare --mount="$mnt" --propagation private true && break
-            [ "$try" -lt 5 ] || return 1
-            echo "netns: retrying the mount namespace of $h" >&2
+        # itself, and keeps refusing it for that run; the cause was not found. Then the
+        # namespace is kept by a process instead: a sleeper in the host's network namespace
+        # (so that netns_destroy and the sweep end it with the host's other processes), whose
+        # /proc/PID/ns/mnt the host's file points to.
+        local try bound=""
+        for try in 1 2 3; do
+            [ -z "${NETNS_NO_BIND:-}" ] || break # tests of this fallback
+            if unshare --mount="$mnt" --propagation private true 2>"$NETNS_DIR/bind.err"; then
+                bound=1
+                break
+            fi
             sleep 0.2
         done
+        if [ -z "$bound" ]; then
+            [ -z "${NETNS_NO_BIND:-}" ] &&
+                echo "netns: the kernel refused to keep the mount namespace of $h by a bind ($(cat "$NETNS_DIR/bind.err")); kept by a process instead" >&2
+            nsenter --net="/var/run/netns/$ns" unshare --mount --propagation private \
+                sleep infinity </dev/null >/dev/null 2>&1 &
+            local keeper=$! self
+            self=$(readlink /proc/self/ns/mnt)
+            for try in $(seq 100); do
+                [ "$(readlink "/proc/$keeper/ns/mnt" 2>/dev/null)" != "$self" ] &&
+                    [ "$(readlink "/proc/$keeper/exe" 2>/dev/null)" = "$(readlink -f "$(command -v sleep)")" ] &&
+                    break
+                sleep 0.05
+            done
+            kill -0 "$keeper" 2>/dev/null || {
+                echo "netns: cannot keep the mount namespace of $h" >&2
+                return 1
+            }
+            rm -f "$mnt"
+            ln -s "/proc/$keeper/ns/mnt" "$mnt"
+        fi
         nsenter --mount="$mnt" sh -c "mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
             mount --bind '$NETNS_DIR/hosts' /etc/hosts"
         i=$((i + 1))
