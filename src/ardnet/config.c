@@ -242,7 +242,7 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
         return -1;
     }
     /* A route file needs 4 levels. */
-    if (ardy_check_depth(path, f, 16) < 0) {
+    if (ardy_check_depth(path, &f, 16) < 0) {
         fprintf(stderr, "%s\n", ard_errdetail());
         fclose(f);
         return -1;

@@ -362,9 +362,10 @@ int ardr_config_load(struct ardr_group *g, const char *file)
     if (f == NULL)
         return ardi_fail_errno(ARD_EINVAL, errno, "group file '%s'", file);
     /* A group file needs 4 levels. */
-    if (ardy_check_depth(file, f, 8) < 0) {
+    int depth_rc = ardy_check_depth(file, &f, 8);
+    if (depth_rc < 0) {
         fclose(f);
-        return ARD_EINVAL;
+        return depth_rc;
     }
     yaml_parser_t parser;
     struct cx c = {.file = file};

@@ -1120,7 +1120,7 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
         return AS_USAGE;
     }
     /* A description needs 6 levels. */
-    if (ardy_check_depth(file, f, 16) < 0) {
+    if (ardy_check_depth(file, &f, 16) < 0) {
         fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         fclose(f);
         free(s);

@@ -117,6 +117,12 @@ expect 100 "the 'routes' list of .*c.yaml is empty" --config "$T/c.yaml"
 deep=$(printf '[%.0s' $(seq 17))
 printf 'routes:\n  - in: x\n    out: %s\n' "$deep" >"$T/c.yaml"
 expect 100 "c.yaml:3:[0-9]+: nested deeper than 16 levels" --config "$T/c.yaml"
+# a route file through a pipe is checked for depth and then read whole (/dev/stdin names it)
+printf 'routes:\n  - in: x\n    out: y\n    colour: red\n' >"$T/c.yaml"
+rc=0
+cat "$T/c.yaml" | timeout 20 "$ARDNET" --config /dev/stdin 2>"$T/x.err" || rc=$?
+[ "$rc" = 100 ] && grep -qF "/dev/stdin:4:5: unknown route key 'colour'" "$T/x.err" ||
+    fail "route file on a pipe: exit $rc: $(cat "$T/x.err")"
 {
     echo "routes:"
     for i in $(seq 16); do printf '%*s- \n' $((2 * i)) ''; done

@@ -18,7 +18,9 @@ blocks:
   - { name: g2, plugin: $P/tgain.so, params: { k: -0.5 }, ard: { in: e.g1, out: e.g2 } }
   - { name: sink, plugin: $P/tsink.so, params: { file: $T/group.txt }, ard: { in: e.g2, ack: e.ack } }
 Y
-"$ARDRUN" --ticks $((N + 20)) "$T/chain.yaml" 2>"$T/group.log" || fail "group: $(cat "$T/group.log")"
+# (the group file comes through a pipe: read once, it must still be checked and loaded)
+cat "$T/chain.yaml" | "$ARDRUN" --ticks $((N + 20)) /dev/stdin 2>"$T/group.log" ||
+    fail "group: $(cat "$T/group.log")"
 rm -f /dev/shm/ard."$ARD_DOMAIN".*
 
 # 2. four processes, the same plugins and parameters, wired with --ard

@@ -14,6 +14,8 @@ printf 'name: [unclosed\n' >"$T/syntax.yaml"
 expect 100 "syntax.yaml:2: YAML error" -- "$ARDRUN" "$T/syntax.yaml"
 printf 'name: g\nrate_hz: 1000\ncolour: red\nblocks: []\n' >"$T/key.yaml"
 expect 100 "key.yaml:3: unknown key 'colour'" -- "$ARDRUN" "$T/key.yaml"
+# through a pipe, the same file is read (not "empty") and named by the path given
+expect 100 "/dev/stdin:3: unknown key 'colour'" -- bash -c 'cat "$1" | "$2" /dev/stdin' _ "$T/key.yaml" "$ARDRUN"
 printf 'name: g\nrate_hz: fast\nblocks: []\n' >"$T/rate.yaml"
 expect 100 "'rate_hz' must be a rate in Hz" -- "$ARDRUN" "$T/rate.yaml"
 printf 'name: g\nrate_hz: 1000\nblocks:\n  - name: a\n' >"$T/noplugin.yaml"
