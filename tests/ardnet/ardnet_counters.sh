@@ -9,7 +9,7 @@
 # dropped[0]; C.names and the start-up lines name the routes by index; the packet written at
 # exit equals the counters printed at exit, field by field; --counters on a connection with a
 # live writer elsewhere is refused (exit 111) naming it; a counters connection left by a run
-# with another layout is taken over; the YAML key is read, the command line wins, and a bad
+# with another layout is refused while a reader holds it (exit 111), else taken over; the YAML key is read, the command line wins, and a bad
 # value is refused with FILE:LINE:COLUMN; `ardstart --system` gives its bridges --counters.
 TEST_NAME=counters
 source "$(dirname "$0")/common.sh"
@@ -139,8 +139,23 @@ for i, l in enumerate(routes):
         n += 1
 assert n == 2 * 29, n
 print("%d values equal" % n)' "$T/final.txt" || fail "the last packet differs from the final text"
+# The exit wrote a last packet (the names with it: once at start, once at exit).
+nseq=$("$ARD" show "$C.names" --field 'names[0]' --format csv | tail -n 1 | cut -d, -f1)
+[ "$nseq" = 2 ] || fail "$C.names has seq $nseq after the exit, expected 2 (start and exit)"
 
-echo "== a counters connection of another layout, left by an earlier run, is taken over"
+echo "== a counters connection of another layout: refused while a reader holds it, else taken over"
+bg follow "$ARD" show -f "$C" --field routes
+for i in $(seq 100); do
+    grep -q 'routes = 2' "$T/follow.out" && break
+    sleep 0.05
+done
+grep -q 'routes = 2' "$T/follow.out" || fail "ard show -f does not follow $C"
+rc=0
+"$ARDNET" --in ctr.src --out udp://127.0.0.1:"$PORT" --conn-id 7 --counters "$C" 2>"$T/held.err" ||
+    rc=$?
+[ "$rc" = 111 ] && grep -q "connection '$C' exists with another layout .* still attached" \
+    "$T/held.err" || fail "another layout with a reader attached: exit $rc, $(cat "$T/held.err")"
+stop follow || true
 bg_ready one "$ARDNET" --in ctr.src --out udp://127.0.0.1:"$PORT" --conn-id 7 --counters "$C"
 [ "$(cval routes)" = 1 ] || fail "the new layout was not written: routes=$(cval routes)"
 stop one || fail "ardnet with one route exited $?"
