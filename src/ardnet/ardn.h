@@ -189,6 +189,7 @@ struct ardn_global {
     int prio;                /* SCHED_FIFO priority, 0: leave */
     char cpu[128];           /* affinity list, "" for none */
     char stats_file[1024];
+    char counters[ARD_MAX_NAME + 1]; /* --counters: connection of the counters, "" for none */
     uint64_t epoch;
 };
 
@@ -270,6 +271,19 @@ void ardn_txq_add(struct ardn_sender *s, struct ardn_route *r, int i);
 /* One line per route, then one per UDP destination and listening address that routes share. */
 void ardn_counters_print(FILE *f, const struct ardn_plan *p);
 int ardn_counters_write_file(const char *path, const struct ardn_plan *p);
+/* The counters as local connections (--counters CONN): CONN, a packet with one named field per
+ * counter (docs/ardnet.md, "Counters"), and CONN.names, ARDN_NAME_BYTES bytes per route,
+ * destination and input. Written by the main thread only. */
+#define ARDN_NAME_BYTES 64
+#define ARDN_COUNTERS_MAX_NAME (ARD_MAX_NAME - 6) /* room for ".names" */
+/* The descriptor of CONN for plan p into buf (at least ARD_MAX_TYPE + 1 bytes). */
+int ardn_counters_type(const struct ardn_plan *p, char *buf, size_t len);
+/* Create (or take over) both connections as their writer and publish the first packets. 0 or a
+ * negative code with the detail naming the connection. */
+int ardn_counters_open(const char *conn, const struct ardn_plan *p);
+/* Publish the counters now (and the names again if `names`). */
+int ardn_counters_publish(const struct ardn_plan *p, bool names);
+void ardn_counters_close(void);
 
 /* config.c: read a YAML file into routes (appended to *routes / *n) and globals. Prints
  * "file:line:column: what is wrong" to stderr and returns -1 on error. */
@@ -277,6 +291,9 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
 /* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
  * max-rate, max-datagram). */
 int ardn_route_option(struct ardn_route *r, const char *key, const char *val);
+/* Check a --counters / counters: value (a connection name of at most ARDN_COUNTERS_MAX_NAME
+ * characters) and copy it into g->counters. */
+int ardn_counters_option(struct ardn_global *g, const char *val);
 /* Check a complete route and give it a default name. */
 int ardn_route_finish(struct ardn_route *r);
 /* The exit code for a failure code: ARDN_EXIT_USAGE for configuration, else _SYSTEM. */

@@ -112,6 +112,20 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
     return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
 }
 
+int ardn_counters_option(struct ardn_global *g, const char *val)
+{
+    int rc = ardi_check_name("counters: connection", val, true);
+    if (rc < 0)
+        return rc;
+    if (strlen(val) > ARDN_COUNTERS_MAX_NAME) /* CONN.names must be a name too */
+        return ardi_fail(ARD_EINVAL,
+                         "counters: connection name '%s' is longer than %d characters (its "
+                         "names go to '%s.names')",
+                         val, ARDN_COUNTERS_MAX_NAME, val);
+    strcpy(g->counters, val);
+    return 0;
+}
+
 int ardn_route_finish(struct ardn_route *r)
 {
     if (!r->in.text[0])
@@ -155,15 +169,15 @@ static const char *scalar(const yaml_node_t *n)
 static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key, yaml_node_t *v,
                       struct ardn_global *g)
 {
-    static const char *const known[] = {"bind", "dev", "dscp",      "sock-prio",
-                                        "prio", "cpu", "stats-file"};
+    static const char *const known[] = {"bind", "dev", "dscp",       "sock-prio",
+                                        "prio", "cpu", "stats-file", "counters"};
     size_t i = 0;
     while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
         i++;
     if (i == sizeof known / sizeof known[0])
         return yerr(y, k,
                     "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
-                    "prio, cpu, stats-file)",
+                    "prio, cpu, stats-file, counters)",
                     key);
     const char *s = scalar(v);
     uint64_t u;
@@ -193,6 +207,9 @@ static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key
         if (strlen(s) >= sizeof g->cpu)
             return yerr(y, v, "cpu: '%s' is too long", s);
         strcpy(g->cpu, s);
+    } else if (strcmp(key, "counters") == 0) {
+        if (ardn_counters_option(g, s) < 0)
+            return yerr(y, v, "%s", ard_errdetail());
     } else { /* stats-file */
         if (strlen(s) >= sizeof g->stats_file)
             return yerr(y, v, "stats-file: '%s' is too long", s);

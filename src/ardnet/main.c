@@ -41,6 +41,8 @@ static const char usage_text[] =
     "      --prio N            run with SCHED_FIFO priority N (1..99)\n"
     "      --cpu LIST          pin to CPUs, e.g. 1 or 0,2-3\n"
     "      --stats-file PATH   rewrite the counters to PATH every second and at exit\n"
+    "      --counters CONN     write the counters to local connection CONN (and the\n"
+    "                          route names to CONN.names) every 0.1 s and at exit\n"
     "      --ard-domain NAME   domain of local connections (and the other --ard-* options)\n"
     "  -h, --help              this text\n"
     "      --version           print the version\n"
@@ -79,6 +81,8 @@ static void merge_globals(const struct ardn_global *file, const struct ardn_glob
         strcpy(ardn_g.cpu, cli->cpu);
     if (cli->stats_file[0])
         strcpy(ardn_g.stats_file, cli->stats_file);
+    if (cli->counters[0])
+        strcpy(ardn_g.counters, cli->counters);
 }
 
 static int copy_opt(char *dst, size_t len, const char *val, const char *opt)
@@ -100,6 +104,7 @@ enum {
     OPT_PRIO,
     OPT_CPU,
     OPT_STATS,
+    OPT_COUNTERS,
     OPT_VERSION,
     OPT_MAX_DGRAM,
     OPT_NEXT
@@ -125,6 +130,7 @@ static const struct option long_opts[] = {
     {"prio", required_argument, NULL, OPT_PRIO},
     {"cpu", required_argument, NULL, OPT_CPU},
     {"stats-file", required_argument, NULL, OPT_STATS},
+    {"counters", required_argument, NULL, OPT_COUNTERS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -245,6 +251,10 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
         case OPT_STATS:
             rc = copy_opt(cli->stats_file, sizeof cli->stats_file, optarg, "--stats-file");
             break;
+        case OPT_COUNTERS:
+            if (ardn_counters_option(cli, optarg) < 0)
+                return usage_error("--%s", ard_errdetail());
+            break;
         case OPT_DSCP:
             if (ardn_parse_u64(optarg, 0, 63, &u) < 0)
                 return usage_error("--dscp '%s': expected a number 0..63", optarg);
@@ -279,6 +289,26 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
     return have_cl ? push_route(&cl) : 0;
 }
 
+/* --counters CONN: no route may write CONN or CONN.names (a connection has one writer). */
+static int check_counters_name(void)
+{
+    char names[ARD_MAX_NAME + 8];
+    snprintf(names, sizeof names, "%.*s.names", ARDN_COUNTERS_MAX_NAME, ardn_g.counters);
+    for (int i = 0; i < nroutes; i++)
+        for (int a = 0; a < routes[i].nout; a++) {
+            const struct ardn_ep *x = &routes[i].out[a];
+            if (x->kind == ARDN_EP_LOCAL &&
+                (strcmp(x->conn, ardn_g.counters) == 0 || strcmp(x->conn, names) == 0)) {
+                fprintf(stderr,
+                        "ardnet: connection '%s' is written by route '%s' and by --counters %s; a "
+                        "connection has one writer\n",
+                        x->conn, routes[i].name, ardn_g.counters);
+                return ARDN_EXIT_USAGE;
+            }
+        }
+    return 0;
+}
+
 /* Options, the route file, and the routes' consistency: 0 or the exit code. */
 static int configure(int argc, char **argv)
 {
@@ -294,6 +324,8 @@ static int configure(int argc, char **argv)
     if (config && ardn_config_load(config, &routes, &nroutes, &file) < 0)
         return ARDN_EXIT_USAGE;
     merge_globals(&file, &cli);
+    if (ardn_g.counters[0] && (rc = check_counters_name()) != 0)
+        return rc;
     if (nroutes == 0 && config)
         return usage_error("no route: the 'routes' list of %s is empty (and the command line "
                            "gives no --in/--out)",
@@ -301,6 +333,22 @@ static int configure(int argc, char **argv)
     if (nroutes == 0)
         return usage_error("%s", "no route: give --in and --out, or --config FILE");
     return check_local_names();
+}
+
+/* --counters CONN: say which index of CONN's arrays is which route, destination and input. */
+static void print_counters_index(void)
+{
+    for (int i = 0; i < plan.nroutes; i++)
+        fprintf(stderr, "ardnet: counters %s: route %d '%s'\n", ardn_g.counters, i,
+                plan.routes[i].name);
+    for (int k = 0, n = 0; k < plan.ndests; k++)
+        if (plan.dests[k].nroutes > 1)
+            fprintf(stderr, "ardnet: counters %s: output %d '%s'\n", ardn_g.counters, n++,
+                    plan.dests[k].text);
+    for (int k = 0, n = 0; k < plan.ninputs; k++)
+        if (plan.inputs[k].nroutes > 1)
+            fprintf(stderr, "ardnet: counters %s: input %d '%s'\n", ardn_g.counters, n++,
+                    plan.inputs[k].text);
 }
 
 /* The epoch, the realtime settings, then every route open and running: 0 or the exit code. */
@@ -319,6 +367,11 @@ static int start_routes(void)
         return ardn_exit_code(rc);
     }
     rc = ardn_plan_open(&plan, routes, nroutes);
+    if (rc == 0 && ardn_g.counters[0]) {
+        rc = ardn_counters_open(ardn_g.counters, &plan);
+        if (rc == 0)
+            print_counters_index();
+    }
     if (rc == 0)
         rc = ardn_plan_start(&plan);
     if (rc < 0) {
@@ -336,15 +389,24 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
         if (ard_ready() < 0)
             fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
     }
+    /* The counters connection every 0.1 s, the stats file every second (and on SIGUSR1). */
+    struct timespec now, stats_at;
+    clock_gettime(CLOCK_MONOTONIC, &stats_at);
     for (;;) {
-        struct timespec ts = {1, 0};
+        struct timespec ts = {0, ardn_g.counters[0] ? 100000000L : 999999999L};
         int sig = sigtimedwait(sigs, NULL, &ts);
         if (sig == SIGTERM || sig == SIGINT)
             return;
         if (sig == SIGUSR1)
             ardn_counters_print(stderr, &plan);
-        if (ardn_g.stats_file[0])
+        ardn_counters_publish(&plan, false);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t since =
+            (int64_t)(now.tv_sec - stats_at.tv_sec) * 1000000000 + (now.tv_nsec - stats_at.tv_nsec);
+        if (ardn_g.stats_file[0] && (sig == SIGUSR1 || since >= 999000000)) {
             ardn_counters_write_file(ardn_g.stats_file, &plan);
+            stats_at = now;
+        }
     }
 }
 
@@ -355,10 +417,14 @@ static void stop_routes(bool report)
     ardn_plan_join(&plan);
     if (report) {
         ardn_counters_print(stderr, &plan);
+        /* The last packet equals the text above: the threads are joined. */
+        if (ardn_counters_publish(&plan, true) < 0)
+            fprintf(stderr, "ardnet: --counters %s: %s\n", ardn_g.counters, ard_errdetail());
         if (ardn_g.stats_file[0] && ardn_counters_write_file(ardn_g.stats_file, &plan) < 0)
             fprintf(stderr, "ardnet: --stats-file %s: cannot write: %s\n", ardn_g.stats_file,
                     strerror(errno));
     }
+    ardn_counters_close();
     if (plan.routes)
         ardn_plan_close(&plan);
     else /* (the plan failed before it took them) */

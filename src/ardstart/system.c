@@ -942,6 +942,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
         struct ardb_str cmd = {0};
         pair_cmd(s, br, nbr, k, &hp[k], true, &cmd);
         bridge_name(name, sizeof name, "from_", hp[k].whost[0] ? hp[k].whost : s->local);
+        ardb_str_addf(&cmd, " --counters ardnet.%s", name);
         start_line(out, name, cmd.s, wait_s);
         ardb_str_free(&cmd);
     }
@@ -963,6 +964,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
             struct ardb_str cmd = {0};
             pair_cmd(s, br, nbr, k, &hp[k], false, &cmd);
             bridge_name(name, sizeof name, "to_", hp[k].rhost[0] ? hp[k].rhost : s->local);
+            ardb_str_addf(&cmd, " --counters ardnet.%s", name);
             start_line(out, name, cmd.s, wait_s);
             ardb_str_free(&cmd);
         }

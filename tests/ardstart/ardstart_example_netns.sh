@@ -56,6 +56,10 @@ for want in "arm/sim/plant rt1" "arm/sim/from_rt2 rt1" "arm/sim/to_rt2 rt1" \
         <<<"$raw" || fail "$1 not running on $2"
 done
 tracking
+for want in "rt1 to_rt2" "rt1 from_rt2" "rt2 to_rt1" "rt2 from_rt1"; do # their --counters
+    set -- $want
+    netns_run "$1" test -e "/dev/shm/ard.$D.ardnet.$2" || fail "no counters ardnet.$2 on $1"
+done
 on station ardkill || fail "ardkill failed"
 hosts_clean "arm_|ardnet"
 echo "PASS"
