@@ -14,8 +14,8 @@ struct relay_pkt {
 
 enum { P_IN, P_OUT };
 static const struct ard_block_port ports[] = {
-    [P_IN] = {"in", ARD_IN, sizeof(struct relay_pkt), "i64 f64[127]"},
-    [P_OUT] = {"out", ARD_OUT, sizeof(struct relay_pkt), "i64 f64[127]"},
+    [P_IN] = {"in", ARD_IN, sizeof(struct relay_pkt), "i64 f64[127]", 0},
+    [P_OUT] = {"out", ARD_OUT, sizeof(struct relay_pkt), "i64 f64[127]", 0},
 };
 static const struct ard_block_param params[] = {
     {"first", ARD_PARAM_BOOL, "false", "the chain's first block: stamp the tick time"},

@@ -77,9 +77,12 @@ static void prefetch_plan(struct ardr_block *b, struct prefetch *pf)
     for (uint32_t i = 0; i < b->nports; i++) {
         size_t size = b->pl.d->ports[i].size;
         if (b->ho[i] != NULL) {
-            prefetch_add(pf, b->own[i], size);
-            prefetch_add(pf, b->ho[i],
-                         (size_t)((uint8_t *)b->ho[i]->pub - (uint8_t *)b->ho[i]) + size);
+            /* both packets of a whole port (they swap), else `pub` and the block's own */
+            const struct ardr_handoff *h = b->ho[i];
+            const uint8_t *last = b->whole[i] ? h->pkt[1] : h->pkt[0];
+            if (!b->whole[i])
+                prefetch_add(pf, b->own[i], size);
+            prefetch_add(pf, h, (size_t)(last - (const uint8_t *)h) + size);
         } else if (b->dir[i] == ARD_IN && b->hsrc[i] == NULL && b->src[i] == NULL) {
             prefetch_add(pf, b->own[i], size);
         }

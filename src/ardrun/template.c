@@ -15,8 +15,8 @@
 enum { P_IN, P_OUT };
 
 static const struct ard_block_port ports[] = {
-    [P_IN] = {"in", ARD_IN, 7 * sizeof(double), "f64[7]"},
-    [P_OUT] = {"out", ARD_OUT, 7 * sizeof(double), "f64[7]"},
+    [P_IN] = {"in", ARD_IN, 7 * sizeof(double), "f64[7]", 0},
+    [P_OUT] = {"out", ARD_OUT, 7 * sizeof(double), "f64[7]", 0},
 };
 
 static const struct ard_block_param params[] = {
