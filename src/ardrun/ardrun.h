@@ -79,7 +79,8 @@ struct ardr_pval {
  * about every 100 ms and when the writer stops (docs/ardrun.md, "Running"). */
 struct ardr_handoff {
     void *pub;            /* the last packet sent: pkt[0] or pkt[1] */
-    void *pkt[2];         /* two packet buffers after this header, cache-line aligned */
+    void *pkt[2];         /* packet buffers after this header, cache-line aligned (pkt[1]
+                           * only for a whole port, else NULL) */
     struct ard_info info; /* its sequence number (counted here) and send times; seq 0: none */
     size_t size;
     int readers;          /* IN ports of the group on the connection */

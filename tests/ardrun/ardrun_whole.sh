@@ -10,6 +10,7 @@
 #    shared memory has the last successful packet;
 #  - the same across rate threads (the port's slot is loaned, not copied) and as a process
 #    (`ardrun --block`, where the flag changes nothing observable);
+#  - a reload keeps a whole port working; a new build with other port flags is refused;
 #  - plugins built against the API 1 header (ports without flags) load as API 1;
 #  - an unknown flag bit, and ARD_PORT_WHOLE on an IN port, are refused naming block and port;
 #  - GROUP.stats has named fields that `ard show` prints.
@@ -214,6 +215,41 @@ wait "$pb" "$sink" 2>/dev/null
 n=$(wc -l <"$T/s.txt")
 r=$(check "$T/s.txt" "$(tail -n1 "$T/s.txt" | cut -d' ' -f2)" 40) && ok "as processes (--block): $n packets, b's packet k read a's packet k, each whole" ||
     fail "as processes: $n lines: $r"
+
+# -- reload of a block with a whole port: the same ports and flags load, other flags are refused --
+cp "$P/twhole.so" "$T/a.so"
+cat >"$T/r.yaml" <<Y
+name: wr
+rate_hz: 500
+blocks:
+  - { name: a, plugin: $T/a.so, ard: { in: r.z, out: r.a } }
+  - { name: b, plugin: $P/twhole.so, ard: { in: r.a, out: r.b } }
+  - { name: s, plugin: $P/tsink.so, params: { file: $T/r.txt }, ard: { in: r.b, ack: r.ack } }
+Y
+"$ARDRUN" "$T/r.yaml" 2>"$T/r.log" &
+grp=$!
+pids+=("$grp")
+for _ in $(seq 200); do "$ARDRUN" ctl wr status >/dev/null 2>&1 && break; sleep 0.05; done
+sleep 0.2
+out=$("$ARDRUN" ctl wr reload a) && ok "reload of a whole port's block: $out" || fail "reload: $out"
+n1=$(wc -l <"$T/r.txt")
+sleep 0.3
+cp "$P/tkeep.so" "$T/a.so" # the same ports, without ARD_PORT_WHOLE
+expect 104 "port 'out' differs: running flags 0x1, new build flags 0x0" -- "$ARDRUN" ctl wr reload a
+sleep 0.2
+kill -TERM "$grp"
+wait "$grp" || fail "reload group: $(cat "$T/r.log")"
+# b read whole packets of a before and after the reload (x[1] = 1), and kept getting new ones
+bad=$(python3 -c '
+import sys
+for line in open(sys.argv[1]):
+    f = line.split(); k = int(f[1]); x = [float.fromhex(v) for v in f[2:]]
+    if x[1] != 1.0 or x[2:] != [float(k * 8 + i) for i in range(2, 8)]:
+        print(line.strip())' "$T/r.txt" | head -n3)
+n2=$(wc -l <"$T/r.txt")
+[ -z "$bad" ] && [ "$n2" -gt $((n1 + 100)) ] && [ "$(tail -n1 "$T/r.txt" | cut -d' ' -f3)" != -0x1p+0 ] &&
+    ok "after the reload b still reads a's packets, whole ($n1 -> $n2 packets)" ||
+    fail "after reload: $n1 -> $n2 packets, bad: $bad"
 
 # -- API 1 plugins, unknown flags --
 A1=$P/api1 # tests/ardrun/CMakeLists.txt
