@@ -43,8 +43,12 @@
 extern "C" {
 #endif
 
-/* Version of this API. A host refuses a plugin built against another one, naming both. */
-#define ARD_BLOCK_API 1
+/* Version of this API. A host loads plugins built against this version or an older one it
+ * still knows (ardrun loads 1 and 2) and refuses any other, naming both.
+ *   1  the first version.
+ *   2  struct ard_block_port gained `flags` (ARD_PORT_*), appended: an API 1 plugin's port
+ *      table (without it) is read with its own layout and has no flags. */
+#define ARD_BLOCK_API 2
 
 /* The one symbol a plugin exports (a function, so that C++ and C need no extern data). */
 #define ARD_BLOCK_SYMBOL "ard_block_descriptor"
@@ -58,11 +62,24 @@ enum ard_param_type {
     ARD_PARAM_STR = 4,  /* any text up to 255 bytes */
 };
 
+/* Port flags (struct ard_block_port's `flags`, API 2). A host refuses a bit it does not know,
+ * naming block, port and bit. */
+
+/* OUT port only: every step that marks this port with ard_block_out() writes the whole
+ * packet (every byte of `size`), never reading what the buffer held before. In return the
+ * host need not keep the buffer's contents between steps, and hands the packet over without
+ * copying it: at the start of a step the buffer holds unspecified bytes (an older packet of
+ * the port, or zeroes). Readers still never see what a failed step wrote. Declare it only
+ * when it is true of every step: a block that updates part of its output (a counter kept in
+ * the packet, a field written once) must not. */
+#define ARD_PORT_WHOLE 0x1u
+
 struct ard_block_port {
     const char *name; /* port name within the block: [A-Za-z0-9_-], at most 31 characters */
     enum ard_dir dir; /* ARD_IN or ARD_OUT */
     size_t size;      /* packet size in bytes, >= 1 */
     const char *type; /* type descriptor (see ardnet.h) whose size must equal `size`, or NULL */
+    uint32_t flags;   /* ARD_PORT_* bits, 0 for none (API 2; an API 1 plugin has no flags) */
 };
 
 struct ard_block_param {
@@ -110,7 +127,8 @@ struct ard_block_ctx {
     const char *instance; /* the instance's name ("ctrl" in a group; the plugin's name alone) */
     void *state;          /* the block's own data: set it in init, free it in close */
     void *const *buf;     /* buf[i]: port i's packet buffer (IN: the newest packet received;
-                           * OUT: what will be sent, kept from the previous step). The
+                           * OUT: what will be sent, kept from the previous step unless the
+                           * port is ARD_PORT_WHOLE). The
                            * addresses may change from one step to the next (ardrun hands
                            * packets over in place): take them anew each step, through
                            * ard_block_in/ard_block_out, and never write into an IN packet */
@@ -137,7 +155,8 @@ static inline int ard_block_is_new(const ard_block_ctx *ctx, unsigned i)
 }
 
 /* Buffer of OUT port i, marked to be sent after this step (if the step returns 0). The buffer
- * keeps its contents between steps, so a block may update only part of it. */
+ * keeps its contents between steps, so a block may update only part of it; except for a port
+ * declared ARD_PORT_WHOLE, whose buffer holds unspecified bytes: write all of it. */
 static inline void *ard_block_out(ard_block_ctx *ctx, unsigned i)
 {
     ctx->send[i] = 1;

@@ -2,10 +2,18 @@
  * relay - the benchmark's block: a small computation on a 1 KiB packet (127 doubles scaled
  * and offset), passed from "in" to "out". Field 0 carries the time of the chain's first tick
  * (the block with first=true writes its tick time there, the others copy it).
+ *
+ * Its step writes every byte of its output (t0 and the 127 values: 8 + 1016 = 1024 bytes, no
+ * padding) from its input alone, so "out" is declared ARD_PORT_WHOLE; built with
+ * RELAY_FLAGS=0 (relay_partial.so) it declares nothing, for the benchmark's comparison.
  */
 #include "ardnet_block.h"
 
 #include <string.h>
+
+#ifndef RELAY_FLAGS
+#define RELAY_FLAGS ARD_PORT_WHOLE
+#endif
 
 struct relay_pkt {
     int64_t t0;
@@ -14,9 +22,10 @@ struct relay_pkt {
 
 enum { P_IN, P_OUT };
 static const struct ard_block_port ports[] = {
-    [P_IN] = {"in", ARD_IN, sizeof(struct relay_pkt), "i64 f64[127]"},
-    [P_OUT] = {"out", ARD_OUT, sizeof(struct relay_pkt), "i64 f64[127]"},
+    [P_IN] = {"in", ARD_IN, sizeof(struct relay_pkt), "i64 f64[127]", 0},
+    [P_OUT] = {"out", ARD_OUT, sizeof(struct relay_pkt), "i64 f64[127]", RELAY_FLAGS},
 };
+_Static_assert(sizeof(struct relay_pkt) == 1024, "the packet is written whole: no padding");
 static const struct ard_block_param params[] = {
     {"first", ARD_PARAM_BOOL, "false", "the chain's first block: stamp the tick time"},
 };

@@ -9,9 +9,10 @@
 
 enum { P_REF, P_STATE, P_CMD };
 static const struct ard_block_port ports[] = {
-    [P_REF] = {"ref", ARD_IN, sizeof(struct arm_joints), ARM_JOINTS_TYPE},
-    [P_STATE] = {"state", ARD_IN, sizeof(struct arm_joints), ARM_JOINTS_TYPE},
-    [P_CMD] = {"cmd", ARD_OUT, sizeof(struct arm_torque), ARM_TORQUE_TYPE},
+    [P_REF] = {"ref", ARD_IN, sizeof(struct arm_joints), ARM_JOINTS_TYPE, 0},
+    [P_STATE] = {"state", ARD_IN, sizeof(struct arm_joints), ARM_JOINTS_TYPE, 0},
+    /* every step writes all seven torques: handed over without a copy (ARD_PORT_WHOLE) */
+    [P_CMD] = {"cmd", ARD_OUT, sizeof(struct arm_torque), ARM_TORQUE_TYPE, ARD_PORT_WHOLE},
 };
 static const struct ard_block_param params[] = {
     {"kp", ARD_PARAM_F64, "100", "position gain [Nm/rad]"},

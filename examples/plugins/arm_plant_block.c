@@ -9,8 +9,9 @@
 
 enum { P_CMD, P_STATE };
 static const struct ard_block_port ports[] = {
-    [P_CMD] = {"cmd", ARD_IN, sizeof(struct arm_torque), ARM_TORQUE_TYPE},
-    [P_STATE] = {"state", ARD_OUT, sizeof(struct arm_joints), ARM_JOINTS_TYPE},
+    [P_CMD] = {"cmd", ARD_IN, sizeof(struct arm_torque), ARM_TORQUE_TYPE, 0},
+    /* integrated in place from the previous state it holds: not ARD_PORT_WHOLE */
+    [P_STATE] = {"state", ARD_OUT, sizeof(struct arm_joints), ARM_JOINTS_TYPE, 0},
 };
 static const struct ard_block_param params[] = {
     {"inertia", ARD_PARAM_F64, "0.2", "joint inertia [kg m^2]"},

@@ -37,9 +37,11 @@
 
 struct ardr_plugin {
     void *dl;
-    char path[4096];   /* as configured */
-    char loaded[4096]; /* the private copy actually dlopen()ed */
-    const struct ard_block_desc *d;
+    char path[4096];                /* as configured */
+    char loaded[4096];              /* the private copy actually dlopen()ed */
+    const struct ard_block_desc *d; /* the plugin's, or `conv` */
+    /* an API 1 plugin's descriptor read into the current layout (allocated; NULL: none) */
+    struct ard_block_desc *conv;
 };
 
 /* Load `path` (a private copy, so that a rebuilt .so is new) and check its descriptor.
@@ -70,11 +72,15 @@ struct ardr_pval {
 
 /* The hand-off of a connection private to one rate thread: its writer and every reader of
  * the group step in the same thread (ardr_scheme_handoff). The writer's OUT buffer is its own
- * (b->own), readers of the thread read `pub` in place; shared memory gets the packets for
+ * (b->own) and a successful step's packet is copied to `pub`; for an ARD_PORT_WHOLE port the
+ * writer writes into the one of pkt[] that is not `pub`, and a successful step swaps them (no
+ * copy). Readers of the thread read `pub` in place; shared memory gets the packets for
  * readers outside the group: every packet while one is attached (`watched`), else the newest
  * about every 100 ms and when the writer stops (docs/ardrun.md, "Running"). */
 struct ardr_handoff {
-    void *pub;            /* the last packet sent (cache-line aligned, port size) */
+    void *pub;            /* the last packet sent: pkt[0] or pkt[1] */
+    void *pkt[2];         /* packet buffers after this header, cache-line aligned (pkt[1]
+                           * only for a whole port, else NULL) */
     struct ard_info info; /* its sequence number (counted here) and send times; seq 0: none */
     size_t size;
     int readers;          /* IN ports of the group on the connection */
@@ -105,7 +111,8 @@ struct ardr_block {
      * or the writer's newest packet in place (src, hsrc). */
     void **bufs;
     ard_port **port;
-    uint8_t *dir; /* ARD_IN / ARD_OUT, from the descriptor */
+    uint8_t *dir;   /* ARD_IN / ARD_OUT, from the descriptor */
+    uint8_t *whole; /* OUT port declared ARD_PORT_WHOLE: its buffer is not kept between steps */
     int8_t *fresh;
     uint8_t *send;
     struct ard_info *info;

@@ -131,7 +131,7 @@ static const struct ard_block_host host = {host_param, host_fail};
 int ardr_block_alloc(struct ardr_block *b)
 {
     uint32_t n = b->pl.d->nports;
-    size_t ptrs = 6 * n * sizeof(void *), bytes = (3 * n + 7) & ~(size_t)7;
+    size_t ptrs = 6 * n * sizeof(void *), bytes = (4 * n + 7) & ~(size_t)7;
     size_t total = ptrs + bytes + n * sizeof(struct ard_info) + n * sizeof(bool);
     total = (total + 63) & ~(size_t)63;
     /* next to the context when they fit (a block of a few ports): the same few cache lines */
@@ -150,6 +150,7 @@ int ardr_block_alloc(struct ardr_block *b)
     b->dir = m + ptrs;
     b->fresh = (int8_t *)(m + ptrs + n);
     b->send = m + ptrs + 2 * n;
+    b->whole = m + ptrs + 3 * n;
     b->info = (struct ard_info *)(m + ptrs + bytes);
     b->delayed = (bool *)(m + ptrs + bytes + n * sizeof(struct ard_info));
     for (uint32_t i = 0; i < n; i++)
@@ -172,7 +173,13 @@ int ardr_block_prepare(struct ardr_block *b)
             memset(b->own[i], 0, n);
         }
         b->bufs[i] = b->own[i];
-        if (d->ports[i].dir == ARD_OUT && b->ho[i] != NULL) {
+        b->whole[i] = d->ports[i].dir == ARD_OUT && (d->ports[i].flags & ARD_PORT_WHOLE);
+        if (d->ports[i].dir == ARD_OUT && b->ho[i] != NULL && b->whole[i]) {
+            /* private, whole: the step writes into the hand-off's other buffer (not `pub`,
+             * which the readers read), swapped with `pub` after a successful step */
+            struct ardr_handoff *h = b->ho[i];
+            b->bufs[i] = h->pub == h->pkt[0] ? h->pkt[1] : h->pkt[0];
+        } else if (d->ports[i].dir == ARD_OUT && b->ho[i] != NULL) {
             /* private to the thread: the step writes into the block's own buffer, which
              * keeps its contents (a reload keeps them too) */
         } else if (d->ports[i].dir == ARD_OUT && b->port[i] != NULL) {
@@ -394,8 +401,16 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
         b->send[i] = 0;
         struct ardr_handoff *h = b->ho[i];
         if (h != NULL) {
-            /* private: the readers of this thread read `pub`; the block keeps its buffer */
-            memcpy(h->pub, b->bufs[i], h->size);
+            /* private: the readers of this thread read `pub`. A whole port's packet becomes
+             * `pub` and the step writes the old one next time; else the block keeps its
+             * buffer and `pub` gets a copy. Either way a failed step never reaches `pub`. */
+            if (b->whole[i]) {
+                void *w = b->bufs[i];
+                b->bufs[i] = h->pub;
+                h->pub = w;
+            } else {
+                memcpy(h->pub, b->bufs[i], h->size);
+            }
             struct ard_info in = {h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
             h->info = in;
             b->info[i] = in;
@@ -423,8 +438,10 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
             goto out;
         }
         /* The buffer keeps its contents between steps (ardnet_block.h): the next slot starts
-         * as the packet just sent, which is still in the cache. */
-        memcpy(next, sent, ard_port_size(b->port[i]));
+         * as the packet just sent, which is still in the cache. Not for a whole port: the
+         * step writes all of it. */
+        if (!b->whole[i])
+            memcpy(next, sent, ard_port_size(b->port[i]));
         b->bufs[i] = next;
         b->info[i] = ard_port_info(b->port[i]);
     }

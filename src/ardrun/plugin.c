@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -89,11 +90,12 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
     if (d == NULL)
         return ardi_fail(ARD_EINVAL, "%s: plugin '%s': ard_block_descriptor() returned NULL", what,
                          path);
-    if (d->api != ARD_BLOCK_API)
+    if (d->api < 1 || d->api > ARD_BLOCK_API)
         return ardi_fail(ARD_EINVAL,
                          "%s: plugin '%s' was built against block API version %u, this ardrun "
-                         "has version %u (rebuild the plugin against this ardnet_block.h)",
-                         what, path, d->api, ARD_BLOCK_API);
+                         "has version %u and loads 1..%u (rebuild the plugin against this "
+                         "ardnet_block.h)",
+                         what, path, d->api, ARD_BLOCK_API, ARD_BLOCK_API);
     if (!short_name_ok(d->name))
         return ardi_fail(ARD_EINVAL,
                          "%s: plugin '%s': block name '%s' is not a name ([A-Za-z0-9_-], 1..%d)",
@@ -123,6 +125,17 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
             if (!strcmp(d->ports[j].name, p->name))
                 return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port '%s' is declared twice", what,
                                  path, p->name);
+        uint32_t unknown = p->flags & ~(uint32_t)ARD_PORT_WHOLE;
+        if (unknown)
+            return ardi_fail(ARD_EINVAL,
+                             "%s: plugin '%s': port '%s' has unknown flag bit 0x%x (this ardrun "
+                             "knows ARD_PORT_WHOLE 0x%x; built against a newer ardnet_block.h?)",
+                             what, path, p->name, unknown & (~unknown + 1u), ARD_PORT_WHOLE);
+        if ((p->flags & ARD_PORT_WHOLE) && p->dir != ARD_OUT)
+            return ardi_fail(ARD_EINVAL,
+                             "%s: plugin '%s': port '%s' is an IN port but declares "
+                             "ARD_PORT_WHOLE (a promise about writing: OUT ports only)",
+                             what, path, p->name);
         char w[600];
         snprintf(w, sizeof w, "%s: plugin '%s'", what, path);
         int rc = check_type(w, p->name, p->size, p->type);
@@ -148,6 +161,39 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
             return ARD_EINVAL;
     }
     return 0;
+}
+
+/* struct ard_block_port as API 1 declared it: no `flags`. */
+struct port_v1 {
+    const char *name;
+    enum ard_dir dir;
+    size_t size;
+    const char *type;
+};
+
+/* The descriptor as this host reads it: an API 1 plugin's port table has the API 1 layout
+ * (a shorter stride), so the host reads it with that layout into a copy of the descriptor
+ * whose ports have flags 0. Returns `d` itself for the current API. */
+static const struct ard_block_desc *host_desc(struct ardr_plugin *pl,
+                                              const struct ard_block_desc *d, const char *what)
+{
+    if (d == NULL || d->api != 1)
+        return d;
+    if (d->nports > ARD_BLOCK_MAX_PORTS || (d->nports && !d->ports))
+        return d; /* refused by check_desc, which reads no port then */
+    struct ard_block_desc *c = calloc(1, sizeof *c + d->nports * sizeof(struct ard_block_port));
+    if (c == NULL) {
+        (void)ardi_fail(ARD_ENOMEM, "%s: out of memory", what);
+        return NULL;
+    }
+    *c = *d;
+    struct ard_block_port *ports = (struct ard_block_port *)(c + 1);
+    const struct port_v1 *old = (const struct port_v1 *)(const void *)d->ports;
+    for (uint32_t i = 0; i < d->nports; i++)
+        ports[i] = (struct ard_block_port){old[i].name, old[i].dir, old[i].size, old[i].type, 0};
+    c->ports = ports;
+    pl->conv = c;
+    return c;
 }
 
 int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
@@ -181,10 +227,17 @@ int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
                          "ARD_BLOCK_EXPORT in ardnet_block.h)",
                          what, path, ARD_BLOCK_SYMBOL);
     }
-    pl->d = fn();
-    if ((rc = check_desc(pl->d, what, path)) < 0) {
+    const struct ard_block_desc *raw = fn();
+    pl->d = host_desc(pl, raw, what);
+    if (raw != NULL && pl->d == NULL)
+        rc = ARD_ENOMEM;
+    else
+        rc = check_desc(pl->d, what, path);
+    if (rc < 0) {
         dlclose(pl->dl);
         close(fd);
+        free(pl->conv);
+        pl->conv = NULL;
         pl->dl = NULL;
         pl->d = NULL;
         return rc;
@@ -200,6 +253,8 @@ void ardr_plugin_unload(struct ardr_plugin *pl)
         if (sscanf(pl->loaded, "/proc/self/fd/%d", &fd) == 1 && fd >= 0)
             close(fd);
     }
+    free(pl->conv);
+    pl->conv = NULL;
     pl->dl = NULL;
     pl->d = NULL;
 }
@@ -223,6 +278,12 @@ int ardr_plugin_same_ports(const struct ard_block_desc *a, const struct ard_bloc
                              "'%s' %s %zu bytes '%s' (reload keeps the ports; restart the group)",
                              what, i, p->name, p->dir == ARD_IN ? "in" : "out", p->size, tp,
                              q->name, q->dir == ARD_IN ? "in" : "out", q->size, tq);
+        if (p->flags != q->flags)
+            return ardi_fail(ARD_ETYPE,
+                             "%s: port '%s' differs: running flags 0x%x, new build flags 0x%x "
+                             "(reload keeps the ports and how they are handed over; restart "
+                             "the group)",
+                             what, p->name, p->flags, q->flags);
     }
     return 0;
 }

@@ -77,9 +77,12 @@ static void prefetch_plan(struct ardr_block *b, struct prefetch *pf)
     for (uint32_t i = 0; i < b->nports; i++) {
         size_t size = b->pl.d->ports[i].size;
         if (b->ho[i] != NULL) {
-            prefetch_add(pf, b->own[i], size);
-            prefetch_add(pf, b->ho[i],
-                         (size_t)((uint8_t *)b->ho[i]->pub - (uint8_t *)b->ho[i]) + size);
+            /* both packets of a whole port (they swap), else `pub` and the block's own */
+            const struct ardr_handoff *h = b->ho[i];
+            const uint8_t *last = b->whole[i] ? h->pkt[1] : h->pkt[0];
+            if (!b->whole[i])
+                prefetch_add(pf, b->own[i], size);
+            prefetch_add(pf, h, (size_t)(last - (const uint8_t *)h) + size);
         } else if (b->dir[i] == ARD_IN && b->hsrc[i] == NULL && b->src[i] == NULL) {
             prefetch_add(pf, b->own[i], size);
         }
@@ -183,14 +186,16 @@ struct statsbuf {
 };
 
 /* Struct of arrays, so that the descriptor stays short for any number of blocks:
- * "u64 u32 u32 u64[R] u64[R] u64[B] u64[B] i64[B] i64[B] i32[B] i32[B]". */
+ * "u64 u32 u32 u64[R] u64[R] u64[B] u64[B] i64[B] i64[B] i32[B] i32[B]", with field names
+ * (which leave the layout and its hash as they were). */
 static int stats_open(struct ardr_group *g, struct statsbuf *s)
 {
-    char type[256];
+    char type[320];
     int R = g->nrates, B = g->nblocks;
     snprintf(type, sizeof type,
-             "u64 u32 u32 u64[%d] u64[%d] u64[%d] u64[%d] i64[%d] i64[%d] i32[%d] i32[%d]", R, R, B,
-             B, B, B, B, B);
+             "tick:u64 nblocks:u32 nrates:u32 cycles:u64[%d] overruns:u64[%d] steps:u64[%d] "
+             "fails:u64[%d] mean_ns:i64[%d] max_ns:i64[%d] state:i32[%d] rate:i32[%d]",
+             R, R, B, B, B, B, B, B);
     s->size = 16 + (size_t)R * 16 + (size_t)B * 40;
     s->buf = calloc(1, s->size);
     char conn[ARD_MAX_NAME + 1];

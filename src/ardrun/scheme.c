@@ -256,17 +256,22 @@ static bool private_to_rate(const struct ardr_group *g, int w, const char *conn,
 
 /* The hand-off of OUT port p of block b, private to its thread. Readers of the thread see
  * the connection's newest packet (a previous writer's) until b's first send, as they would
- * on shared memory. */
+ * on shared memory. An ARD_PORT_WHOLE port gets two packet buffers (swapped after each
+ * successful step), another one; a reload keeps the hand-off, and the port's flags with it
+ * (ardr_plugin_same_ports). */
 static int make_handoff(struct ardr_block *b, uint32_t p, int readers)
 {
-    /* the packet right after the hand-off's header, cache-line aligned: one allocation */
+    /* the packets right after the hand-off's header, cache-line aligned: one allocation */
     size_t size = b->pl.d->ports[p].size, head = (sizeof(struct ardr_handoff) + 63) & ~(size_t)63;
-    size_t n = head + ((size + 63) & ~(size_t)63);
+    bool whole = (b->pl.d->ports[p].flags & ARD_PORT_WHOLE) != 0;
+    size_t padded = (size + 63) & ~(size_t)63, n = head + (whole ? 2 : 1) * padded;
     struct ardr_handoff *h = aligned_alloc(64, n);
     if (h == NULL)
         return ardi_fail(ARD_ENOMEM, "block '%s': out of memory", b->name);
     memset(h, 0, n);
     uint8_t *pub = (uint8_t *)h + head;
+    h->pkt[0] = pub;
+    h->pkt[1] = whole ? pub + padded : NULL;
     h->pub = pub;
     h->size = size;
     h->readers = readers;

@@ -209,9 +209,10 @@ int ardr_cmd_describe(int argc, char **argv)
     const struct ard_block_desc *d = pl.d;
     printf("block %s version %s (block API %u)\n", d->name, d->version, d->api);
     for (uint32_t i = 0; i < d->nports; i++)
-        printf("  port  %-16s %-3s %8zu  %s\n", d->ports[i].name,
+        printf("  port  %-16s %-3s %8zu  %s%s\n", d->ports[i].name,
                d->ports[i].dir == ARD_IN ? "in" : "out", d->ports[i].size,
-               d->ports[i].type ? d->ports[i].type : "(opaque)");
+               d->ports[i].type ? d->ports[i].type : "(opaque)",
+               d->ports[i].flags & ARD_PORT_WHOLE ? "  whole" : "");
     for (uint32_t i = 0; i < d->nparams; i++)
         printf("  param %-16s %-4s default %-10s %s\n", d->params[i].name, ptype(d->params[i].type),
                d->params[i].def ? d->params[i].def : "(required)",

@@ -14,9 +14,14 @@
 /* Port indices, in the order of the port table below. */
 enum { P_IN, P_OUT };
 
+/* name, direction, size, type, flags. Flags: ARD_PORT_WHOLE on an OUT port promises that
+ * every step marking it (ard_block_out) writes all of its bytes; ardrun then hands it over
+ * without copying it, and its buffer no longer keeps the previous packet. This step writes
+ * all 7 values, so "out" could declare it; a block that updates only part of an output must
+ * leave it 0. */
 static const struct ard_block_port ports[] = {
-    [P_IN] = {"in", ARD_IN, 7 * sizeof(double), "f64[7]"},
-    [P_OUT] = {"out", ARD_OUT, 7 * sizeof(double), "f64[7]"},
+    [P_IN] = {"in", ARD_IN, 7 * sizeof(double), "f64[7]", 0},
+    [P_OUT] = {"out", ARD_OUT, 7 * sizeof(double), "f64[7]", 0},
 };
 
 static const struct ard_block_param params[] = {

@@ -37,7 +37,7 @@ expect 100 "deep.yaml:3:16: nested deeper than 8 levels" -- "$ARDRUN" "$T/deep.y
 # -- bad plugins: refused with exit 101, nothing runs --
 one() { printf 'name: g\nrate_hz: 1000\nblocks:\n  - name: b\n    plugin: %s\n%s\n' "$1" "${2:-}" >"$T/one.yaml"; echo "$T/one.yaml"; }
 expect 101 "plugin '$P/tbad_nosym.so' does not export ard_block_descriptor()" -- "$ARDRUN" "$(one "$P/tbad_nosym.so")"
-expect 101 "built against block API version 99, this ardrun has version 1" -- "$ARDRUN" "$(one "$P/tbad_api.so")"
+expect 101 "built against block API version 99, this ardrun has version 2 and loads 1..2" -- "$ARDRUN" "$(one "$P/tbad_api.so")"
 expect 101 "port 'out' declares 48 bytes but its type 'f64[7]' has 56 bytes" -- "$ARDRUN" "$(one "$P/tbad_liar.so")"
 expect 101 "cannot be loaded: undefined symbol: ardrun_test_nowhere" -- "$ARDRUN" "$(one "$P/tbad_undef.so")"
 expect 101 "block 'tbad' has no step callback" -- "$ARDRUN" "$(one "$P/tbad_nostep.so")"

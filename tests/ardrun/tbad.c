@@ -18,9 +18,9 @@ void ardrun_test_nowhere(void);
 
 static const struct ard_block_port ports[] = {
 #ifdef BAD_LIAR
-    {"out", ARD_OUT, 48, "f64[7]"},
+    {"out", ARD_OUT, 48, "f64[7]", 0},
 #else
-    {"out", ARD_OUT, 56, "f64[7]"},
+    {"out", ARD_OUT, 56, "f64[7]", 0},
 #endif
 };
 static const struct ard_block_param params[] = {
@@ -62,7 +62,7 @@ static void fini(ard_block_ctx *ctx)
 
 static const struct ard_block_desc desc = {
 #ifdef BAD_API
-    .api = ARD_BLOCK_API + 98,
+    .api = 99,
 #else
     .api = ARD_BLOCK_API,
 #endif

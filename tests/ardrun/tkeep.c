@@ -13,8 +13,8 @@
 
 enum { P_IN, P_OUT };
 static const struct ard_block_port ports[] = {
-    [P_IN] = {"in", ARD_IN, sizeof(struct tpkt), TPKT_TYPE},
-    [P_OUT] = {"out", ARD_OUT, sizeof(struct tpkt), TPKT_TYPE},
+    [P_IN] = {.name = "in", .dir = ARD_IN, .size = sizeof(struct tpkt), .type = TPKT_TYPE},
+    [P_OUT] = {.name = "out", .dir = ARD_OUT, .size = sizeof(struct tpkt), .type = TPKT_TYPE},
 };
 
 static const struct ard_block_param params[] = {

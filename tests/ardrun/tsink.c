@@ -9,8 +9,8 @@
 
 enum { P_IN, P_ACK };
 static const struct ard_block_port ports[] = {
-    [P_IN] = {"in", ARD_IN, sizeof(struct tpkt), TPKT_TYPE},
-    [P_ACK] = {"ack", ARD_OUT, sizeof(uint64_t), "u64"},
+    [P_IN] = {.name = "in", .dir = ARD_IN, .size = sizeof(struct tpkt), .type = TPKT_TYPE},
+    [P_ACK] = {.name = "ack", .dir = ARD_OUT, .size = sizeof(uint64_t), .type = "u64"},
 };
 static const struct ard_block_param params[] = {
     {"file", ARD_PARAM_STR, NULL, "where to write the packets"},

@@ -10,8 +10,8 @@
 
 enum { P_OUT, P_ACK };
 static const struct ard_block_port ports[] = {
-    [P_OUT] = {"out", ARD_OUT, sizeof(struct tpkt), TPKT_TYPE},
-    [P_ACK] = {"ack", ARD_IN, sizeof(uint64_t), "u64"},
+    [P_OUT] = {.name = "out", .dir = ARD_OUT, .size = sizeof(struct tpkt), .type = TPKT_TYPE},
+    [P_ACK] = {.name = "ack", .dir = ARD_IN, .size = sizeof(uint64_t), .type = "u64"},
 };
 static const struct ard_block_param params[] = {
     {"scale", ARD_PARAM_F64, "1.0", "amplitude"},
