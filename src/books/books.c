@@ -641,7 +641,7 @@ int ardb_parse(const char *text, struct ardb_entry *e)
         size_t rl = ll - kl - 1;
         char v[ARDB_MAX_CMD];
         unescape(v, sizeof v, raw, rl);
-        long long x;
+        long long x = 0; /* set by num() when it returns 0 (gcc -O2 cannot see that) */
         int rc = 0;
         if (!strcmp(key, "path")) {
             ardb_copy(e->path, sizeof e->path, v);
