@@ -274,7 +274,8 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
             fputs(usage_text, stdout);
             exit(0);
         case OPT_VERSION:
-            printf("ardnet %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
+            printf("ardnet (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
+                   ARD_VERSION_PATCH);
             exit(0);
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);

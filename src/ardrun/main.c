@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(a, "--version")) {
-        printf("ardrun %d.%d.%d (block API %d)\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
+        printf("ardrun (ardnet) %d.%d.%d, block API %d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
                ARD_VERSION_PATCH, ARD_BLOCK_API);
         return 0;
     }

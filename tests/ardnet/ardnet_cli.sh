@@ -20,6 +20,7 @@ for o in --in --out --size --type --conn-id --from --every --max-rate --max-data
     grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 grep -q "Exit codes" "$T/help" || fail "--help does not list exit codes"
+v=$("$ARDNET" --version) && [[ "$v" =~ ^ardnet\ \(ardnet\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "--version: '$v'"
 
 expect 100 "unknown option '--bogus'" --bogus
 expect 100 "no route" 

@@ -7,6 +7,8 @@ P=$PLUGINS
 
 # -- command line and YAML --
 expect 100 "usage: ardrun" -- "$ARDRUN"
+v=$("$ARDRUN" --version) && [[ "$v" =~ ^ardrun\ \(ardnet\)\ [0-9]+\.[0-9]+\.[0-9]+,\ block\ API\ 2$ ]] ||
+    fail "--version: '$v'"
 expect 100 "no group file" -- "$ARDRUN" --ticks 5
 expect 100 "unknown argument '--bogus'" -- "$ARDRUN" --bogus x.yaml
 expect 100 "group file '$T/none.yaml'" -- "$ARDRUN" "$T/none.yaml"
