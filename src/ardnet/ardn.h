@@ -249,6 +249,8 @@ int ardn_route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Add n to a counter that only the calling thread writes (a route's, an input's). */
+void ardn_bump(_Atomic uint64_t *c, uint64_t n);
 void ardn_count(struct ardn_route *r, enum ardn_counter c, uint64_t n);
 void ardn_count_drop(struct ardn_route *r, enum ardw_cause c);
 /* Report a failed send to d once, unless it is the network's business (errno e). */

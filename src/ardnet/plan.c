@@ -20,6 +20,8 @@
 #define IDLE_NS 250000000LL       /* how often an idle thread looks at the stop flag */
 #define ERROR_PAUSE_NS 100000000L /* pause after an error that would recur at once */
 #define BATCH 16                  /* datagrams per receive call */
+#define DRAIN_MAX 256             /* datagrams taken in before publishing, at most */
+#define SWEEP_NS 10000000LL       /* how often every route of an input is looked at */
 /* A receive slot holds any UDP datagram: a packed one is as long as its sender made it. */
 #define RX_SLOT ((ARDW_MAX_DGRAM + 1 + 7) & ~7u)
 #define PACK_WINDOW 16 /* first fit among the last datagrams opened */
@@ -345,31 +347,48 @@ static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
     *current = ns;
 }
 
+/* Point the receive messages at the slots again (recvmmsg rewrites names and lengths). */
+static void prepare_rx(struct ardn_input *in, struct mmsghdr *msgs, struct iovec *iov,
+                       struct sockaddr_storage *src)
+{
+    for (int k = 0; k < BATCH; k++) {
+        iov[k] = (struct iovec){in->rx + (size_t)k * RX_SLOT, RX_SLOT};
+        msgs[k].msg_hdr = (struct msghdr){
+            .msg_name = &src[k], .msg_namelen = sizeof src[k], .msg_iov = &iov[k], .msg_iovlen = 1};
+        msgs[k].msg_len = 0;
+    }
+}
+
 static void *input_main(void *arg)
 {
     struct ardn_input *in = arg;
     struct mmsghdr msgs[BATCH];
     struct iovec iov[BATCH];
     struct sockaddr_storage src[BATCH];
-    int64_t rcvtimeo = -1;
+    int64_t rcvtimeo = -1, sweep_ns = 0;
     bool recv_reported = false;
+    /* The routes that hold packets for a slot (--max-rate) are looked at on every wake-up;
+     * the others have nothing timed but a mismatch report, seen to every SWEEP_NS. (Without
+     * memory for the list, every route is looked at every time, as the list would be.) */
+    struct ardn_route **timed = calloc((size_t)in->nroutes, sizeof *timed), **tick = in->routes;
+    int ntimed = in->nroutes;
+    if (timed) {
+        ntimed = 0;
+        for (int k = 0; k < in->nroutes; k++)
+            if (in->routes[k]->red.period_ns)
+                timed[ntimed++] = in->routes[k];
+        tick = timed;
+    }
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
         int64_t now = ard_now_ns(), timeout = IDLE_NS;
-        for (int k = 0; k < in->nroutes; k++)
-            timeout = ardn_reducer_timeout(&in->routes[k]->red, now, timeout);
+        for (int k = 0; k < ntimed; k++)
+            timeout = ardn_reducer_timeout(&tick[k]->red, now, timeout);
         int flags = MSG_WAITFORONE | MSG_TRUNC;
         if (timeout < 1000)
             flags |= MSG_DONTWAIT; /* SO_RCVTIMEO 0 would mean "forever" */
         else
             set_rcvtimeo(in->fd, timeout, &rcvtimeo);
-        for (int k = 0; k < BATCH; k++) {
-            iov[k] = (struct iovec){in->rx + (size_t)k * RX_SLOT, RX_SLOT};
-            msgs[k].msg_hdr = (struct msghdr){.msg_name = &src[k],
-                                              .msg_namelen = sizeof src[k],
-                                              .msg_iov = &iov[k],
-                                              .msg_iovlen = 1};
-            msgs[k].msg_len = 0;
-        }
+        prepare_rx(in, msgs, iov, src);
         /* One system call per wake-up in the common case: blocks for the first datagram,
          * then takes whatever else is already queued. */
         int n = recvmmsg(in->fd, msgs, BATCH, flags, NULL);
@@ -386,11 +405,22 @@ static void *input_main(void *arg)
             pause_ns(ERROR_PAUSE_NS);
             continue;
         }
-        for (int k = 0; k < n; k++) {
-            size_t len = msgs[k].msg_len > RX_SLOT ? RX_SLOT : msgs[k].msg_len;
-            ardn_input_datagram(in, in->rx + (size_t)k * RX_SLOT, len, &src[k], now);
+        /* Latest value under overload: a full batch says that more may be queued; take it
+         * all (up to DRAIN_MAX datagrams) before publishing, so that a backlog costs each
+         * route one publication, of its newest packet, not one per datagram queued. */
+        for (int got = 0; n > 0;) {
+            for (int k = 0; k < n; k++) {
+                size_t len = msgs[k].msg_len > RX_SLOT ? RX_SLOT : msgs[k].msg_len;
+                ardn_input_datagram(in, in->rx + (size_t)k * RX_SLOT, len, &src[k], now);
+            }
+            got += n;
+            if (n < BATCH || got >= DRAIN_MAX)
+                break;
+            prepare_rx(in, msgs, iov, src);
+            n = recvmmsg(in->fd, msgs, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+            now = ard_now_ns();
         }
-        /* Latest value: each route publishes the newest of what it took in this batch. */
+        /* Each route publishes the newest of what it took in. */
         for (int t = 0; t < in->ntouched; t++) {
             struct ardn_route *r = in->touched[t];
             r->fresh = false;
@@ -399,9 +429,15 @@ static void *input_main(void *arg)
             ardn_offer(r, &r->newest, now, NULL);
         }
         in->ntouched = 0;
-        for (int k = 0; k < in->nroutes; k++)
-            ardn_tick(in->routes[k], now, NULL);
+        for (int k = 0; k < ntimed; k++)
+            ardn_tick(tick[k], now, NULL);
+        if (now >= sweep_ns) {
+            for (int k = 0; k < in->nroutes; k++)
+                ardn_tick(in->routes[k], now, NULL);
+            sweep_ns = now + SWEEP_NS;
+        }
     }
+    free(timed);
     return NULL;
 }
 

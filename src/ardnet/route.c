@@ -36,14 +36,24 @@ void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A counter with one writer (the thread of its route or input; others only read it): a
+ * relaxed load and store, no read-modify-write. On x86 a locked add waits for the store
+ * buffer to drain, which after the copy of a packet into shared memory cost more than the
+ * rest of the packet's forwarding (docs/performance.md, "ardnet at scale"). */
+void ardn_bump(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
 void ardn_count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
 {
-    atomic_fetch_add_explicit(&r->cnt.c[c], n, memory_order_relaxed);
+    ardn_bump(&r->cnt.c[c], n);
 }
 
 void ardn_count_drop(struct ardn_route *r, enum ardw_cause c)
 {
-    atomic_fetch_add_explicit(&r->cnt.drop[c], 1, memory_order_relaxed);
+    ardn_bump(&r->cnt.drop[c], 1);
 }
 
 void ardn_route_init(struct ardn_route *r)
@@ -354,8 +364,9 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
         struct ardn_ep *ep = &r->out[i];
         if (ep->kind == ARDN_EP_LOCAL) {
             /* Republish with the writer's CLOCK_REALTIME so that logs on both hosts line up;
-             * its CLOCK_MONOTONIC is meaningful only on the writer's own host. */
-            int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : ard_now_ns();
+             * its CLOCK_MONOTONIC is meaningful only on the writer's own host: a received
+             * packet carries the time of the wake-up that took it in (now). */
+            int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : now;
             if (ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
                 ardn_count(r, ARDN_C_SENT, 1);
             else
@@ -632,7 +643,7 @@ static void drop_datagram(struct ardn_input *in, enum ardw_cause c)
     if (in->nroutes == 1)
         ardn_count_drop(in->routes[0], c);
     else
-        atomic_fetch_add_explicit(&in->drop[c], 1, memory_order_relaxed);
+        ardn_bump(&in->drop[c], 1);
 }
 
 static uint32_t get32le(const uint8_t *p)
@@ -645,7 +656,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
 {
     struct ardw_hdr h = {0};
     if (in->nroutes > 1)
-        atomic_fetch_add_explicit(&in->datagrams, 1, memory_order_relaxed);
+        ardn_bump(&in->datagrams, 1);
     if (len >= ARDW_HDR_SIZE && d[5] == ARDW_FLAG_PACK) {
         uint64_t epoch;
         unsigned count;
@@ -655,7 +666,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
             return;
         }
         if (in->nroutes > 1)
-            atomic_fetch_add_explicit(&in->packed, 1, memory_order_relaxed);
+            ardn_bump(&in->packed, 1);
         size_t off = ARDW_PACK_HDR_SIZE;
         for (unsigned i = 0; i < count; i++) {
             const uint8_t *payload = ardw_pack_entry(d, &off, epoch, &h);
