@@ -89,6 +89,8 @@ struct ardn_route {
     struct ardn_reducer red;              /* --every / --max-rate state */
     bool fresh;                           /* UDP input: a packet was delivered in this batch */
     struct ardw_hdr newest;               /* its header */
+    const uint8_t *wire; /* UDP input: that packet's payload, wire order, still in the receive
+                          * buffer (delivered by reference); NULL: it is in buf */
     bool desc_due;                        /* send the descriptor with the queued packet */
     struct ardw_hdr tx_h;                 /* header of the packet in r->tx */
     bool in_reported;                     /* local input: a receive error was reported */
@@ -144,8 +146,11 @@ struct ardn_input {
     int fd;
     struct ardn_route **routes; /* sorted by connection id */
     int nroutes;
+    uint32_t *ids; /* their connection ids, in that order (NULL: read from the routes) */
     struct ardn_route **touched; /* routes with a packet delivered in the current batch */
     int ntouched;
+    bool by_reference; /* whole packets are delivered by reference (route's wire): the
+                        * receive buffer is not reused before ardn_input_settle */
     uint8_t *rx;
     pthread_t thread;
     bool started;
@@ -231,10 +236,14 @@ void ardn_plan_close(struct ardn_plan *p);
 
 /* One received datagram for a listening address (from src, NULL: no peer check, at now_ns):
  * checked and, a packed one, unpacked; each packet is checked against its route (by
- * connection id) and counted; a delivered one is in its route's buf, with fresh set, newest
+ * connection id) and counted; a delivered one is in its route's buf (with in->by_reference:
+ * a whole packet's payload stays in d, its route's wire points at it), with fresh set, newest
  * its header, and the route in in->touched. */
 void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
                          const struct sockaddr_storage *src, int64_t now_ns);
+/* With in->by_reference: convert the packets delivered by reference into their routes' buf
+ * (before the receive buffer is reused). */
+void ardn_input_settle(struct ardn_input *in);
 /* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
  * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
  * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
