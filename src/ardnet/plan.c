@@ -22,6 +22,7 @@
 #define BATCH 16                  /* datagrams per receive call */
 #define DRAIN_MAX 256             /* datagrams taken in before publishing, at most */
 #define SWEEP_NS 10000000LL       /* how often every route of an input is looked at */
+#define RCVBUF_CAP (256u << 10)   /* receiving socket's buffer, at most (see open_input) */
 /* A receive slot holds any UDP datagram: a packed one is as long as its sender made it. */
 #define RX_SLOT ((ARDW_MAX_DGRAM + 1 + 7) & ~7u)
 #define PACK_WINDOW 16 /* first fit among the last datagrams opened */
@@ -502,9 +503,17 @@ static int open_input(struct ardn_input *in)
         return ardn_route_fail(r, ARD_ESYS, "cannot listen on %s (%s): %s", s, in->text,
                                strerror(errno));
     }
-    size_t want = sockbuf_want(in->routes, in->nroutes);
+    /* Latest value: the socket queues at most RCVBUF_CAP (or room for the largest packet of
+     * one route), however many routes share it: a receiver that falls behind then finds
+     * datagrams a few ms old at most, the kernel dropping what does not fit, instead of a
+     * queue of tens of ms (docs/ardnet.md, "Overload"). */
+    size_t want = sockbuf_want(in->routes, in->nroutes), cap = RCVBUF_CAP;
+    for (int k = 0; k < in->nroutes; k++) {
+        size_t one = sockbuf_want(&in->routes[k], 1);
+        cap = one > cap ? one : cap;
+    }
     if (in->nroutes > 1 || in->routes[0]->size > ARDW_DEFAULT_DGRAM)
-        grow_sockbuf(in->fd, SO_RCVBUF, want);
+        grow_sockbuf(in->fd, SO_RCVBUF, want < cap ? want : cap);
     return 0;
 }
 
