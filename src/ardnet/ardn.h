@@ -89,8 +89,6 @@ struct ardn_route {
     struct ardn_reducer red;              /* --every / --max-rate state */
     bool fresh;                           /* UDP input: a packet was delivered in this batch */
     struct ardw_hdr newest;               /* its header */
-    const uint8_t *wire; /* UDP input: that packet's payload, wire order, still in the receive
-                          * buffer (delivered by reference); NULL: it is in buf */
     bool desc_due;                        /* send the descriptor with the queued packet */
     struct ardw_hdr tx_h;                 /* header of the packet in r->tx */
     bool in_reported;                     /* local input: a receive error was reported */
@@ -122,6 +120,9 @@ struct ardn_route {
     struct ardw_hdr mismatch_hdr;
     struct sockaddr_storage mismatch_src;
     struct ardn_counters cnt;
+    /* UDP input: the payload of the packet in newest, wire order, still in the receive
+     * buffer (delivered by reference); NULL: it is in buf. */
+    const uint8_t *wire;
 };
 
 /* A UDP destination (host:port) shared by every route that sends there: one connected

@@ -730,8 +730,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
             if (!r)
                 drop_datagram(in, ARDW_CONN);
             else
-                result(in, r, take_entry(r, &h, payload, src, now, in->by_reference), &h, src,
-                       now);
+                result(in, r, take_entry(r, &h, payload, src, now, in->by_reference), &h, src, now);
         }
         return;
     }

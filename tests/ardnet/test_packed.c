@@ -392,8 +392,13 @@ static void test_by_reference_until_settled(void **state)
     routes[1].fresh = false;
     memset(bufs[1], 0x5a, SIZE);
     for (uint16_t k = 0; k < 2; k++) {
-        struct ardw_hdr fh = {.conn_id = 101, .size = SIZE, .epoch = 7, .seq = 21,
-                              .type_hash = hash, .frag_index = k, .frag_count = 2,
+        struct ardw_hdr fh = {.conn_id = 101,
+                              .size = SIZE,
+                              .epoch = 7,
+                              .seq = 21,
+                              .type_hash = hash,
+                              .frag_index = k,
+                              .frag_count = 2,
                               .frag_off = k * (SIZE / 2)};
         ardw_put_hdr(f[k], &fh);
         for (unsigned i = 0; i < SIZE / 2; i++)
