@@ -64,8 +64,10 @@ int main(int argc, char **argv)
     struct ardn_route *routes = calloc((size_t)n, sizeof *routes);
     uint64_t *seq = calloc((size_t)n, sizeof *seq);
     uint8_t *rx = calloc(16, SLOT), *payload = calloc(1, size);
-    if (!routes || !seq || !rx || !payload)
+    if (!routes || !seq || !rx || !payload) {
+        fprintf(stderr, "ardnet_rxpath: out of memory\n");
         return 111;
+    }
     char in[64], out[32], sz[32], id[32];
     snprintf(in, sizeof in, "udp://127.0.0.1:%ld", port);
     snprintf(sz, sizeof sz, "%zu", size);
@@ -141,5 +143,9 @@ int main(int argc, char **argv)
     printf("ns_per_packet=%.1f published=%llu of %ld\n", (double)(t1 - t0) / (double)packets,
            (unsigned long long)sent, packets);
     ardn_plan_close(&plan);
+    free(routes);
+    free(seq);
+    free(rx);
+    free(payload);
     return sent == (uint64_t)((packets + batch - 1) / batch * batch) ? 0 : 1;
 }
