@@ -120,6 +120,9 @@ struct ardn_route {
     struct ardw_hdr mismatch_hdr;
     struct sockaddr_storage mismatch_src;
     struct ardn_counters cnt;
+    /* UDP input: the payload of the packet in newest, wire order, still in the receive
+     * buffer (delivered by reference); NULL: it is in buf. */
+    const uint8_t *wire;
 };
 
 /* A UDP destination (host:port) shared by every route that sends there: one connected
@@ -144,8 +147,11 @@ struct ardn_input {
     int fd;
     struct ardn_route **routes; /* sorted by connection id */
     int nroutes;
+    uint32_t *ids; /* their connection ids, in that order (NULL: read from the routes) */
     struct ardn_route **touched; /* routes with a packet delivered in the current batch */
     int ntouched;
+    bool by_reference; /* whole packets are delivered by reference (route's wire): the
+                        * receive buffer is not reused before ardn_input_settle */
     uint8_t *rx;
     pthread_t thread;
     bool started;
@@ -232,10 +238,14 @@ void ardn_plan_close(struct ardn_plan *p);
 
 /* One received datagram for a listening address (from src, NULL: no peer check, at now_ns):
  * checked and, a packed one, unpacked; each packet is checked against its route (by
- * connection id) and counted; a delivered one is in its route's buf, with fresh set, newest
+ * connection id) and counted; a delivered one is in its route's buf (with in->by_reference:
+ * a whole packet's payload stays in d, its route's wire points at it), with fresh set, newest
  * its header, and the route in in->touched. */
 void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
                          const struct sockaddr_storage *src, int64_t now_ns);
+/* With in->by_reference: convert the packets delivered by reference into their routes' buf
+ * (before the receive buffer is reused). */
+void ardn_input_settle(struct ardn_input *in);
 /* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
  * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
  * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
@@ -250,6 +260,8 @@ int ardn_route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Add n to a counter that only the calling thread writes (a route's, an input's). */
+void ardn_bump(_Atomic uint64_t *c, uint64_t n);
 void ardn_count(struct ardn_route *r, enum ardn_counter c, uint64_t n);
 void ardn_count_drop(struct ardn_route *r, enum ardw_cause c);
 /* Report a failed send to d once, unless it is the network's business (errno e). */

@@ -20,6 +20,9 @@
 #define IDLE_NS 250000000LL       /* how often an idle thread looks at the stop flag */
 #define ERROR_PAUSE_NS 100000000L /* pause after an error that would recur at once */
 #define BATCH 16                  /* datagrams per receive call */
+#define DRAIN_MAX 256             /* datagrams taken in before publishing, at most */
+#define SWEEP_NS 10000000LL       /* how often every route of an input is looked at */
+#define RCVBUF_CAP (256u << 10)   /* receiving socket's buffer, at most (see open_input) */
 /* A receive slot holds any UDP datagram: a packed one is as long as its sender made it. */
 #define RX_SLOT ((ARDW_MAX_DGRAM + 1 + 7) & ~7u)
 #define PACK_WINDOW 16 /* first fit among the last datagrams opened */
@@ -345,31 +348,50 @@ static void set_rcvtimeo(int fd, int64_t ns, int64_t *current)
     *current = ns;
 }
 
+/* Point the receive messages at the slots again (recvmmsg rewrites names and lengths). */
+static void prepare_rx(struct ardn_input *in, struct mmsghdr *msgs, struct iovec *iov,
+                       struct sockaddr_storage *src)
+{
+    for (int k = 0; k < BATCH; k++) {
+        iov[k] = (struct iovec){in->rx + (size_t)k * RX_SLOT, RX_SLOT};
+        msgs[k].msg_hdr = (struct msghdr){
+            .msg_name = &src[k], .msg_namelen = sizeof src[k], .msg_iov = &iov[k], .msg_iovlen = 1};
+        msgs[k].msg_len = 0;
+    }
+}
+
 static void *input_main(void *arg)
 {
     struct ardn_input *in = arg;
     struct mmsghdr msgs[BATCH];
     struct iovec iov[BATCH];
     struct sockaddr_storage src[BATCH];
-    int64_t rcvtimeo = -1;
+    int64_t rcvtimeo = -1, sweep_ns = 0;
     bool recv_reported = false;
+    /* A whole packet is published from in->rx, converted straight into its connection. */
+    in->by_reference = true;
+    /* The routes that hold packets for a slot (--max-rate) are looked at on every wake-up;
+     * the others have nothing timed but a mismatch report, seen to every SWEEP_NS. (Without
+     * memory for the list, every route is looked at every time, as the list would be.) */
+    struct ardn_route **timed = calloc((size_t)in->nroutes, sizeof *timed), **tick = in->routes;
+    int ntimed = in->nroutes;
+    if (timed) {
+        ntimed = 0;
+        for (int k = 0; k < in->nroutes; k++)
+            if (in->routes[k]->red.period_ns)
+                timed[ntimed++] = in->routes[k];
+        tick = timed;
+    }
     while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
         int64_t now = ard_now_ns(), timeout = IDLE_NS;
-        for (int k = 0; k < in->nroutes; k++)
-            timeout = ardn_reducer_timeout(&in->routes[k]->red, now, timeout);
+        for (int k = 0; k < ntimed; k++)
+            timeout = ardn_reducer_timeout(&tick[k]->red, now, timeout);
         int flags = MSG_WAITFORONE | MSG_TRUNC;
         if (timeout < 1000)
             flags |= MSG_DONTWAIT; /* SO_RCVTIMEO 0 would mean "forever" */
         else
             set_rcvtimeo(in->fd, timeout, &rcvtimeo);
-        for (int k = 0; k < BATCH; k++) {
-            iov[k] = (struct iovec){in->rx + (size_t)k * RX_SLOT, RX_SLOT};
-            msgs[k].msg_hdr = (struct msghdr){.msg_name = &src[k],
-                                              .msg_namelen = sizeof src[k],
-                                              .msg_iov = &iov[k],
-                                              .msg_iovlen = 1};
-            msgs[k].msg_len = 0;
-        }
+        prepare_rx(in, msgs, iov, src);
         /* One system call per wake-up in the common case: blocks for the first datagram,
          * then takes whatever else is already queued. */
         int n = recvmmsg(in->fd, msgs, BATCH, flags, NULL);
@@ -386,11 +408,23 @@ static void *input_main(void *arg)
             pause_ns(ERROR_PAUSE_NS);
             continue;
         }
-        for (int k = 0; k < n; k++) {
-            size_t len = msgs[k].msg_len > RX_SLOT ? RX_SLOT : msgs[k].msg_len;
-            ardn_input_datagram(in, in->rx + (size_t)k * RX_SLOT, len, &src[k], now);
+        /* Latest value under overload: a full batch says that more may be queued; take it
+         * all (up to DRAIN_MAX datagrams) before publishing, so that a backlog costs each
+         * route one publication, of its newest packet, not one per datagram queued. */
+        for (int got = 0; n > 0;) {
+            for (int k = 0; k < n; k++) {
+                size_t len = msgs[k].msg_len > RX_SLOT ? RX_SLOT : msgs[k].msg_len;
+                ardn_input_datagram(in, in->rx + (size_t)k * RX_SLOT, len, &src[k], now);
+            }
+            got += n;
+            if (n < BATCH || got >= DRAIN_MAX)
+                break;
+            ardn_input_settle(in); /* (the packets delivered by reference are in in->rx) */
+            prepare_rx(in, msgs, iov, src);
+            n = recvmmsg(in->fd, msgs, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+            now = ard_now_ns();
         }
-        /* Latest value: each route publishes the newest of what it took in this batch. */
+        /* Each route publishes the newest of what it took in. */
         for (int t = 0; t < in->ntouched; t++) {
             struct ardn_route *r = in->touched[t];
             r->fresh = false;
@@ -399,9 +433,15 @@ static void *input_main(void *arg)
             ardn_offer(r, &r->newest, now, NULL);
         }
         in->ntouched = 0;
-        for (int k = 0; k < in->nroutes; k++)
-            ardn_tick(in->routes[k], now, NULL);
+        for (int k = 0; k < ntimed; k++)
+            ardn_tick(tick[k], now, NULL);
+        if (now >= sweep_ns) {
+            for (int k = 0; k < in->nroutes; k++)
+                ardn_tick(in->routes[k], now, NULL);
+            sweep_ns = now + SWEEP_NS;
+        }
     }
+    free(timed);
     return NULL;
 }
 
@@ -463,9 +503,17 @@ static int open_input(struct ardn_input *in)
         return ardn_route_fail(r, ARD_ESYS, "cannot listen on %s (%s): %s", s, in->text,
                                strerror(errno));
     }
-    size_t want = sockbuf_want(in->routes, in->nroutes);
+    /* Latest value: the socket queues at most RCVBUF_CAP (or room for the largest packet of
+     * one route), however many routes share it: a receiver that falls behind then finds
+     * datagrams a few ms old at most, the kernel dropping what does not fit, instead of a
+     * queue of tens of ms (docs/ardnet.md, "Overload"). */
+    size_t want = sockbuf_want(in->routes, in->nroutes), cap = RCVBUF_CAP;
+    for (int k = 0; k < in->nroutes; k++) {
+        size_t one = sockbuf_want(&in->routes[k], 1);
+        cap = one > cap ? one : cap;
+    }
     if (in->nroutes > 1 || in->routes[0]->size > ARDW_DEFAULT_DGRAM)
-        grow_sockbuf(in->fd, SO_RCVBUF, want);
+        grow_sockbuf(in->fd, SO_RCVBUF, want < cap ? want : cap);
     return 0;
 }
 
@@ -560,6 +608,12 @@ static int group(struct ardn_plan *p)
         if (in->nroutes < 2)
             continue;
         qsort(in->routes, (size_t)in->nroutes, sizeof *in->routes, by_conn_id);
+        /* The ids side by side: the search per datagram reads a few cache lines, not one
+         * line of each route it passes. */
+        if (!(in->ids = malloc((size_t)in->nroutes * sizeof *in->ids)))
+            return ardi_fail(ARD_ENOMEM, "out of memory");
+        for (int j = 0; j < in->nroutes; j++)
+            in->ids[j] = in->routes[j]->conn_id;
         struct ardn_route **rr = in->routes;
         if (rr[0]->conn_id == 0)
             return ardi_fail(ARD_EINVAL,
@@ -779,6 +833,7 @@ void ardn_plan_close(struct ardn_plan *p)
             close(in->fd);
         free(in->routes);
         free(in->touched);
+        free(in->ids);
         free(in->rx);
     }
     for (int k = 0; k < p->ndests; k++)

@@ -36,14 +36,24 @@ void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A counter with one writer (the thread of its route or input; others only read it): a
+ * relaxed load and store, no read-modify-write. On x86 a locked add waits for the store
+ * buffer to drain, which after the copy of a packet into shared memory cost more than the
+ * rest of the packet's forwarding (docs/performance.md, "ardnet at scale"). */
+void ardn_bump(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
 void ardn_count(struct ardn_route *r, enum ardn_counter c, uint64_t n)
 {
-    atomic_fetch_add_explicit(&r->cnt.c[c], n, memory_order_relaxed);
+    ardn_bump(&r->cnt.c[c], n);
 }
 
 void ardn_count_drop(struct ardn_route *r, enum ardw_cause c)
 {
-    atomic_fetch_add_explicit(&r->cnt.drop[c], 1, memory_order_relaxed);
+    ardn_bump(&r->cnt.drop[c], 1);
 }
 
 void ardn_route_init(struct ardn_route *r)
@@ -304,6 +314,8 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
     r->type_given = false;
 }
 
+static void settle(struct ardn_route *r);
+
 /* ---- forwarding ---------------------------------------------------------------------------- */
 
 /* Put the packet in r->held (header h) into r->tx and the datagram list r->tx_msg: one
@@ -332,6 +344,16 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
     }
 }
 
+/* Publish the packet at r->wire (wire order) on port p: converted into a loaned slot. */
+static int send_wire(struct ardn_route *r, ard_port *p, int64_t mono, int64_t real)
+{
+    void *slot = ard_send_loan(p);
+    if (!slot)
+        return ard_lasterror();
+    ardw_payload_from_wire(slot, r->wire, r->size, r->fields, r->nfields);
+    return ard_send_commit_stamped(p, mono, real);
+}
+
 void ardn_send_error(struct ardn_route *r, struct ardn_dest *d, int e)
 {
     /* A full buffer or an unreachable peer is the network's business (counted); anything
@@ -354,9 +376,11 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
         struct ardn_ep *ep = &r->out[i];
         if (ep->kind == ARDN_EP_LOCAL) {
             /* Republish with the writer's CLOCK_REALTIME so that logs on both hosts line up;
-             * its CLOCK_MONOTONIC is meaningful only on the writer's own host. */
-            int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : ard_now_ns();
-            if (ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
+             * its CLOCK_MONOTONIC is meaningful only on the writer's own host: a received
+             * packet carries the time of the wake-up that took it in (now). */
+            int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : now;
+            if (r->wire ? send_wire(r, ep->port, mono, h->real_ns) == 0
+                        : ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
                 ardn_count(r, ARDN_C_SENT, 1);
             else
                 ardn_count(r, ARDN_C_SEND_ERRORS, 1);
@@ -401,8 +425,24 @@ void ardn_offer(struct ardn_route *r, const struct ardw_hdr *h, int64_t now, str
     enum ardn_red_action a = ardn_reducer_offer(&r->red, now, &replaced);
     if (a == ARDN_RED_DROP || replaced)
         ardn_count(r, ARDN_C_REDUCED, 1);
-    if (a == ARDN_RED_DROP)
+    if (a == ARDN_RED_DROP) {
+        r->wire = NULL;
         return;
+    }
+    if (r->wire) {
+        bool local = true;
+        for (int i = 0; i < r->nout; i++)
+            local &= r->out[i].kind == ARDN_EP_LOCAL;
+        if (a == ARDN_RED_SEND && local) {
+            /* Published from the receive buffer, converted straight into the connection's
+             * slot: one copy of the payload (r->held keeps what it had; nothing is held). */
+            forward(r, h, now, s);
+            r->wire = NULL;
+            ardn_reducer_sent(&r->red, now);
+            return;
+        }
+        settle(r);
+    }
     /* A packet to forward or hold moves to r->held (the buffers are swapped), so that the
      * packets taken in while one is held never touch it. */
     uint8_t *t = r->held;
@@ -458,18 +498,36 @@ static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage 
            (!r->from_port || a->sin6_port == b->sin6_port);
 }
 
-/* Record the delivery of a whole packet (h, payload in wire order) and convert it. */
+/* Record the delivery of a whole packet (h, payload in wire order) and convert it into
+ * r->buf, or with `ref` only point r->wire at it (the payload stays where it is until the
+ * route publishes it or ardn_input_settle runs). */
 static void deliver(struct ardn_route *r, const struct ardw_hdr *h, const uint8_t *payload,
-                    int64_t now_ns)
+                    int64_t now_ns, bool ref)
 {
     ardw_delivered(&r->track, h, now_ns);
-    ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
+    r->wire = ref ? payload : NULL;
+    if (!ref)
+        ardw_payload_from_wire(r->buf, payload, r->size, r->fields, r->nfields);
 }
 
-/* Check one datagram; on success it is the newest, converted into r->buf. */
-enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
-                                const struct sockaddr_storage *src, struct ardw_hdr *h,
-                                int64_t now_ns)
+/* Convert a packet delivered by reference into r->buf. */
+static void settle(struct ardn_route *r)
+{
+    if (r->wire)
+        ardw_payload_from_wire(r->buf, r->wire, r->size, r->fields, r->nfields);
+    r->wire = NULL;
+}
+
+void ardn_input_settle(struct ardn_input *in)
+{
+    for (int t = 0; t < in->ntouched; t++)
+        settle(in->touched[t]);
+}
+
+/* ardn_route_take; a whole datagram's payload is delivered by reference with `ref`. */
+static enum ardw_cause take(struct ardn_route *r, const uint8_t *d, size_t len,
+                            const struct sockaddr_storage *src, struct ardw_hdr *h, int64_t now_ns,
+                            bool ref)
 {
     if (src && !from_peer(r, src))
         return ARDW_PEER;
@@ -495,18 +553,27 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
         if (c != ARDW_OK)
             return c;
         payload = r->reasm.data;
+        ref = false; /* (the next fragment may overwrite it) */
     } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
         ardn_count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
     }
-    deliver(r, h, payload, now_ns);
+    deliver(r, h, payload, now_ns, ref);
     return ARDW_OK;
+}
+
+/* Check one datagram; on success it is the newest, converted into r->buf. */
+enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
+                                const struct sockaddr_storage *src, struct ardw_hdr *h,
+                                int64_t now_ns)
+{
+    return take(r, d, len, src, h, now_ns, false);
 }
 
 /* One entry of a packed datagram (h from ardw_pack_entry): the same checks as a whole
  * packet's after the framing. */
 static enum ardw_cause take_entry(struct ardn_route *r, const struct ardw_hdr *h,
                                   const uint8_t *payload, const struct sockaddr_storage *src,
-                                  int64_t now_ns)
+                                  int64_t now_ns, bool ref)
 {
     if (src && !from_peer(r, src))
         return ARDW_PEER;
@@ -521,7 +588,7 @@ static enum ardw_cause take_entry(struct ardn_route *r, const struct ardw_hdr *h
         return c;
     if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq))
         ardn_count_drop(r, ARDW_INCOMPLETE);
-    deliver(r, h, payload, now_ns);
+    deliver(r, h, payload, now_ns, ref);
     return ARDW_OK;
 }
 
@@ -617,7 +684,7 @@ static struct ardn_route *route_of(const struct ardn_input *in, uint32_t id)
     int lo = 0, hi = in->nroutes;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (in->routes[mid]->conn_id < id)
+        if ((in->ids ? in->ids[mid] : in->routes[mid]->conn_id) < id)
             lo = mid + 1;
         else
             hi = mid;
@@ -632,7 +699,7 @@ static void drop_datagram(struct ardn_input *in, enum ardw_cause c)
     if (in->nroutes == 1)
         ardn_count_drop(in->routes[0], c);
     else
-        atomic_fetch_add_explicit(&in->drop[c], 1, memory_order_relaxed);
+        ardn_bump(&in->drop[c], 1);
 }
 
 static uint32_t get32le(const uint8_t *p)
@@ -645,7 +712,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
 {
     struct ardw_hdr h = {0};
     if (in->nroutes > 1)
-        atomic_fetch_add_explicit(&in->datagrams, 1, memory_order_relaxed);
+        ardn_bump(&in->datagrams, 1);
     if (len >= ARDW_HDR_SIZE && d[5] == ARDW_FLAG_PACK) {
         uint64_t epoch;
         unsigned count;
@@ -655,7 +722,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
             return;
         }
         if (in->nroutes > 1)
-            atomic_fetch_add_explicit(&in->packed, 1, memory_order_relaxed);
+            ardn_bump(&in->packed, 1);
         size_t off = ARDW_PACK_HDR_SIZE;
         for (unsigned i = 0; i < count; i++) {
             const uint8_t *payload = ardw_pack_entry(d, &off, epoch, &h);
@@ -663,7 +730,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
             if (!r)
                 drop_datagram(in, ARDW_CONN);
             else
-                result(in, r, take_entry(r, &h, payload, src, now), &h, src, now);
+                result(in, r, take_entry(r, &h, payload, src, now, in->by_reference), &h, src, now);
         }
         return;
     }
@@ -681,7 +748,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
     else if (len > ardn_rx_slot(r)) /* longer than anything valid for this route */
         c = r->learning ? ARDW_UNKNOWN : ARDW_OVERSIZED;
     else
-        c = ardn_route_take(r, d, len, NULL, &h, now);
+        c = take(r, d, len, NULL, &h, now, in->by_reference);
     result(in, r, c, &h, src, now);
 }
 

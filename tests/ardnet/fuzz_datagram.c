@@ -16,7 +16,8 @@
  * routes (ardn_input_datagram), so packed datagrams (flags 4) are unpacked to them; checked
  * per route as above (order, and the delivered bytes are those of the first entry, or the
  * whole packet, of its connection and sequence), and a packed datagram whose framing is
- * refused delivers nothing to any route.
+ * refused delivers nothing to any route. The shared mode delivers by reference, as the
+ * receiving thread does (each datagram's packets converted by ardn_input_settle).
  */
 #include "ardn.h"
 
@@ -148,6 +149,7 @@ static void setup_shared(void)
     input.routes = shared_sorted;
     input.nroutes = 3;
     input.touched = shared_touched;
+    input.by_reference = true;
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -216,6 +218,7 @@ static void shared_mode(const struct sockaddr_storage *src, const uint8_t *p, si
         for (int i = 0; i < 3; i++)
             shared[i].fresh = false;
         ardn_input_datagram(&input, d, len, src, now);
+        ardn_input_settle(&input); /* (the receiving thread's delivery by reference) */
         if (input.ntouched > 0 && (len < 8 || le32(d) != ARDW_MAGIC_WORD))
             abort(); /* delivered something that is no ardnet datagram */
         for (int t = 0; t < input.ntouched; t++) {

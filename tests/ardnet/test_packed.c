@@ -4,7 +4,8 @@
  * exactly is refused whole), and a listening address shared by three routes
  * (ardn_input_datagram): each entry goes to its route by connection id and is checked there
  * (size, type, order) on its own; an unknown id, a damaged datagram, a descriptor that would
- * change a live connection's type are refused and counted, never delivered or applied.
+ * change a live connection's type are refused and counted, never delivered or applied; the
+ * receiving thread's delivery by reference (ardn_input_settle).
  *
  *   test_packed                      run the tests
  *   test_packed --write-corpus DIR   write seeds for the datagram fuzzer's shared mode
@@ -347,6 +348,69 @@ static int write_corpus(const char *dir)
     return 0;
 }
 
+/* The receiving thread delivers by reference: a whole packet's payload stays in the receive
+ * buffer (its route's wire points at it) until published, or converted into the route's buf
+ * by ardn_input_settle before the buffer is reused; a reassembled packet is always copied
+ * (the next fragment may overwrite the reassembly buffer). Newest wins either way. */
+static void test_by_reference_until_settled(void **state)
+{
+    (void)state;
+    uint64_t hash = ard_type_hash(TYPE);
+    uint8_t d1[1024], d2[1024], d3[ARDW_HDR_SIZE + SIZE], f[2][ARDW_FRAG_HDR_SIZE + SIZE / 2];
+    input.by_reference = true;
+    for (int i = 0; i < 3; i++)
+        memset(bufs[i], 0x5a, SIZE);
+    input.ntouched = 0;
+    const uint32_t ids[2] = {100, 101};
+    const uint64_t s1[2] = {10, 20}, s2[1] = {11};
+    ardn_input_datagram(&input, d1, packed(d1, ids, s1, 2, SIZE, hash), &peer, 1000);
+    /* A whole datagram for route 102, in the same batch. */
+    struct ardw_hdr h = {.conn_id = 102, .size = SIZE, .epoch = 7, .seq = 30, .type_hash = hash};
+    ardw_put_hdr(d3, &h);
+    for (unsigned i = 0; i < SIZE; i++)
+        d3[ARDW_HDR_SIZE + i] = (uint8_t)(30 + i);
+    ardn_input_datagram(&input, d3, sizeof d3, &peer, 1000);
+    /* Route 100 again, newer, from another buffer: it points there now. */
+    ardn_input_datagram(&input, d2, packed(d2, ids, s2, 1, SIZE, hash), &peer, 1000);
+    assert_int_equal(input.ntouched, 3);
+    assert_true(routes[0].wire > d2 && routes[0].wire < d2 + sizeof d2);
+    assert_true(routes[1].wire > d1 && routes[1].wire < d1 + sizeof d1);
+    assert_ptr_equal(routes[2].wire, d3 + ARDW_HDR_SIZE);
+    assert_int_equal(atomic_load(&routes[0].cnt.c[ARDN_C_SUPERSEDED]), 1);
+    for (int i = 0; i < 3; i++)
+        for (unsigned k = 0; k < SIZE; k++)
+            assert_int_equal(bufs[i][k], 0x5a); /* nothing copied yet */
+    ardn_input_settle(&input);
+    for (int i = 0; i < 3; i++)
+        assert_null(routes[i].wire);
+    assert_holds(&routes[0], 11);
+    assert_holds(&routes[1], 20);
+    assert_holds(&routes[2], 30);
+
+    /* A packet of two fragments for route 101: copied into buf when complete. */
+    input.ntouched = 0;
+    routes[1].fresh = false;
+    memset(bufs[1], 0x5a, SIZE);
+    for (uint16_t k = 0; k < 2; k++) {
+        struct ardw_hdr fh = {.conn_id = 101,
+                              .size = SIZE,
+                              .epoch = 7,
+                              .seq = 21,
+                              .type_hash = hash,
+                              .frag_index = k,
+                              .frag_count = 2,
+                              .frag_off = k * (SIZE / 2)};
+        ardw_put_hdr(f[k], &fh);
+        for (unsigned i = 0; i < SIZE / 2; i++)
+            f[k][ARDW_FRAG_HDR_SIZE + i] = (uint8_t)(21 + k * (SIZE / 2) + i);
+        ardn_input_datagram(&input, f[k], sizeof f[k], &peer, 1000);
+    }
+    assert_int_equal(input.ntouched, 1);
+    assert_null(routes[1].wire);
+    assert_holds(&routes[1], 21);
+    input.by_reference = false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
@@ -358,6 +422,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_a_damaged_packed_datagram_delivers_nothing, setup),
         cmocka_unit_test_setup(test_a_descriptor_that_changes_a_live_type_is_refused_and_counted,
                                setup),
+        cmocka_unit_test_setup(test_by_reference_until_settled, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
