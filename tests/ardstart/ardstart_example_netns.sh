@@ -40,6 +40,20 @@ tracking() { # the monitor on rt2: lines with state packets arriving and an erro
 echo "== the monitor on rt2 sees the plant on rt1 track the trajectory"
 tracking
 
+echo "== each bridge's counters (--counters ardnet.NAME), read with ard show where it runs"
+if [ -n "${ARD:-}" ]; then
+    for want in "rt1 cmd_in" "rt1 state_out" "rt2 state_in" "rt2 cmd_out"; do
+        set -- $want
+        n=$(on "$1" ard show "ardnet.$2" --field 'received[0]' --format csv | tail -n 1) ||
+            fail "ard show ardnet.$2 on $1"
+        n=${n##*,}
+        [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] || fail "ardnet.$2 on $1: received '$n'"
+        echo "ardnet.$2 on $1: received $n"
+    done
+else
+    echo "(no ard: the counters are not read)"
+fi
+
 echo "== ardkill: nothing left on any host"
 on station ardkill || fail "ardkill failed"
 hosts_clean "arm_|ardnet"

@@ -1,5 +1,5 @@
 # common.sh - helpers for the ardstart shell tests (sourced). Needs ARDSTART, ARDKILL; links
-# them (and TBLOCK, ARDNET when set) into $T/bin, first in PATH, as an installed system has
+# them (and TBLOCK, ARDNET, ARD when set) into $T/bin, first in PATH, as an installed system has
 # them. Then one of:
 #   local_books          one host: books in $T/books, domain t_<TEST_NAME>_<pid>
 #   hosts_start HOST...  network namespaces with private /dev/shm and /run and a real sshd
@@ -14,6 +14,7 @@ mkdir -p "$BIN"
 ln -s "$ARDSTART" "$BIN/ardstart"
 ln -s "$ARDKILL" "$BIN/ardkill"
 [ -z "${TBLOCK:-}" ] || ln -s "$TBLOCK" "$BIN/tblock"
+[ -z "${ARD:-}" ] || ln -s "$ARD" "$BIN/ard"
 HAVE_ARDNET=0
 if [ -n "${ARDNET:-}" ] && [ -x "$ARDNET" ]; then
     ln -s "$ARDNET" "$BIN/ardnet"
