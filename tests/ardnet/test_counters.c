@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ardn.h"
+#include "tmain.h"
 
 #define R 1000
 #define NFIELDS_ALL (4 + ARDN_C_NCOUNTERS + 1 + (ARDW_NCAUSES - 1) + 4 + 3)
@@ -190,21 +191,10 @@ static void test_packet_of_1000_routes_reads_back_by_field_name(void **state)
 
 int main(int argc, char **argv)
 {
-    char dom[64];
-    snprintf(dom, sizeof dom, "t_counters_%d", (int)getpid());
-    setenv("ARD_DOMAIN", dom, 1);
-    if (ard_init(&argc, argv) < 0)
-        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_descriptor_of_1000_routes_destinations_and_inputs_is_accepted),
         cmocka_unit_test(test_arrays_of_length_zero_are_left_out),
         cmocka_unit_test(test_packet_of_1000_routes_reads_back_by_field_name),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -f /dev/shm/ard.%s.*", dom);
-    if (system(cmd) != 0)
-        rc = rc ? rc : 1;
-    ard_fini();
-    return rc;
+    return TMAIN_RUN("counters", tests, argc, argv);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ardn.h"
+#include "tmain.h"
 
 static struct ardn_route routes[400];
 static int nroutes;
@@ -140,11 +141,6 @@ static void test_a_shared_port_refuses_a_duplicate_id_and_an_any_id_relay(void *
 
 int main(int argc, char **argv)
 {
-    char dom[64];
-    snprintf(dom, sizeof dom, "t_plan_%d", (int)getpid());
-    setenv("ARD_DOMAIN", dom, 1);
-    if (ard_init(&argc, argv) < 0)
-        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_routes_to_one_destination_share_a_socket_and_a_thread,
                                   teardown),
@@ -153,11 +149,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_a_shared_port_refuses_a_duplicate_id_and_an_any_id_relay,
                                   teardown),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -f /dev/shm/ard.%s.*", dom);
-    if (system(cmd) != 0)
-        rc = rc ? rc : 1;
-    ard_fini();
-    return rc;
+    return TMAIN_RUN("plan", tests, argc, argv);
 }

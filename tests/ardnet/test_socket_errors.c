@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ardn.h"
+#include "tmain.h"
 
 static void sleep_ms(long ms)
 {
@@ -154,21 +155,10 @@ static void test_a_long_descriptor_of_a_small_packet_is_no_drop(void **state)
 
 int main(int argc, char **argv)
 {
-    char dom[64];
-    snprintf(dom, sizeof dom, "t_sockerr_%d", (int)getpid());
-    setenv("ARD_DOMAIN", dom, 1);
-    if (ard_init(&argc, argv) < 0)
-        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_an_input_that_is_no_socket_does_not_spin),
         cmocka_unit_test(test_a_failing_output_counts_and_goes_on),
         cmocka_unit_test(test_a_long_descriptor_of_a_small_packet_is_no_drop),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -f /dev/shm/ard.%s.*", dom);
-    if (system(cmd) != 0)
-        rc = rc ? rc : 1;
-    ard_fini();
-    return rc;
+    return TMAIN_RUN("sockerr", tests, argc, argv);
 }
