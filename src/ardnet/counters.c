@@ -235,13 +235,17 @@ static ard_port *open_writer(const char *port, const char *conn, size_t size, co
         else if (st.writer_pid != 0)
             ardi_fail(ARD_EBUSY, "connection '%s' has a live writer (pid %d)", conn,
                       (int)st.writer_pid);
-        else if (ard_conn_unlink(NULL, conn) < 0)
-            ardi_fail(ARD_EBUSY,
-                      "connection '%s' exists with another layout (%zu bytes, ardnet's "
-                      "counters need %zu) and ports are still attached to it",
-                      conn, st.size, size);
-        else
-            pt = ard_create_on(port, conn, ARD_OUT, size, type);
+        else {
+            int u = ard_conn_unlink(NULL, conn);
+            if (u == 0 || u == ARD_ENOENT)
+                pt = ard_create_on(port, conn, ARD_OUT, size, type);
+            else if (u == ARD_EBUSY)
+                ardi_fail(ARD_EBUSY,
+                          "connection '%s' exists with another layout (%zu bytes, ardnet's "
+                          "counters need %zu) and ports are still attached to it",
+                          conn, st.size, size);
+            /* else the unlink's detail says why */
+        }
     }
     if (!pt) {
         int e = ard_lasterror();
