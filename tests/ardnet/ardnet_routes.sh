@@ -123,6 +123,10 @@ rc=0
 cat "$T/c.yaml" | timeout 20 "$ARDNET" --config /dev/stdin 2>"$T/x.err" || rc=$?
 [ "$rc" = 100 ] && grep -qF "/dev/stdin:4:5: unknown route key 'colour'" "$T/x.err" ||
     fail "route file on a pipe: exit $rc: $(cat "$T/x.err")"
+rc=0
+head -c $((65 << 20)) /dev/zero | timeout 60 "$ARDNET" --config /dev/stdin 2>"$T/x.err" || rc=$?
+[ "$rc" = 100 ] && grep -qF "/dev/stdin: larger than 64 MiB (read from a pipe)" "$T/x.err" ||
+    fail "a 65 MiB route file on a pipe: exit $rc: $(cat "$T/x.err")"
 {
     echo "routes:"
     for i in $(seq 16); do printf '%*s- \n' $((2 * i)) ''; done
