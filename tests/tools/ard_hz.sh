@@ -23,7 +23,9 @@ measure() { # measure NAME:RATE:TYPE... : start the writers, ard hz over 2.5 s, 
         PIDS+=($!)
         names+=("$n")
     done
-    wait_for "$ARD" show "${names[0]}"
+    for n in "${names[@]}"; do # every writer has created its connection (a 4 MiB one takes longer)
+        wait_for "$ARD" show "$n"
+    done
     "$ARD" hz "${names[@]}" -n 1 -i 2.5 --json >>"$T/hz"
     for n in "${names[@]}"; do
         wait_for grep -q achieved "$T/$n.w"
