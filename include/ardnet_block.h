@@ -25,6 +25,10 @@
  * other blocks of the group continue). A block that crashes (SIGSEGV, abort) takes its whole
  * process down: a group shares one address space.
  *
+ * The instances of an ardrun group loaded from the same file share one loaded copy of it, its
+ * static variables included (as a process that loads a library once): keep an instance's data
+ * in ctx->state, or give the block `own_copy: true` in the group file.
+ *
  * Realtime rules for step: no allocation, no blocking call, no printing. The ard_block_in /
  * ard_block_out / ard_block_is_new helpers are inline and make no call.
  *

@@ -35,18 +35,24 @@
 
 /* ---- plugin.c: a loaded and checked plugin --------------------------------------------- */
 
+/* One loaded copy of a plugin file (a memfd, so that a rebuilt .so is really loaded again:
+ * dlopen of an already loaded path returns the old object). */
+struct ardr_so;
+
 struct ardr_plugin {
-    void *dl;
+    struct ardr_so *so;
     char path[4096];                /* as configured */
-    char loaded[4096];              /* the private copy actually dlopen()ed */
-    const struct ard_block_desc *d; /* the plugin's, or `conv` */
-    /* an API 1 plugin's descriptor read into the current layout (allocated; NULL: none) */
-    struct ard_block_desc *conv;
+    const struct ard_block_desc *d; /* the plugin's, or its API 1 descriptor converted */
 };
 
-/* Load `path` (a private copy, so that a rebuilt .so is new) and check its descriptor.
+/* Load `path` and check its descriptor. The instances loaded from the same file (same device,
+ * inode, size and modification time) share one loaded copy: its code and its static data,
+ * as when one process dlopens a library once; a block keeps its own state in ctx->state.
  * `what` names the instance for messages. Returns 0 or ARD_E* with the detail set. */
 int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what);
+/* The same, but always a new copy of its own, shared with nobody (a reload: the new build,
+ * and a restart of the code and static data of this one instance). */
+int ardr_plugin_load_new(struct ardr_plugin *pl, const char *path, const char *what);
 void ardr_plugin_unload(struct ardr_plugin *pl);
 /* 0 when both descriptors have the same ports (names, directions, sizes, types). */
 int ardr_plugin_same_ports(const struct ard_block_desc *a, const struct ard_block_desc *b,
@@ -136,7 +142,8 @@ struct ardr_block {
     int nwires;
     struct ardr_kv params[ARD_BLOCK_MAX_PARAMS];
     int nparams;
-    int line; /* in the YAML, for messages */
+    int line;      /* in the YAML, for messages */
+    bool own_copy; /* load a copy of the plugin of its own, shared with no other instance */
 
     /* loaded */
     struct ardr_plugin pl;

@@ -237,9 +237,13 @@ static int load_block(struct cx *c, yaml_node_t *n, struct ardr_group *g, struct
             rc = get_kvs(c, v, "params", b->params, ARD_BLOCK_MAX_PARAMS, &b->nparams, false);
         else if (!strcmp(ks, "ard"))
             rc = get_kvs(c, v, "ard", b->wires, ARD_BLOCK_MAX_PORTS, &b->nwires, true);
+        else if (!strcmp(ks, "own_copy"))
+            rc = get_bool(c, v, "own_copy", &b->own_copy);
         else
-            return bad(c, k, "unknown key '%s' in a block (name, plugin, rate, params, ard)%s", ks,
-                       "");
+            return bad(c, k,
+                       "unknown key '%s' in a block (name, plugin, rate, params, ard, "
+                       "own_copy)%s",
+                       ks, "");
         if (rc < 0)
             return rc;
     }

@@ -26,25 +26,15 @@ static bool short_name_ok(const char *s)
     return true;
 }
 
-/* Copy the .so into a memfd and dlopen that: every load is a new object, so a rebuilt plugin
- * is really loaded again (dlopen of an already loaded path returns the old one). The memfd
- * stays open while the plugin is loaded, so its /proc/self/fd name stays unique. */
-static int copy_to_memfd(const char *path, const char *what, int *out)
+/* Copy the open .so `src` into a memfd, to be dlopened from there: every load is a new
+ * object, so a rebuilt plugin is really loaded again (dlopen of an already loaded path
+ * returns the old one). The memfd stays open while the plugin is loaded, so its
+ * /proc/self/fd name stays unique. */
+static int copy_to_memfd(int src, const char *path, const char *what, int *out)
 {
-    int src = open(path, O_RDONLY | O_CLOEXEC);
-    if (src < 0)
-        return ardi_fail_errno(ARD_ESYS, errno, "%s: plugin '%s': cannot open", what, path);
-    struct stat st;
-    if (fstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
-        close(src);
-        return ardi_fail(ARD_EINVAL, "%s: plugin '%s' is not a regular file", what, path);
-    }
-    int fd = memfd_create("ardrun-plugin", 0);
-    if (fd < 0) {
-        int e = errno;
-        close(src);
-        return ardi_fail_errno(ARD_ESYS, e, "%s: memfd_create", what);
-    }
+    int fd = memfd_create("ardrun-plugin", MFD_CLOEXEC);
+    if (fd < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "%s: memfd_create", what);
     char buf[65536];
     for (;;) {
         ssize_t n = read(src, buf, sizeof buf);
@@ -54,12 +44,10 @@ static int copy_to_memfd(const char *path, const char *what, int *out)
             continue;
         if (n < 0 || write(fd, buf, (size_t)n) != n) {
             int e = errno;
-            close(src);
             close(fd);
             return ardi_fail_errno(ARD_ESYS, e, "%s: plugin '%s': copy", what, path);
         }
     }
-    close(src);
     *out = fd;
     return 0;
 }
@@ -163,6 +151,29 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
     return 0;
 }
 
+/* One loaded copy of a plugin file. Those loaded for ardr_plugin_load are listed in `shared`
+ * while they are loaded, so that the next instance of the same file uses the same copy: 40
+ * instances of a filter in one thread then run the same instructions from the cache, where
+ * 40 copies of the code cost each step instruction cache and TLB misses (docs/performance.md,
+ * "ardrun"). Loading happens at start and on reload, never in a rate thread; the lock only
+ * orders the control thread's reloads against the list. */
+struct ardr_so {
+    struct ardr_so *next;
+    int refs;
+    bool listed;
+    int fd; /* the memfd */
+    void *dl;
+    dev_t dev; /* the file it was copied from, as it was then */
+    ino_t ino;
+    off_t size;
+    struct timespec mtim;
+    const struct ard_block_desc *d; /* the plugin's, or `conv` */
+    struct ard_block_desc *conv;    /* an API 1 descriptor read into the current layout */
+};
+
+static struct ardr_so *shared;
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* struct ard_block_port as API 1 declared it: no `flags`. */
 struct port_v1 {
     const char *name;
@@ -174,8 +185,8 @@ struct port_v1 {
 /* The descriptor as this host reads it: an API 1 plugin's port table has the API 1 layout
  * (a shorter stride), so the host reads it with that layout into a copy of the descriptor
  * whose ports have flags 0. Returns `d` itself for the current API. */
-static const struct ard_block_desc *host_desc(struct ardr_plugin *pl,
-                                              const struct ard_block_desc *d, const char *what)
+static const struct ard_block_desc *host_desc(struct ardr_so *so, const struct ard_block_desc *d,
+                                              const char *what)
 {
     if (d == NULL || d->api != 1)
         return d;
@@ -192,23 +203,35 @@ static const struct ard_block_desc *host_desc(struct ardr_plugin *pl,
     for (uint32_t i = 0; i < d->nports; i++)
         ports[i] = (struct ard_block_port){old[i].name, old[i].dir, old[i].size, old[i].type, 0};
     c->ports = ports;
-    pl->conv = c;
+    so->conv = c;
     return c;
 }
 
-int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
+static bool same_file(const struct ardr_so *so, const struct stat *st)
 {
-    memset(pl, 0, sizeof *pl);
-    snprintf(pl->path, sizeof pl->path, "%s", path);
-    int fd, rc = copy_to_memfd(path, what, &fd);
-    if (rc < 0)
-        return rc;
-    snprintf(pl->loaded, sizeof pl->loaded, "/proc/self/fd/%d", fd);
+    return so->dev == st->st_dev && so->ino == st->st_ino && so->size == st->st_size &&
+           so->mtim.tv_sec == st->st_mtim.tv_sec && so->mtim.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static void so_free(struct ardr_so *so)
+{
+    if (so->dl)
+        dlclose(so->dl);
+    if (so->fd >= 0)
+        close(so->fd);
+    free(so->conv);
+    free(so);
+}
+
+/* dlopen the copy in so->fd, find and check the descriptor. */
+static int so_open(struct ardr_so *so, const char *path, const char *what)
+{
+    char loaded[64];
+    snprintf(loaded, sizeof loaded, "/proc/self/fd/%d", so->fd);
     dlerror();
-    pl->dl = dlopen(pl->loaded, RTLD_NOW | RTLD_LOCAL);
-    if (pl->dl == NULL) {
+    so->dl = dlopen(loaded, RTLD_NOW | RTLD_LOCAL);
+    if (so->dl == NULL) {
         const char *e = dlerror();
-        close(fd);
         /* dlerror names the memfd; say the real file instead */
         const char *colon = e ? strstr(e, ": ") : NULL;
         return ardi_fail(ARD_EINVAL, "%s: plugin '%s' cannot be loaded: %s", what, path,
@@ -217,46 +240,100 @@ int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
                                : "unknown dlopen error");
     }
     const struct ard_block_desc *(*fn)(void);
-    *(void **)&fn = dlsym(pl->dl, ARD_BLOCK_SYMBOL);
-    if (fn == NULL) {
-        dlclose(pl->dl);
-        close(fd);
-        pl->dl = NULL;
+    *(void **)&fn = dlsym(so->dl, ARD_BLOCK_SYMBOL);
+    if (fn == NULL)
         return ardi_fail(ARD_EINVAL,
                          "%s: plugin '%s' does not export %s() (not a block plugin? see "
                          "ARD_BLOCK_EXPORT in ardnet_block.h)",
                          what, path, ARD_BLOCK_SYMBOL);
-    }
     const struct ard_block_desc *raw = fn();
-    pl->d = host_desc(pl, raw, what);
-    if (raw != NULL && pl->d == NULL)
-        rc = ARD_ENOMEM;
-    else
-        rc = check_desc(pl->d, what, path);
+    so->d = host_desc(so, raw, what);
+    if (raw != NULL && so->d == NULL)
+        return ARD_ENOMEM;
+    return check_desc(so->d, what, path);
+}
+
+static int load(struct ardr_plugin *pl, const char *path, const char *what, bool share)
+{
+    memset(pl, 0, sizeof *pl);
+    snprintf(pl->path, sizeof pl->path, "%s", path);
+    int src = open(path, O_RDONLY | O_CLOEXEC);
+    if (src < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "%s: plugin '%s': cannot open", what, path);
+    struct stat st;
+    if (fstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(src);
+        return ardi_fail(ARD_EINVAL, "%s: plugin '%s' is not a regular file", what, path);
+    }
+    pthread_mutex_lock(&shared_lock);
+    for (struct ardr_so *so = shared; share && so != NULL; so = so->next)
+        if (same_file(so, &st)) {
+            so->refs++;
+            pthread_mutex_unlock(&shared_lock);
+            close(src);
+            pl->so = so;
+            pl->d = so->d;
+            return 0;
+        }
+    struct ardr_so *so = calloc(1, sizeof *so);
+    int rc = so == NULL ? ardi_fail(ARD_ENOMEM, "%s: out of memory", what) : 0;
+    if (so != NULL) {
+        so->fd = -1;
+        so->refs = 1;
+        so->dev = st.st_dev;
+        so->ino = st.st_ino;
+        so->size = st.st_size;
+        so->mtim = st.st_mtim;
+        rc = copy_to_memfd(src, path, what, &so->fd);
+    }
+    close(src);
+    if (rc == 0)
+        rc = so_open(so, path, what);
     if (rc < 0) {
-        dlclose(pl->dl);
-        close(fd);
-        free(pl->conv);
-        pl->conv = NULL;
-        pl->dl = NULL;
-        pl->d = NULL;
+        if (so != NULL)
+            so_free(so);
+        pthread_mutex_unlock(&shared_lock);
         return rc;
     }
+    if (share) {
+        so->listed = true;
+        so->next = shared;
+        shared = so;
+    }
+    pthread_mutex_unlock(&shared_lock);
+    pl->so = so;
+    pl->d = so->d;
     return 0;
+}
+
+int ardr_plugin_load(struct ardr_plugin *pl, const char *path, const char *what)
+{
+    return load(pl, path, what, true);
+}
+
+int ardr_plugin_load_new(struct ardr_plugin *pl, const char *path, const char *what)
+{
+    return load(pl, path, what, false);
 }
 
 void ardr_plugin_unload(struct ardr_plugin *pl)
 {
-    if (pl->dl) {
-        dlclose(pl->dl);
-        int fd = -1;
-        if (sscanf(pl->loaded, "/proc/self/fd/%d", &fd) == 1 && fd >= 0)
-            close(fd);
-    }
-    free(pl->conv);
-    pl->conv = NULL;
-    pl->dl = NULL;
+    struct ardr_so *so = pl->so;
+    pl->so = NULL;
     pl->d = NULL;
+    if (so == NULL)
+        return;
+    pthread_mutex_lock(&shared_lock);
+    bool last = --so->refs == 0;
+    if (last && so->listed) {
+        struct ardr_so **p = &shared;
+        while (*p != so)
+            p = &(*p)->next;
+        *p = so->next;
+    }
+    pthread_mutex_unlock(&shared_lock);
+    if (last)
+        so_free(so);
 }
 
 int ardr_plugin_same_ports(const struct ard_block_desc *a, const struct ard_block_desc *b,

@@ -315,7 +315,7 @@ static int cmd_reload(struct ardr_group *g, struct ardr_block *b, bool *running)
     struct ardr_plugin np;
     char what[64];
     snprintf(what, sizeof what, "reload of block '%s'", b->name);
-    int rc = ardr_plugin_load(&np, b->path, what);
+    int rc = ardr_plugin_load_new(&np, b->path, what);
     if (rc < 0)
         return rc;
     if ((rc = ardr_plugin_same_ports(b->pl.d, np.d, what)) < 0) {

@@ -36,7 +36,9 @@ static int load_all(struct ardr_group *g, int *plugin_errors)
         struct ardr_block *b = &g->blocks[i];
         char what[64];
         snprintf(what, sizeof what, "block '%s'", b->name);
-        if (ardr_plugin_load(&b->pl, b->path, what) < 0 || ardr_block_alloc(b) < 0) {
+        int rc = b->own_copy ? ardr_plugin_load_new(&b->pl, b->path, what)
+                             : ardr_plugin_load(&b->pl, b->path, what);
+        if (rc < 0 || ardr_block_alloc(b) < 0) {
             SCHEME_ERR("%s", ard_errdetail());
             (*plugin_errors)++;
             continue;
