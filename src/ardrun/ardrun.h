@@ -41,7 +41,6 @@ struct ardr_so;
 
 struct ardr_plugin {
     struct ardr_so *so;
-    char path[4096];                /* as configured */
     const struct ard_block_desc *d; /* the plugin's, or its API 1 descriptor converted */
 };
 
@@ -134,26 +133,32 @@ struct ardr_block {
     void *hot;     /* the allocation of the arrays above: `inl` when they fit */
     _Alignas(64) uint8_t inl[320];
 
-    /* configuration */
+    /* Configuration. The large parts (about 60 KiB) are in an allocation of their own
+     * (ardr_block_new): a block is about 1 KiB, and the blocks of a group lie next to each
+     * other, not one per 16 pages. */
     char name[ARDR_NAME_MAX + 1];
-    char path[4096];
-    int rate; /* index of its rate group */
-    struct ardr_kv wires[ARD_BLOCK_MAX_PORTS];
+    char *path;             /* [ARDR_PATH_MAX] */
+    struct ardr_kv *wires;  /* [ARD_BLOCK_MAX_PORTS] */
+    struct ardr_kv *params; /* [ARD_BLOCK_MAX_PARAMS] */
+    int rate;               /* index of its rate group */
     int nwires;
-    struct ardr_kv params[ARD_BLOCK_MAX_PARAMS];
     int nparams;
     int line;      /* in the YAML, for messages */
     bool own_copy; /* load a copy of the plugin of its own, shared with no other instance */
 
     /* loaded */
     struct ardr_plugin pl;
-    struct ardr_pval pv[ARD_BLOCK_MAX_PARAMS];
-    char conn[ARD_BLOCK_MAX_PORTS][ARD_MAX_NAME + 1];
+    struct ardr_pval *pv;           /* [ARD_BLOCK_MAX_PARAMS] */
+    char (*conn)[ARD_MAX_NAME + 1]; /* [ARD_BLOCK_MAX_PORTS] */
+    void *cold;                     /* the allocation of path .. conn */
     bool inited;
     char why[256]; /* last failure, written by the thread that failed */
     _Atomic int reported;
 };
 
+#define ARDR_PATH_MAX 4096
+/* A new block: zeroes *b and allocates its configuration's arrays. Returns 0 or ARD_ENOMEM. */
+int ardr_block_new(struct ardr_block *b);
 /* Allocate the per-port arrays for the loaded plugin's ports (zeroed). Returns 0 or
  * ARD_ENOMEM. */
 int ardr_block_alloc(struct ardr_block *b);

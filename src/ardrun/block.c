@@ -127,6 +127,29 @@ static int host_fail(ard_block_ctx *ctx, int code, const char *fmt, va_list ap)
 
 static const struct ard_block_host host = {host_param, host_fail};
 
+struct ardr_cold {
+    char path[ARDR_PATH_MAX];
+    struct ardr_kv wires[ARD_BLOCK_MAX_PORTS];
+    struct ardr_kv params[ARD_BLOCK_MAX_PARAMS];
+    struct ardr_pval pv[ARD_BLOCK_MAX_PARAMS];
+    char conn[ARD_BLOCK_MAX_PORTS][ARD_MAX_NAME + 1];
+};
+
+int ardr_block_new(struct ardr_block *b)
+{
+    memset(b, 0, sizeof *b);
+    struct ardr_cold *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    b->cold = c;
+    b->path = c->path;
+    b->wires = c->wires;
+    b->params = c->params;
+    b->pv = c->pv;
+    b->conn = c->conn;
+    return 0;
+}
+
 /* One allocation for the per-port arrays, in the order a step reads them. */
 int ardr_block_alloc(struct ardr_block *b)
 {
@@ -266,6 +289,8 @@ void ardr_block_free(struct ardr_block *b)
     b->hot = NULL;
     b->nports = 0;
     ardr_plugin_unload(&b->pl);
+    free(b->cold);
+    b->cold = NULL;
 }
 
 /* IN port i of a block whose writer steps in the same thread: the writer's newest packet in

@@ -229,7 +229,7 @@ static int load_block(struct cx *c, yaml_node_t *n, struct ardr_group *g, struct
                 return ARD_EINVAL;
             if (!*s || strlen(s) > 2000)
                 return bad(c, v, "'plugin' must be a file name%s%s", "", "");
-            ardr_plugin_path(b->path, sizeof b->path, s, g->file);
+            ardr_plugin_path(b->path, ARDR_PATH_MAX, s, g->file);
         } else if (!strcmp(ks, "rate")) {
             rc = get_name(c, v, "rate", rate, ARDR_NAME_MAX);
             rate_node = v;
@@ -344,9 +344,11 @@ static int load_root(struct cx *c, struct ardr_group *g)
         return ardi_fail(ARD_ENOMEM, "%s: out of memory", c->file);
     for (int i = 0; i < nb; i++) {
         yaml_node_t *e = yaml_document_get_node(&c->doc, blocks->data.sequence.items.start[i]);
-        if ((rc = load_block(c, e, g, &g->blocks[i], names)) < 0)
+        if ((rc = ardr_block_new(&g->blocks[i])) < 0)
             return rc;
         g->nblocks = i + 1;
+        if ((rc = load_block(c, e, g, &g->blocks[i], names)) < 0)
+            return rc;
         for (int j = 0; j < i; j++)
             if (!strcmp(g->blocks[j].name, g->blocks[i].name)) {
                 char line[16];

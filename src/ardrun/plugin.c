@@ -256,7 +256,6 @@ static int so_open(struct ardr_so *so, const char *path, const char *what)
 static int load(struct ardr_plugin *pl, const char *path, const char *what, bool share)
 {
     memset(pl, 0, sizeof *pl);
-    snprintf(pl->path, sizeof pl->path, "%s", path);
     int src = open(path, O_RDONLY | O_CLOEXEC);
     if (src < 0)
         return ardi_fail_errno(ARD_ESYS, errno, "%s: plugin '%s': cannot open", what, path);

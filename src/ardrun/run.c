@@ -50,52 +50,6 @@ static void apply_request(struct ardr_block *b)
     atomic_store_explicit(&b->req, ARDR_REQ_NONE, memory_order_release);
 }
 
-/* What a block's step will touch that stays at one address: its context and per-port arrays,
- * the buffers of its private outputs (own buffer, hand-off and packet) and of inputs it
- * receives into. Fetched into the cache while the block before it steps, so that a tick's
- * blocks do not each wait for memory one after another (at 1 kHz on a busy machine, all of it
- * has left the cache since the last tick). Ranges of 128 bytes: the hardware fetches lines
- * in pairs. */
-#define ARDR_PF_MAX 8
-struct prefetch {
-    const uint8_t *addr[ARDR_PF_MAX];
-    uint32_t len[ARDR_PF_MAX];
-    int n;
-};
-
-static void prefetch_add(struct prefetch *pf, const void *addr, size_t len)
-{
-    if (pf->n < ARDR_PF_MAX && addr != NULL)
-        pf->addr[pf->n] = addr, pf->len[pf->n++] = (uint32_t)(len < 8192 ? len : 8192);
-}
-
-static void prefetch_plan(struct ardr_block *b, struct prefetch *pf)
-{
-    pf->n = 0;
-    prefetch_add(pf, b, offsetof(struct ardr_block, bufs));
-    prefetch_add(pf, b->hot, b->hot == b->inl ? sizeof b->inl : 0);
-    for (uint32_t i = 0; i < b->nports; i++) {
-        size_t size = b->pl.d->ports[i].size;
-        if (b->ho[i] != NULL) {
-            /* both packets of a whole port (they swap), else `pub` and the block's own */
-            const struct ardr_handoff *h = b->ho[i];
-            const uint8_t *last = b->whole[i] ? h->pkt[1] : h->pkt[0];
-            if (!b->whole[i])
-                prefetch_add(pf, b->own[i], size);
-            prefetch_add(pf, h, (size_t)(last - (const uint8_t *)h) + size);
-        } else if (b->dir[i] == ARD_IN && b->hsrc[i] == NULL && b->src[i] == NULL) {
-            prefetch_add(pf, b->own[i], size);
-        }
-    }
-}
-
-static inline void prefetch_run(const struct prefetch *pf)
-{
-    for (int r = 0; r < pf->n; r++)
-        for (uint32_t off = 0; off < pf->len[r]; off += 128)
-            __builtin_prefetch(pf->addr[r] + off, 1, 3);
-}
-
 static void *rate_thread(void *arg)
 {
     struct rate_arg *a = arg;
@@ -129,9 +83,6 @@ static void *rate_thread(void *arg)
     for (int k = 0; k < rt->n; k++)
         g->blocks[rt->order[k]].stagger = (int)(k % every);
     int64_t phase = 0;
-    struct prefetch *pf = calloc((size_t)rt->n + 1, sizeof *pf);
-    for (int k = 0; pf != NULL && k < rt->n; k++)
-        prefetch_plan(&g->blocks[rt->order[k]], &pf[k]);
     rt->delay_min = INT64_MAX;
     while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
         struct ardr_tick tick;
@@ -143,12 +94,8 @@ static void *rate_thread(void *arg)
         rt->delay_max = delay > rt->delay_max ? delay : rt->delay_max;
         /* the first block's time starts here, after the tick's own book-keeping */
         tick.clock_ns = tick.tick_ns + ardr_clock_ns(tick.raw, ardr_clock_raw());
-        if (pf != NULL)
-            prefetch_run(&pf[0]);
         for (int k = 0; k < rt->n; k++) {
             struct ardr_block *b = &g->blocks[rt->order[k]];
-            if (pf != NULL)
-                prefetch_run(&pf[k + 1]); /* the next block's, while this one steps */
             apply_request(b);
             if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
                 continue;
@@ -169,7 +116,6 @@ static void *rate_thread(void *arg)
         if (missed > 0)
             atomic_fetch_add_explicit(&rt->overruns, (uint64_t)missed, memory_order_relaxed);
     }
-    free(pf);
     /* the last packets of private connections, for whoever looks at them afterwards */
     for (int k = 0; k < rt->n; k++)
         ardr_block_flush(&g->blocks[rt->order[k]]);
@@ -323,22 +269,20 @@ static int cmd_reload(struct ardr_group *g, struct ardr_block *b, bool *running)
         return rc;
     }
     /* parameters of the new build, checked before the running one is touched */
-    struct ardr_block *tmp = calloc(1, sizeof *tmp);
-    if (tmp == NULL) {
+    struct ardr_pval *pv = calloc(ARD_BLOCK_MAX_PARAMS, sizeof *pv);
+    if (pv == NULL) {
         ardr_plugin_unload(&np);
         return ardi_fail(ARD_ENOMEM, "out of memory");
     }
-    memcpy(tmp->name, b->name, sizeof tmp->name);
-    memcpy(tmp->params, b->params, sizeof tmp->params);
-    tmp->nparams = b->nparams;
-    tmp->pl = np;
-    if ((rc = ardr_block_params(tmp)) < 0) {
-        free(tmp);
-        ardr_plugin_unload(&np);
-        return rc;
-    }
-    if ((rc = request(g, b, ARDR_REQ_STOP, running)) < 0) {
-        free(tmp);
+    struct ardr_block tmp;
+    memset(&tmp, 0, sizeof tmp);
+    memcpy(tmp.name, b->name, sizeof tmp.name);
+    tmp.params = b->params;
+    tmp.nparams = b->nparams;
+    tmp.pv = pv;
+    tmp.pl = np;
+    if ((rc = ardr_block_params(&tmp)) < 0 || (rc = request(g, b, ARDR_REQ_STOP, running)) < 0) {
+        free(pv);
         ardr_plugin_unload(&np);
         return rc;
     }
@@ -347,8 +291,8 @@ static int cmd_reload(struct ardr_group *g, struct ardr_block *b, bool *running)
     b->inited = false;
     ardr_plugin_unload(&b->pl);
     b->pl = np;
-    memcpy(b->pv, tmp->pv, sizeof b->pv);
-    free(tmp);
+    memcpy(b->pv, pv, ARD_BLOCK_MAX_PARAMS * sizeof *pv);
+    free(pv);
     if ((rc = ardr_block_prepare(b)) < 0)
         return rc;
     atomic_store(&b->state, ARDR_STOPPED);

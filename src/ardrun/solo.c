@@ -28,8 +28,12 @@ static int usage_error(const char *fmt, const char *arg)
 
 int ardr_cmd_block(int argc, char **argv)
 {
-    static struct ardr_block blk; /* large: keep it off the stack */
+    static struct ardr_block blk;
     struct ardr_block *b = &blk;
+    if (ardr_block_new(b) < 0) {
+        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+        return ARDR_EXIT_SYS;
+    }
     const char *plugin = NULL, *trigger = NULL, *name = NULL;
     double rate = 0;
     int64_t ticks = 0;
