@@ -13,12 +13,18 @@ source "$(dirname "$0")/common.sh"
 TYPE=$("$TTYPED" type)
 LAYOUT='u64 i64 f64[3] f32[4] i32[3] u16[5] u8[7] i64[2] i16 i8'
 P=$PORT
-bg W "$TTYPED" pub --ard data=src --rate 500
-bg_ready S "$ARDNET" --in src --out "udp://127.0.0.1:$P" --conn-id 31
-
 count_of() { # CONNECTION: its sequence number (ard list --json)
     "$ARD" list --json "$1" | sed -n 's/.*"count":\([0-9]*\).*/\1/p'
 }
+
+bg W "$TTYPED" pub --ard data=src --rate 500
+# the sender learns size and type from the connection: start it once the writer has sent
+for _ in $(seq 200); do
+    [ "$(count_of src)" -gt 0 ] 2>/dev/null && break
+    sleep 0.05
+done
+bg_ready S "$ARDNET" --in src --out "udp://127.0.0.1:$P" --conn-id 31
+
 refused() { # CASE EXPECTED-MESSAGE DROP-COUNTER RECEIVER-OPTIONS...
     local case=$1 msg=$2 drop=$3 _ n
     shift 3
