@@ -34,7 +34,9 @@ LOG=$(mktemp -d /tmp/ardnet_example.XXXXXX)
 pids=()
 finish() {
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+    # these processes only: a bare `wait` would also wait for a process netns_create may
+    # have left to keep a namespace, which only netns_destroy ends
+    [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" 2>/dev/null || true
     echo
     echo "== ardnet counters (also printed on SIGUSR1 while running)"
     grep '^route' "$LOG"/*.err | sed "s|^$LOG/||; s|\.err:| |" || true
