@@ -17,10 +17,10 @@ cp "$P/tshare.so" "$T/other.so"
 numbers() { "$ARD_TOOL" show "$1" | sed -n 's/.*f1 = \([^ ]*\) \([^ ]*\) .*/\1 \2/p'; }
 # the instances' own numbers, sorted, and the counts: "n1 n2 ... / c1 c2 ..."
 summary_of() {
-    local own="" count="" c
+    local own="" count="" c n k
     for c in "$@"; do
-        set -- $(numbers "$c")
-        own="$own $1" count="$count $2"
+        read -r n k <<<"$(numbers "$c")"
+        own="$own $n" count="$count $k"
     done
     echo "$(tr ' ' '\n' <<<"$own" | sort -n | xargs) / $(xargs <<<"$count")"
 }
