@@ -8,8 +8,9 @@
  * and indexed. docs/recording.md draws the layout. `ard record` writes these files with this
  * API; `ard play`, `ard export` and `ard info` read them with it.
  *
- * Part of libardnet (same library, same conventions as ardnet.h): functions returning int
- * give 0 or a documented non-negative value on success and a negative ARD_E* code on failure;
+ * The library libardnet_log (-lardnet_log -lardnet; pkg-config ardnet_log; CMake
+ * ardnet::log), with the conventions of ardnet.h: functions returning int give 0 or a
+ * documented non-negative value on success and a negative ARD_E* code on failure;
  * ard_errdetail() then names the file, the byte offset and the cause. Nothing here prints,
  * exits, or touches shared memory. A writer or reader object is used by one thread at a time
  * (the writer's optional background thread is internal to it).

@@ -13,7 +13,9 @@
 #include "mex.h"
 
 #include "ardnet.h"
+#if ARD_HAVE_LOG
 #include "ardnet_log.h"
+#endif
 
 #include <signal.h>
 #include <stdarg.h>
@@ -797,6 +799,7 @@ static void cmd_now(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     plhs[0] = scalar_i64(ard_now_ns());
 }
 
+#if ARD_HAVE_LOG /* the recording library (part ARD_LOG, libardnet_log) */
 /* ------------------------------------------------------------------------------------------
  * load(file): struct with one field per connection (docs/octave.md, ard_load)
  * ---------------------------------------------------------------------------------------- */
@@ -956,6 +959,15 @@ static void cmd_load(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         plhs[1] = s;
     }
 }
+
+#else
+static void cmd_load(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs, (void)nrhs, (void)prhs;
+    fail(ARD_EINVAL, "ard_load: not built (configure ardnet with libzstd: "
+                     "apt-get install libzstd-dev zlib1g-dev)");
+}
+#endif /* ARD_HAVE_LOG */
 
 /* ------------------------------------------------------------------------------------------ */
 

@@ -16,7 +16,9 @@
 #include <numpy/arrayobject.h>
 
 #include "ardnet.h"
+#if ARD_HAVE_LOG
 #include "ardnet_log.h"
+#endif
 
 #include <errno.h>
 #include <string.h>
@@ -978,6 +980,7 @@ static PyObject *mod_strerror(PyObject *self, PyObject *arg)
     return PyUnicode_FromString(ard_strerror((int)c));
 }
 
+#if ARD_HAVE_LOG /* the recording library (part ARD_LOG, libardnet_log) */
 /* ---- log files (ardnet.log.read) -------------------------------------------------------- */
 
 /* A new 1-D numpy array of n elements of dtype `descr` (a dtype object). */
@@ -1213,6 +1216,8 @@ fail:
     return NULL;
 }
 
+#endif /* ARD_HAVE_LOG */
+
 /* The smallest call into C there is: the baseline of the benchmark (bench/python). */
 static PyObject *mod_noop(PyObject *self, PyObject *unused)
 {
@@ -1234,8 +1239,10 @@ static PyMethodDef mod_methods[] = {
     {"now_ns", mod_now_ns, METH_NOARGS, "now_ns(): CLOCK_MONOTONIC in ns."},
     {"realtime_ns", mod_realtime_ns, METH_NOARGS, "realtime_ns(): CLOCK_REALTIME in ns."},
     {"strerror", mod_strerror, METH_O, "strerror(code): short text of an ARD_E* code."},
+#if ARD_HAVE_LOG
     {"_log_read", mod_log_read, METH_O,
      "_log_read(path): every message of a recording as numpy arrays (use ardnet.log.read)."},
+#endif
     {"_noop", mod_noop, METH_NOARGS, "does nothing (benchmark baseline)"},
     {NULL, NULL, 0, NULL},
 };

@@ -110,4 +110,7 @@ def read(path):
     (summary["complete"] is False, summary["cut"] says why).
     """
     import os
+    if not hasattr(_ardnet, "_log_read"):  # ardnet configured without its part ARD_LOG
+        raise RuntimeError("ardnet.log: not built (configure ardnet with libzstd: "
+                           "apt-get install libzstd-dev zlib1g-dev)")
     return Recording(os.fspath(path), _ardnet._log_read(path))

@@ -14,14 +14,18 @@
 #include <sys/types.h>
 
 #define ARDI_HIDDEN __attribute__((visibility("hidden")))
+/* Exported by libardnet.so although internal (declared in no installed header): the recording
+ * library (libardnet_log, src/log/) records its failures through them in this library's
+ * thread-local detail, so that ard_errdetail() works after its calls as after any other. */
+#define ARDI_SHARED __attribute__((visibility("default")))
 #define ARDI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* ---- error.c ---------------------------------------------------------------------------- */
 
 /* Record `code` and a formatted detail for this thread; returns `code`. */
-ARDI_HIDDEN int ardi_fail(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
+ARDI_SHARED int ardi_fail(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
 /* Like ardi_fail, appending ": strerror(err)". */
-ARDI_HIDDEN int ardi_fail_errno(int code, int err, const char *fmt, ...) ARDI_PRINTF(3, 4);
+ARDI_SHARED int ardi_fail_errno(int code, int err, const char *fmt, ...) ARDI_PRINTF(3, 4);
 
 /* ---- ready.c ---------------------------------------------------------------------------- */
 

@@ -17,12 +17,13 @@
 /* Exit codes of every subcommand. */
 enum {
     ARDT_OK = 0,
-    ARDT_NOENT = 1,   /* connection does not exist (in this domain) */
-    ARDT_BUSY = 2,    /* set/pub: the connection has a live writer */
-    ARDT_STALE = 3,   /* object damaged, foreign, of another version, or not accessible */
-    ARDT_NODATA = 4,  /* show: nothing was ever sent (and not following) */
-    ARDT_USAGE = 100, /* bad option, field path or value, unknown subcommand */
-    ARDT_SYS = 111,   /* system error */
+    ARDT_NOENT = 1,    /* connection does not exist (in this domain) */
+    ARDT_BUSY = 2,     /* set/pub: the connection has a live writer */
+    ARDT_STALE = 3,    /* object damaged, foreign, of another version, or not accessible */
+    ARDT_NODATA = 4,   /* show: nothing was ever sent (and not following) */
+    ARDT_NOTBUILT = 5, /* the subcommand's part was not built into this ard */
+    ARDT_USAGE = 100,  /* bad option, field path or value, unknown subcommand */
+    ARDT_SYS = 111,    /* system error */
 };
 
 /* Global options, parsed by main before the subcommand. */
@@ -37,6 +38,9 @@ struct ardt_cmd {
     int (*run)(int argc, char **argv);
     const char *summary;
     const char *usage; /* full help text */
+    /* NULL, or (run and usage NULL) the part was configured out: what brings it, as in
+     * "civetweb: apt-get install libcivetweb-dev" */
+    const char *notbuilt;
 };
 
 int cmd_list(int argc, char **argv);

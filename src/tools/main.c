@@ -7,23 +7,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The recording subcommands and `ard web` are parts of their own (cmake/parts.cmake): built
+ * without them, ard still lists them and says what would bring them. */
+#if ARD_HAVE_LOG
+#define LOG_CMD(name, fn, summary, usage)                                                          \
+    {                                                                                              \
+        name, fn, summary, usage, NULL                                                             \
+    }
+#else
+#define LOG_CMD(name, fn, summary, usage)                                                          \
+    {                                                                                              \
+        name, NULL, summary, NULL, "libzstd: apt-get install libzstd-dev zlib1g-dev"               \
+    }
+#endif
+#if ARD_HAVE_WEB
+#define WEB_CMD(name, fn, summary, usage)                                                          \
+    {                                                                                              \
+        name, fn, summary, usage, NULL                                                             \
+    }
+#else
+#define WEB_CMD(name, fn, summary, usage)                                                          \
+    {                                                                                              \
+        name, NULL, summary, NULL, "civetweb: apt-get install libcivetweb-dev"                     \
+    }
+#endif
+
 static const struct ardt_cmd cmds[] = {
     {"list", cmd_list, "every connection of the domain: type, writer, readers, rate, age",
-     ardt_list_usage},
+     ardt_list_usage, NULL},
     {"show", cmd_show, "the newest packet decoded by its type; -f follows every new one",
-     ardt_show_usage},
-    {"hz", cmd_hz, "packet rate and the statistics of the period", ardt_hz_usage},
-    {"delay", cmd_delay, "age of packets when they are received", ardt_delay_usage},
-    {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", ardt_set_usage},
-    {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage},
-    {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage},
-    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage},
-    {"record", cmd_record, "record connections into an MCAP file", ardt_record_usage},
-    {"info", cmd_info, "what a recording holds: connections, counts, missed, duration",
-     ardt_info_usage},
-    {"export", cmd_export, "a recording's fields as CSV, optionally resampled", ardt_export_usage},
-    {"play", cmd_play, "republish a recording at its recorded timing", ardt_play_usage},
-    {"web", cmd_web, "the live net and an oscilloscope in a browser", ardt_web_usage},
+     ardt_show_usage, NULL},
+    {"hz", cmd_hz, "packet rate and the statistics of the period", ardt_hz_usage, NULL},
+    {"delay", cmd_delay, "age of packets when they are received", ardt_delay_usage, NULL},
+    {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", ardt_set_usage, NULL},
+    {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage, NULL},
+    {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage, NULL},
+    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage,
+     NULL},
+    LOG_CMD("record", cmd_record, "record connections into an MCAP file", ardt_record_usage),
+    LOG_CMD("info", cmd_info, "what a recording holds: connections, counts, missed, duration",
+            ardt_info_usage),
+    LOG_CMD("export", cmd_export, "a recording's fields as CSV, optionally resampled",
+            ardt_export_usage),
+    LOG_CMD("play", cmd_play, "republish a recording at its recorded timing", ardt_play_usage),
+    WEB_CMD("web", cmd_web, "the live net and an oscilloscope in a browser", ardt_web_usage),
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
@@ -32,14 +59,22 @@ static void usage(FILE *f)
     fprintf(f, "usage: ard [--domain NAME] SUBCOMMAND [ARGS...]\n"
                "       ard help [SUBCOMMAND] | ard --version\n\nsubcommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
-        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+        fprintf(f, "  %-8s %s%s\n", cmds[i].name, cmds[i].summary,
+                cmds[i].notbuilt ? " (not built)" : "");
     fprintf(f, "\noptions (before or after the subcommand):\n"
                "  -d, --domain NAME  domain (default: $ARD_DOMAIN, else \"default\")\n"
                "  -h, --help         help (of the subcommand after it)\n"
                "  -V, --version      version\n"
                "exit codes: 0 ok, 1 no such connection, 2 connection has a live writer,\n"
                "            3 object damaged, foreign or not accessible, 4 nothing sent yet,\n"
-               "            100 usage, 111 system error\n");
+               "            5 subcommand not built, 100 usage, 111 system error\n");
+}
+
+/* A subcommand whose part was configured out: says so, whatever its arguments. */
+static int not_built(const struct ardt_cmd *c)
+{
+    ardt_sub = c->name;
+    return ardt_err(ARDT_NOTBUILT, "not built (configure with %s)", c->notbuilt);
 }
 
 static const struct ardt_cmd *find(const char *name)
@@ -108,12 +143,16 @@ int main(int argc, char **argv)
         const struct ardt_cmd *c = find(argv[2]);
         if (!c)
             return ardt_err(ARDT_USAGE, "help: no subcommand '%s' (see 'ard help')", argv[2]);
+        if (c->notbuilt)
+            return not_built(c);
         fputs(c->usage, stdout);
         return ARDT_OK;
     }
     const struct ardt_cmd *c = find(sub);
     if (!c)
         return ardt_err(ARDT_USAGE, "'%s' is not a subcommand (see 'ard help')", sub);
+    if (c->notbuilt)
+        return not_built(c);
     ardt_sub = c->name;
     for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

@@ -1,7 +1,6 @@
 # ard web (docs/web.md): civetweb (Debian's libcivetweb-dev) serves the page, whose assets
-# (src/tools/web/) are built into the program.
-find_path(CIVETWEB_INCLUDE civetweb.h REQUIRED)
-find_library(CIVETWEB_LIB civetweb REQUIRED)
+# (src/tools/web/) are built into the program. Included when the part ARD_WEB is built
+# (cmake/parts.cmake found civetweb.h and the library).
 set(WEB_ASSETS ${CMAKE_CURRENT_SOURCE_DIR}/web/index.html ${CMAKE_CURRENT_SOURCE_DIR}/web/app.js
     ${CMAKE_CURRENT_SOURCE_DIR}/web/app.css)
 string(REPLACE ";" "|" WEB_ASSET_ARG "${WEB_ASSETS}")
@@ -12,5 +11,6 @@ add_custom_command(OUTPUT ${WEB_GEN}
   DEPENDS ${WEB_ASSETS} ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
   COMMENT "ard web: page assets" VERBATIM)
 target_sources(ard PRIVATE web.c ${WEB_GEN})
-target_include_directories(ard PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CIVETWEB_INCLUDE})
-target_link_libraries(ard PRIVATE ${CIVETWEB_LIB} pthread)
+target_include_directories(ard PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${ARD_INC_CIVETWEB_H})
+target_link_libraries(ard PRIVATE ${ARD_LIB_CIVETWEB} pthread)
+target_compile_definitions(ard PRIVATE ARD_HAVE_WEB=1)
