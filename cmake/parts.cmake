@@ -7,7 +7,8 @@
 #
 # ard_part(<PART> "<what it is>"
 #          [REQUIRE <kind>:<name>=<debian-package> ...]
-#          [PROBE <function>] [UNLESS <condition...> BECAUSE "<reason>"])
+#          [PROBE <function> PACKAGES <debian-package>...]
+#          [UNLESS <condition...> BECAUSE "<reason>"])
 # sets ARD_HAVE_<PART> (ON/OFF) in the caller's scope and adds a row to the summary that
 # ard_parts_summary() prints at the end of the configure. A requirement is one of
 #   pkg-config:<module>=<pkg>   pkg_check_modules; imported target PkgConfig::ARD_<MODULE>
@@ -16,7 +17,8 @@
 #   library:<name>=<pkg>        find_library into cache ARD_LIB_<NAME>
 #   program:<name>=<pkg>        find_program into cache ARD_PROG_<NAME>
 # PROBE names a function for what a requirement cannot say: it sets ard_part_missing (Debian
-# packages not found) and ard_part_why (text) in its caller's scope. UNLESS: the part cannot
+# packages not found) and ard_part_why (text) in its caller's scope; PACKAGES lists for the
+# summary the packages it looks for. UNLESS: the part cannot
 # be built in this configuration for the reason given (no package brings it).
 # A later part (e.g. ARD_ROS2 with Cyclone DDS) is one call:
 #   ard_part(ROS2 "ROS 2 bridge" REQUIRE pkg-config:CycloneDDS=cyclonedds-dev)
@@ -64,7 +66,7 @@ function(ard_part_require req)
 endfunction()
 
 function(ard_part part what)
-  cmake_parse_arguments(P "" "PROBE;BECAUSE" "REQUIRE;UNLESS" ${ARGN})
+  cmake_parse_arguments(P "" "PROBE;BECAUSE" "REQUIRE;UNLESS;PACKAGES" ${ARGN})
   set(ARD_${part} AUTO CACHE STRING "${what}: AUTO (built when found), ON or OFF")
   set_property(CACHE ARD_${part} PROPERTY STRINGS AUTO ON OFF)
   string(TOUPPER "${ARD_${part}}" mode)
@@ -78,7 +80,7 @@ function(ard_part part what)
 
   set(missing)
   set(why)
-  set(packages)
+  set(packages ${P_PACKAGES})
   foreach(req ${P_REQUIRE})
     if(req MATCHES "=(.+)$")
       list(APPEND packages ${CMAKE_MATCH_1})
@@ -108,13 +110,11 @@ function(ard_part part what)
       set(ard_part_why)
       cmake_language(CALL ${P_PROBE})
       list(APPEND missing ${ard_part_missing})
-      list(APPEND packages ${ard_part_packages})
       if(ard_part_why)
         list(APPEND absent "${ard_part_why}")
       endif()
     endif()
     list(REMOVE_DUPLICATES missing)
-    list(REMOVE_DUPLICATES packages)
     if(missing OR absent)
       set(built OFF)
       string(REPLACE ";" ", " notfound "${absent}")
@@ -125,8 +125,8 @@ function(ard_part part what)
         set(why "${notfound}")
       endif()
       if(mode STREQUAL "ON")
-        message(FATAL_ERROR "ARD_${part}=ON: ${what} needs what was ${why}; "
-                            "or configure with -DARD_${part}=OFF")
+        message(FATAL_ERROR "ARD_${part}=ON, but ${what} cannot be built: ${why}; "
+                            "or configure with -DARD_${part}=AUTO or OFF")
       endif()
     else()
       set(built ON)
@@ -134,19 +134,10 @@ function(ard_part part what)
     endif()
   endif()
   set(ARD_HAVE_${part} ${built} PARENT_SCOPE)
+  list(REMOVE_DUPLICATES packages)
   string(REPLACE ";" " " pkgs "${packages}")
   set_property(GLOBAL APPEND PROPERTY ARD_PARTS ${part})
   set_property(GLOBAL PROPERTY ARD_PART_${part}_ROW "${built}|${why}|${pkgs}|${what}")
-endfunction()
-
-# Turn a built part off after the fact (a sub-directory that finds it cannot be built in this
-# configuration after all), with the reason for the summary.
-function(ard_part_drop part why)
-  get_property(row GLOBAL PROPERTY ARD_PART_${part}_ROW)
-  string(REPLACE "|" ";" row "${row}")
-  list(GET row 2 pkgs)
-  list(GET row 3 what)
-  set_property(GLOBAL PROPERTY ARD_PART_${part}_ROW "OFF|${why}|${pkgs}|${what}")
 endfunction()
 
 # The table at the end of the configure: part, built or not, why, the packages that bring it.
@@ -161,9 +152,9 @@ function(ard_parts_summary)
     list(GET row 1 why)
     list(GET row 2 pkgs)
     if(built)
-      set(b "yes")
+      set(b "yes  ")
     else()
-      set(b "no")
+      set(b "no   ")
     endif()
     string(LENGTH "${part}" n)
     math(EXPR pad "8 - ${n}")
@@ -174,7 +165,7 @@ function(ard_parts_summary)
       set(pad 1)
     endif()
     string(REPEAT " " ${pad} sp2)
-    string(APPEND lines "\n  ${part}${sp1}${b}    ${pkgs}${sp2}${why}")
+    string(APPEND lines "\n  ${part}${sp1}${b}  ${pkgs}${sp2}${why}")
   endforeach()
   message(STATUS "${lines}")
 endfunction()
@@ -182,7 +173,6 @@ endfunction()
 # The Python binding: Debian's /usr/bin/python3 (unless -DPython3_EXECUTABLE=...) with its
 # headers and numpy.
 function(ard_probe_python)
-  set(ard_part_packages python3-dev python3-numpy PARENT_SCOPE)
   if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
     set(Python3_EXECUTABLE /usr/bin/python3)
   endif()
