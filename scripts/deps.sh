@@ -7,6 +7,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
+# liblz4-dev: the recording library (part ARD_LOG) reads lz4-compressed chunks.
+pkgs+=(liblz4-dev)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
@@ -16,6 +18,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
 # versions; then every other test still runs and ardnet_bigend names what is missing (it is
 # skipped, or fails when CI is set).
 cross=(gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libyaml-dev:s390x)
+# The aarch64 peer of the same test (multiarch architecture arm64).
+cross+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libyaml-dev:arm64)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 missing=()
 for p in "${pkgs[@]}"; do
@@ -33,12 +37,15 @@ if ((${#missing[@]} + ${#missing_cross[@]} == 0)); then
     exit 0
 fi
 if [[ $(id -u) -ne 0 ]]; then
-    echo "deps.sh: missing packages: ${missing[*]} ${missing_cross[*]}; run as root, or: sudo dpkg --add-architecture s390x && sudo apt-get update && sudo apt-get install -y ${missing[*]} ${missing_cross[*]}" >&2
+    echo "deps.sh: missing packages: ${missing[*]} ${missing_cross[*]}; run as root, or: sudo dpkg --add-architecture s390x && sudo dpkg --add-architecture arm64 && sudo apt-get update && sudo apt-get install -y ${missing[*]} ${missing_cross[*]}" >&2
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 if ((${#missing_cross[@]})) && ! dpkg --print-foreign-architectures | grep -qx s390x; then
     dpkg --add-architecture s390x
+fi
+if ((${#missing_cross[@]})) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    dpkg --add-architecture arm64
 fi
 apt-get update -qq
 if ((${#missing[@]})); then
@@ -48,6 +55,6 @@ fi
 if ((${#missing_cross[@]})); then
     echo "deps.sh: installing ${missing_cross[*]}"
     if ! apt-get install -y -qq --no-install-recommends "${missing_cross[@]}"; then
-        echo "deps.sh: WARNING: could not install ${missing_cross[*]}: the big-endian test (ardnet_bigend) cannot run (it fails under CI)" >&2
+        echo "deps.sh: WARNING: could not install ${missing_cross[*]}: the s390x and aarch64 peers' test (ardnet_bigend) cannot run (it fails under CI)" >&2
     fi
 fi
