@@ -109,4 +109,38 @@ cmake --install "$B" --prefix "$T/p" >"$T/install.log" 2>&1 || {
     fail "the core install has the recording library: $(find "$T/p" -name '*ardnet_log*')"
 grep -q 'local subs="list show hz delay set pub graph siggen help"' \
     "$T/p/share/bash-completion/completions/ard" || fail "the installed completion"
+
+# The bindings without the recording library (a third tree: ARD_LOG off, the bindings on).
+if [ -n "${PY:-}" ] || [ -n "${OCTAVE:-}" ]; then
+    NB=$BUILD/parts-nolog
+    targets=()
+    args=(-DARD_PYTHON=OFF -DARD_OCTAVE=OFF)
+    [ -n "${PY:-}" ] && args[0]=-DARD_PYTHON=ON && targets+=(ardnet_python) && args+=(-DPython3_EXECUTABLE="$PY")
+    [ -n "${OCTAVE:-}" ] && args[1]=-DARD_OCTAVE=ON && targets+=(ardnet_octave)
+    { cmake -S "$SRCDIR" -B "$NB" -DCMAKE_C_COMPILER="$CC" -DARD_WERROR=ON -DARD_TESTS=OFF \
+        -DARD_LOG=OFF -DARD_WEB=OFF "${args[@]}" &&
+        cmake --build "$NB" -j2 --target "${targets[@]}"; } >"$T/nolog.log" 2>&1 || {
+        tail -n 40 "$T/nolog.log"
+        fail "the bindings without ARD_LOG do not build"
+    }
+    want="not built (configure ardnet with libzstd: apt-get install libzstd-dev zlib1g-dev)"
+    if [ -n "${PY:-}" ]; then
+        out=$(cd "$T" && PYTHONPATH=$NB/python "$PY" -c '
+import ardnet
+try:
+    ardnet.log.read("x.mcap")
+except RuntimeError as e:
+    print(e)
+' 2>&1) || fail "python: $out"
+        [ "$out" = "ardnet.log: $want" ] || fail "ardnet.log.read without ARD_LOG: '$out'"
+        echo "python: $out"
+    fi
+    if [ -n "${OCTAVE:-}" ]; then
+        out=$(cd "$T" && "$OCTAVE" --no-gui --no-init-file --quiet --path "$NB/octave" \
+            --eval "try, ard_load('x.mcap'); disp('loaded'), catch e, disp(e.message), end" 2>&1) ||
+            fail "octave: $out"
+        grep -qF "ard_load: $want" <<<"$out" || fail "ard_load without ARD_LOG: '$out'"
+        echo "octave: $out"
+    fi
+fi
 echo PASS
