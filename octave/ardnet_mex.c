@@ -965,7 +965,7 @@ static void cmd_load(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs, (void)nrhs, (void)prhs;
     fail(ARD_EINVAL, "ard_load: not built (configure ardnet with libzstd: "
-                     "apt-get install libzstd-dev zlib1g-dev)");
+                     "apt-get install libzstd-dev zlib1g-dev liblz4-dev)");
 }
 #endif /* ARD_HAVE_LOG */
 

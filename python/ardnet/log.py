@@ -112,5 +112,5 @@ def read(path):
     import os
     if not hasattr(_ardnet, "_log_read"):  # ardnet configured without its part ARD_LOG
         raise RuntimeError("ardnet.log: not built (configure ardnet with libzstd: "
-                           "apt-get install libzstd-dev zlib1g-dev)")
+                           "apt-get install libzstd-dev zlib1g-dev liblz4-dev)")
     return Recording(os.fspath(path), _ardnet._log_read(path))

@@ -17,7 +17,7 @@
 #else
 #define LOG_CMD(name, fn, summary, usage)                                                          \
     {                                                                                              \
-        name, NULL, summary, NULL, "libzstd: apt-get install libzstd-dev zlib1g-dev"               \
+        name, NULL, summary, NULL, "libzstd: apt-get install libzstd-dev zlib1g-dev liblz4-dev"    \
     }
 #endif
 #if ARD_HAVE_WEB

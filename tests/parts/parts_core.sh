@@ -49,7 +49,7 @@ expect_notbuilt() { # SUB PACKAGE-TEXT ARGS...
     [ "$out" = "ard $sub: not built (configure with $what)" ] || fail "ard $*: '$out'"
 }
 web="civetweb: apt-get install libcivetweb-dev"
-log="libzstd: apt-get install libzstd-dev zlib1g-dev"
+log="libzstd: apt-get install libzstd-dev zlib1g-dev liblz4-dev"
 expect_notbuilt web "$web" web
 expect_notbuilt web "$web" web --listen 127.0.0.1:8642
 expect_notbuilt web "$web" web --help
@@ -123,7 +123,7 @@ if [ -n "${PY:-}" ] || [ -n "${OCTAVE:-}" ]; then
         tail -n 40 "$T/nolog.log"
         fail "the bindings without ARD_LOG do not build"
     }
-    want="not built (configure ardnet with libzstd: apt-get install libzstd-dev zlib1g-dev)"
+    want="not built (configure ardnet with libzstd: apt-get install libzstd-dev zlib1g-dev liblz4-dev)"
     if [ -n "${PY:-}" ]; then
         out=$(cd "$T" && PYTHONPATH=$NB/python "$PY" -c '
 import ardnet
