@@ -97,6 +97,8 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${PROJECT_BINARY_DIR}
                    ${CMAKE_C_COMPILER} "${ARD_INSTALL_TEST_CFLAGS}")
   set_tests_properties(lib.install PROPERTIES TIMEOUT 300 LABELS "lib")
+  # Installs of the build tree write its install_manifest.txt: one at a time.
+  set_tests_properties(lib.install PROPERTIES RESOURCE_LOCK install_manifest)
 endif()
 
 # Header fields of a live connection rewritten to hostile values (white-box: uses ardi.h).
