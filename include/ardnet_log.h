@@ -101,6 +101,16 @@ uint64_t ard_logw_bytes(const ard_logw *w);
 /* The first write error of the background thread (0 if none). Non-blocking. */
 int ard_logw_error(const ard_logw *w);
 
+/* Messages of channel `ch` in complete chunks written to disk so far, over every file of this
+ * writer (a rotation does not reset it). After ard_logw_finish: what the file(s) hold, even
+ * when writing failed (e.g. a full disk) and packets taken were lost. */
+uint64_t ard_logw_written(const ard_logw *w, int ch);
+
+/* Everything ard_logw_close does except freeing the writer: afterwards only
+ * ard_logw_written, ard_logw_error and ard_logw_close may be called (others: ARD_EINVAL).
+ * Returns what ard_logw_close would; a later ard_logw_close returns the same. */
+ARD_NODISCARD int ard_logw_finish(ard_logw *w);
+
 /* Write the last chunk, the "ardnet.connections" metadata (per connection: descriptor, size,
  * recorded and missed counts), the Data End record, the summary (schemas, channels,
  * statistics, chunk and metadata indexes), summary offsets and the footer; close the file and
