@@ -5,6 +5,7 @@
 if(NOT ARD_LOG_LINK)
   pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
   find_package(ZLIB REQUIRED)
+  pkg_check_modules(LZ4 IMPORTED_TARGET liblz4) # optional: lz4 chunks are read when found
   foreach(f mcap.c msgdef.c cdr.c chunk.c writer.c reader.c)
     list(APPEND ARD_LIB_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${f})
   endforeach()
@@ -12,6 +13,13 @@ else()
   target_include_directories(ardnet_objects PRIVATE ${PROJECT_SOURCE_DIR}/src/log)
   target_link_libraries(ardnet_objects PRIVATE PkgConfig::ZSTD ZLIB::ZLIB)
   target_link_libraries(ardnet PRIVATE PkgConfig::ZSTD ZLIB::ZLIB)
+  if(LZ4_FOUND)
+    target_compile_definitions(ardnet_objects PRIVATE ARD_HAVE_LZ4=1)
+    target_link_libraries(ardnet_objects PRIVATE PkgConfig::LZ4)
+    target_link_libraries(ardnet PRIVATE PkgConfig::LZ4)
+    target_link_libraries(ardnet_static PUBLIC "$<BUILD_INTERFACE:PkgConfig::LZ4>"
+                          "$<INSTALL_INTERFACE:lz4>")
+  endif()
   # Installed static users link -lzstd -lz by name (the .pc file says the same).
   target_link_libraries(ardnet_static PUBLIC "$<BUILD_INTERFACE:PkgConfig::ZSTD;ZLIB::ZLIB>"
                         "$<INSTALL_INTERFACE:zstd;z>")
