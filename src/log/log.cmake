@@ -6,6 +6,12 @@ if(NOT ARD_LOG_LINK)
   pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
   find_package(ZLIB REQUIRED)
   pkg_check_modules(LZ4 IMPORTED_TARGET liblz4) # optional: lz4 chunks are read when found
+  # For what links libardnet.a by hand (octave/, the .pc file's Libs.private).
+  if(LZ4_FOUND)
+    set(ARD_LOG_LZ4_LIB "-llz4" CACHE INTERNAL "liblz4 for static users of libardnet")
+  else()
+    set(ARD_LOG_LZ4_LIB "" CACHE INTERNAL "liblz4 for static users of libardnet")
+  endif()
   foreach(f mcap.c msgdef.c cdr.c chunk.c writer.c reader.c)
     list(APPEND ARD_LIB_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${f})
   endforeach()
