@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `ard record` says is true (docs/recording.md, "What a recording promises"):
+# What `ard record` says is true (docs/recording.md, "ard record"):
 # - the log (receive) time of every message is at or after its publish time (same host):
 #   LOG_TRUTH_N packets at 1 kHz (default 2000; the promise was checked once with 100000);
 # - a connection created after the recorder started is recorded from its first packet, and
