@@ -7,6 +7,7 @@
  *                            (2 messages); both chunks lz4-compressed (LZ4 frames); log and
  *                            publish times of 2^63 and more on the second "/pose"; an
  *                            attachment with its CRC; the data section CRC in Data End
+ *   tmcapgen FILE foreign-plain   the same with uncompressed chunks
  *   tmcapgen FILE ardnet     one ardnet channel "arm.x" ("x:f64 n:u32", 16 bytes) in an lz4
  *                            chunk: message i (0..49) holds x = i / 2, n = i, publish time
  *                            1.7e18 + i ms (i < 25) or 2^63 + i ms, log time publish + 1000
@@ -113,7 +114,9 @@ static void message(struct buf *c, uint16_t ch, uint32_t seq, uint64_t log, uint
     free(r.p);
 }
 
-/* The records in `recs` as an lz4 chunk. */
+static bool plain; /* chunks uncompressed */
+
+/* The records in `recs` as an lz4 chunk (uncompressed when `plain`). */
 static void chunk_lz4(struct buf *f, const struct buf *recs, uint64_t t0, uint64_t t1)
 {
     size_t cap = LZ4F_compressFrameBound(recs->len, NULL);
@@ -123,12 +126,16 @@ static void chunk_lz4(struct buf *f, const struct buf *recs, uint64_t t0, uint64
         fprintf(stderr, "tmcapgen: lz4 compression failed\n");
         exit(1);
     }
+    if (plain) {
+        memcpy(z, recs->p, recs->len < cap ? recs->len : cap);
+        n = recs->len;
+    }
     struct buf r = {0};
     le(&r, t0, 8);
     le(&r, t1, 8);
     le(&r, recs->len, 8);
     le(&r, crc(recs->p, recs->len), 4);
-    str(&r, "lz4");
+    str(&r, plain ? "" : "lz4");
     le(&r, n, 8);
     put(&r, z, n);
     rec(f, 0x06, &r);
@@ -233,14 +240,18 @@ static void ardnet(struct buf *f)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: tmcapgen FILE foreign|ardnet|bad-data-crc|bad-attachment-crc\n");
+        fprintf(stderr, "usage: tmcapgen FILE foreign|foreign-plain|ardnet|bad-data-crc|"
+                        "bad-attachment-crc\n");
         return 1;
     }
     struct buf f = {0};
     if (strcmp(argv[2], "ardnet") == 0)
         ardnet(&f);
-    else if (strcmp(argv[2], "foreign") == 0 || strcmp(argv[2], "bad-data-crc") == 0 ||
-             strcmp(argv[2], "bad-attachment-crc") == 0)
+    else if (strcmp(argv[2], "foreign-plain") == 0) {
+        plain = true;
+        foreign(&f, argv[2]);
+    } else if (strcmp(argv[2], "foreign") == 0 || strcmp(argv[2], "bad-data-crc") == 0 ||
+               strcmp(argv[2], "bad-attachment-crc") == 0)
         foreign(&f, argv[2]);
     else {
         fprintf(stderr, "tmcapgen: unknown kind '%s'\n", argv[2]);

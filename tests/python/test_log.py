@@ -259,8 +259,9 @@ PROTO = b"\x0a\x05hello\x00\x12\x00\xff\xfebin\x00"  # tmcapgen.c's binary schem
 
 
 @needs_mcapgen
-def test_other_programs_file_every_channel_and_time(tmp_path):
-    p = mcapgen(tmp_path / "foreign.mcap", "foreign")
+@pytest.mark.parametrize("kind,compression", [("foreign", "lz4"), ("foreign-plain", "")])
+def test_other_programs_file_every_channel_and_time(tmp_path, kind, compression):
+    p = mcapgen(tmp_path / "foreign.mcap", kind)
     with pytest.warns(UserWarning, match="/pose#2"):
         d = ardnet.log.read(p)
     assert list(d) == ["/pose", "/pose#2", "/cam"]
@@ -271,7 +272,7 @@ def test_other_programs_file_every_channel_and_time(tmp_path):
     assert (len(first), len(second), len(d["/cam"])) == (3, 2, 2)
     s = d.summary
     assert s["messages"] == 7 == sum(len(c) for c in d.connections)
-    assert s["compression"] == "lz4" and s["complete"] is True
+    assert s["compression"] == compression and s["complete"] is True
     # Times of 2^63 and more are kept, as unsigned.
     assert second.t_ns.dtype == np.uint64
     assert second.t_ns.tolist() == [2**63, 2**64 - 1]
