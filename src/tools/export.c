@@ -123,12 +123,7 @@ static void header(struct exp *e, bool multi, bool seq)
     fputc('\n', e->o);
 }
 
-static void put_secs(FILE *o, int64_t ns)
-{
-    fprintf(o, "%s%lld.%09lld", ns < 0 ? "-" : "", llabs(ns / 1000000000), llabs(ns % 1000000000));
-}
-
-/* An absolute time (MCAP times are unsigned). */
+/* Seconds of a time or a time difference (MCAP times are unsigned). */
 static void put_usecs(FILE *o, uint64_t ns)
 {
     fprintf(o, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
@@ -294,16 +289,17 @@ int cmd_export(int argc, char **argv)
             continue;
         size_t size = ard_logr_conn(e.r, m.conn)->size;
         if (step) { /* grid points before this message see the values so far */
-            for (; next < m.log_ns; next += step) {
-                put_secs(e.o, (int64_t)(next - e.t0));
+            while (next < m.log_ns) {
+                put_usecs(e.o, next - e.t0); /* t0 is the first log time */
                 row_values(&e, have);
+                next = next > UINT64_MAX - step ? UINT64_MAX : next + step; /* never wraps */
             }
         }
         memcpy(e.last[m.conn], m.packet, size);
         have[m.conn] = true;
         if (step || (onto_i >= 0 && (int)m.conn != onto_i))
             continue;
-        put_secs(e.o, (int64_t)(m.log_ns - e.t0));
+        put_usecs(e.o, m.log_ns - e.t0);
         if (onto_i < 0) {
             fputc(',', e.o);
             put_usecs(e.o, m.real_ns);
