@@ -37,7 +37,8 @@ static void put(struct buf *b, const void *p, size_t n)
             exit(1);
         }
     }
-    memcpy(b->p + b->len, p, n);
+    if (n)
+        memcpy(b->p + b->len, p, n);
     b->len += n;
 }
 
