@@ -282,43 +282,36 @@ static int on_attachment(struct ard_logr *r, struct ardl_cur *c, uint64_t off, c
 /* Parse a chunk record; on success the uncompressed records are at data, dlen (in r->dec
  * or in the file). */
 #ifdef ARD_HAVE_LZ4
-/* An lz4 chunk (an LZ4 frame) into dst, exactly usize bytes; NULL or why not. */
+/* An lz4 chunk (one LZ4 frame, or several one after the other) into dst, exactly usize
+ * bytes; NULL or why not. */
 static const char *lz4_chunk(const uint8_t *src, size_t n, uint8_t *dst, size_t usize)
 {
     LZ4F_dctx *dc = NULL;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
         return "lz4: no decompression context";
     const char *why = NULL;
-    size_t in = 0, out = 0;
-    for (;;) {
-        size_t sn = n - in, dn = usize - out;
-        /* One byte of room beyond usize: a frame that holds more is found out. */
-        uint8_t spare;
-        uint8_t *d = dn ? dst + out : &spare;
-        if (!dn)
-            dn = 1;
-        size_t hint = LZ4F_decompress(dc, d, &dn, src + in, &sn, NULL);
-        if (LZ4F_isError(hint)) {
-            why = "lz4 chunk does not decompress (damaged LZ4 frame)";
-            break;
-        }
-        in += sn;
-        if (d == &spare && dn) {
-            why = "lz4 chunk decompresses to more than its recorded size";
-            break;
-        }
-        out += d == &spare ? 0 : dn;
-        if (hint == 0) { /* the frame is complete */
-            if (in != n)
-                why = "lz4 chunk holds bytes after its frame";
+    size_t in = 0, out = 0, hint = 1;
+    while (!why) {
+        if (in == n) { /* every byte given: the last frame must be complete */
+            if (hint != 0)
+                why = "lz4 chunk ends inside its frame";
             else if (out != usize)
                 why = "lz4 chunk decompresses to another size than recorded";
             break;
         }
-        if (sn == 0 && dn == 0 && in >= n) {
-            why = "lz4 chunk ends inside its frame";
-            break;
-        }
+        /* Output beyond usize goes to one spare byte: a frame that holds more is found out. */
+        uint8_t spare;
+        bool full = out == usize;
+        size_t sn = n - in, dn = full ? 1 : usize - out;
+        hint = LZ4F_decompress(dc, full ? &spare : dst + out, &dn, src + in, &sn, NULL);
+        if (LZ4F_isError(hint))
+            why = "lz4 chunk does not decompress (damaged LZ4 frame)";
+        else if (full && dn)
+            why = "lz4 chunk decompresses to more than its recorded size";
+        else if (sn == 0 && dn == 0)
+            why = "lz4 chunk: its frame does not progress";
+        in += sn;
+        out += full ? 0 : dn;
     }
     LZ4F_freeDecompressionContext(dc);
     return why;

@@ -4,7 +4,8 @@
 # - lz4 chunks (LZ4 frames) are read: `ard info` counts every message of another program's
 #   file, `ard export` decodes an ardnet channel stored in an lz4 chunk;
 # - log and publish times of 2^63 and more are kept (the export prints them unsigned);
-# - a wrong data section CRC (Data End) or attachment CRC is refused (exit 3, naming it);
+# - a wrong data section CRC (Data End) or attachment CRC is refused (exit 3, naming it), and so
+#   is an lz4 frame cut short or larger than recorded (several frames in a row are fine);
 # - `ard export --csv` on a file without ardnet channels says so, lists them and exits 3;
 #   on a file of several connections without --field it lists them.
 # Skipped (77) when tmcapgen was not built (no liblz4).
@@ -54,6 +55,20 @@ rc=0
 "$ARD" export "$T/two.mcap" --csv >/dev/null 2>"$T/two.err" || rc=$?
 [ "$rc" = 100 ] || fail "export of two connections without --field exited $rc"
 grep -q "2 connections (one, two)" "$T/two.err" || fail "connections not listed: $(cat "$T/two.err")"
+
+# lz4: several frames one after the other are one chunk; a frame cut short or holding more
+# than the chunk's recorded size is refused.
+"$TMCAPGEN" "$T/two.mcap" lz4-two-frames || fail "tmcapgen lz4-two-frames"
+"$ARD" export "$T/two.mcap" --csv >"$T/two.csv" 2>"$T/two.err" || fail "two frames: $(cat "$T/two.err")"
+cmp -s "$T/two.csv" "$T/a.csv" || fail "two frames: not the same rows as one frame"
+for k in lz4-cut:"ends inside its frame" lz4-bigger:"more than its recorded size"; do
+    f=${k%%:*} what=${k#*:}
+    "$TMCAPGEN" "$T/$f.mcap" "$f" || fail "tmcapgen $f"
+    rc=0
+    "$ARD" info "$T/$f.mcap" >/dev/null 2>"$T/$f.err" || rc=$?
+    [ "$rc" = 3 ] || fail "$f: ard info exited $rc: $(cat "$T/$f.err")"
+    grep -q "$what" "$T/$f.err" || fail "$f: not '$what': $(cat "$T/$f.err")"
+done
 
 # CRCs that do not match are refused.
 for k in bad-data-crc:"data section CRC" bad-attachment-crc:"attachment CRC"; do

@@ -11,6 +11,10 @@
  *   tmcapgen FILE ardnet     one ardnet channel "arm.x" ("x:f64 n:u32", 16 bytes) in an lz4
  *                            chunk: message i (0..49) holds x = i / 2, n = i, publish time
  *                            1.7e18 + i ms (i < 25) or 2^63 + i ms, log time publish + 1000
+ *   tmcapgen FILE lz4-two-frames | lz4-cut | lz4-bigger
+ *                            the ardnet file with its records as two LZ4 frames one after
+ *                            the other (valid), its frame cut short, or an uncompressed size
+ *                            recorded 16 bytes smaller than the frame holds
  *   tmcapgen FILE bad-data-crc | bad-attachment-crc
  *                            the foreign file with a wrong data section or attachment CRC
  * Exit 0, or 1 with a message. */
@@ -115,7 +119,8 @@ static void message(struct buf *c, uint16_t ch, uint32_t seq, uint64_t log, uint
     free(r.p);
 }
 
-static bool plain; /* chunks uncompressed */
+static bool plain;              /* chunks uncompressed */
+static const char *lz4how = ""; /* "", "lz4-two-frames", "lz4-cut", "lz4-bigger" */
 
 /* The records in `recs` as an lz4 chunk (uncompressed when `plain`). */
 static void chunk_lz4(struct buf *f, const struct buf *recs, uint64_t t0, uint64_t t1)
@@ -131,10 +136,28 @@ static void chunk_lz4(struct buf *f, const struct buf *recs, uint64_t t0, uint64
         memcpy(z, recs->p, recs->len < cap ? recs->len : cap);
         n = recs->len;
     }
+    size_t usize = recs->len;
+    if (strcmp(lz4how, "lz4-two-frames") == 0) { /* the first half, then the rest */
+        size_t h = recs->len / 2;
+        uint8_t *z2 = malloc(2 * cap);
+        size_t n1 = z2 ? LZ4F_compressFrame(z2, cap, recs->p, h, NULL) : 0;
+        size_t n2 = z2 ? LZ4F_compressFrame(z2 + n1, cap, recs->p + h, recs->len - h, NULL) : 0;
+        if (!z2 || LZ4F_isError(n1) || LZ4F_isError(n2)) {
+            fprintf(stderr, "tmcapgen: lz4 compression failed\n");
+            exit(1);
+        }
+        free(z);
+        z = z2;
+        n = n1 + n2;
+    } else if (strcmp(lz4how, "lz4-cut") == 0) {
+        n -= 6; /* the end mark and part of the last block */
+    } else if (strcmp(lz4how, "lz4-bigger") == 0) {
+        usize -= 16;
+    }
     struct buf r = {0};
     le(&r, t0, 8);
     le(&r, t1, 8);
-    le(&r, recs->len, 8);
+    le(&r, usize, 8);
     le(&r, crc(recs->p, recs->len), 4);
     str(&r, plain ? "" : "lz4");
     le(&r, n, 8);
@@ -248,7 +271,10 @@ int main(int argc, char **argv)
     struct buf f = {0};
     if (strcmp(argv[2], "ardnet") == 0)
         ardnet(&f);
-    else if (strcmp(argv[2], "foreign-plain") == 0) {
+    else if (strncmp(argv[2], "lz4-", 4) == 0) {
+        lz4how = argv[2];
+        ardnet(&f);
+    } else if (strcmp(argv[2], "foreign-plain") == 0) {
         plain = true;
         foreign(&f, argv[2]);
     } else if (strcmp(argv[2], "foreign") == 0 || strcmp(argv[2], "bad-data-crc") == 0 ||
