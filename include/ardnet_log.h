@@ -102,6 +102,16 @@ uint64_t ard_logw_bytes(const ard_logw *w);
 /* The first write error of the background thread (0 if none). Non-blocking. */
 int ard_logw_error(const ard_logw *w);
 
+/* Messages of channel `ch` in complete chunks written to disk so far, over every file of this
+ * writer (a rotation does not reset it). After ard_logw_finish: what the file(s) hold, even
+ * when writing failed (e.g. a full disk) and packets taken were lost. */
+uint64_t ard_logw_written(const ard_logw *w, int ch);
+
+/* Everything ard_logw_close does except freeing the writer: afterwards only
+ * ard_logw_written, ard_logw_error and ard_logw_close may be called (others: ARD_EINVAL).
+ * Returns what ard_logw_close would; a later ard_logw_close returns the same. */
+ARD_NODISCARD int ard_logw_finish(ard_logw *w);
+
 /* Write the last chunk, the "ardnet.connections" metadata (per connection: descriptor, size,
  * recorded and missed counts), the Data End record, the summary (schemas, channels,
  * statistics, chunk and metadata indexes), summary offsets and the footer; close the file and
@@ -118,22 +128,26 @@ typedef struct ard_logr ard_logr;
 /* One connection (channel) of a recording. */
 struct ard_log_conn {
     uint16_t channel_id;
-    const char *name;          /* topic */
-    const char *type;          /* original ardnet descriptor, "" for opaque */
-    size_t size;               /* packet size; 0 when the channel is not an ardnet one */
-    bool ardnet;               /* written by ardnet (packets can be decoded) */
-    const char *schema;        /* schema text (the .msg definition), "" if none */
-    const char *encoding;      /* message encoding ("cdr") */
-    uint64_t count;            /* messages in the file */
-    uint64_t missed;           /* from the "ardnet.connections" metadata (0 if absent) */
-    int64_t first_ns, last_ns; /* log time of its first and last message */
+    const char *name;   /* topic */
+    const char *type;   /* original ardnet descriptor, "" for opaque */
+    size_t size;        /* packet size; 0 when the channel is not an ardnet one */
+    bool ardnet;        /* written by ardnet (packets can be decoded) */
+    const char *schema; /* schema data (the .msg definition), "" if none; binary
+                         * schemas may hold zero bytes: schema_len is its length */
+    size_t schema_len;
+    const char *schema_name;     /* "" if none */
+    const char *schema_encoding; /* "ros2msg", ...; "" if none */
+    const char *encoding;        /* message encoding ("cdr") */
+    uint64_t count;              /* messages in the file */
+    uint64_t missed;             /* from the "ardnet.connections" metadata (0 if absent) */
+    uint64_t first_ns, last_ns;  /* log time of its first and last message */
 };
 
 struct ard_log_summary {
     uint64_t messages, chunks, file_size;
-    int64_t start_ns, end_ns; /* log times of the first and last message (0: none) */
-    const char *compression;  /* of the chunks: "", "zstd", "mixed" */
-    bool complete;            /* the file has its summary and footer */
+    uint64_t start_ns, end_ns; /* log times of the first and last message (0: none) */
+    const char *compression;   /* of the chunks: "", "zstd", "lz4", "mixed" */
+    bool complete;             /* the file has its summary and footer */
     /* A file cut short (recorder killed): complete is false, valid_end is the offset up to
      * which records were read, and cut says what was found there. */
     uint64_t valid_end;
@@ -144,8 +158,8 @@ struct ard_log_summary {
 struct ard_log_msg {
     size_t conn;        /* index in the connection list */
     uint64_t seq;       /* MCAP sequence (the writer's sequence number, low 32 bits) */
-    int64_t log_ns;     /* receive time */
-    int64_t real_ns;    /* writer's realtime stamp (publish time) */
+    uint64_t log_ns;    /* receive time (ns; MCAP times are unsigned: 2^63 and more kept) */
+    uint64_t real_ns;   /* writer's realtime stamp (publish time) */
     const void *packet; /* decoded packet (conn's size bytes); NULL for a foreign channel */
     const void *data;   /* the message bytes as stored (CDR) */
     size_t data_len;
@@ -153,7 +167,9 @@ struct ard_log_msg {
 };
 
 /* Open a recording and check it from end to end: magic, header, every record's length,
- * every chunk's size and CRC and decompression, every message's channel and CDR size.
+ * every chunk's size and CRC and decompression (none, zstd, and lz4 when libardnet was built
+ * with liblz4), the data section CRC of the Data End record and every attachment's CRC
+ * (when not zero), every message's channel and CDR size.
  * A file that ends inside a record (a recorder killed) is accepted up to its last complete
  * record (see ard_log_summary.cut). Anything else wrong is refused: NULL with
  * ard_lasterror() ARD_ESTALE (not MCAP, or damaged) or ARD_ESYS, and a detail naming the
@@ -162,7 +178,8 @@ ard_logr *ard_logr_open(const char *path);
 
 size_t ard_logr_nconns(const ard_logr *r);
 const struct ard_log_conn *ard_logr_conn(const ard_logr *r, size_t i);
-/* Index of connection `name`, or -1. */
+/* Index of the first connection named `name` (MCAP allows several channels with one topic:
+ * look through ard_logr_conn for the others), or -1. */
 int ard_logr_find(const ard_logr *r, const char *name);
 void ard_logr_summary(const ard_logr *r, struct ard_log_summary *s);
 /* Value of `key` in metadata record `name` ("ardnet": host, domain, version, start_ns), or
@@ -171,7 +188,7 @@ const char *ard_logr_meta(const ard_logr *r, const char *name, const char *key);
 
 /* Position before the first message whose log time is >= log_ns (chunks that end earlier
  * are skipped by their index, not decompressed). ard_logr_seek(r, 0) rewinds. Returns 0. */
-ARD_NODISCARD int ard_logr_seek(ard_logr *r, int64_t log_ns);
+ARD_NODISCARD int ard_logr_seek(ard_logr *r, uint64_t log_ns);
 
 /* The next message in file order (log time order for files written by ardnet).
  * Returns 1 with *m filled, 0 at the end, or a negative error (ARD_ESTALE if the file

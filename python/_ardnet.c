@@ -399,8 +399,101 @@ static void Port_dealloc(PortObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Bytes of a packet to send: the port's own packet, a numpy array of the port's size (with
- * the port's dtype if it is structured), or any contiguous buffer of the port's size. */
+/* "int64 (7,)": an array's dtype and shape for messages (a new reference or NULL). */
+static PyObject *describe_array(PyArrayObject *a)
+{
+    PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+    if (shape == NULL)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("%S %S", (PyObject *)PyArray_DESCR(a), shape);
+    Py_DECREF(shape);
+    return r;
+}
+
+/* 0 when array a holds a packet of the port without reinterpretation: the port's dtype
+ * (numpy's equivalence: same fields, offsets, types and byte order) with one element; or,
+ * for a port whose packet is one array (an opaque port, or a single field filling the whole
+ * packet: "tau:f64[7]"), a flat array of that field's element dtype and count. Else raises
+ * ARD_ETYPE naming both dtypes and returns -1. */
+static int check_packet_dtype(PortObject *self, PyArrayObject *a)
+{
+    PyArray_Descr *pd = (PyArray_Descr *)self->dtype, *ad = PyArray_DESCR(a);
+    if (PyArray_SIZE(a) == 1 && PyArray_EquivTypes(ad, pd))
+        return 0;
+    /* The port's packet as one array: its element dtype and count, if it is one. */
+    PyObject *base = NULL;
+    Py_ssize_t count = 0;
+    PyObject *names = PyObject_GetAttrString(self->dtype, "names");
+    if (names == NULL)
+        return -1;
+    PyObject *one = NULL; /* the dtype to look into: the port's, or its only field's */
+    if (names == Py_None) {
+        one = self->dtype;
+        Py_INCREF(one);
+    } else if (PyTuple_GET_SIZE(names) == 1) {
+        PyObject *fields = PyObject_GetAttrString(self->dtype, "fields"); /* a mappingproxy */
+        PyObject *f = fields ? PyObject_GetItem(fields, PyTuple_GET_ITEM(names, 0)) : NULL;
+        if (f != NULL && PyTuple_Check(f) && PyTuple_GET_SIZE(f) >= 2 &&
+            PyLong_AsLong(PyTuple_GET_ITEM(f, 1)) == 0) {
+            one = PyTuple_GET_ITEM(f, 0);
+            Py_INCREF(one);
+        }
+        Py_XDECREF(f);
+        Py_XDECREF(fields);
+    }
+    Py_DECREF(names);
+    if (PyErr_Occurred()) {
+        Py_XDECREF(one);
+        return -1;
+    }
+    if (one != NULL) {
+        PyObject *b = PyObject_GetAttrString(one, "base");
+        PyObject *shape = PyObject_GetAttrString(one, "shape");
+        if (b != NULL && shape != NULL && PyTuple_Check(shape)) {
+            count = 1;
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++)
+                count *= PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+            if ((size_t)(count * ((PyArray_Descr *)b)->elsize) == self->size) {
+                base = b;
+                b = NULL;
+            }
+        }
+        Py_XDECREF(b);
+        Py_XDECREF(shape);
+        Py_DECREF(one);
+        if (PyErr_Occurred()) {
+            Py_XDECREF(base);
+            return -1;
+        }
+    }
+    int ok = base != NULL && PyArray_NDIM(a) <= 1 && PyArray_SIZE(a) == count &&
+             PyArray_EquivTypes(ad, (PyArray_Descr *)base);
+    if (ok) {
+        Py_DECREF(base);
+        return 0;
+    }
+    PyObject *got = describe_array(a);
+    PyObject *want;
+    if (base != NULL)
+        want = PyUnicode_FromFormat("%S (or a flat array of %zd %S)", self->dtype, count, base);
+    else
+        want = PyObject_Str(self->dtype);
+    Py_XDECREF(base);
+    if (got != NULL && want != NULL)
+        raise_fmt(ARD_ETYPE,
+                  "port '%s': packet of dtype %s, the port sends %s; numpy would reinterpret "
+                  "the bytes: convert the values first (e.g. port.packet[...] = values)",
+                  self->name, PyUnicode_AsUTF8(got), PyUnicode_AsUTF8(want));
+    Py_XDECREF(got);
+    Py_XDECREF(want);
+    return -1;
+}
+
+/* Bytes of a packet to send: the port's own packet; a numpy array or scalar holding the
+ * port's packet without reinterpretation (check_packet_dtype); a buffer of typed elements
+ * (array.array, memoryview.cast, ctypes) by the same rule, through numpy; or an untyped
+ * buffer (bytes, bytearray, memoryview of bytes) of exactly the port's size, taken as the
+ * packet's bytes as they are. view->obj is set when view must be released. */
 static int packet_bytes(PortObject *self, PyObject *obj, Py_buffer *view, const void **data)
 {
     view->obj = NULL;
@@ -408,40 +501,54 @@ static int packet_bytes(PortObject *self, PyObject *obj, Py_buffer *view, const 
         *data = self->buf;
         return 0;
     }
-    if (PyArray_Check(obj)) {
-        PyArrayObject *a = (PyArrayObject *)obj;
-        if ((size_t)PyArray_NBYTES(a) != self->size) {
-            raise_fmt(ARD_EINVAL, "port '%s': packet has %zd bytes, the port sends %zu", self->name,
-                      (Py_ssize_t)PyArray_NBYTES(a), self->size);
+    PyObject *conv = NULL; /* a numpy array made from a scalar or a typed buffer */
+    if (!PyArray_Check(obj) && PyArray_IsScalar(obj, Generic)) {
+        conv = PyArray_FromScalar(obj, NULL);
+        if (conv == NULL)
             return -1;
-        }
-        PyArray_Descr *d = PyArray_DESCR(a);
-        if (PyDataType_HASFIELDS(d) && !PyArray_EquivTypes(d, (PyArray_Descr *)self->dtype)) {
-            PyObject *got = PyObject_Str((PyObject *)d), *want = PyObject_Str(self->dtype);
-            if (got && want)
-                raise_fmt(ARD_ETYPE, "port '%s': packet dtype %s differs from the port's %s",
-                          self->name, PyUnicode_AsUTF8(got), PyUnicode_AsUTF8(want));
-            Py_XDECREF(got);
-            Py_XDECREF(want);
+    } else if (!PyArray_Check(obj)) {
+        if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
             return -1;
+        const char *f = view->format ? view->format : "B";
+        if (*f && strchr("@=<>!", *f))
+            f++;
+        if (strcmp(f, "B") == 0 || strcmp(f, "c") == 0) { /* bytes: no type to check */
+            if ((size_t)view->len != self->size) {
+                raise_fmt(ARD_EINVAL, "port '%s': packet has %zd bytes, the port sends %zu",
+                          self->name, view->len, self->size);
+                PyBuffer_Release(view);
+                return -1;
+            }
+            *data = view->buf;
+            return 0;
         }
-        if (!PyArray_IS_C_CONTIGUOUS(a)) {
-            raise_fmt(ARD_EINVAL, "port '%s': packet array is not C-contiguous", self->name);
-            return -1;
-        }
-        *data = PyArray_DATA(a);
-        return 0;
-    }
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    if ((size_t)view->len != self->size) {
-        raise_fmt(ARD_EINVAL, "port '%s': packet has %zd bytes, the port sends %zu", self->name,
-                  view->len, self->size);
         PyBuffer_Release(view);
-        return -1;
+        view->obj = NULL;
+        conv = PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+        if (conv == NULL)
+            return -1;
     }
-    *data = view->buf;
-    return 0;
+    PyArrayObject *a = (PyArrayObject *)(conv ? conv : obj);
+    int rc = -1;
+    if (check_packet_dtype(self, a) < 0) {
+        /* raised */
+    } else if ((size_t)PyArray_NBYTES(a) != self->size) { /* (the dtype check implies it) */
+        PyObject *got = describe_array(a);
+        if (got != NULL)
+            raise_fmt(ARD_EINVAL, "port '%s': packet of dtype %s has %zd bytes, the port sends %zu",
+                      self->name, PyUnicode_AsUTF8(got), (Py_ssize_t)PyArray_NBYTES(a), self->size);
+        Py_XDECREF(got);
+    } else if (!PyArray_IS_C_CONTIGUOUS(a)) {
+        raise_fmt(ARD_EINVAL, "port '%s': packet array is not C-contiguous", self->name);
+    } else if (conv == NULL) {
+        *data = PyArray_DATA(a);
+        rc = 0;
+    } else if (PyObject_GetBuffer(conv, view, PyBUF_C_CONTIGUOUS) == 0) {
+        *data = view->buf; /* the view keeps the converted array alive */
+        rc = 0;
+    }
+    Py_XDECREF(conv);
+    return rc;
 }
 
 static PyObject *Port_send(PortObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1021,9 +1128,20 @@ static PyObject *str_or_none(const char *s)
 struct log_fill {
     size_t n, cap, size;
     uint64_t *seq;
-    int64_t *log_ns, *real_ns;
-    char *packets; /* NULL for a connection whose packets are not decoded */
+    uint64_t *log_ns, *real_ns; /* MCAP times are unsigned: 2^63 and more are kept */
+    char *packets;              /* NULL for a connection whose packets are not decoded */
 };
+
+/* A channel's schema whole: str when its bytes are UTF-8 (zero bytes included), else bytes
+ * (a binary schema, e.g. a protobuf FileDescriptorSet). */
+static PyObject *schema_object(const struct ard_log_conn *c)
+{
+    PyObject *s = PyUnicode_DecodeUTF8(c->schema, (Py_ssize_t)c->schema_len, "strict");
+    if (s != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        return s;
+    PyErr_Clear();
+    return PyBytes_FromStringAndSize(c->schema, (Py_ssize_t)c->schema_len);
+}
 
 /* The arrays of one connection: a dict of its description, times and packets. */
 static PyObject *log_conn_dict(const struct ard_log_conn *c, struct log_fill *f)
@@ -1033,8 +1151,8 @@ static PyObject *log_conn_dict(const struct ard_log_conn *c, struct log_fill *f)
         return NULL;
     PyObject *seq = NULL, *lt = NULL, *rt = NULL, *pk = NULL;
     seq = (PyObject *)new_plain(c->count, NPY_UINT64);
-    lt = (PyObject *)new_plain(c->count, NPY_INT64);
-    rt = (PyObject *)new_plain(c->count, NPY_INT64);
+    lt = (PyObject *)new_plain(c->count, NPY_UINT64);
+    rt = (PyObject *)new_plain(c->count, NPY_UINT64);
     if (seq == NULL || lt == NULL || rt == NULL)
         goto fail;
     f->n = 0;
@@ -1067,7 +1185,12 @@ static PyObject *log_conn_dict(const struct ard_log_conn *c, struct log_fill *f)
         set_item(d, "type", str_or_none(c->type)) < 0 ||
         set_item(d, "size", PyLong_FromSize_t(c->size)) < 0 ||
         set_item(d, "ardnet", PyBool_FromLong(c->ardnet)) < 0 ||
-        set_item(d, "schema", str_or_none(c->schema)) < 0 ||
+        set_item(d, "schema", schema_object(c)) < 0 ||
+        set_item(d, "schema_data",
+                 PyBytes_FromStringAndSize(c->schema, (Py_ssize_t)c->schema_len)) < 0 ||
+        set_item(d, "schema_name", str_or_none(c->schema_name)) < 0 ||
+        set_item(d, "schema_encoding", str_or_none(c->schema_encoding)) < 0 ||
+        set_item(d, "channel_id", PyLong_FromUnsignedLong(c->channel_id)) < 0 ||
         set_item(d, "encoding", str_or_none(c->encoding)) < 0 ||
         set_item(d, "count", PyLong_FromUnsignedLongLong(c->count)) < 0 ||
         set_item(d, "missed", PyLong_FromUnsignedLongLong(c->missed)) < 0 ||
@@ -1096,8 +1219,8 @@ static PyObject *log_summary_dict(ard_logr *r)
     if (set_item(d, "messages", PyLong_FromUnsignedLongLong(s.messages)) < 0 ||
         set_item(d, "chunks", PyLong_FromUnsignedLongLong(s.chunks)) < 0 ||
         set_item(d, "file_size", PyLong_FromUnsignedLongLong(s.file_size)) < 0 ||
-        set_item(d, "start_ns", PyLong_FromLongLong(s.start_ns)) < 0 ||
-        set_item(d, "end_ns", PyLong_FromLongLong(s.end_ns)) < 0 ||
+        set_item(d, "start_ns", PyLong_FromUnsignedLongLong(s.start_ns)) < 0 ||
+        set_item(d, "end_ns", PyLong_FromUnsignedLongLong(s.end_ns)) < 0 ||
         set_item(d, "compression", str_or_none(s.compression)) < 0 ||
         set_item(d, "complete", PyBool_FromLong(s.complete)) < 0 ||
         set_item(d, "valid_end", PyLong_FromUnsignedLongLong(s.valid_end)) < 0 ||

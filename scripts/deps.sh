@@ -3,7 +3,7 @@
 # Runs apt-get only as root and only for packages that are not installed yet.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev zlib1g-dev
+pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev liblz4-dev zlib1g-dev
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)

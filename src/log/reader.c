@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#ifdef ARD_HAVE_LZ4
+#include <lz4frame.h>
+#endif
 
 #define MAX_CHUNK (256u << 20) /* largest uncompressed chunk accepted */
 
@@ -23,7 +26,8 @@ struct rconn {
 
 struct rschema {
     uint16_t id;
-    char *name, *encoding, *data;
+    char *name, *encoding, *data; /* data: dl bytes (and a terminating zero) */
+    size_t dl;
 };
 
 struct rmeta {
@@ -34,7 +38,7 @@ struct rmeta {
 
 struct rchunk {
     uint64_t off;
-    int64_t start_ns, end_ns;
+    uint64_t start_ns, end_ns;
 };
 
 struct ard_logr {
@@ -57,7 +61,7 @@ struct ard_logr {
     uint64_t data_end; /* offset where records of the data section stop */
     /* iteration */
     uint64_t pos;
-    int64_t min_ns;
+    uint64_t min_ns;
     struct ardl_buf dec;
     const uint8_t *in;
     size_t in_len, in_pos;
@@ -113,6 +117,7 @@ static int on_schema(struct ard_logr *r, struct ardl_cur *c, uint64_t off)
     s->name = dupn(name, nl);
     s->encoding = dupn(enc, el);
     s->data = dupn(data, dl);
+    s->dl = dl;
     r->ns++;
     if (!s->name || !s->encoding || !s->data)
         return ardi_fail(ARD_ENOMEM, "out of memory");
@@ -187,7 +192,7 @@ static int on_message(struct ard_logr *r, struct ardl_cur *c, uint64_t off, size
 {
     uint16_t id = ardl_get16(c, "message channel id");
     ardl_get32(c, "message sequence");
-    int64_t t = (int64_t)ardl_get64(c, "message log time");
+    uint64_t t = ardl_get64(c, "message log time");
     ardl_get64(c, "message publish time");
     if (c->err)
         return bad(r, c->err_off, c->err);
@@ -251,13 +256,73 @@ static int on_metadata(struct ard_logr *r, struct ardl_cur *c)
     }
     return 0;
 }
+/* An attachment: its fields, and its CRC (of every byte of the record before the CRC) when
+ * not zero. `rec` is the record's first byte after its opcode and length. */
+static int on_attachment(struct ard_logr *r, struct ardl_cur *c, uint64_t off, const uint8_t *rec)
+{
+    uint32_t nl, ml;
+    ardl_get64(c, "attachment log time");
+    ardl_get64(c, "attachment create time");
+    ardl_getstr(c, &nl, "attachment name");
+    ardl_getstr(c, &ml, "attachment media type");
+    uint64_t dl = ardl_get64(c, "attachment data length");
+    if (!c->err && dl > ardl_cur_left(c))
+        ardl_cur_fail(c, "attachment data runs past its record");
+    else
+        ardl_getn(c, (size_t)dl, "attachment data");
+    size_t covered = (size_t)(c->p - rec);
+    uint32_t crc = ardl_get32(c, "attachment CRC");
+    if (c->err)
+        return bad(r, c->err_off, c->err);
+    if (crc && ardl_crc32(0, rec, covered) != crc)
+        return bad(r, off, "attachment CRC does not match");
+    return 0;
+}
+
 /* Parse a chunk record; on success the uncompressed records are at data, dlen (in r->dec
  * or in the file). */
-static int open_chunk(struct ard_logr *r, struct ardl_cur *c, uint64_t off, int64_t *t0,
-                      int64_t *t1, const uint8_t **data, size_t *dlen, bool check)
+#ifdef ARD_HAVE_LZ4
+/* An lz4 chunk (one LZ4 frame, or several one after the other) into dst, exactly usize
+ * bytes; NULL or why not. */
+static const char *lz4_chunk(const uint8_t *src, size_t n, uint8_t *dst, size_t usize)
 {
-    *t0 = (int64_t)ardl_get64(c, "chunk start time");
-    *t1 = (int64_t)ardl_get64(c, "chunk end time");
+    LZ4F_dctx *dc = NULL;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
+        return "lz4: no decompression context";
+    const char *why = NULL;
+    size_t in = 0, out = 0, hint = 1;
+    while (!why) {
+        if (in == n) { /* every byte given: the last frame must be complete */
+            if (hint != 0)
+                why = "lz4 chunk ends inside its frame";
+            else if (out != usize)
+                why = "lz4 chunk decompresses to another size than recorded";
+            break;
+        }
+        /* Output beyond usize goes to one spare byte: a frame that holds more is found out. */
+        uint8_t spare;
+        bool full = out == usize;
+        size_t sn = n - in, dn = full ? 1 : usize - out;
+        hint = LZ4F_decompress(dc, full ? &spare : dst + out, &dn, src + in, &sn, NULL);
+        if (LZ4F_isError(hint))
+            why = "lz4 chunk does not decompress (damaged LZ4 frame)";
+        else if (full && dn)
+            why = "lz4 chunk decompresses to more than its recorded size";
+        else if (sn == 0 && dn == 0)
+            why = "lz4 chunk: its frame does not progress";
+        in += sn;
+        out += full ? 0 : dn;
+    }
+    LZ4F_freeDecompressionContext(dc);
+    return why;
+}
+#endif
+
+static int open_chunk(struct ard_logr *r, struct ardl_cur *c, uint64_t off, uint64_t *t0,
+                      uint64_t *t1, const uint8_t **data, size_t *dlen, bool check)
+{
+    *t0 = ardl_get64(c, "chunk start time");
+    *t1 = ardl_get64(c, "chunk end time");
     uint64_t usize = ardl_get64(c, "chunk uncompressed size");
     uint32_t crc = ardl_get32(c, "chunk CRC");
     uint32_t cl;
@@ -293,8 +358,28 @@ static int open_chunk(struct ard_logr *r, struct ardl_cur *c, uint64_t off, int6
         if (check && strcmp(r->compression, "zstd") != 0)
             snprintf(r->compression, sizeof r->compression, "%s",
                      r->compression[0] || r->sum.chunks ? "mixed" : "zstd");
+    } else if (cl == 3 && memcmp(comp, "lz4", 3) == 0) {
+#ifdef ARD_HAVE_LZ4
+        r->dec.len = 0;
+        if (!ardl_reserve(&r->dec, (size_t)usize + 1))
+            return ardi_fail(ARD_ENOMEM, "out of memory for a chunk of %llu bytes",
+                             (unsigned long long)usize);
+        const char *why = lz4_chunk(src, (size_t)clen, r->dec.p, (size_t)usize);
+        if (why)
+            return bad(r, off, why);
+        *data = r->dec.p;
+        *dlen = (size_t)usize;
+        if (check && strcmp(r->compression, "lz4") != 0)
+            snprintf(r->compression, sizeof r->compression, "%s",
+                     r->compression[0] || r->sum.chunks ? "mixed" : "lz4");
+#else
+        return bad(r, off, "lz4 chunk: this libardnet was built without liblz4");
+#endif
     } else {
-        return bad(r, off, "chunk compression is neither none nor zstd");
+        char why[96];
+        snprintf(why, sizeof why, "chunk compression '%.*s' is none of none, zstd, lz4",
+                 (int)(cl > 32 ? 32 : cl), comp);
+        return bad(r, off, why);
     }
     if (check && crc && ardl_crc32(0, *data, *dlen) != crc)
         return bad(r, off, "chunk CRC does not match its records");
@@ -348,7 +433,7 @@ static int scan(struct ard_logr *r, const uint8_t *p, size_t n, uint64_t base, b
         case ARDL_OP_CHUNK: {
             if (!top)
                 return bad(r, off, "chunk inside a chunk");
-            int64_t t0, t1;
+            uint64_t t0, t1;
             const uint8_t *d;
             size_t dl;
             rc = open_chunk(r, &c, off, &t0, &t1, &d, &dl, true);
@@ -375,17 +460,27 @@ static int scan(struct ard_logr *r, const uint8_t *p, size_t n, uint64_t base, b
         case ARDL_OP_METADATA:
             rc = on_metadata(r, &c);
             break;
+        case ARDL_OP_ATTACHMENT:
+            rc = on_attachment(r, &c, off, p + i + 9);
+            break;
         case ARDL_OP_HEADER:
         case ARDL_OP_FOOTER:
             return bad(r, off,
                        op == ARDL_OP_HEADER ? "second header record"
                                             : "footer inside "
                                               "the data");
-        case ARDL_OP_DATA_END:
+        case ARDL_OP_DATA_END: {
             if (!top)
                 return bad(r, off, "data end inside a chunk");
+            /* The data section CRC covers the file from its start up to this record. */
+            uint32_t crc = ardl_get32(&c, "data end CRC");
+            if (c.err)
+                return bad(r, c.err_off, c.err);
+            if (crc && ardl_crc32(0, r->p, (size_t)off) != crc)
+                return bad(r, off, "data section CRC (data end record) does not match");
             r->data_end = off;
             return 1;
+        }
         default:
             break; /* indexes, attachments, private records: skipped */
         }
@@ -478,13 +573,19 @@ static int check(struct ard_logr *r)
         snprintf(key, sizeof key, "%s.missed", r->c[i].name);
         const char *v = ard_logr_meta(r, "ardnet.connections", key);
         r->c[i].pub.missed = v ? strtoull(v, NULL, 10) : 0;
+        r->c[i].pub.schema = "";
+        r->c[i].pub.schema_name = "";
+        r->c[i].pub.schema_encoding = "";
         for (size_t k = 0; k < r->ns; k++)
-            if (r->s[k].id == r->c[i].schema_id)
-                r->c[i].schema = r->s[k].data;
+            if (r->s[k].id == r->c[i].schema_id) {
+                r->c[i].pub.schema = r->s[k].data;
+                r->c[i].pub.schema_len = r->s[k].dl;
+                r->c[i].pub.schema_name = r->s[k].name;
+                r->c[i].pub.schema_encoding = r->s[k].encoding;
+            }
         r->c[i].pub.name = r->c[i].name;
         r->c[i].pub.type = r->c[i].type;
         r->c[i].pub.encoding = r->c[i].encoding;
-        r->c[i].pub.schema = r->c[i].schema ? r->c[i].schema : "";
     }
     r->sum.file_size = r->len;
     r->sum.compression = r->compression;
@@ -620,7 +721,7 @@ const char *ard_logr_meta(const ard_logr *r, const char *name, const char *key)
     return NULL;
 }
 
-int ard_logr_seek(ard_logr *r, int64_t log_ns)
+int ard_logr_seek(ard_logr *r, uint64_t log_ns)
 {
     r->min_ns = log_ns;
     r->in = NULL;
@@ -665,12 +766,12 @@ int ard_logr_next(ard_logr *r, struct ard_log_msg *m)
         (void)base;
         (void)n;
         if (op == ARDL_OP_CHUNK && !r->in) {
-            int64_t t1 = (int64_t)ardl_ld64(body + 8);
+            uint64_t t1 = ardl_ld64(body + 8);
             if (r->min_ns && t1 < r->min_ns && r->ch)
                 continue; /* the whole chunk is before the start: not decompressed */
             struct ardl_cur c;
             ardl_cur_init(&c, body, (size_t)len, off + 9);
-            int64_t a, b;
+            uint64_t a, b;
             const uint8_t *d;
             size_t dl;
             if (open_chunk(r, &c, off, &a, &b, &d, &dl, false) < 0)
@@ -684,7 +785,7 @@ int ard_logr_next(ard_logr *r, struct ard_log_msg *m)
         if (op != ARDL_OP_MESSAGE)
             continue;
         uint16_t id = ardl_ld16(body);
-        int64_t t = (int64_t)ardl_ld64(body + 6);
+        uint64_t t = ardl_ld64(body + 6);
         if (t < r->min_ns)
             continue;
         int ci = conn_by_id(r, id);
@@ -694,7 +795,7 @@ int ard_logr_next(ard_logr *r, struct ard_log_msg *m)
         m->conn = (size_t)ci;
         m->seq = ardl_ld32(body + 2);
         m->log_ns = t;
-        m->real_ns = (int64_t)ardl_ld64(body + 14);
+        m->real_ns = ardl_ld64(body + 14);
         m->data = body + 22;
         m->data_len = (size_t)len - 22;
         m->offset = off;

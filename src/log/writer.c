@@ -71,6 +71,9 @@ struct ard_logw {
     uint64_t bytes; /* sealed into the current file, estimated before compression */
     struct ardl_buf all_schemas, all_channels; /* for a rotation */
     _Atomic uint64_t missed[MAX_CH];
+    _Atomic uint64_t written[MAX_CH]; /* messages in complete chunks on disk, all files */
+    bool finished;                    /* ard_logw_finish done: only reading counts and close */
+    int finish_rc;
 
     /* the queue (background mode) */
     bool bg;
@@ -286,6 +289,8 @@ static int f_chunk(struct ard_logw *w, struct ardl_chunk *c)
         f->messages += s.messages;
         for (size_t i = 0; i < s.nch && i < f->nch; i++)
             f->ch[i].count += s.per_channel[i];
+        for (size_t i = 0; i < s.nch && i < MAX_CH; i++)
+            atomic_fetch_add(&w->written[i], s.per_channel[i]);
         if (f->compression == NULL)
             f->compression = s.compression;
     }
@@ -631,6 +636,8 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
 {
     if (!w || !conn || !conn[0] || size == 0)
         return ardi_fail(ARD_EINVAL, "ard_logw_add: no writer, name or size");
+    if (w->finished)
+        return ardi_fail(ARD_EINVAL, "the recording is finished (ard_logw_finish)");
     if (w->nch >= MAX_CH)
         return ardi_fail(ARD_EINVAL, "connection '%s': a recording holds at most %d", conn, MAX_CH);
     char norm[ARD_MAX_TYPE + 1] = "";
@@ -755,6 +762,8 @@ static int seal_current(struct ard_logw *w, bool force)
  * is counted as missed). */
 static int make_room(struct ard_logw *w, int ch, int64_t log_ns)
 {
+    if (w->finished)
+        return ardi_fail(ARD_EINVAL, "the recording is finished (ard_logw_finish)");
     int e = atomic_load(&w->err);
     if (e)
         return ardi_fail(e, "%s", w->errmsg);
@@ -820,8 +829,8 @@ void ard_logw_missed(ard_logw *w, int ch, uint64_t n)
 
 int ard_logw_flush(ard_logw *w)
 {
-    if (!w)
-        return ARD_EINVAL;
+    if (!w || w->finished)
+        return ardi_fail(ARD_EINVAL, "ard_logw_flush: no writer, or it is finished");
     int rc = seal_current(w, true);
     return rc ? rc : ard_logw_error(w);
 }
@@ -841,8 +850,8 @@ int ard_logw_error(const ard_logw *w)
 
 int ard_logw_rotate(ard_logw *w, const char *path)
 {
-    if (!w || !path)
-        return ARD_EINVAL;
+    if (!w || !path || w->finished)
+        return ardi_fail(ARD_EINVAL, "ard_logw_rotate: no writer or path, or it is finished");
     int rc = seal_current(w, true);
     struct item *it = calloc(1, sizeof *it);
     if (!it)
@@ -863,10 +872,20 @@ int ard_logw_rotate(ard_logw *w, const char *path)
     return rc ? rc : rc2;
 }
 
-int ard_logw_close(ard_logw *w)
+uint64_t ard_logw_written(const ard_logw *w, int ch)
+{
+    if (!w || ch < 0 || ch >= MAX_CH)
+        return 0;
+    return atomic_load(&((struct ard_logw *)w)->written[ch]);
+}
+
+int ard_logw_finish(ard_logw *w)
 {
     if (!w)
         return 0;
+    if (w->finished)
+        return w->finish_rc;
+    w->finished = true;
     int rc = seal_current(w, true);
     struct item *it = calloc(1, sizeof *it);
     int rc2;
@@ -887,10 +906,28 @@ int ard_logw_close(ard_logw *w)
             w->head = n;
         }
         item_free(w->free_chunks);
+        w->free_chunks = NULL;
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->cv);
         pthread_cond_destroy(&w->cv_done);
+        w->bg = false;
     }
+    int e = atomic_load(&w->err);
+    if (rc == 0)
+        rc = rc2;
+    if (rc == 0)
+        rc = e;
+    if (e)
+        ardi_fail(e, "%s", w->errmsg);
+    w->finish_rc = rc;
+    return rc;
+}
+
+int ard_logw_close(ard_logw *w)
+{
+    if (!w)
+        return 0;
+    int rc = ard_logw_finish(w);
     int e = atomic_load(&w->err);
     char why[sizeof w->errmsg];
     snprintf(why, sizeof why, "%s", w->errmsg);
@@ -903,10 +940,6 @@ int ard_logw_close(ard_logw *w)
     ardl_free(&w->all_channels);
     free(w->domain);
     free(w);
-    if (rc == 0)
-        rc = rc2;
-    if (rc == 0)
-        rc = e;
     if (e)
         ardi_fail(e, "%s", why);
     return rc;

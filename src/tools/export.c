@@ -26,7 +26,10 @@ const char ardt_export_usage[] =
     "  --resample HZ         rows on a grid of HZ per second\n"
     "  --onto CONN           rows at the messages of CONN\n"
     "  -o, --output OUT      write to OUT instead of stdout\n"
-    "exit codes: 0 ok, 1 no such file or connection, 3 damaged file, 100 usage, 111 system\n";
+    "  A file without any channel written by ardnet (another program's MCAP) is refused,\n"
+    "  naming its channels.\n"
+    "exit codes: 0 ok, 1 no such file or connection, 3 damaged file or no ardnet channel,\n"
+    "            100 usage, 111 system\n";
 
 struct col {
     size_t conn;
@@ -41,15 +44,40 @@ struct exp {
     size_t ncols;
     bool *used;
     FILE *o;
-    int64_t t0;
+    uint64_t t0;
 };
+
+/* "a, b (not ardnet: json), c": the connections of the file, for messages. */
+static void list_conns(const ard_logr *r, char *b, size_t len)
+{
+    size_t at = 0;
+    b[0] = '\0';
+    for (size_t i = 0; i < ard_logr_nconns(r) && at < len; i++) {
+        const struct ard_log_conn *c = ard_logr_conn(r, i);
+        int n = snprintf(b + at, len - at, "%s%s", i ? ", " : "", c->name);
+        if (n > 0)
+            at += (size_t)n;
+        if (!c->ardnet && at < len) {
+            n = snprintf(b + at, len - at, " (not ardnet: %s)", c->encoding);
+            if (n > 0)
+                at += (size_t)n;
+        }
+    }
+    if (at >= len && len > 4)
+        snprintf(b + len - 4, 4, "...");
+}
 
 static int add_col(struct exp *e, size_t conn, const char *path)
 {
     struct ardt_type *t = &e->types[conn];
+    const struct ard_log_conn *lc = ard_logr_conn(e->r, conn);
+    if (!lc->ardnet)
+        return ardt_err(ARDT_STALE,
+                        "connection '%s' was not written by ardnet (message encoding '%s', "
+                        "schema '%s'): its messages cannot be decoded",
+                        lc->name, lc->encoding, lc->schema_encoding);
     if (t->nfields == 0)
-        return ardt_err(ARDT_USAGE, "connection '%s' has no fields to export (opaque)",
-                        ard_logr_conn(e->r, conn)->name);
+        return ardt_err(ARDT_USAGE, "connection '%s' has no fields to export (opaque)", lc->name);
     struct col *nc = realloc(e->cols, (e->ncols + 1) * sizeof *nc);
     if (!nc)
         return ardt_err(ARDT_SYS, "out of memory");
@@ -95,9 +123,10 @@ static void header(struct exp *e, bool multi, bool seq)
     fputc('\n', e->o);
 }
 
-static void put_secs(FILE *o, int64_t ns)
+/* Seconds of a time or a time difference (MCAP times are unsigned). */
+static void put_usecs(FILE *o, uint64_t ns)
 {
-    fprintf(o, "%s%lld.%09lld", ns < 0 ? "-" : "", llabs(ns / 1000000000), llabs(ns % 1000000000));
+    fprintf(o, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
 }
 
 /* The selected values; a connection without a message yet gives empty cells. */
@@ -182,6 +211,17 @@ int cmd_export(int argc, char **argv)
         if (c->ardnet && c->type[0])
             rc = ardt_type_init(&e.types[i], c->type, c->size);
     }
+    size_t n_ardnet = 0;
+    for (size_t i = 0; i < nc; i++)
+        n_ardnet += ard_logr_conn(e.r, i)->ardnet;
+    char names[1024];
+    if (rc == 0 && n_ardnet == 0) {
+        list_conns(e.r, names, sizeof names);
+        rc = ardt_err(ARDT_STALE,
+                      "'%s' holds no channel written by ardnet (%s%s): nothing to export as "
+                      "CSV",
+                      path, nc ? "channels: " : "no channel at all", names);
+    }
     int onto_i = -1;
     if (rc == 0 && onto && (onto_i = ard_logr_find(e.r, onto)) < 0)
         rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, onto);
@@ -211,11 +251,13 @@ int cmd_export(int argc, char **argv)
             rc = add_all(&e, (size_t)onto_i);
         else if (nc == 1)
             rc = add_all(&e, 0);
-        else
+        else {
+            list_conns(e.r, names, sizeof names);
             rc = ardt_err(ARDT_USAGE,
-                          "the file has %zu connections: choose with --field "
+                          "the file has %zu connections (%s): choose with --field "
                           "CONN:PATH",
-                          nc);
+                          nc, names);
+        }
     }
     bool multi = hz > 0 || onto;
     size_t only = e.ncols ? e.cols[0].conn : 0;
@@ -239,7 +281,7 @@ int cmd_export(int argc, char **argv)
     }
     header(&e, multi, !multi);
     e.t0 = s.start_ns;
-    int64_t step = hz > 0 ? (int64_t)(1e9 / hz) : 0, next = s.start_ns;
+    uint64_t step = hz > 0 ? (uint64_t)(1e9 / hz) : 0, next = s.start_ns;
     struct ard_log_msg m;
     int k;
     while ((k = ard_logr_next(e.r, &m)) == 1) {
@@ -247,19 +289,20 @@ int cmd_export(int argc, char **argv)
             continue;
         size_t size = ard_logr_conn(e.r, m.conn)->size;
         if (step) { /* grid points before this message see the values so far */
-            for (; next < m.log_ns; next += step) {
-                put_secs(e.o, next - e.t0);
+            while (next < m.log_ns) {
+                put_usecs(e.o, next - e.t0); /* t0 is the first log time */
                 row_values(&e, have);
+                next = next > UINT64_MAX - step ? UINT64_MAX : next + step; /* never wraps */
             }
         }
         memcpy(e.last[m.conn], m.packet, size);
         have[m.conn] = true;
         if (step || (onto_i >= 0 && (int)m.conn != onto_i))
             continue;
-        put_secs(e.o, m.log_ns - e.t0);
+        put_usecs(e.o, m.log_ns - e.t0);
         if (onto_i < 0) {
             fputc(',', e.o);
-            put_secs(e.o, m.real_ns);
+            put_usecs(e.o, m.real_ns);
             fprintf(e.o, ",%" PRIu64, m.seq);
         }
         row_values(&e, have);

@@ -51,9 +51,9 @@ int cmd_info(int argc, char **argv)
         fputs(",\"domain\":", o);
         ardt_put_json_str(o, dom ? dom : "");
         fprintf(o,
-                ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64
-                ",\"start_ns\":%lld,\"end_ns\":%lld,\"connections\":[",
-                s.messages, s.chunks, (long long)s.start_ns, (long long)s.end_ns);
+                ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"start_ns\":%" PRIu64
+                ",\"end_ns\":%" PRIu64 ",\"connections\":[",
+                s.messages, s.chunks, s.start_ns, s.end_ns);
     } else {
         fprintf(o, "file:        %s (%" PRIu64 " bytes%s)\n", path, s.file_size,
                 s.complete ? "" : ", cut short");

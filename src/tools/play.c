@@ -145,18 +145,19 @@ int cmd_play(int argc, char **argv)
     if (rc)
         goto done;
     ardt_signals();
-    int64_t from = s.start_ns, to = INT64_MAX;
+    uint64_t from = s.start_ns, to = UINT64_MAX;
     if (start >= 0)
-        from = start > 1e9 ? (int64_t)(start * 1e9) : s.start_ns + (int64_t)(start * 1e9);
+        from = start > 1e9 ? (uint64_t)(start * 1e9) : s.start_ns + (uint64_t)(start * 1e9);
     if (end >= 0)
-        to = end > 1e9 ? (int64_t)(end * 1e9) : s.start_ns + (int64_t)(end * 1e9);
+        to = end > 1e9 ? (uint64_t)(end * 1e9) : s.start_ns + (uint64_t)(end * 1e9);
     uint64_t total = 0;
     do {
         if ((rc = ard_logr_seek(r, from)) < 0)
             break;
         struct ard_log_msg m;
         int k = 0;
-        int64_t real0 = 0, mono0 = ard_now_ns(), last_target = 0;
+        uint64_t real0 = 0;
+        int64_t mono0 = ard_now_ns(), last_target = 0;
         bool first = true;
         while (!ardt_stop && (k = ard_logr_next(r, &m)) == 1) {
             if (m.log_ns > to)
@@ -168,7 +169,7 @@ int cmd_play(int argc, char **argv)
                 first = false;
             }
             /* Timing by the writers' stamps; a stamp that goes back never waits. */
-            int64_t target = mono0 + (int64_t)((double)(m.real_ns - real0) / rate);
+            int64_t target = mono0 + (int64_t)((double)(int64_t)(m.real_ns - real0) / rate);
             if (target < last_target)
                 target = last_target;
             last_target = target;

@@ -2,7 +2,10 @@
  *
  * One capture thread polls each connection's ring of slots (read-only, like `ard list`: the
  * writer never waits for it) and takes every complete slot newer than the last one it took;
- * a packet overwritten before it was read is a sequence gap, counted as missed. Packets are
+ * a packet overwritten before it was read is a sequence gap, counted as missed. The receive
+ * (log) time of each packet is read once its slot is seen complete, so it is never earlier
+ * than the writer's send stamp. A connection created while recording is noticed at once
+ * (inotify on the shared-memory directory) and taken from its first packet. Packets are
  * encoded into the open chunk; a low-priority thread of the log writer compresses and writes
  * closed chunks. */
 #include "ard.h"
@@ -14,8 +17,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 const char ardt_record_usage[] =
     "usage: ard record [CONNECTION|GLOB...] -o FILE [options]\n"
@@ -43,8 +48,12 @@ const char ardt_record_usage[] =
     "                         normal priority, nice 10): fewer missed packets on a busy host\n"
     "  -n, --count N          stop after N packets in total\n"
     "  --duration S           stop after S seconds\n"
-    "exit codes: 0 ok, 100 usage, 111 system error (e.g. disk full: the file stays readable\n"
-    "            up to its last complete chunk)\n";
+    "  A CONNECTION or GLOB that matches nothing is warned about at start and at the end.\n"
+    "  The final summary (stderr) gives per connection the messages in the file(s), the\n"
+    "  packets missed (sequence gaps, also before the first one taken) and those lost after\n"
+    "  a write error.\n"
+    "exit codes: 0 ok, 4 the file holds no message at all, 100 usage, 111 system error\n"
+    "            (e.g. disk full: the file stays readable up to its last complete chunk)\n";
 
 static volatile sig_atomic_t hup;
 
@@ -58,9 +67,9 @@ struct rconn {
     char name[ARD_MAX_NAME + 1];
     struct ardt_view v;
     int ch;
-    uint64_t last; /* last seq taken (or skipped on purpose) */
-    uint64_t seen, recorded, missed, dropped;
-    int64_t last_rec_ns; /* for --max-rate */
+    uint64_t last;                            /* last seq taken (or skipped on purpose) */
+    uint64_t seen, recorded, missed, dropped; /* recorded: taken into the file's chunks */
+    int64_t last_rec_ns;                      /* for --max-rate */
 };
 
 struct rec {
@@ -71,16 +80,40 @@ struct rec {
     ard_logw *w;
     uint64_t every;
     double max_rate;
+    bool *matched; /* per pattern: some connection matched it */
+    bool started;  /* the first scan is done: connections found later start at seq 1 */
+    bool quiet;    /* a scan on an inotify event: an object being created is retried */
+    bool retry;    /* that scan could not open a connection yet */
+    size_t *owner; /* per channel of the file: the index in c of its connection */
+    size_t nowner;
 };
+
+/* Channel ch belongs to connection index i (for the final counts). */
+static bool own_channel(struct rec *r, int ch, size_t i)
+{
+    if ((size_t)ch >= r->nowner) {
+        size_t n = (size_t)ch + 16;
+        size_t *o = realloc(r->owner, n * sizeof *o);
+        if (!o)
+            return false;
+        for (size_t k = r->nowner; k < n; k++)
+            o[k] = SIZE_MAX;
+        r->owner = o;
+        r->nowner = n;
+    }
+    r->owner[ch] = i;
+    return true;
+}
 
 static bool wanted(const struct rec *r, const char *name)
 {
     if (r->npats == 0)
         return true;
+    bool any = false;
     for (int i = 0; i < r->npats; i++)
         if (fnmatch(r->pats[i], name, 0) == 0)
-            return true;
-    return false;
+            any = r->matched[i] = true;
+    return any;
 }
 
 /* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
@@ -107,6 +140,7 @@ static void follow_replaced(struct rec *r, struct rconn *c)
             return;
         }
         c->ch = ch;
+        own_channel(r, ch, (size_t)(c - r->c));
     }
     ardt_view_close(&c->v);
     c->v = v;
@@ -123,7 +157,10 @@ static int add_one(const char *name, void *arg)
             return 0;
     struct ardt_view v;
     if (ardt_view_open(name, &v) < 0) {
-        ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
+        if (r->quiet)
+            r->retry = true; /* just created: the next rounds try again */
+        else
+            ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
         return 0;
     }
     struct rconn *nc = realloc(r->c, (r->nc + 1) * sizeof *nc);
@@ -142,8 +179,15 @@ static int add_one(const char *name, void *arg)
         ardt_view_close(&v);
         return 0;
     }
+    if (!own_channel(r, c->ch, r->nc)) {
+        ardt_view_close(&v);
+        return ARD_ENOMEM;
+    }
+    /* Found at start: the newest packet already there is recorded too (the older ones were
+     * sent before the recording). Found later: from its first packet on, and the packets
+     * already overwritten in its ring count as missed. */
     uint64_t h = ardt_view_head(&v);
-    c->last = h ? h - 1 : 0; /* the newest packet already there is recorded too */
+    c->last = r->started && h ? 0 : h ? h - 1 : 0;
     r->nc++;
     return 0;
 }
@@ -163,7 +207,7 @@ static bool take_copy(void *dst, void *arg)
 }
 
 /* Take every new packet of c; returns 0 or an exit code. */
-static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
+static int poll_conn(struct rec *r, struct rconn *c)
 {
     uint64_t h = ardt_view_head(&c->v);
     if (h < c->last) /* the writer's object was reset: its sequence restarted */
@@ -184,7 +228,7 @@ static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
         if (r->every > 1 && s % r->every != 0)
             continue; /* by sequence number: the choice survives a missed packet */
         if (r->max_rate > 0 && c->recorded &&
-            (double)(now_real - c->last_rec_ns) < 1e9 / r->max_rate)
+            (double)(ard_realtime_ns() - c->last_rec_ns) < 1e9 / r->max_rate)
             continue;
         struct take t = {&c->v, s};
         int64_t mono, real;
@@ -193,6 +237,8 @@ static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
             ard_logw_missed(r->w, c->ch, 1);
             continue;
         }
+        /* The receive time: read now that the packet is there, never before its send stamp. */
+        int64_t now_real = ard_realtime_ns();
         int rc = ard_logw_write_with(r->w, c->ch, s, now_real, real, take_copy, &t);
         if (rc == 0) {
             c->missed++;
@@ -212,11 +258,42 @@ static int poll_conn(struct rec *r, struct rconn *c, int64_t now_real)
     return 0;
 }
 
+/* While recording: packets taken so far (some may still wait for the disk). */
 static void print_stats(const struct rec *r, FILE *o)
 {
     for (size_t i = 0; i < r->nc; i++)
         fprintf(o, "%-24s recorded %" PRIu64 " missed %" PRIu64 "\n", r->c[i].name,
                 r->c[i].recorded, r->c[i].missed);
+}
+
+/* At the end (the writer finished): what the file(s) hold per connection, the packets missed,
+ * and those taken but lost because writing failed. Returns the messages in the file(s). */
+static uint64_t print_final(const struct rec *r, FILE *o)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->nc; i++) {
+        uint64_t in_file = 0;
+        for (size_t ch = 0; ch < r->nowner; ch++)
+            if (r->owner[ch] == i)
+                in_file += ard_logw_written(r->w, (int)ch);
+        total += in_file;
+        fprintf(o, "%-24s recorded %" PRIu64 " missed %" PRIu64, r->c[i].name, in_file,
+                r->c[i].missed);
+        if (r->c[i].recorded > in_file)
+            fprintf(o, " lost %" PRIu64 " (taken, not written: see the error above)",
+                    r->c[i].recorded - in_file);
+        fputc('\n', o);
+    }
+    return total;
+}
+
+/* Patterns that matched no connection: a warning naming them (`when`: "yet" or at the end). */
+static void warn_unmatched(const struct rec *r, const char *when)
+{
+    for (int i = 0; i < r->npats; i++)
+        if (!r->matched[i])
+            ardt_err(0, "warning: no connection of domain '%s' matches '%s'%s", ardt_g.domain,
+                     r->pats[i], when);
 }
 
 static char *split_name(const char *out, unsigned n)
@@ -241,8 +318,12 @@ int cmd_record(int argc, char **argv)
     double split_s = 0, duration = 0;
     r.every = 1;
     r.pats = calloc((size_t)argc, sizeof *r.pats);
-    if (!r.pats)
+    r.matched = calloc((size_t)argc, sizeof *r.matched);
+    if (!r.pats || !r.matched) {
+        free(r.pats);
+        free(r.matched);
         return ardt_err(ARDT_SYS, "out of memory");
+    }
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
@@ -301,6 +382,7 @@ int cmd_record(int argc, char **argv)
         rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
     if (rc) {
         free(r.pats);
+        free(r.matched);
         return rc;
     }
     struct ard_logw_opts o = {.compression = comp,
@@ -312,12 +394,14 @@ int cmd_record(int argc, char **argv)
     r.w = ard_logw_open(out, &o);
     if (!r.w) {
         free(r.pats);
+        free(r.matched);
         return ardt_liberr(ard_lasterror());
     }
     /* After the log writer's thread exists: it keeps the normal policy. */
     if (prio && ard_realtime(NULL, 0, (int)prio) < 0) {
         ard_logw_close(r.w);
         free(r.pats);
+        free(r.matched);
         return ardt_err(ARDT_SYS, "--prio %d: %s", (int)prio, ard_errdetail());
     }
     ardt_signals();
@@ -329,21 +413,47 @@ int cmd_record(int argc, char **argv)
     int64_t file_t0 = t0;
     unsigned nfile = 0;
     uint64_t total = 0;
+    /* New objects in the shared-memory directory wake a scan at the next round, so that a
+     * connection created while recording is taken from its first packet. Without inotify
+     * (or when its queue overflowed) the periodic scan finds it, later. */
+    int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (ino >= 0 && inotify_add_watch(ino, ARDI_SHM_DIR, IN_CREATE | IN_MOVED_TO) < 0) {
+        close(ino);
+        ino = -1;
+    }
+    int64_t retry_until = 0;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     while (!ardt_stop && rc == 0) {
         int64_t now = ard_now_ns();
-        if (now >= next_scan) {
+        bool created = false;
+        if (ino >= 0) {
+            char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+            while (read(ino, ev, sizeof ev) > 0)
+                created = true;
+        }
+        if (created)
+            retry_until = now + 200000000; /* an object being created opens within this */
+        bool quick = retry_until && (created || r.retry);
+        if (now >= next_scan || quick) {
+            r.quiet = now < next_scan;
+            r.retry = false;
             for (size_t i = 0; i < r.nc; i++)
                 follow_replaced(&r, &r.c[i]);
             int n = ard_conn_list(ardt_g.domain, add_one, &r);
             if (n < 0 && n != ARD_ENOENT)
                 rc = ardt_liberr(n);
-            next_scan = now + 200000000;
+            if (!r.quiet)
+                next_scan = now + 200000000;
+            if (now >= retry_until)
+                retry_until = 0;
+            if (!r.started) {
+                r.started = true;
+                warn_unmatched(&r, " (yet): recording it when it appears");
+            }
         }
-        int64_t real = ard_realtime_ns();
         for (size_t i = 0; i < r.nc && rc == 0; i++)
-            rc = poll_conn(&r, &r.c[i], real);
+            rc = poll_conn(&r, &r.c[i]);
         if (rc)
             break;
         if (ard_logw_error(r.w)) {
@@ -393,14 +503,22 @@ int cmd_record(int argc, char **argv)
         else
             clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
-    int crc = ard_logw_close(r.w);
+    if (ino >= 0)
+        close(ino);
+    int crc = ard_logw_finish(r.w);
     if (crc < 0 && rc == 0)
         rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
-    print_stats(&r, stderr);
+    uint64_t in_file = print_final(&r, stderr);
+    warn_unmatched(&r, "");
+    if (in_file == 0 && rc == 0)
+        rc = ardt_err(ARDT_NODATA, "'%s' holds no message: nothing was recorded", out);
+    ard_logw_close(r.w);
     for (size_t i = 0; i < r.nc; i++) {
         ardt_view_close(&r.c[i].v);
     }
     free(r.c);
     free(r.pats);
+    free(r.matched);
+    free(r.owner);
     return rc;
 }

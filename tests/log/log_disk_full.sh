@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A full disk while recording (a 1 MiB tmpfs): ard record says so (naming the file and the
 # cause), exits 111, and what was written stays readable (ard info accepts it, with the
-# warning of a file cut short, and reads its messages). Needs root (mount); skipped otherwise.
+# warning of a file cut short, and reads its messages), and the recorder's final summary
+# gives what the file holds (packets taken but lost with the write error counted apart).
+# Needs root (mount); skipped otherwise.
 TEST_NAME=full
 source "$(dirname "$0")/common.sh"
 : "${TWRITER:?set TWRITER}"
@@ -22,4 +24,6 @@ grep -q "full.mcap" "$T/err" || fail "the message does not name the file: $(cat 
 grep -q "cut short" "$T/info.err" || fail "no cut-short warning: $(cat "$T/info.err")"
 n=$(awk '$1 == "big" { print $3 }' "$T/info")
 [ "$n" -gt 100 ] || fail "only $n messages readable after the disk filled"
-echo "ok: full disk reported (exit 111), $n messages readable"
+said=$(recorded big "$T/err")
+[ "$said" = "$n" ] || fail "the summary says recorded $said, the file holds $n: $(tail -3 "$T/err")"
+echo "ok: full disk reported (exit 111), $n messages readable, as the summary says"

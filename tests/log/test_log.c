@@ -264,6 +264,38 @@ static void test_rotate_declares_channels_again(void **state)
     }
 }
 
+/* ard_logw_finish ends the file; ard_logw_written then gives what the files hold per channel
+ * (over a rotation), and every other call but close is refused. */
+static void test_finish_then_written_counts(void **state)
+{
+    (void)state;
+    ard_logw *w = ard_logw_open(tmp("f0.mcap"), &(struct ard_logw_opts){.queue_bytes = 1 << 20});
+    assert_non_null(w);
+    int a = ard_logw_add(w, "a", "x:f32", 4), b = ard_logw_add(w, "b", NULL, 2);
+    float v = 1;
+    uint8_t two[2] = {1, 2};
+    for (int k = 1; k <= 10; k++)
+        assert_int_equal(ard_logw_write(w, a, &v, (uint64_t)k, 10 * k, 10 * k), 0);
+    assert_int_equal(ard_logw_rotate(w, tmp("f1.mcap")), 0);
+    for (int k = 1; k <= 3; k++) {
+        assert_int_equal(ard_logw_write(w, b, two, (uint64_t)k, 200 + k, 200 + k), 0);
+        assert_int_equal(ard_logw_write(w, a, &v, (uint64_t)(10 + k), 200 + k, 200 + k), 0);
+    }
+    assert_true(ard_logw_written(w, a) <= 10); /* the open chunk is not on disk yet */
+    assert_int_equal(ard_logw_finish(w), 0);
+    assert_int_equal(ard_logw_written(w, a), 13);
+    assert_int_equal(ard_logw_written(w, b), 3);
+    assert_int_equal(ard_logw_written(w, 7), 0);
+    assert_int_equal(ard_logw_write(w, a, &v, 99, 999, 999), ARD_EINVAL);
+    assert_int_equal(ard_logw_flush(w), ARD_EINVAL);
+    assert_int_equal(ard_logw_finish(w), 0);
+    assert_int_equal(ard_logw_close(w), 0);
+    ard_logr *r = ard_logr_open(tmp("f1.mcap"));
+    assert_non_null(r);
+    assert_int_equal(ard_logr_conn(r, 0)->count + ard_logr_conn(r, 1)->count, 6);
+    ard_logr_close(r);
+}
+
 struct src {
     const uint8_t *p;
     size_t n;
@@ -375,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_write_with_trims_padding_and_cancels),
         cmocka_unit_test(test_no_crc_skips_the_check),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_finish_then_written_counts),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

@@ -3,8 +3,17 @@
  *                             from n (see value_of in mcap_check.mjs), sent with the realtime
  *                             stamp 1.7e18 + n ms (also stored in the field `stamp`)
  *   tlogw opaque CONN RATE N  40-byte opaque packets: byte i of packet n = (n + i) & 255
- * Sends N packets at RATE Hz, prints "sent N", stays attached until killed. */
+ *   tlogw live CONN RATE N    u64 packets holding n, sent with ard_send (the writer's real
+ *                             clock as the publish stamp)
+ * Sends N packets at RATE Hz, prints "sent N", stays attached until killed.
+ *   tlogw check FILE CONN     reads the recording of connection CONN in FILE and prints
+ *                             "count C first S last L missed M early E min_lag_ns D":
+ *                             E = messages whose log time is before their publish time
+ *                             (compared as unsigned 64-bit ns), D = the least log - publish. */
 #include "ardnet.h"
+#include "ardnet_log.h"
+
+#include <inttypes.h>
 
 #include <signal.h>
 #include <stdbool.h>
@@ -33,13 +42,77 @@ struct all {
     int64_t stamp;
 };
 
+static int check(const char *file, const char *conn)
+{
+    ard_logr *r = ard_logr_open(file);
+    if (!r) {
+        fprintf(stderr, "tlogw: %s\n", ard_errdetail());
+        return 3;
+    }
+    int ci = ard_logr_find(r, conn);
+    if (ci < 0) {
+        fprintf(stderr, "tlogw: '%s' has no connection '%s'\n", file, conn);
+        ard_logr_close(r);
+        return 1;
+    }
+    uint64_t count = 0, first = 0, last = 0, early = 0;
+    int64_t min_lag = INT64_MAX;
+    struct ard_log_msg m;
+    int rc;
+    while ((rc = ard_logr_next(r, &m)) == 1) {
+        if (m.conn != (size_t)ci)
+            continue;
+        if (count++ == 0)
+            first = m.seq;
+        last = m.seq;
+        if ((uint64_t)m.log_ns < (uint64_t)m.real_ns)
+            early++;
+        int64_t lag = (int64_t)((uint64_t)m.log_ns - (uint64_t)m.real_ns);
+        if (lag < min_lag)
+            min_lag = lag;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "tlogw: %s\n", ard_errdetail());
+        ard_logr_close(r);
+        return 3;
+    }
+    printf("count %" PRIu64 " first %" PRIu64 " last %" PRIu64 " missed %" PRIu64 " early %" PRIu64
+           " min_lag_ns %" PRId64 "\n",
+           count, first, last, ard_logr_conn(r, (size_t)ci)->missed, early, count ? min_lag : 0);
+    ard_logr_close(r);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "check") == 0)
+        return check(argv[2], argv[3]);
     if (argc < 5) {
-        fprintf(stderr, "usage: tlogw all|opaque CONN RATE N\n");
+        fprintf(stderr, "usage: tlogw all|opaque|live CONN RATE N | check FILE CONN\n");
         return 100;
     }
-    bool all = strcmp(argv[1], "all") == 0;
+    bool all = strcmp(argv[1], "all") == 0, live = strcmp(argv[1], "live") == 0;
+    if (live) {
+        ard_port *p = ard_create_on("out", argv[2], ARD_OUT, 8, "n:u64");
+        if (!p || ard_init(&argc, argv) < 0) {
+            fprintf(stderr, "tlogw: %s\n", ard_errdetail());
+            return 111;
+        }
+        ard_period per;
+        if (ard_period_init(&per, (int64_t)(1e9 / atof(argv[3]))) < 0)
+            return 111;
+        long n = atol(argv[4]);
+        for (long k = 1; k <= n; k++) {
+            uint64_t v = (uint64_t)k;
+            if (ard_send(p, &v) < 0)
+                return 111;
+            ard_period_wait(&per);
+        }
+        printf("sent %ld\n", n);
+        fflush(stdout);
+        pause();
+        return 0;
+    }
     size_t size = all ? sizeof(struct all) : 40;
     ard_port *p = ard_create_on("out", argv[2], ARD_OUT, size, all ? ALL_TYPE : NULL);
     if (!p || ard_init(&argc, argv) < 0) {

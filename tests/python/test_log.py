@@ -1,6 +1,7 @@
 """ardnet.log.read: a recording written by the C writer API (logwrite.c) read back into numpy,
 every value compared with the formulas logwrite.c wrote; compressed, cut-short, missing and
-damaged files."""
+damaged files; other programs' files (tests/log/tmcapgen.c): lz4 chunks, channels sharing a
+topic, times of 2^63 and more, binary schemas, CRCs."""
 
 import os
 import pathlib
@@ -12,6 +13,7 @@ import pytest
 import ardnet
 
 LOGWRITE = os.environ.get("ARD_TEST_LOGWRITE", "")
+MCAPGEN = os.environ.get("ARD_TEST_MCAPGEN", "")
 N = 300
 BASE = 1790000000123456789
 ALL = "i8 u8[3] i16 u16 i32 u32 i64 u64 f32 f64[3]"
@@ -39,7 +41,7 @@ def times(idx, extra=0):
 
 def check_times(c, idx, start, extra=0):
     log, real = times(idx, extra)
-    assert c.t_ns.dtype == np.int64 and c.t_pub_ns.dtype == np.int64
+    assert c.t_ns.dtype == np.uint64 and c.t_pub_ns.dtype == np.uint64
     assert c.t.dtype == np.float64 and c.t_pub.dtype == np.float64
     np.testing.assert_array_equal(c.t_ns, log)
     np.testing.assert_array_equal(c.t_pub_ns, real)
@@ -78,7 +80,7 @@ def test_arm_state_every_value(rec):
     assert c.seq.dtype == np.uint64
     np.testing.assert_array_equal(c.seq, i + 1 + np.where(i >= 100, 4, 0))
     check_times(c, i, d.start_ns)
-    # The latency of the link is t - t_pub.
+    # t - t_pub: receive time minus publish time (link latency plus the recorder's polling).
     np.testing.assert_allclose(c.t - c.t_pub, (20000 + i) / 1e9, atol=1e-12)
 
 
@@ -125,7 +127,7 @@ def test_connection_without_messages(rec):
     c = rec[1]["quiet"]
     assert c.packets.shape == (0,) and c.packets.dtype.names == ("x",)
     assert c["x"].dtype == np.float64
-    assert c.t.shape == (0,) and c.t_ns.dtype == np.int64 and c.seq.shape == (0,)
+    assert c.t.shape == (0,) and c.t_ns.dtype == np.uint64 and c.seq.shape == (0,)
 
 
 def test_typed_data_is_the_packet_bytes(rec):
@@ -244,3 +246,66 @@ def test_ard_record_of_a_python_writer(domain, tmp_path):
     np.testing.assert_array_equal(c["q"], k[:, None] + np.arange(7)[None, :] * 0.25)
     np.testing.assert_array_equal(c.t_pub_ns, [sent[int(s)][1] for s in seq])
     assert np.all(c.t_ns >= c.t_pub_ns) and np.all(np.diff(c.t_ns) >= 0)
+
+
+def mcapgen(path, kind):
+    r = subprocess.run([MCAPGEN, str(path), kind], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+needs_mcapgen = pytest.mark.skipif(not MCAPGEN, reason="tmcapgen not built (no liblz4)")
+PROTO = b"\x0a\x05hello\x00\x12\x00\xff\xfebin\x00"  # tmcapgen.c's binary schema
+
+
+@needs_mcapgen
+@pytest.mark.parametrize("kind,compression", [("foreign", "lz4"), ("foreign-plain", "")])
+def test_other_programs_file_every_channel_and_time(tmp_path, kind, compression):
+    p = mcapgen(tmp_path / "foreign.mcap", kind)
+    with pytest.warns(UserWarning, match="/pose#2"):
+        d = ardnet.log.read(p)
+    assert list(d) == ["/pose", "/pose#2", "/cam"]
+    assert [c.key for c in d.connections] == ["/pose", "/pose#2", "/cam"]
+    first, second = d.channels("/pose")
+    assert first is d["/pose"] and second is d["/pose#2"]
+    assert second.name == "/pose" and (first.channel_id, second.channel_id) == (1, 2)
+    assert (len(first), len(second), len(d["/cam"])) == (3, 2, 2)
+    s = d.summary
+    assert s["messages"] == 7 == sum(len(c) for c in d.connections)
+    assert s["compression"] == compression and s["complete"] is True
+    # Times of 2^63 and more are kept, as unsigned.
+    assert second.t_ns.dtype == np.uint64
+    assert second.t_ns.tolist() == [2**63, 2**64 - 1]
+    assert second.t_pub_ns.tolist() == [2**63 - 5, 2**64 - 2]
+    assert s["end_ns"] == 2**64 - 1 and s["start_ns"] == 1700000000000000001
+    assert first.t_ns.tolist() == [1700000000000000001, 1700000000000000003, 1700000000000000006]
+    assert first.t[0] == 0.0 and second.t[0] > 7e9
+    # Schemas whole: text as str, a binary one as bytes with its zero bytes.
+    cam = d["/cam"]
+    assert cam.schema == PROTO and cam.schema_data == PROTO
+    assert cam.schema_encoding == "protobuf" and cam.schema_name == "pkg.Image"
+    assert first.schema == '{"type":"object"}' and first.schema_encoding == "jsonschema"
+    assert cam.packets is None and cam.ardnet is False and cam.encoding == "protobuf"
+
+
+@needs_mcapgen
+def test_lz4_chunk_of_an_ardnet_channel(tmp_path):
+    d = ardnet.log.read(mcapgen(tmp_path / "lz4.mcap", "ardnet"))
+    c = d["arm.x"]
+    i = np.arange(50)
+    assert d.summary["compression"] == "lz4" and len(c) == 50
+    np.testing.assert_array_equal(c["x"], i / 2)
+    np.testing.assert_array_equal(c["n"], i)
+    pub = [1700000000000000000 + k * 1000000 if k < 25 else 2**63 + k * 1000000 for k in range(50)]
+    assert c.t_pub_ns.tolist() == pub
+    assert c.t_ns.tolist() == [t + 1000 for t in pub]
+
+
+@needs_mcapgen
+@pytest.mark.parametrize("kind,what", [("bad-data-crc", "data section CRC"),
+                                       ("bad-attachment-crc", "attachment CRC")])
+def test_wrong_crc_is_refused(tmp_path, kind, what):
+    p = mcapgen(tmp_path / "bad.mcap", kind)
+    with pytest.raises(ardnet.Error) as e:
+        ardnet.log.read(p)
+    assert e.value.code == ardnet.ESTALE and what in str(e.value) and str(p) in str(e.value)

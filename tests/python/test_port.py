@@ -1,6 +1,7 @@
 """The semantics the C library promises, seen through the binding (one process, or with the C
 block of cblock.c as the other side)."""
 
+import array
 import gc
 import sys
 import threading
@@ -249,10 +250,56 @@ def test_send_checks_size_and_dtype(domain):
     raw[56] = 9  # f1 (u32 at offset 56), little-endian
     out.send(raw)
     assert inp.rec()["f1"] == 9
-    plain = np.zeros(8, dtype="f8")  # any array of the right size is bytes
-    plain[7] = np.frombuffer(np.uint32(11).tobytes() + b"\0" * 4, dtype="f8")[0]
-    out.send(plain)
-    assert inp.rec()["f1"] == 11
+    plain = np.zeros(8, dtype="f8")  # the right size, but not the port's packet: refused
+    with pytest.raises(ardnet.Error) as e:
+        out.send(plain)
+    assert e.value.code == ardnet.ETYPE and "float64 (8,)" in e.value.detail
+    assert str(out.dtype) in e.value.detail
+    assert inp.tryrec() is False  # nothing was sent
+
+
+def test_send_refuses_reinterpretation(domain):
+    """An array is sent only when its dtype is the port's (or, for a port whose packet is one
+    array, its element type, byte order and count): no other array's bytes go out as doubles."""
+    out = ardnet.Port("w", "out", type="tau:f64[7]", connection="t")
+    inp = ardnet.Port("r", "in", type="tau:f64[7]", connection="t")
+    ardnet.init([])
+    refused = {
+        "int64": np.array([1, 2, 3, 4, 5, 6, 7]),
+        "float32": np.arange(7, dtype="f4"),
+        "big-endian": np.arange(7, dtype=">f8"),
+        "2-d": np.zeros((7, 1)),
+        "typed buffer": array.array("q", range(7)),
+        "other layout": np.zeros((), dtype=[("a", "<f8", (6,)), ("b", "<i8")]),
+    }
+    for what, x in refused.items():
+        with pytest.raises(ardnet.Error) as e:
+            out.send(x)
+        assert e.value.code == ardnet.ETYPE, what
+        assert "tau" in e.value.detail and "float64" in e.value.detail, what
+        assert str(np.asarray(x).dtype) in e.value.detail, what
+        assert inp.tryrec() is None, what + ": something was sent"
+    structured = np.zeros(1, out.dtype)
+    structured["tau"] = np.arange(7.0)
+    accepted = [np.arange(7.0), array.array("d", range(7)), structured, structured[0],
+                structured.reshape(()), np.arange(7.0).tobytes()]  # bytes: sent as they are
+    for k, x in enumerate(accepted, 1):
+        out.send(x)
+        np.testing.assert_array_equal(inp.rec()["tau"], np.arange(7.0))
+        assert inp.info.seq == k
+
+
+def test_send_to_an_opaque_port_takes_bytes_or_uint8(domain):
+    out = ardnet.Port("w", "out", size=4, connection="o")
+    inp = ardnet.Port("r", "in", size=4, connection="o")
+    ardnet.init([])
+    out.send(np.array([1, 2, 3, 4], dtype="u1"))
+    assert bytes(inp.rec()) == b"\1\2\3\4"
+    out.send(b"abcd")
+    assert bytes(inp.rec()) == b"abcd"
+    with pytest.raises(ardnet.Error) as e:
+        out.send(np.array([1, 2, 3, 4], dtype="i1"))
+    assert e.value.code == ardnet.ETYPE and "int8" in e.value.detail and "uint8" in e.value.detail
 
 
 def test_opaque_port_carries_bytes(domain):
