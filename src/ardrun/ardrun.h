@@ -346,6 +346,13 @@ struct ardr_ctl_reply {
 };
 enum { ARDR_CMD_STOP = 1, ARDR_CMD_START = 2, ARDR_CMD_RELOAD = 3 };
 
+/* Create or attach the group's control connection `conn` (.ctl, .ctl-reply, .stats, .names)
+ * as ard_create_on does, but only an object of this process's user: another user's is
+ * refused whatever --ard-allow-foreign or $ARD_ALLOW_FOREIGN say, ARD_EACCES with a detail
+ * naming its owner and mode and how to remove it. */
+ard_port *ardr_ctl_open(const char *port, const char *conn, enum ard_dir dir, size_t size,
+                        const char *type);
+
 /* stats: connection "<group>.stats", layout in run.c (stats_open) and docs/ardrun.md */
 
 #endif /* ARDRUN_H */

@@ -72,7 +72,7 @@ int ardr_cmd_group(int argc, char **argv)
         } else if (!strncmp(argv[i], "--ard", 5)) {
             argv[n++] = argv[i];
             if (!strchr(argv[i], '=') && i + 1 < argc && strcmp(argv[i], "--ard-lock") &&
-                strcmp(argv[i], "--ard-help"))
+                strcmp(argv[i], "--ard-help") && strcmp(argv[i], "--ard-allow-foreign"))
                 argv[n++] = argv[++i];
         } else if (argv[i][0] == '-' || file) {
             fprintf(stderr, "ardrun: unknown argument '%s'\n%s", argv[i], usage);

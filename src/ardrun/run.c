@@ -156,7 +156,7 @@ static int stats_open(struct ardr_group *g, struct statsbuf *s)
     s->buf = calloc(1, s->size);
     char conn[ARD_MAX_NAME + 1];
     snprintf(conn, sizeof conn, "%s.stats", g->name);
-    s->port = s->buf ? ard_create_on("ardrun.stats", conn, ARD_OUT, s->size, type) : NULL;
+    s->port = s->buf ? ardr_ctl_open("ardrun.stats", conn, ARD_OUT, s->size, type) : NULL;
     if (s->port == NULL) {
         if (ard_lasterror() == ARD_EBUSY)
             return ardi_fail(ARD_EBUSY, "group '%s' already runs in domain '%s': %s", g->name,
@@ -375,7 +375,7 @@ static ard_port *names_open(struct ardr_group *g)
     snprintf(type, sizeof type, "u8[%zu]", size);
     snprintf(conn, sizeof conn, "%s.names", g->name);
     char *buf = calloc(1, size);
-    ard_port *p = buf ? ard_create_on("ardrun.names", conn, ARD_OUT, size, type) : NULL;
+    ard_port *p = buf ? ardr_ctl_open("ardrun.names", conn, ARD_OUT, size, type) : NULL;
     if (p) {
         for (int r = 0; r < g->nrates; r++)
             memcpy(buf + 32 * r, g->rates[r].name, strlen(g->rates[r].name));
@@ -562,9 +562,9 @@ int ardr_run_group(struct ardr_group *g)
     char conn[ARD_MAX_NAME + 1];
     if (rc == 0) {
         snprintf(conn, sizeof conn, "%s.ctl", g->name);
-        ctl = ard_create_on("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
+        ctl = ardr_ctl_open("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
         snprintf(conn, sizeof conn, "%s.ctl-reply", g->name);
-        reply = ctl ? ard_create_on("ardrun.ctl-reply", conn, ARD_OUT,
+        reply = ctl ? ardr_ctl_open("ardrun.ctl-reply", conn, ARD_OUT,
                                     sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE)
                     : NULL;
         if (reply == NULL)
@@ -573,7 +573,7 @@ int ardr_run_group(struct ardr_group *g)
     if (rc < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
         free(s.buf);
-        return rc == ARD_EBUSY ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
+        return rc == ARD_EBUSY || rc == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
     struct ardr_ctl c;
     (void)!ard_tryrec(ctl, &c); /* a command left from before this group is not for it */
@@ -581,7 +581,7 @@ int ardr_run_group(struct ardr_group *g)
     if (names == NULL) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
         free(s.buf);
-        return ARDR_EXIT_SYS;
+        return ard_lasterror() == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
 
     int errors = ardr_scheme_check(g);

@@ -78,7 +78,8 @@ int ardr_cmd_block(int argc, char **argv)
             break;
         } else if (!strncmp(a, "--ard", 5)) {
             argv[n++] = argv[i]; /* the library's, applied by ard_init */
-            if (!strchr(a, '=') && has && strcmp(a, "--ard-lock") && strcmp(a, "--ard-help"))
+            if (!strchr(a, '=') && has && strcmp(a, "--ard-lock") && strcmp(a, "--ard-help") &&
+                strcmp(a, "--ard-allow-foreign"))
                 argv[n++] = argv[++i];
         } else {
             return usage_error("unknown or incomplete argument '%s'", a);
