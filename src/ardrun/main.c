@@ -6,6 +6,7 @@
  */
 #include "ardrun.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,9 @@ int ardr_cmd_group(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ticks") && i + 1 < argc) {
             char *end;
+            errno = 0;
             ticks = strtoll(argv[++i], &end, 10);
-            if (*end || ticks < 1) {
+            if (*end || errno || ticks < 1) {
                 fprintf(stderr, "ardrun: --ticks '%s': not a count >= 1\n", argv[i]);
                 return ARDR_EXIT_USAGE;
             }

@@ -6,6 +6,7 @@
 #include "ardrun.h"
 
 #include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,9 @@ int ardr_cmd_block(int argc, char **argv)
             trigger = argv[++i];
         } else if (!strcmp(a, "--ticks") && has) {
             char *end;
+            errno = 0;
             ticks = strtoll(argv[++i], &end, 10);
-            if (*end || ticks < 1)
+            if (*end || errno || ticks < 1)
                 return usage_error("--ticks '%s': not a count >= 1", argv[i]);
         } else if (!strcmp(a, "--param") && has) {
             const char *kv = argv[++i], *eq = strchr(kv, '=');
