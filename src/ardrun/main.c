@@ -23,7 +23,8 @@ static const char usage[] =
     "       ardrun --help | --version\n"
     "exit codes: 0 ok, 100 usage or bad YAML, 101 plugin refused, 102 scheme check failed,\n"
     "            103 block init failed, 104 ctl command refused or unanswered,\n"
-    "            105 --block: the block's step failed, 111 system error\n";
+    "            105 --block: the block's step failed, 106 a block hung (watchdog),\n"
+    "            111 system error\n";
 
 int main(int argc, char **argv)
 {
