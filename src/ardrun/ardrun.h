@@ -274,6 +274,7 @@ struct ardr_rate {
     uint32_t delay_hist[ARDR_DELAY_BINS];
     int64_t delay_min, delay_max;
     _Atomic int first_done;
+    _Atomic int tid; /* its thread's id (the watchdog reads its state), written once */
     /* the block its thread runs (step or lifecycle callback), for the watchdog and the crash
      * handler; written before each block of a tick, NULL between ticks */
     struct ardr_block *_Atomic current;

@@ -57,6 +57,7 @@ static void *rate_thread(void *arg)
     struct ardr_rate *rt = &g->rates[a->r];
     int64_t period = g->period_ns * rt->divide;
     ardr_crash_thread(&rt->current); /* a crash names the block in rt->current */
+    atomic_store_explicit(&rt->tid, (int)gettid(), memory_order_relaxed);
     if (rt->prio || rt->cpus[0]) {
         if (ard_realtime(rt->cpus[0] ? rt->cpus : NULL, 0, rt->prio) < 0) {
             char why[sizeof rt->why];
@@ -442,8 +443,35 @@ struct watchdog {
     int64_t stop_ns;                 /* when a stop signal was seen, 0: none */
     uint64_t cycles[ARDR_MAX_RATES]; /* the count last seen */
     int64_t seen_ns[ARDR_MAX_RATES]; /* when it was seen to change (or the start) */
+    int64_t cpu_ns[ARDR_MAX_RATES];  /* the thread's CPU time then (INT64_MIN: not yet read) */
     int64_t suspect_ns[ARDR_MAX_RATES];
 };
+
+/* CPU time of rate r's thread (ns), -1 if unknown. */
+static int64_t thread_cpu(struct ardr_group *g, int r)
+{
+    clockid_t id;
+    struct timespec ts;
+    if (pthread_getcpuclockid(g->rates[r].thread, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The scheduler state of rate r's thread ('R' running or waiting for a CPU, 'S' or 'D'
+ * asleep in a system call, 'T' stopped, ...), '?' if unknown. */
+static char thread_state(struct ardr_group *g, int r)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat",
+             atomic_load_explicit(&g->rates[r].tid, memory_order_relaxed));
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *e = strrchr(buf, ')'); /* after the command name, which may hold anything */
+    return e && e[1] == ' ' && e[2] ? e[2] : '?';
+}
 
 static int64_t watchdog_limit(const struct ardr_group *g, int r)
 {
@@ -468,9 +496,10 @@ static int watchdog_check(struct ardr_group *g, struct watchdog *w, const bool *
         if (!running[r])
             continue;
         uint64_t c = atomic_load_explicit(&g->rates[r].cycles, memory_order_relaxed);
-        if (c != w->cycles[r]) {
+        if (c != w->cycles[r] || w->cpu_ns[r] == INT64_MIN) {
             w->cycles[r] = c;
             w->seen_ns[r] = now;
+            w->cpu_ns[r] = thread_cpu(g, r);
             w->suspect_ns[r] = 0;
             continue;
         }
@@ -489,6 +518,14 @@ static int watchdog_check(struct ardr_group *g, struct watchdog *w, const bool *
             continue;
         }
         if (now - w->suspect_ns[r] < 10000000)
+            continue;
+        /* A thread that only waited for a CPU (an overloaded machine) is not hung: in the
+         * tick it spent half the limit on a CPU, or it sleeps in a system call (a step must
+         * not block). */
+        int64_t cpu = thread_cpu(g, r);
+        char st = thread_state(g, r);
+        bool spins = cpu >= 0 && w->cpu_ns[r] >= 0 && cpu - w->cpu_ns[r] >= lim / 2;
+        if (!spins && st != 'S' && st != 'D')
             continue;
         *ran_ns = now - due;
         *lim_ns = lim;
@@ -634,7 +671,7 @@ int ardr_run_group(struct ardr_group *g)
     int exitcode = 0;
     struct watchdog wd = {.t0 = t0};
     for (int r = 0; r < g->nrates; r++)
-        wd.seen_ns[r] = t0;
+        wd.seen_ns[r] = t0, wd.cpu_ns[r] = INT64_MIN; /* its CPU time: at the first look */
     int64_t ran = 0, lim = 0;
     int hung;
     for (int r = 0; r < g->nrates; r++) {

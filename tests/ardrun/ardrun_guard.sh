@@ -35,6 +35,13 @@ else
 fi
 [ "$ms" -lt 5000 ] || fail "the watchdog took $ms ms"
 
+# a step that blocks in a system call hangs as well
+group sleep sleep
+timeout 20 "$ARDRUN" "$T/sleep.yaml" 2>"$T/sleep.log"
+rc=$?
+[ "$rc" = 106 ] && grep -q "block 'bad' (tbad) of rate 'fast' (1000 Hz) hangs" "$T/sleep.log" &&
+    ok "a step asleep in a system call is named too" || fail "sleeping step: exit $rc: $(cat "$T/sleep.log")"
+
 # SIGTERM while a step of a slow rate (5 Hz: watchdog 4 s) hangs: the group still ends at once
 group hangterm hang slow 200
 "$ARDRUN" "$T/hangterm.yaml" 2>"$T/hangterm.log" &
@@ -91,7 +98,7 @@ rc=$?
     ok "--block: a step returning 1 ends the process with 105" || fail "--block positive: exit $rc: $(cat "$T/s.log")"
 solo segv 2>"$T/s.log"
 rc=$?
-[ "$rc" = 139 ] && grep -q "^ardrun: block 'solo' (tbad): crashed with SIGSEGV at address 0x0" "$T/s.log" &&
+[ "$rc" = 139 ] && grep -q "^ardrun: block 'solo' (tbad): crashed with SIGSEGV at address 0x10" "$T/s.log" &&
     ok "--block: a crash is named" || fail "--block segv: exit $rc: $(cat "$T/s.log")"
 "${SOLO[@]}" --param act=hang 2>"$T/s.log" &
 pid=$!

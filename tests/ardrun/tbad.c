@@ -8,12 +8,19 @@
  *   BAD_CRASH   dereferences NULL in its step after `after` steps
  *   BAD_INITFAIL fails its init
  *   BAD_ACT     misbehaves in its step after `after` steps as its parameter `act` says: hang
- *               (an endless loop), segv, bus, fpe, abort, positive (returns 1), none
+ *               (an endless loop), sleep (blocks in a system call), segv, bus, fpe, abort,
+ *               positive (returns 1), none. The
+ *               faults are real ones that no sanitizer takes for undefined behaviour (a
+ *               store to address 0x10, a floating-point division by zero with the trap on).
  */
+#if defined(BAD_ACT) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* feenableexcept */
+#endif
 #include "ardnet_block.h"
 
 #include <stddef.h>
 #ifdef BAD_ACT
+#include <fenv.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +43,7 @@ static const struct ard_block_port ports[] = {
 static const struct ard_block_param params[] = {
     {"after", ARD_PARAM_I64, "10", "steps before the crash"},
 #ifdef BAD_ACT
-    {"act", ARD_PARAM_STR, "none", "hang, segv, bus, fpe, abort, positive or none"},
+    {"act", ARD_PARAM_STR, "none", "hang, sleep, segv, bus, fpe, abort, positive or none"},
 #endif
 };
 
@@ -64,9 +71,11 @@ __attribute__((unused)) static int step(ard_block_ctx *ctx)
         if (!strcmp(act, "hang")) {
             for (volatile int spin = 1; spin;)
                 ;
+        } else if (!strcmp(act, "sleep")) {
+            sleep(1000); /* blocks in a system call */
         } else if (!strcmp(act, "segv")) {
-            volatile int *nowhere = NULL;
-            *nowhere = 1;
+            volatile uintptr_t at = 0x10;
+            *(volatile int *)at = 1;
         } else if (!strcmp(act, "bus")) {
             /* a page of a file beyond its end */
             FILE *f = tmpfile();
@@ -75,7 +84,8 @@ __attribute__((unused)) static int step(ard_block_ctx *ctx)
             if (m != NULL && m != MAP_FAILED)
                 m[0] = 1;
         } else if (!strcmp(act, "fpe")) {
-            volatile int zero = 0, one = 1;
+            volatile double zero = 0, one = 1;
+            feenableexcept(FE_DIVBYZERO);
             one = one / zero;
         } else if (!strcmp(act, "abort")) {
             abort();
