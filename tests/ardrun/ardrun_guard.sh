@@ -44,7 +44,8 @@ rc=$?
 
 # SIGTERM while a step of a slow rate (5 Hz: watchdog 4 s) hangs: the group still ends at once
 group hangterm hang slow 200
-"$ARDRUN" "$T/hangterm.yaml" 2>"$T/hangterm.log" &
+# (timeout: bounded even where the signal never arrives; it passes SIGTERM on)
+timeout -k 5 60 "$ARDRUN" "$T/hangterm.yaml" 2>"$T/hangterm.log" &
 pid=$!
 pids+=("$pid")
 sleep 5.5 # the hung tick starts at 4 s (step 20 of 5 Hz)
@@ -100,7 +101,7 @@ solo segv 2>"$T/s.log"
 rc=$?
 [ "$rc" = 139 ] && grep -q "^ardrun: block 'solo' (tbad): crashed with SIGSEGV at address 0x10" "$T/s.log" &&
     ok "--block: a crash is named" || fail "--block segv: exit $rc: $(cat "$T/s.log")"
-"${SOLO[@]}" --param act=hang 2>"$T/s.log" &
+timeout -k 5 60 "${SOLO[@]}" --param act=hang 2>"$T/s.log" &
 pid=$!
 pids+=("$pid")
 sleep 0.5
@@ -110,7 +111,7 @@ wait "$pid"
 rc=$? ms=$((($(now) - t0) / 1000000))
 [ "$rc" = 106 ] && [ "$ms" -lt 3000 ] && grep -q "block 'solo' (tbad): hangs: its callback did not return within 1 s of the stop signal" "$T/s.log" &&
     ok "--block: SIGTERM ends a hung step after 1 s ($ms ms, exit 106)" || fail "--block hang: exit $rc after $ms ms: $(cat "$T/s.log")"
-"${SOLO[@]}" --param act=none 2>"$T/s.log" &
+timeout -k 5 60 "${SOLO[@]}" --param act=none 2>"$T/s.log" &
 pid=$!
 pids+=("$pid")
 sleep 0.3
