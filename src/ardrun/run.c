@@ -17,8 +17,15 @@
 static volatile sig_atomic_t stop_signal;
 static _Atomic int quit; /* tells the rate threads to stop */
 
+/* The block whose callback the control thread runs (init, reload, close), for the crash
+ * handler and the stop signal. */
+static struct ardr_block *_Atomic ctl_current;
+
 static void on_signal(int sig)
 {
+    /* a callback of the control thread (a reload's init) that hangs is named after 1 s */
+    if (!stop_signal && atomic_load_explicit(&ctl_current, memory_order_relaxed) != NULL)
+        ardr_grace_start();
     stop_signal = sig;
 }
 
@@ -588,11 +595,11 @@ int ardr_run_group(struct ardr_group *g)
 {
     /* a block that crashes is named: in its rate thread (rates[].current) or here (init,
      * reload, close) */
-    static struct ardr_block *_Atomic ctl_current;
     char pfx[ARDR_NAME_MAX + 16];
     snprintf(pfx, sizeof pfx, "ardrun: %s: ", g->name);
     ardr_crash_init(pfx);
     ardr_crash_thread(&ctl_current);
+    ardr_grace_init();
     struct statsbuf s = {0};
     ard_port *ctl = NULL, *reply = NULL;
     int rc = stats_open(g, &s);
@@ -748,6 +755,8 @@ int ardr_run_group(struct ardr_group *g)
         if (r == 0) {
             struct ardr_ctl_reply rep = {0};
             handle_ctl(g, &c, &rep, running);
+            if (stop_signal) /* the command ended: the rate threads' watchdog takes over */
+                ardr_grace_end();
             stats_publish(g, &s); /* the state after the command, before the reply */
             (void)!ard_send(reply, &rep);
         }

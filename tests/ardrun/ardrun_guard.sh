@@ -59,6 +59,33 @@ else
     fail "SIGTERM with a hung step: exit $rc after $ms ms: $(cat "$T/hangterm.log")"
 fi
 
+# SIGTERM while the control thread runs a reload's init that never returns: named after 1 s
+cp "$P/tbad_act.so" "$T/rl.so"
+cat >"$T/rl.yaml" <<Y
+name: rl
+rate_hz: 1000
+blocks:
+  - { name: bad, plugin: $T/rl.so, params: { act: none }, ard: { out: rl.bad } }
+Y
+timeout -k 5 60 "$ARDRUN" "$T/rl.yaml" 2>"$T/rl.log" &
+pid=$!
+pids+=("$pid")
+for _ in $(seq 200); do "$ARDRUN" ctl rl status >/dev/null 2>&1 && break; sleep 0.05; done
+cp "$P/tbad_inithang.so" "$T/rl.so"
+timeout 20 "$ARDRUN" ctl rl reload bad >/dev/null 2>&1 &
+client=$!
+sleep 1.5 # the command reaches the group and its init starts (nothing tells when)
+t0=$(now)
+kill -TERM "$pid"
+wait "$pid"
+rc=$? ms=$((($(now) - t0) / 1000000))
+[ "$rc" = 106 ] && [ "$ms" -lt 3000 ] &&
+    grep -q "block 'bad' (tbad) of rate 'base': hangs: its callback did not return within 1 s of the stop signal" "$T/rl.log" &&
+    ok "SIGTERM during a reload whose init hangs: named after $ms ms, exit 106" ||
+    fail "hung reload: exit $rc after $ms ms: $(cat "$T/rl.log")"
+kill "$client" 2>/dev/null
+wait "$client" 2>/dev/null
+
 # a slow tick that is not hung is left alone (20 periods at 5 Hz: 4 s)
 group slowok none slow 200
 "$ARDRUN" --ticks 1500 "$T/slowok.yaml" 2>"$T/slowok.log"

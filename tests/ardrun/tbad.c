@@ -7,6 +7,7 @@
  *   BAD_NOSTEP  has no step callback
  *   BAD_CRASH   dereferences NULL in its step after `after` steps
  *   BAD_INITFAIL fails its init
+ *   BAD_INITHANG (with BAD_ACT) never returns from its init
  *   BAD_ACT     misbehaves in its step after `after` steps as its parameter `act` says: hang
  *               (an endless loop), sleep (blocks in a system call), segv, bus, fpe, abort,
  *               positive (returns 1), none. The
@@ -49,6 +50,10 @@ static const struct ard_block_param params[] = {
 
 static int init(ard_block_ctx *ctx)
 {
+#ifdef BAD_INITHANG
+    for (volatile int spin = 1; spin;)
+        ;
+#endif
 #ifdef BAD_UNDEF
     ardrun_test_nowhere();
 #endif
