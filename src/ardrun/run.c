@@ -572,11 +572,9 @@ static _Noreturn void watchdog_fire(struct ardr_group *g, struct watchdog *w, in
     for (int q = 0; q < g->nrates; q++) {
         if (!running[q])
             continue;
-        struct timespec ts = {deadline / 1000000000, deadline % 1000000000};
         /* pthread_timedjoin_np measures CLOCK_REALTIME */
         int64_t real = ard_realtime_ns() + (deadline - ard_now_ns());
-        ts.tv_sec = real / 1000000000;
-        ts.tv_nsec = real % 1000000000;
+        struct timespec ts = {real / 1000000000, real % 1000000000};
         ended[q] = pthread_timedjoin_np(g->rates[q].thread, NULL, &ts) == 0;
     }
     stats_publish(g, s);
