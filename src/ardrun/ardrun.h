@@ -8,6 +8,7 @@
 #include "ardnet_block.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -23,6 +24,7 @@
 #define ARDR_EXIT_INIT 103   /* a block's init (or first start) failed */
 #define ARDR_EXIT_CTL 104    /* ctl: no reply from the group, or the command was refused */
 #define ARDR_EXIT_FAILED 105 /* --block: the block's step failed */
+#define ARDR_EXIT_HUNG 106   /* a block's tick did not end within the watchdog time */
 #define ARDR_EXIT_SYS 111
 
 #define ARDR_NAME_MAX 31 /* instance, port and parameter names */
@@ -32,6 +34,12 @@
 #define ARDR_DELAY_BINS 2048
 /* Private connections nobody outside the group reads are published this often (ns). */
 #define ARDR_REFRESH_NS 100000000
+/* Watchdog: a rate thread whose tick has run for max(ARDR_WATCHDOG_NS, ARDR_WATCHDOG_PERIODS
+ * periods) is hung; after SIGTERM, SIGINT or SIGHUP a tick gets at most ARDR_STOP_GRACE_NS. */
+#define ARDR_WATCHDOG_NS 100000000
+#define ARDR_WATCHDOG_PERIODS 20
+#define ARDR_STOP_GRACE_NS 1000000000
+#define ARDR_LABEL_MAX 128
 
 /* ---- plugin.c: a loaded and checked plugin --------------------------------------------- */
 
@@ -154,6 +162,9 @@ struct ardr_block {
     bool inited;
     char why[256]; /* last failure, written by the thread that failed */
     _Atomic int reported;
+    /* "block 'NAME' (PLUGIN) of rate 'RATE'", preformatted for the crash handler and the
+     * watchdog (ardr_label), always NUL-terminated */
+    char label[ARDR_LABEL_MAX];
 };
 
 #define ARDR_PATH_MAX 4096
@@ -218,7 +229,34 @@ const char *ardr_clock_name(void);
 /* Call init (and start), close. Return 0 or the callback's error with b->why set. */
 int ardr_block_init(struct ardr_block *b);
 void ardr_block_close(struct ardr_block *b);
+/* The plugin's close callback alone (a crash in it names the block). */
+void ardr_block_close_cb(struct ardr_block *b);
 int ardr_block_call(struct ardr_block *b, int (*cb)(ard_block_ctx *), const char *what);
+
+/* ---- guard.c: naming a block that crashes or hangs ------------------------------------ */
+
+/* Preformat b->label: "block 'NAME' (PLUGIN)" and, when rate is not NULL, " of rate 'RATE'". */
+void ardr_label(struct ardr_block *b, const char *rate);
+/* Install the handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT: they write
+ * "<prefix><label of the running block>: crashed with SIGSEGV ..." to stderr with write(2)
+ * only, then let the process die of the same signal. `prefix` is copied. */
+void ardr_crash_init(const char *prefix);
+/* The calling thread names *slot when it crashes (NULL: nothing); sets up an alternate signal
+ * stack for the thread, so that a stack overflow is named too. ardr_crash_thread(NULL) before
+ * the thread ends frees that stack. */
+void ardr_crash_thread(struct ardr_block *_Atomic *slot);
+/* The slot of the calling thread (NULL if none): ardr_block_call sets it around callbacks. */
+struct ardr_block *_Atomic *ardr_crash_slot(void);
+/* The signals whose handlers ardr_crash_init installs, for a thread's signal mask: they must
+ * stay unblocked in every thread (a fault with its signal blocked kills without a word). */
+void ardr_crash_sigdel(sigset_t *set);
+/* --block mode: ardr_grace_init installs a SIGALRM handler; ardr_grace_start (async-signal-
+ * safe, called by the stop signal's handler) gives the running callback ARDR_STOP_GRACE_NS,
+ * after which the block in the thread's slot is named and the process ends with
+ * ARDR_EXIT_HUNG; ardr_grace_end cancels that once the process stops on its own. */
+void ardr_grace_init(void);
+void ardr_grace_start(void);
+void ardr_grace_end(void);
 
 /* ---- config.c: the group YAML -------------------------------------------------------- */
 
@@ -236,6 +274,10 @@ struct ardr_rate {
     uint32_t delay_hist[ARDR_DELAY_BINS];
     int64_t delay_min, delay_max;
     _Atomic int first_done;
+    _Atomic int tid; /* its thread's id (the watchdog reads its state), written once */
+    /* the block its thread runs (step or lifecycle callback), for the watchdog and the crash
+     * handler; written before each block of a tick, NULL between ticks */
+    struct ardr_block *_Atomic current;
     int error;
     char why[256];
 };
@@ -304,6 +346,13 @@ struct ardr_ctl_reply {
     char text[248];
 };
 enum { ARDR_CMD_STOP = 1, ARDR_CMD_START = 2, ARDR_CMD_RELOAD = 3 };
+
+/* Create or attach the group's control connection `conn` (.ctl, .ctl-reply, .stats, .names)
+ * as ard_create_on does, but only an object of this process's user: another user's is
+ * refused whatever --ard-allow-foreign or $ARD_ALLOW_FOREIGN say, ARD_EACCES with a detail
+ * naming its owner and mode and how to remove it. */
+ard_port *ardr_ctl_open(const char *port, const char *conn, enum ard_dir dir, size_t size,
+                        const char *type);
 
 /* stats: connection "<group>.stats", layout in run.c (stats_open) and docs/ardrun.md */
 

@@ -236,8 +236,21 @@ int ardr_block_call(struct ardr_block *b, int (*cb)(ard_block_ctx *), const char
     if (cb == NULL)
         return 0;
     b->why[0] = '\0';
+    /* a crash in the callback names the block (guard.c) */
+    struct ardr_block *_Atomic *slot = ardr_crash_slot();
+    struct ardr_block *was = slot ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
+    if (slot)
+        atomic_store_explicit(slot, b, memory_order_relaxed);
     int rc = cb(&b->ctx);
-    if (rc < 0 && b->why[0] == '\0')
+    if (slot)
+        atomic_store_explicit(slot, was, memory_order_relaxed);
+    if (rc > 0) {
+        snprintf(b->why, sizeof b->why,
+                 "%s returned %d, a positive value (a callback returns 0 or a negative ARD_E* "
+                 "code)",
+                 what, rc);
+        rc = ARD_EINVAL;
+    } else if (rc < 0 && b->why[0] == '\0')
         snprintf(b->why, sizeof b->why, "%s returned %d (%s)", what, rc, ard_strerror(rc));
     else if (rc < 0) {
         char tmp[sizeof b->why];
@@ -260,12 +273,23 @@ int ardr_block_init(struct ardr_block *b)
     return 0;
 }
 
+void ardr_block_close_cb(struct ardr_block *b)
+{
+    struct ardr_block *_Atomic *slot = ardr_crash_slot();
+    struct ardr_block *was = slot ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
+    if (slot)
+        atomic_store_explicit(slot, b, memory_order_relaxed);
+    b->pl.d->close(&b->ctx);
+    if (slot)
+        atomic_store_explicit(slot, was, memory_order_relaxed);
+}
+
 void ardr_block_close(struct ardr_block *b)
 {
     if (b->inited && b->pl.d) {
         if (atomic_load(&b->state) == ARDR_RUNNING && b->pl.d->stop)
             (void)ardr_block_call(b, b->pl.d->stop, "stop");
-        b->pl.d->close(&b->ctx);
+        ardr_block_close_cb(b);
     }
     b->inited = false;
 }
@@ -412,8 +436,14 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
     b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
     b->said = false;
     rc = b->step(&b->ctx);
-    if (rc < 0) {
-        if (!b->said)
+    if (rc != 0) {
+        if (rc > 0) {
+            snprintf(b->why, sizeof b->why,
+                     "step returned %d, a positive value (a step returns 0 or a negative "
+                     "ARD_E* code)",
+                     rc);
+            rc = ARD_EINVAL;
+        } else if (!b->said)
             snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
         for (uint32_t i = 0; i < n; i++)
             b->send[i] = 0;

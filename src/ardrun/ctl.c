@@ -5,23 +5,112 @@
  */
 #include "ardrun.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char ctl_usage[] = "usage: ardrun ctl [--ard-domain D] GROUP stop|start|reload BLOCK\n"
                                 "       ardrun ctl [--ard-domain D] GROUP status\n";
+
+/* ---- ownership of the control connections ------------------------------------------- */
+
+/* The object of connection `conn` in the domain in force: its path under /dev/shm. */
+static void shm_path(char *path, size_t n, const char *conn)
+{
+    char shm[ARDI_SHM_NAME_MAX];
+    ardi_shm_name(shm, ard_domain(), conn);
+    snprintf(path, n, "/dev/shm%s", shm);
+}
+
+static int refuse_foreign(const char *conn, const struct stat *st)
+{
+    char path[ARDI_SHM_NAME_MAX + 16];
+    shm_path(path, sizeof path, conn);
+    return ardi_fail(ARD_EACCES,
+                     "connection '%s' is owned by uid %u with mode %04o, not by uid %u who "
+                     "runs the group: a group's control connections (.ctl, .ctl-reply, .stats, "
+                     ".names) are never accepted from another user, whatever allow-foreign "
+                     "says; remove the object (as uid %u or root): rm %s",
+                     conn, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
+                     (unsigned)geteuid(), (unsigned)st->st_uid, path);
+}
+
+ard_port *ardr_ctl_open(const char *port, const char *conn, enum ard_dir dir, size_t size,
+                        const char *type)
+{
+    char path[ARDI_SHM_NAME_MAX + 16];
+    shm_path(path, sizeof path, conn);
+    struct stat st;
+    /* an object that exists already must be this user's: say so before the library's own
+     * check (which names allow-foreign) */
+    if (stat(path, &st) == 0 && st.st_uid != geteuid()) {
+        refuse_foreign(conn, &st);
+        return NULL;
+    }
+    ard_port *p = ard_create_on(port, conn, dir, size, type);
+    if (p == NULL) {
+        int e = ard_lasterror();
+        if (e == ARD_EACCES && stat(path, &st) == 0 && st.st_uid != geteuid())
+            refuse_foreign(conn, &st); /* another user's object appeared meanwhile */
+        return NULL;
+    }
+    /* The object attached is the one checked: an object of another user that replaced the
+     * one looked at above is refused here, even with --ard-allow-foreign. */
+    if (fstat(p->map.fd, &st) < 0 || st.st_uid != geteuid()) {
+        if (st.st_uid != geteuid())
+            refuse_foreign(conn, &st);
+        else
+            ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", conn);
+        int e = ard_lasterror();
+        char why[512];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        ard_close(p);
+        ardi_fail(e, "%s", why);
+        return NULL;
+    }
+    return p;
+}
+
+/* `ardrun ctl`: may this user open the group's connection `conn` at all? If not, say so
+ * (exit 104) rather than that the group is not running. */
+static int may_open(const char *conn)
+{
+    char path[ARDI_SHM_NAME_MAX + 16];
+    shm_path(path, sizeof path, conn);
+    struct stat st;
+    if (stat(path, &st) < 0 || faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) == 0)
+        return 0;
+    fprintf(stderr,
+            "ardrun ctl: permission denied: connection '%s' is owned by uid %u with mode %04o\n",
+            conn, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    return ARDR_EXIT_CTL;
+}
+
+/* `ardrun ctl`: attach to an existing control connection of the running group (never create
+ * one: an object left by this user would then stand in the group's way). */
+static ard_port *attach(const char *port, const char *conn, enum ard_dir dir, size_t size)
+{
+    ard_port *p = ard_create_on(port, conn, dir, 0, NULL);
+    if (p != NULL && ard_port_size(p) != size) {
+        ard_close(p);
+        ardi_fail(ARD_ETYPE, "connection '%s' has %zu-byte packets, not %zu: not ardrun's", conn,
+                  ard_port_size(p), size);
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- the commands ---------------------------------------------------------------------- */
 
 static int status(const char *group)
 {
     char conn[ARD_MAX_NAME + 1];
     snprintf(conn, sizeof conn, "%s.stats", group);
     ard_port *in = ard_create_on("stats", conn, ARD_IN, 0, NULL);
-    if (in == NULL) {
-        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
-        return ARDR_EXIT_CTL;
-    }
     size_t size = ard_port_size(in);
     uint8_t *buf = calloc(1, size);
     int rc = buf ? ard_rec_timed(in, buf, 2000000000) : ARD_ENOMEM;
@@ -112,13 +201,23 @@ int ardr_cmd_ctl(int argc, char **argv)
     }
     struct ard_conn_stat st;
     char conn[ARD_MAX_NAME + 1];
+    bool is_status = !strcmp(cmd, "status") && block == NULL;
+    snprintf(conn, sizeof conn, "%s.%s", group, is_status ? "stats" : "ctl");
+    int rc = may_open(conn);
+    if (rc != 0)
+        return rc;
     snprintf(conn, sizeof conn, "%s.stats", group);
-    if (ard_conn_stat(NULL, conn, &st) < 0 || st.writer_pid == 0) {
+    rc = ard_conn_stat(NULL, conn, &st);
+    if (rc < 0 && rc != ARD_ENOENT) {
+        fprintf(stderr, "ardrun ctl: group '%s': %s\n", group, ard_errdetail());
+        return ARDR_EXIT_CTL;
+    }
+    if (rc < 0 || st.writer_pid == 0) {
         fprintf(stderr, "ardrun ctl: group '%s' is not running in domain '%s'\n", group,
                 ard_domain());
         return ARDR_EXIT_CTL;
     }
-    if (!strcmp(cmd, "status") && block == NULL)
+    if (is_status)
         return status(group);
     struct ardr_ctl c = {0};
     if (!strcmp(cmd, "stop"))
@@ -135,14 +234,15 @@ int ardr_cmd_ctl(int argc, char **argv)
     memcpy(c.block, block, strlen(block));
     c.id = (uint32_t)getpid() ^ (uint32_t)ard_now_ns();
     snprintf(conn, sizeof conn, "%s.ctl-reply", group);
-    ard_port *rep =
-        ard_create_on("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE);
+    ard_port *rep = attach("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply));
     snprintf(conn, sizeof conn, "%s.ctl", group);
-    ard_port *out =
-        rep ? ard_create_on("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl), ARDR_CTL_TYPE) : NULL;
+    ard_port *out = rep ? attach("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl)) : NULL;
     if (out == NULL) {
+        int e = ard_lasterror();
         fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
-        return ard_lasterror() == ARD_EBUSY ? ARDR_EXIT_CTL : ARDR_EXIT_SYS;
+        return e == ARD_EBUSY || e == ARD_ENOENT || e == ARD_EACCES || e == ARD_ETYPE
+                   ? ARDR_EXIT_CTL
+                   : ARDR_EXIT_SYS;
     }
     struct ardr_ctl_reply r;
     (void)!ard_tryrec(rep, &r); /* an old reply is not ours */
@@ -153,7 +253,7 @@ int ardr_cmd_ctl(int argc, char **argv)
     int64_t deadline = ard_now_ns() + 10000000000LL; /* a reload runs init: give it time */
     for (;;) {
         int64_t left = deadline - ard_now_ns();
-        int rc = ard_rec_timed(rep, &r, left);
+        rc = ard_rec_timed(rep, &r, left);
         if (rc == ARD_ETIMEDOUT || left <= 0) {
             fprintf(stderr, "ardrun ctl: group '%s' did not answer within 10 s\n", group);
             return ARDR_EXIT_CTL;

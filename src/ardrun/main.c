@@ -6,6 +6,7 @@
  */
 #include "ardrun.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,8 @@ static const char usage[] =
     "       ardrun --help | --version\n"
     "exit codes: 0 ok, 100 usage or bad YAML, 101 plugin refused, 102 scheme check failed,\n"
     "            103 block init failed, 104 ctl command refused or unanswered,\n"
-    "            105 --block: the block's step failed, 111 system error\n";
+    "            105 --block: the block's step failed, 106 a block hung (watchdog),\n"
+    "            111 system error\n";
 
 int main(int argc, char **argv)
 {
@@ -62,8 +64,9 @@ int ardr_cmd_group(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ticks") && i + 1 < argc) {
             char *end;
+            errno = 0;
             ticks = strtoll(argv[++i], &end, 10);
-            if (*end || ticks < 1) {
+            if (*end || errno || ticks < 1) {
                 fprintf(stderr, "ardrun: --ticks '%s': not a count >= 1\n", argv[i]);
                 return ARDR_EXIT_USAGE;
             }
@@ -72,7 +75,7 @@ int ardr_cmd_group(int argc, char **argv)
         } else if (!strncmp(argv[i], "--ard", 5)) {
             argv[n++] = argv[i];
             if (!strchr(argv[i], '=') && i + 1 < argc && strcmp(argv[i], "--ard-lock") &&
-                strcmp(argv[i], "--ard-help"))
+                strcmp(argv[i], "--ard-help") && strcmp(argv[i], "--ard-allow-foreign"))
                 argv[n++] = argv[++i];
         } else if (argv[i][0] == '-' || file) {
             fprintf(stderr, "ardrun: unknown argument '%s'\n%s", argv[i], usage);

@@ -17,8 +17,15 @@
 static volatile sig_atomic_t stop_signal;
 static _Atomic int quit; /* tells the rate threads to stop */
 
+/* The block whose callback the control thread runs (init, reload, close), for the crash
+ * handler and the stop signal. */
+static struct ardr_block *_Atomic ctl_current;
+
 static void on_signal(int sig)
 {
+    /* a callback of the control thread (a reload's init) that hangs is named after 1 s */
+    if (!stop_signal && atomic_load_explicit(&ctl_current, memory_order_relaxed) != NULL)
+        ardr_grace_start();
     stop_signal = sig;
 }
 
@@ -56,6 +63,8 @@ static void *rate_thread(void *arg)
     struct ardr_group *g = a->g;
     struct ardr_rate *rt = &g->rates[a->r];
     int64_t period = g->period_ns * rt->divide;
+    ardr_crash_thread(&rt->current); /* a crash names the block in rt->current */
+    atomic_store_explicit(&rt->tid, (int)gettid(), memory_order_relaxed);
     if (rt->prio || rt->cpus[0]) {
         if (ard_realtime(rt->cpus[0] ? rt->cpus : NULL, 0, rt->prio) < 0) {
             char why[sizeof rt->why];
@@ -63,6 +72,7 @@ static void *rate_thread(void *arg)
             memcpy(rt->why, why, sizeof why);
             rt->error = ARD_ERTREFUSED;
             atomic_store(&rt->first_done, 1);
+            ardr_crash_thread(NULL);
             return NULL;
         }
     }
@@ -71,6 +81,7 @@ static void *rate_thread(void *arg)
         memcpy(rt->why, "bad period", sizeof "bad period");
         rt->error = ARD_EINVAL;
         atomic_store(&rt->first_done, 1);
+        ardr_crash_thread(NULL);
         return NULL;
     }
     /* every rate starts on the same instant, so that slower rates tick with the base */
@@ -96,6 +107,8 @@ static void *rate_thread(void *arg)
         tick.clock_ns = tick.tick_ns + ardr_clock_ns(tick.raw, ardr_clock_raw());
         for (int k = 0; k < rt->n; k++) {
             struct ardr_block *b = &g->blocks[rt->order[k]];
+            /* for the watchdog and the crash handler: one store, no system call */
+            atomic_store_explicit(&rt->current, b, memory_order_relaxed);
             apply_request(b);
             if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
                 continue;
@@ -106,6 +119,7 @@ static void *rate_thread(void *arg)
                 atomic_store(&b->state, ARDR_FAILED);
             }
         }
+        atomic_store_explicit(&rt->current, NULL, memory_order_relaxed);
         phase = phase + 1 == every ? 0 : phase + 1;
         uint64_t c = atomic_load_explicit(&rt->cycles, memory_order_relaxed) + 1;
         atomic_store_explicit(&rt->cycles, c, memory_order_relaxed);
@@ -117,8 +131,12 @@ static void *rate_thread(void *arg)
             atomic_fetch_add_explicit(&rt->overruns, (uint64_t)missed, memory_order_relaxed);
     }
     /* the last packets of private connections, for whoever looks at them afterwards */
-    for (int k = 0; k < rt->n; k++)
+    for (int k = 0; k < rt->n; k++) {
+        atomic_store_explicit(&rt->current, &g->blocks[rt->order[k]], memory_order_relaxed);
         ardr_block_flush(&g->blocks[rt->order[k]]);
+    }
+    atomic_store_explicit(&rt->current, NULL, memory_order_relaxed);
+    ardr_crash_thread(NULL);
     /* a block stopped or started after this thread ended still gets its request applied */
     return NULL;
 }
@@ -146,7 +164,7 @@ static int stats_open(struct ardr_group *g, struct statsbuf *s)
     s->buf = calloc(1, s->size);
     char conn[ARD_MAX_NAME + 1];
     snprintf(conn, sizeof conn, "%s.stats", g->name);
-    s->port = s->buf ? ard_create_on("ardrun.stats", conn, ARD_OUT, s->size, type) : NULL;
+    s->port = s->buf ? ardr_ctl_open("ardrun.stats", conn, ARD_OUT, s->size, type) : NULL;
     if (s->port == NULL) {
         if (ard_lasterror() == ARD_EBUSY)
             return ardi_fail(ARD_EBUSY, "group '%s' already runs in domain '%s': %s", g->name,
@@ -287,10 +305,11 @@ static int cmd_reload(struct ardr_group *g, struct ardr_block *b, bool *running)
         return rc;
     }
     if (b->inited)
-        b->pl.d->close(&b->ctx);
+        ardr_block_close_cb(b);
     b->inited = false;
     ardr_plugin_unload(&b->pl);
     b->pl = np;
+    ardr_label(b, g->rates[b->rate].name); /* the block is stopped: nothing reads it now */
     memcpy(b->pv, pv, ARD_BLOCK_MAX_PARAMS * sizeof *pv);
     free(pv);
     if ((rc = ardr_block_prepare(b)) < 0)
@@ -364,7 +383,7 @@ static ard_port *names_open(struct ardr_group *g)
     snprintf(type, sizeof type, "u8[%zu]", size);
     snprintf(conn, sizeof conn, "%s.names", g->name);
     char *buf = calloc(1, size);
-    ard_port *p = buf ? ard_create_on("ardrun.names", conn, ARD_OUT, size, type) : NULL;
+    ard_port *p = buf ? ardr_ctl_open("ardrun.names", conn, ARD_OUT, size, type) : NULL;
     if (p) {
         for (int r = 0; r < g->nrates; r++)
             memcpy(buf + 32 * r, g->rates[r].name, strlen(g->rates[r].name));
@@ -422,19 +441,172 @@ static void watch(struct ardr_group *g, bool exact)
     }
 }
 
+/* ---- the watchdog ----------------------------------------------------------------------- */
+
+/* What the control thread knows of each rate thread's progress: only what the rate thread
+ * writes anyway (its cycle count, and the block it runs), read every 20 ms or less. */
+struct watchdog {
+    int64_t t0;                      /* the instant of the first tick of every rate */
+    int64_t stop_ns;                 /* when a stop signal was seen, 0: none */
+    uint64_t cycles[ARDR_MAX_RATES]; /* the count last seen */
+    int64_t seen_ns[ARDR_MAX_RATES]; /* when it was seen to change (or the start) */
+    int64_t cpu_ns[ARDR_MAX_RATES];  /* the thread's CPU time then (INT64_MIN: not yet read) */
+    int64_t suspect_ns[ARDR_MAX_RATES];
+};
+
+/* CPU time of rate r's thread (ns), -1 if unknown. */
+static int64_t thread_cpu(struct ardr_group *g, int r)
+{
+    clockid_t id;
+    struct timespec ts;
+    if (pthread_getcpuclockid(g->rates[r].thread, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The scheduler state of rate r's thread ('R' running or waiting for a CPU, 'S' or 'D'
+ * asleep in a system call, 'T' stopped, ...), '?' if unknown. */
+static char thread_state(struct ardr_group *g, int r)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat",
+             atomic_load_explicit(&g->rates[r].tid, memory_order_relaxed));
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *e = strrchr(buf, ')'); /* after the command name, which may hold anything */
+    return e && e[1] == ' ' && e[2] ? e[2] : '?';
+}
+
+static int64_t watchdog_limit(const struct ardr_group *g, int r)
+{
+    int64_t period = g->period_ns * g->rates[r].divide;
+    int64_t lim = period > ARDR_WATCHDOG_NS / ARDR_WATCHDOG_PERIODS ? ARDR_WATCHDOG_PERIODS * period
+                                                                    : ARDR_WATCHDOG_NS;
+    return lim;
+}
+
+/* The rate whose tick has run too long, or -1. A tick is due at the first instant of the
+ * rate's grid (t0 + k periods) at or after the moment its previous tick was seen to end, and
+ * runs from then on; it is hung when it has run for the watchdog time (max(100 ms, 20
+ * periods)), or, after a stop signal, for 1 s if that is less. To be named, a tick must be
+ * seen running too long at two looks at least 10 ms apart: a control thread that was itself
+ * not running (the process was stopped, the machine overloaded) first gives the rate thread
+ * time to show its progress. *ran_ns and *lim_ns say how long and what the limit is. */
+static int watchdog_check(struct ardr_group *g, struct watchdog *w, const bool *running,
+                          int64_t *ran_ns, int64_t *lim_ns)
+{
+    int64_t now = ard_now_ns();
+    for (int r = 0; r < g->nrates; r++) {
+        if (!running[r])
+            continue;
+        uint64_t c = atomic_load_explicit(&g->rates[r].cycles, memory_order_relaxed);
+        if (c != w->cycles[r] || w->cpu_ns[r] == INT64_MIN) {
+            w->cycles[r] = c;
+            w->seen_ns[r] = now;
+            w->cpu_ns[r] = thread_cpu(g, r);
+            w->suspect_ns[r] = 0;
+            continue;
+        }
+        int64_t period = g->period_ns * g->rates[r].divide;
+        int64_t since = w->seen_ns[r] - w->t0;
+        int64_t due = w->t0 + (since <= 0 ? 0 : (since + period - 1) / period * period);
+        int64_t lim = watchdog_limit(g, r);
+        if (w->stop_ns && lim > ARDR_STOP_GRACE_NS)
+            lim = ARDR_STOP_GRACE_NS;
+        if (now - due <= lim) {
+            w->suspect_ns[r] = 0;
+            continue;
+        }
+        if (w->suspect_ns[r] == 0) {
+            w->suspect_ns[r] = now;
+            continue;
+        }
+        if (now - w->suspect_ns[r] < 10000000)
+            continue;
+        /* A thread that only waited for a CPU (an overloaded machine) is not hung: in the
+         * tick it spent half the limit on a CPU, or it sleeps in a system call (a step must
+         * not block). */
+        int64_t cpu = thread_cpu(g, r);
+        char st = thread_state(g, r);
+        bool spins = cpu >= 0 && w->cpu_ns[r] >= 0 && cpu - w->cpu_ns[r] >= lim / 2;
+        if (!spins && st != 'S' && st != 'D')
+            continue;
+        *ran_ns = now - due;
+        *lim_ns = lim;
+        return r;
+    }
+    return -1;
+}
+
+/* A rate thread hangs: name the block and its rate, end the others, close their blocks and
+ * end the process at once (the hung thread still runs in its block: nothing it uses may be
+ * freed, so the process ends with _exit). */
+static _Noreturn void watchdog_fire(struct ardr_group *g, struct watchdog *w, int r, int64_t ran,
+                                    int64_t lim, bool *running, struct statsbuf *s)
+{
+    struct ardr_rate *rt = &g->rates[r];
+    struct ardr_block *b = atomic_load_explicit(&rt->current, memory_order_relaxed);
+    double hz = 1e9 / (double)(g->period_ns * rt->divide);
+    if (b != NULL)
+        fprintf(stderr,
+                "ardrun: %s: %s (%.6g Hz) hangs: its tick has run for %.3f s (the watchdog "
+                "allows %.3f s%s); ending the group (exit %d)\n",
+                g->name, b->label, hz, (double)ran / 1e9, (double)lim / 1e9,
+                w->stop_ns ? " after a stop signal" : "", ARDR_EXIT_HUNG);
+    else
+        fprintf(stderr,
+                "ardrun: %s: rate '%s' (%.6g Hz) hangs outside any block: its tick has run for "
+                "%.3f s (the watchdog allows %.3f s%s); ending the group (exit %d)\n",
+                g->name, rt->name, hz, (double)ran / 1e9, (double)lim / 1e9,
+                w->stop_ns ? " after a stop signal" : "", ARDR_EXIT_HUNG);
+    if (b != NULL) /* readers of the statistics see it failed */
+        atomic_store(&b->state, ARDR_FAILED);
+    atomic_store(&quit, 1);
+    running[r] = false;
+    /* the other rates end after their current tick; a second hung one is left as it is */
+    int64_t deadline = ard_now_ns() + ARDR_STOP_GRACE_NS;
+    bool ended[ARDR_MAX_RATES] = {false};
+    for (int q = 0; q < g->nrates; q++) {
+        if (!running[q])
+            continue;
+        /* pthread_timedjoin_np measures CLOCK_REALTIME */
+        int64_t real = ard_realtime_ns() + (deadline - ard_now_ns());
+        struct timespec ts = {real / 1000000000, real % 1000000000};
+        ended[q] = pthread_timedjoin_np(g->rates[q].thread, NULL, &ts) == 0;
+    }
+    stats_publish(g, s);
+    for (int i = 0; i < g->nblocks; i++) {
+        struct ardr_block *x = &g->blocks[i];
+        if (ended[x->rate])
+            ardr_block_close(x);
+    }
+    fflush(stderr);
+    _exit(ARDR_EXIT_HUNG);
+}
+
 /* ---- the group -------------------------------------------------------------------------- */
 
 int ardr_run_group(struct ardr_group *g)
 {
+    /* a block that crashes is named: in its rate thread (rates[].current) or here (init,
+     * reload, close) */
+    char pfx[ARDR_NAME_MAX + 16];
+    snprintf(pfx, sizeof pfx, "ardrun: %s: ", g->name);
+    ardr_crash_init(pfx);
+    ardr_crash_thread(&ctl_current);
+    ardr_grace_init();
     struct statsbuf s = {0};
     ard_port *ctl = NULL, *reply = NULL;
     int rc = stats_open(g, &s);
     char conn[ARD_MAX_NAME + 1];
     if (rc == 0) {
         snprintf(conn, sizeof conn, "%s.ctl", g->name);
-        ctl = ard_create_on("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
+        ctl = ardr_ctl_open("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
         snprintf(conn, sizeof conn, "%s.ctl-reply", g->name);
-        reply = ctl ? ard_create_on("ardrun.ctl-reply", conn, ARD_OUT,
+        reply = ctl ? ardr_ctl_open("ardrun.ctl-reply", conn, ARD_OUT,
                                     sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE)
                     : NULL;
         if (reply == NULL)
@@ -443,7 +615,7 @@ int ardr_run_group(struct ardr_group *g)
     if (rc < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
         free(s.buf);
-        return rc == ARD_EBUSY ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
+        return rc == ARD_EBUSY || rc == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
     struct ardr_ctl c;
     (void)!ard_tryrec(ctl, &c); /* a command left from before this group is not for it */
@@ -451,7 +623,7 @@ int ardr_run_group(struct ardr_group *g)
     if (names == NULL) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
         free(s.buf);
-        return ARDR_EXIT_SYS;
+        return ard_lasterror() == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
 
     int errors = ardr_scheme_check(g);
@@ -461,6 +633,8 @@ int ardr_run_group(struct ardr_group *g)
         free(s.buf);
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
+    for (int i = 0; i < g->nblocks; i++)
+        ardr_label(&g->blocks[i], g->rates[g->blocks[i].rate].name);
     ardr_scheme_order(g);
     if ((errors = ardr_scheme_handoff(g)) != 0) {
         fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, errors,
@@ -493,12 +667,18 @@ int ardr_run_group(struct ardr_group *g)
     sigaction(SIGHUP, &sa, NULL);
     sigset_t all, old;
     sigfillset(&all);
+    ardr_crash_sigdel(&all);                /* a fault in a rate thread is named there */
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the rate threads inherit: signals come here */
 
     struct rate_arg args[ARDR_MAX_RATES];
     bool running[ARDR_MAX_RATES] = {false};
     int64_t t0 = ard_now_ns() + 2000000; /* all rates start on one instant */
     int exitcode = 0;
+    struct watchdog wd = {.t0 = t0};
+    for (int r = 0; r < g->nrates; r++)
+        wd.seen_ns[r] = t0, wd.cpu_ns[r] = INT64_MIN; /* its CPU time: at the first look */
+    int64_t ran = 0, lim = 0;
+    int hung;
     for (int r = 0; r < g->nrates; r++) {
         args[r] = (struct rate_arg){g, r, t0};
         if (g->rates[r].n == 0)
@@ -517,11 +697,13 @@ int ardr_run_group(struct ardr_group *g)
 
     /* ready: the scheme is checked and every rate ran its first tick */
     bool ready = false;
-    for (bool done = false; !done;) {
+    for (bool done = false; !done && !stop_signal;) {
         done = true;
         for (int r = 0; r < g->nrates; r++)
             if (running[r] && !atomic_load_explicit(&g->rates[r].first_done, memory_order_acquire))
                 done = false;
+        if ((hung = watchdog_check(g, &wd, running, &ran, &lim)) >= 0)
+            watchdog_fire(g, &wd, hung, ran, lim, running, &s);
         if (!done)
             usleep(200);
     }
@@ -531,7 +713,7 @@ int ardr_run_group(struct ardr_group *g)
             exitcode = ARDR_EXIT_SYS;
             atomic_store(&quit, 1);
         }
-    if (exitcode == 0) {
+    if (exitcode == 0 && !stop_signal) {
         stats_publish(g, &s);
         (void)!ard_ready();
         ready = true;
@@ -559,6 +741,8 @@ int ardr_run_group(struct ardr_group *g)
                         g->name, b->name, b->pl.d->name, b->why);
         }
         watch(g, false);
+        if ((hung = watchdog_check(g, &wd, running, &ran, &lim)) >= 0)
+            watchdog_fire(g, &wd, hung, ran, lim, running, &s);
         if (ard_now_ns() >= next_stats) {
             stats_publish(g, &s);
             next_stats += 100000000;
@@ -569,14 +753,29 @@ int ardr_run_group(struct ardr_group *g)
         if (r == 0) {
             struct ardr_ctl_reply rep = {0};
             handle_ctl(g, &c, &rep, running);
+            if (stop_signal) /* the command ended: the rate threads' watchdog takes over */
+                ardr_grace_end();
             stats_publish(g, &s); /* the state after the command, before the reply */
             (void)!ard_send(reply, &rep);
         }
     }
     atomic_store(&quit, 1);
-    for (int r = 0; r < g->nrates; r++)
-        if (running[r])
-            pthread_join(g->rates[r].thread, NULL);
+    /* Each rate thread ends after its tick (or at its next tick instant): a tick that runs on
+     * is named by the watchdog, at most 1 s after a stop signal. */
+    if (stop_signal)
+        wd.stop_ns = ard_now_ns();
+    for (bool alive = true; alive;) {
+        alive = false;
+        for (int r = 0; r < g->nrates; r++) {
+            if (running[r] && pthread_tryjoin_np(g->rates[r].thread, NULL) == 0)
+                running[r] = false;
+            alive = alive || running[r];
+        }
+        if ((hung = watchdog_check(g, &wd, running, &ran, &lim)) >= 0)
+            watchdog_fire(g, &wd, hung, ran, lim, running, &s);
+        if (alive)
+            usleep(1000);
+    }
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
         if (atomic_load(&b->state) == ARDR_FAILED && !atomic_exchange(&b->reported, 1))

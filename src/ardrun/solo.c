@@ -6,6 +6,7 @@
 #include "ardrun.h"
 
 #include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
+    if (!stop_signal)
+        ardr_grace_start(); /* a step that hangs is named after 1 s */
     stop_signal = sig;
 }
 
@@ -54,8 +57,9 @@ int ardr_cmd_block(int argc, char **argv)
             trigger = argv[++i];
         } else if (!strcmp(a, "--ticks") && has) {
             char *end;
+            errno = 0;
             ticks = strtoll(argv[++i], &end, 10);
-            if (*end || ticks < 1)
+            if (*end || errno || ticks < 1)
                 return usage_error("--ticks '%s': not a count >= 1", argv[i]);
         } else if (!strcmp(a, "--param") && has) {
             const char *kv = argv[++i], *eq = strchr(kv, '=');
@@ -76,7 +80,8 @@ int ardr_cmd_block(int argc, char **argv)
             break;
         } else if (!strncmp(a, "--ard", 5)) {
             argv[n++] = argv[i]; /* the library's, applied by ard_init */
-            if (!strchr(a, '=') && has && strcmp(a, "--ard-lock") && strcmp(a, "--ard-help"))
+            if (!strchr(a, '=') && has && strcmp(a, "--ard-lock") && strcmp(a, "--ard-help") &&
+                strcmp(a, "--ard-allow-foreign"))
                 argv[n++] = argv[++i];
         } else {
             return usage_error("unknown or incomplete argument '%s'", a);
@@ -101,6 +106,12 @@ int ardr_cmd_block(int argc, char **argv)
     }
     const struct ard_block_desc *d = b->pl.d;
     snprintf(b->name, sizeof b->name, "%s", name ? name : d->name);
+    /* a crash, or a step that hangs after a stop signal, names the block */
+    static struct ardr_block *_Atomic current;
+    ardr_label(b, NULL);
+    ardr_crash_init("ardrun: ");
+    ardr_crash_thread(&current);
+    ardr_grace_init();
     if (ardr_block_params(b) < 0) {
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
         return ARDR_EXIT_USAGE;
@@ -146,6 +157,9 @@ int ardr_cmd_block(int argc, char **argv)
     }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGHUP);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
@@ -173,7 +187,10 @@ int ardr_cmd_block(int argc, char **argv)
         }
         struct ardr_tick tick;
         ardr_tick_start(&tick, period);
-        if (ardr_block_step(b, &tick, tport) < 0) {
+        atomic_store_explicit(&current, b, memory_order_relaxed);
+        int failed = ardr_block_step(b, &tick, tport) < 0;
+        atomic_store_explicit(&current, NULL, memory_order_relaxed);
+        if (failed) {
             /* alone, a failed block is the whole process: report and stop */
             fprintf(stderr, "ardrun: block '%s' (%s) failed: %s\n", b->name, d->name, b->why);
             atomic_store(&b->state, ARDR_FAILED);
@@ -181,6 +198,7 @@ int ardr_cmd_block(int argc, char **argv)
             break;
         }
     }
+    ardr_grace_end();
     uint64_t steps = atomic_load(&b->steps);
     fprintf(stderr, "ardrun: block '%s': steps %llu mean %lld ns max %lld ns overruns %llu\n",
             b->name, (unsigned long long)steps,

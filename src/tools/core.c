@@ -521,8 +521,11 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
         if (end == text || *end || isspace((unsigned char)text[0]))
             return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not a number (the field is %s)", what, text,
                             text, ard_basic_name(f->kind));
-        if (f->kind == ARD_F32 && isfinite(v) && fabs(v) > 3.4028234663852886e38)
-            return ardt_err(ARDT_USAGE, "%s=%s: out of range for f32", what, text);
+        /* a finite text beyond the type's range is refused, never written as inf */
+        if ((errno == ERANGE && isinf(v)) ||
+            (f->kind == ARD_F32 && isfinite(v) && fabs(v) > 3.4028234663852886e38))
+            return ardt_err(ARDT_USAGE, "%s=%s: out of range for %s", what, text,
+                            ard_basic_name(f->kind));
         ardt_set_f(f, pkt, idx, v);
         return 0;
     }
@@ -530,11 +533,14 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
     uint64_t max;
     int_range(f->kind, &min, &max);
     bool neg = text[0] == '-';
+    /* decimal, or hexadecimal after 0x: never octal (010 is ten, as in the docs) */
+    const char *digits = text + (text[0] == '-' || text[0] == '+');
+    int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
     if (!(isdigit((unsigned char)text[neg]) || (text[neg] == '+' && !neg)))
         return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not an integer (the field is %s)", what, text,
                         text, ard_basic_name(f->kind));
     if (neg) {
-        long long v = strtoll(text, &end, 0);
+        long long v = strtoll(text, &end, base);
         if (*end)
             return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not an integer (the field is %s)", what,
                             text, text, ard_basic_name(f->kind));
@@ -543,7 +549,7 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
                             what, text, ard_basic_name(f->kind), min, max);
         store_int(f, pkt, idx, (uint64_t)v);
     } else {
-        unsigned long long v = strtoull(text, &end, 0);
+        unsigned long long v = strtoull(text, &end, base);
         if (*end)
             return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not an integer (the field is %s)", what,
                             text, text, ard_basic_name(f->kind));

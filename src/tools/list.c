@@ -17,7 +17,7 @@ const char ardt_list_usage[] =
     "  a block.\n"
     "options:\n"
     "  -l, --long   also the object's mode and owner, the full type, and each attached process\n"
-    "  --json       one JSON array of objects\n";
+    "  --json       one JSON array of objects (with -l: each with its attached ports)\n";
 
 struct row {
     struct ardt_probe p;
@@ -77,7 +77,26 @@ static bool foreign(const struct ardt_probe *p)
     return p->uid != (uint32_t)geteuid() || (p->mode & 0007) != 0;
 }
 
-static void put_json(const struct rows *r, int64_t now)
+/* -l: every attached port, as `ard list -l` prints them. */
+static void put_json_ports(const char *name)
+{
+    struct ard_peer peers[ARDI_MAX_PEERS];
+    int n = ardt_peers(name, peers, ARDI_MAX_PEERS, NULL);
+    fputs(",\"ports\":[", stdout);
+    for (int k = 0; k < n; k++) {
+        printf("%s{\"role\":\"%s\",\"pid\":%d,\"program\":", k ? "," : "",
+               peers[k].dir == ARD_OUT ? "writer" : "reader", (int)peers[k].pid);
+        ardt_put_json_str(stdout, peers[k].program);
+        fputs(",\"port\":", stdout);
+        ardt_put_json_str(stdout, peers[k].port);
+        printf(",\"attached_ns\":%lld,\"attached\":\"", (long long)peers[k].attach_real_ns);
+        ardt_put_real(stdout, peers[k].attach_real_ns);
+        fputs("\"}", stdout);
+    }
+    fputs("]", stdout);
+}
+
+static void put_json(const struct rows *r, int64_t now, bool lng)
 {
     fputs("[", stdout);
     for (size_t i = 0; i < r->n; i++) {
@@ -108,8 +127,11 @@ static void put_json(const struct rows *r, int64_t now)
             printf("%lld", (long long)(now - p->mono_ns));
         else
             fputs("null", stdout);
-        printf(",\"orphaned\":%s,\"foreign\":%s,\"mode\":\"%04o\",\"uid\":%u}",
+        printf(",\"orphaned\":%s,\"foreign\":%s,\"mode\":\"%04o\",\"uid\":%u",
                p->attached ? "false" : "true", foreign(p) ? "true" : "false", p->mode, p->uid);
+        if (lng)
+            put_json_ports(w->name);
+        fputs("}", stdout);
     }
     fputs(r->n ? "\n]\n" : "]\n", stdout);
 }
@@ -202,7 +224,7 @@ int cmd_list(int argc, char **argv)
     if (r.rc == 0) {
         ardt_signals();
         if (json)
-            put_json(&r, now);
+            put_json(&r, now, lng);
         else
             put_text(&r, now, lng);
         if (!ardt_flush(stdout))

@@ -3,6 +3,7 @@
  * on the command line or from a YAML file; paced by ard_period. */
 #include "ard.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,10 @@ static int set_shape(struct signal *s, const char *name)
             return 0;
         }
     char *end;
+    errno = 0;
     double v = strtod(name, &end);
+    if (end != name && *end == '\0' && errno == ERANGE && isinf(v))
+        return ardt_err(ARDT_USAGE, "%s: constant '%s' is out of range for f64", s->path, name);
     if (end != name && *end == '\0') {
         s->shape = CONST;
         s->offset = v;

@@ -91,6 +91,20 @@ wait_for one_reader
     fail "list -l: $("$ARD" list -l js)"
 "$ARD" list -l js | grep -qE "^ +writer +pid $W ard_twriter port out attached " ||
     fail "list -l writer: $("$ARD" list -l js)"
+# -l --json carries the same: mode, owner and every attached port
+"$ARD" list -l --json js >"$T/llj"
+python3 - "$T/llj" "$W" "$RD" "$(id -u)" <<'PY' || fail "list -l --json: $(cat "$T/llj")"
+import json, sys
+c = json.load(open(sys.argv[1]))[0]
+assert c["mode"] == "0600" and c["uid"] == int(sys.argv[4]), c
+ports = {p["role"]: p for p in c["ports"]}
+assert len(c["ports"]) == 2, c["ports"]
+w, r = ports["writer"], ports["reader"]
+assert w["pid"] == int(sys.argv[2]) and w["program"] == "ard_twriter" and w["port"] == "out", w
+assert r["pid"] == int(sys.argv[3]) and r["program"] == "ard" and r["port"] == "show_0", r
+assert r["attached"].startswith("20") and r["attached_ns"] > 1.6e18, r
+PY
+"$ARD" list --json js | grep -q '"ports"' && fail "list --json without -l lists ports"
 kill -9 "$RD"
 wait "$RD" 2>/dev/null || true
 [ "$(readers)" = 0 ] || fail "a killed reader is still counted"
@@ -114,18 +128,24 @@ expect 100 "opaque (no type)" "$ARD" show raw --field f0
 expect 100 "opaque (no type)" "$ARD" set raw f0=1
 
 # ---- exact integers at the ends of their ranges, f32 limits ---------------------------------------
-"$TWRITER" ends 'a:u64 b:i64 c:f32 d:i16' stamped 1 1 >"$T/we2" &
+"$TWRITER" ends 'a:u64 b:i64 c:f32 d:i16 e:f64' stamped 1 1 >"$T/we2" &
 PIDS+=($!)
 wait_for grep -q sent "$T/we2"
 kill -9 "${PIDS[-1]}"
 wait "${PIDS[-1]}" 2>/dev/null || true
 "$ARD" set ends a=18446744073709551615 b=-9223372036854775808 c=0.1 d=-0x8000 || fail "set ends"
 "$ARD" show ends --format csv | tail -1 |
-    grep -qE ',18446744073709551615,-9223372036854775808,0.1,-32768$' ||
+    grep -qE ',18446744073709551615,-9223372036854775808,0.1,-32768,0$' ||
     fail "exact values: $("$ARD" show ends --format csv)"
 expect 100 "a=18446744073709551616: out of range for u64" "$ARD" set ends a=18446744073709551616
 expect 100 "b=9223372036854775808: out of range for i64" "$ARD" set ends b=9223372036854775808
 expect 100 "c=1e39: out of range for f32" "$ARD" set ends c=1e39
+expect 100 "e=1e400: out of range for f64" "$ARD" set ends e=1e400
+expect 100 "e=-1e400: out of range for f64" "$ARD" set ends e=-1e400
+expect 100 "c=1e400: out of range for f32" "$ARD" set ends c=1e400
+"$ARD" set ends d=010 e=inf || fail "set d=010 e=inf"
+"$ARD" show ends --format csv | tail -1 | grep -qE ',10,inf$' ||
+    fail "010 is ten, inf is inf: $("$ARD" show ends --format csv)"
 "$ARD" set ends c=nan || fail "nan"
 "$ARD" show ends --json | grep -q '"c":null' || fail "NaN in JSON is null"
 if [ "$(id -u)" = 0 ]; then

@@ -103,6 +103,7 @@ for l in open(sys.argv[1]):
 PY
 
 # Bad configurations.
+expect 100 "constant '1e400' is out of range for f64" "$ARD" siggen sig s=1e400
 expect 100 "unknown shape 'sin'" "$ARD" siggen sig s=sin
 expect 100 "unknown key 'ampl'" "$ARD" siggen sig 's=sine,ampl=3'
 expect 100 "field 'zz' does not exist" "$ARD" siggen sig zz=sine

@@ -101,6 +101,25 @@ static void test_values_checked_against_their_type(void **state)
     assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "0.1"), 0);
     assert_string_equal(put(f32, pkt, 1, false), "0.1");
     assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "1e39"), ARDT_USAGE);
+    /* beyond the range of the type: refused, never written as inf (f64 as f32) */
+    assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "1e400"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "1e400"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "-1e400"), ARDT_USAGE);
+    assert_string_equal(put(q, pkt, 1, false), "0.1");
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "1.7976931348623157e308"), 0);
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "-inf"), 0);
+    assert_string_equal(put(q, pkt, 1, false), "-inf");
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "1e-400"), 0); /* rounds to 0 */
+    assert_string_equal(put(q, pkt, 1, false), "0");
+    /* integers: decimal or 0x hex, never octal */
+    assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "010"), 0);
+    assert_string_equal(put(u8, pkt, 0, false), "10");
+    assert_int_equal(ardt_set_text(s, pkt, 0, "s", "-010"), 0);
+    assert_string_equal(put(s, pkt, 0, false), "-10");
+    assert_int_equal(ardt_set_text(s, pkt, 0, "s", "-0x10"), 0);
+    assert_string_equal(put(s, pkt, 0, false), "-16");
+    assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "09"), 0);
+    assert_string_equal(put(u8, pkt, 0, false), "9");
     assert_int_equal(ardt_set_text(q, pkt, 0, "q[0]", "nan"), 0);
     assert_string_equal(put(q, pkt, 0, false), "nan");
     assert_string_equal(put(q, pkt, 0, true), "null");
