@@ -7,6 +7,9 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
+# ardnet's ros2: endpoints (ARD_ROS2): Cyclone DDS, its idlc for the tests' DDS peer, and
+# xmllint for the ROS 2 package that ard ros2-msgs writes.
+pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
