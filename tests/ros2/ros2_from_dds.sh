@@ -15,11 +15,11 @@ routes:
     qos: reliable
 YAML
 # all.types exists (created by its reader, with its type); arm.cmd is created by ardnet.
-bg subB "$LOCAL" sub all all.types --first-ms 20000 --idle-ms 1500
+bg subB chrt -f 20 "$LOCAL" sub all all.types --first-ms 20000 --idle-ms 1500
 sleep 0.2
-ROS_DOMAIN_ID=$((ROS_DOMAIN_ID + 1)) bg ardnet "$ARDNET" --config "$T/routes.yaml"
+ROS_DOMAIN_ID=$((ROS_DOMAIN_ID + 1)) bg ardnet "$ARDNET" --prio 20 --config "$T/routes.yaml"
 sleep 0.5
-bg subA "$LOCAL" sub arm arm.cmd --first-ms 20000 --idle-ms 1500
+bg subA chrt -f 20 "$LOCAL" sub arm arm.cmd --first-ms 20000 --idle-ms 1500
 bg pubA "$PEER" pub cmd rt/arm/cmd --count 1000 --rate 1000
 bg pubB "$PEER" pub all rt/all/types --count 1000 --rate 1000 --reliable
 finish pubA && finish pubB || fail "DDS peer could not publish (no match with ardnet?)"

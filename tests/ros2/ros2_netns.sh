@@ -13,10 +13,10 @@ B=$(netns_cmd hostB)
 uriA=$(cyclone_uri eth0 "$(netns_addr hostB)")
 uriB=$(cyclone_uri eth0 "$(netns_addr hostA)")
 
-CYCLONEDDS_URI=$uriB bg sub $B "$PEER" sub arm rt/arm/state --first-ms 20000 --idle-ms 1500 \
+CYCLONEDDS_URI=$uriB bg sub $B chrt -f 20 "$PEER" sub arm rt/arm/state --first-ms 20000 --idle-ms 1500 \
     --matched "$T/m"
 $A "$LOCAL" pub arm arm.state --count 1 >/dev/null
-CYCLONEDDS_URI=$uriA bg ardnet $A "$ARDNET" --in arm.state --out ros2:/arm/state
+CYCLONEDDS_URI=$uriA bg ardnet $A "$ARDNET" --prio 20 --in arm.state --out ros2:/arm/state
 wait_file "$T/m" 20 || fail "the DDS reader on hostB never matched ardnet on hostA"
 sleep 0.3
 $A "$LOCAL" pub arm arm.state --count 1000 --rate 1000 >/dev/null
