@@ -309,6 +309,7 @@ struct ardn_dds_ep {
 
 static struct {
     dds_entity_t pp, ws, pubs, subs; /* participant, waitset, builtin readers */
+    dds_entity_t wake;               /* guard condition: the thread is to stop */
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
@@ -465,8 +466,11 @@ int ardn_dds_open(struct ardn_plan *p)
     dds.ws = dds_create_waitset(dds.pp);
     dds.pubs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
     dds.subs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
-    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0)
-        return ardi_fail(ARD_ESYS, "cannot set up DDS discovery readers");
+    /* Always attached: a waitset with nothing attached does not wait. */
+    dds.wake = dds_create_guardcondition(dds.pp);
+    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 ||
+        dds_waitset_attach(dds.ws, dds.wake, (dds_attach_t)n) < 0)
+        return ardi_fail(ARD_ESYS, "cannot set up the DDS waitset and discovery readers");
     for (int i = 0; i < p->nroutes; i++) {
         struct ardn_route *r = &p->routes[i];
         for (int o = -1; o < r->nout; o++) {
@@ -631,8 +635,10 @@ int ardn_dds_start(struct ardn_plan *p)
 void ardn_dds_join(struct ardn_plan *p)
 {
     (void)p;
-    if (dds.started)
+    if (dds.started) {
+        dds_set_guardcondition(dds.wake, true);
         pthread_join(dds.thread, NULL);
+    }
     dds.started = false;
 }
 
