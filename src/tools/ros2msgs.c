@@ -84,14 +84,26 @@ static int add(const char *conn, void *arg)
     return 0;
 }
 
+/* mkdir -p: dir and every missing parent. */
 static int mkdir_p(const char *dir)
 {
-    if (mkdir(dir, 0755) == 0 || errno == EEXIST) {
-        struct stat sb;
-        if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-            return 0;
-        errno = ENOTDIR;
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *c = p + 1;; c++) {
+        bool end = *c == '\0';
+        if (*c != '/' && !end)
+            continue;
+        *c = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            return -1;
+        if (end)
+            break;
+        *c = '/';
     }
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return 0;
+    errno = ENOTDIR;
     return -1;
 }
 

@@ -34,12 +34,12 @@ ALL=$(sed -n '/#define ALL_DESC/,/af:f32/p' "$HERE/values.h" | grep -o '"[^"]*"'
 
 "$LOCAL" pub arm arm.state --count 1 >/dev/null
 "$LOCAL" pub all all.types --count 1 >/dev/null
-"$ARD" ros2-msgs "$T/pkg" >"$T/out" || fail "ard ros2-msgs exit $?"
-[ "$(ls "$T/pkg/msg")" = "$(printf 'AllTypes.msg\nArmState.msg')" ] || fail "msg files: $(ls "$T/pkg/msg")"
-node "$HERE/msg_check.js" "$NPM_DIR" "$ARM" "$T/pkg/msg/ArmState.msg" || fail "ArmState.msg"
-node "$HERE/msg_check.js" "$NPM_DIR" "$ALL" "$T/pkg/msg/AllTypes.msg" || fail "AllTypes.msg"
+"$ARD" ros2-msgs "$T/ws/src/ardnet_msgs" >"$T/out" || fail "ard ros2-msgs exit $?"
+[ "$(ls "$T/ws/src/ardnet_msgs/msg")" = "$(printf 'AllTypes.msg\nArmState.msg')" ] || fail "msg files: $(ls "$T/ws/src/ardnet_msgs/msg")"
+node "$HERE/msg_check.js" "$NPM_DIR" "$ARM" "$T/ws/src/ardnet_msgs/msg/ArmState.msg" || fail "ArmState.msg"
+node "$HERE/msg_check.js" "$NPM_DIR" "$ALL" "$T/ws/src/ardnet_msgs/msg/AllTypes.msg" || fail "AllTypes.msg"
 
-P=$T/pkg/package.xml
+P=$T/ws/src/ardnet_msgs/package.xml
 xmllint --noout "$P" || fail "package.xml is not well-formed"
 x() { xmllint --xpath "$1" "$P" 2>/dev/null; }
 [ "$(x 'string(/package/@format)')" = 3 ] || fail "package format is not 3"
@@ -52,7 +52,7 @@ done
 [ "$(x 'string(/package/export/build_type)')" = ament_cmake ] || fail "build_type"
 [ "$(x 'count(/package/buildtool_depend[.="rosidl_default_generators"])')" = 1 ] || fail "buildtool_depend"
 [ "$(x 'count(/package/exec_depend[.="rosidl_default_runtime"])')" = 1 ] || fail "exec_depend"
-C=$T/pkg/CMakeLists.txt
+C=$T/ws/src/ardnet_msgs/CMakeLists.txt
 grep -q '^rosidl_generate_interfaces(${PROJECT_NAME}$' "$C" || fail "no rosidl_generate_interfaces"
 for m in AllTypes ArmState; do grep -qx "  \"msg/$m.msg\"" "$C" || fail "CMakeLists.txt misses $m"; done
 
