@@ -1,8 +1,9 @@
 #!/bin/bash
 # run.sh - ardnet's ros2: route next to a bare Cyclone DDS publisher (root). Usage:
 #   sudo bench/ros2/run.sh [BUILD_DIR]     (default: build)
-#   SECONDS_RUN=10 ROUNDS=3 PRIO=20 ...      measured window per case, rounds, SCHED_FIFO of every
-#                                           process (baselines too; unset: none)
+#   SECONDS_RUN=10 ROUNDS=3 PRIO=20 WARM=3  measured window per case (s), rounds, SCHED_FIFO of
+#                                           every process (baselines too; unset: none), seconds
+#                                           from start to the window
 # In a private network namespace (lo only; Cyclone on lo, unicast). For 1 connection and 100
 # connections at 1 kHz, 1 KiB ("stamp:i64 data:u8[1016]"), in turn in every round:
 #   bare    ros2_bench bare: one Cyclone publisher writes the generated type on rt/bench/k<i>
@@ -25,14 +26,19 @@ ARDNET=$BUILD/src/ardnet/ardnet
 BENCH=$BUILD/bench/ros2/ros2_bench
 S=${SECONDS_RUN:-10}
 ROUNDS=${ROUNDS:-3}
-WARM=3
+WARM=${WARM:-3}
 RT=""
 [ -n "${PRIO:-}" ] && RT="chrt -f $PRIO"
 W=$(mktemp -d /tmp/ros2_bench.XXXXXX)
 export ARD_DOMAIN=r2bench$$ ROS_DOMAIN_ID=0
 export CYCLONEDDS_URI='<CycloneDDS><Domain Id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>20</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
 PIDS=()
-trap 'kill ${PIDS[@]} 2>/dev/null; rm -f /dev/shm/ard.$ARD_DOMAIN.*; rm -rf "$W"' EXIT
+cleanup() {
+    [ ${#PIDS[@]} = 0 ] || kill "${PIDS[@]}" 2>/dev/null || true
+    rm -f /dev/shm/ard."$ARD_DOMAIN".*
+    rm -rf "$W"
+}
+trap cleanup EXIT
 
 # CPU time (ns) of a process, all its threads (user + system, in clock ticks).
 TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
