@@ -3,7 +3,8 @@
  * on the C code idlc generates from ardnet_msgs.idl (the IDL ROS 2 would generate), no ardnet.
  *
  *   ros2_peer sub arm|cmd|all TOPIC [--count N] [--first-ms F] [--idle-ms I] [--max-ms M]
- *                               [--reliable] [--expect-none] [--matched FILE]
+ *                               [--reliable] [--transient-local] [--expect-none]
+ *                               [--matched FILE]
  *   ros2_peer pub arm|cmd|all|other TOPIC [--count N] [--rate HZ] [--wait-ms W] [--reliable]
  *                               [--linger-ms L]
  *
@@ -12,11 +13,12 @@
  * samples until it has N (--count; 0: until none came for I ms), F ms at most for the first, M
  * in all, checks every value against its counter (values.h) and prints
  * "received=N bad=N older=N first=C last=C lat_med_us=X lat_p99_us=Y" (latency: the sample's
- * source timestamp to its receipt); --matched: FILE is created once a writer matched. Exit 0 if it
- * got its samples (at least one) all intact and in order; with --expect-none, exit 0 if none came.
- * pub waits up to W ms (default 20000) for a matching reader, then writes N samples (default 1000)
- * at HZ (default 1000), the counter starting at the realtime clock in microseconds (increasing
- * across restarts); exit 0 when all were written, 3 when no reader matched.
+ * source timestamp to its receipt); --transient-local: a reliable, transient-local reader (it
+ * gets what a transient-local writer kept); --matched: FILE is created once a writer matched. Exit
+ * 0 if it got its samples (at least one) all intact and in order; with --expect-none, exit 0 if
+ * none came. pub waits up to W ms (default 20000) for a matching reader, then writes N samples
+ * (default 1000) at HZ (default 1000), the counter starting at the realtime clock in microseconds
+ * (increasing across restarts); exit 0 when all were written, 3 when no reader matched.
  */
 #include "ardnet_msgs.h"
 #include "values.h"
@@ -79,9 +81,13 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static dds_qos_t *make_qos(bool reliable)
+static dds_qos_t *make_qos(bool reliable, bool tl)
 {
     dds_qos_t *q = dds_create_qos();
+    if (tl) {
+        reliable = true;
+        dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+    }
     dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                          DDS_MSECS(100));
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, reliable ? 1000 : 1);
@@ -97,7 +103,8 @@ static int run_sub(dds_entity_t pp, const dds_topic_descriptor_t *desc, bool arm
     int64_t end = mono_ns() + opt_long(argc, argv, "--max-ms", 60000) * 1000000LL;
     bool none = opt_flag(argc, argv, "--expect-none");
     dds_entity_t tp = dds_create_topic(pp, desc, argv[2], NULL, NULL);
-    dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"));
+    dds_qos_t *q =
+        make_qos(opt_flag(argc, argv, "--reliable"), opt_flag(argc, argv, "--transient-local"));
     dds_entity_t rd = dds_create_reader(pp, tp, q, NULL);
     dds_delete_qos(q);
     if (tp < 0 || rd < 0) {
@@ -174,7 +181,7 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
     long rate = opt_long(argc, argv, "--rate", 1000);
     int64_t wait_ns = opt_long(argc, argv, "--wait-ms", 20000) * 1000000LL;
     dds_entity_t tp = dds_create_topic(pp, desc, argv[2], NULL, NULL);
-    dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"));
+    dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"), false);
     dds_entity_t wr = dds_create_writer(pp, tp, q, NULL);
     dds_delete_qos(q);
     if (tp < 0 || wr < 0) {

@@ -35,4 +35,23 @@ finish r || fail "the reader of arm.cmd: values wrong, reordered, or none"
 stop ardnet4 || fail "ardnet exit status (4)"
 [ "$(field r last)" = "$(field pub2 last)" ] || fail "the reader's last packet is not the restarted writer's last"
 [ "$(field r first)" -le "$(field pub1 last)" ] || fail "nothing from the first DDS writer arrived"
-echo "ok: both start orders, ardnet restarts, DDS peer restarts"
+
+# ---- --qos transient-local: a reader that comes after the last packet still gets it ----
+bg ardnet5 "$ARDNET" --in arm.state --out ros2:/arm/state --qos transient-local
+sleep 0.5
+"$LOCAL" pub arm arm.state --count 1 >"$T/one.out"
+last=$(tail -1 "$T/one.out" | sed -n 's/.*last=//p')
+sleep 0.5
+bg late "$PEER" sub arm rt/arm/state --transient-local --count 1 --first-ms 5000
+finish late || fail "a late transient-local reader did not get the newest packet"
+[ "$(field late last)" = "$last" ] || fail "the late reader got $(field late last), not $last"
+stop ardnet5 || fail "ardnet exit status (5)"
+# The default (volatile) keeps nothing for late readers.
+bg ardnet6 "$ARDNET" --in arm.state --out ros2:/arm/state
+sleep 0.5
+"$LOCAL" pub arm arm.state --count 1 >/dev/null
+sleep 0.5
+bg late2 "$PEER" sub arm rt/arm/state --transient-local --first-ms 1500 --expect-none
+finish late2 || fail "a volatile route kept a packet for a late reader"
+stop ardnet6 || fail "ardnet exit status (6)"
+echo "ok: both start orders, ardnet restarts, DDS peer restarts, transient-local"
