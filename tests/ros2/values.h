@@ -97,14 +97,27 @@ static inline const char *bad_all(const struct all *got)
     struct all want;
     fill_all(&want, got->counter);
 #define CHECK(f)                                                                                   \
-    if (memcmp(&got->f, &want.f, sizeof want.f) != 0)                                              \
-        return #f;
-    CHECK(a)
-    CHECK(b)
-    CHECK(c) CHECK(d) CHECK(e) CHECK(f) CHECK(g) CHECK(x) CHECK(y) CHECK(ai) CHECK(au) CHECK(af)
-        CHECK(ad) CHECK(ag) CHECK(ab)
+    do {                                                                                           \
+        if (memcmp(&got->f, &want.f, sizeof want.f) != 0)                                          \
+            return #f;                                                                             \
+    } while (0)
+    CHECK(a);
+    CHECK(b);
+    CHECK(c);
+    CHECK(d);
+    CHECK(e);
+    CHECK(f);
+    CHECK(g);
+    CHECK(x);
+    CHECK(y);
+    CHECK(ai);
+    CHECK(au);
+    CHECK(af);
+    CHECK(ad);
+    CHECK(ag);
+    CHECK(ab);
 #undef CHECK
-            return NULL;
+    return NULL;
 }
 
 #endif
