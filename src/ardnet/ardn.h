@@ -89,6 +89,7 @@ struct ardn_route {
     size_t max_dgram; /* largest datagram sent (UDP payload bytes); 0: the default */
     unsigned qos;     /* ros2: endpoints: ARDN_QOS_* */
     bool qos_given;
+    char ros2_type[ARD_MAX_NAME + 48]; /* --ros2-type: DDS type name, "" for the default */
 
     /* Set up by ardn_route_open, then ardn_plan_open (the sockets, shared between routes). */
     int fd_in;                /* UDP input socket, -1 (its input's, shared) */
@@ -330,7 +331,7 @@ void ardn_counters_close(void);
  * "file:line:column: what is wrong" to stderr and returns -1 on error. */
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
 /* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
- * max-rate, max-datagram, qos). */
+ * max-rate, max-datagram, qos, ros2-type). */
 int ardn_route_option(struct ardn_route *r, const char *key, const char *val);
 /* Check a --counters / counters: value (a connection name of at most ARDN_COUNTERS_MAX_NAME
  * characters) and copy it into g->counters. */

@@ -2,6 +2,7 @@
 #include "ardi.h"
 #include "ardn.h"
 #include "ardyaml.h"
+#include "logi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -109,6 +110,12 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
             return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
         return 0;
     }
+    if (strcmp(key, "ros2-type") == 0) {
+        if (!ardn_have_ros2)
+            return ardi_fail(ARD_EINVAL,
+                             "ros2: endpoints not built (configure with cyclonedds-dev)");
+        return ardl_ros2_dds_type(val, r->ros2_type, sizeof r->ros2_type);
+    }
     if (strcmp(key, "qos") == 0) {
         int rc = ardn_qos_parse(r, val);
         if (rc == 0)
@@ -155,6 +162,8 @@ int ardn_route_finish(struct ardn_route *r)
         ros2 |= r->out[i].kind == ARDN_EP_ROS2;
     if (r->qos_given && !ros2)
         return ardi_fail(ARD_EINVAL, "qos: only ros2: endpoints have a DDS QoS");
+    if (r->ros2_type[0] && !ros2)
+        return ardi_fail(ARD_EINVAL, "ros2-type: only ros2: endpoints have a ROS 2 type");
     if (!r->name[0]) {
         const char *n = r->in.kind == ARDN_EP_LOCAL ? r->in.conn : r->in.text;
         for (int i = 0; i < r->nout && r->in.kind != ARDN_EP_LOCAL; i++)

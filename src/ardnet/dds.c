@@ -298,7 +298,7 @@ struct ardn_dds_ep {
     struct ardn_ep *ep;
     bool input;
     char topic[ARDN_EP_TEXT + 4];  /* DDS topic name: "rt" + the ROS 2 name */
-    char type[ARD_MAX_NAME + 40];  /* DDS type name */
+    char type[ARD_MAX_NAME + 48];  /* DDS type name */
     dds_entity_t tp, wr, rd;       /* topic, writer (output), reader (input) */
     const struct ddsi_sertype *st; /* the topic's sertype */
     struct ardl_layout lay;
@@ -371,7 +371,10 @@ static int open_ep(struct ardn_dds_ep *e)
     struct ardn_route *r = e->r;
     char conn[ARD_MAX_NAME + 1];
     route_conn(r, conn, sizeof conn);
-    ardl_ros2_dds_type_name(conn, e->type, sizeof e->type);
+    if (r->ros2_type[0])
+        snprintf(e->type, sizeof e->type, "%s", r->ros2_type);
+    else
+        ardl_ros2_dds_type_name(conn, e->type, sizeof e->type);
     snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
     if (ardl_layout_init(&e->lay, r->type, r->size) < 0)
         return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());

@@ -33,6 +33,8 @@ static const char usage_text[] =
     "                          sent as fragments\n"
     "      --qos QOS           ros2: endpoints: best-effort (default), reliable,\n"
     "                          transient-local (reliable, kept for late readers)\n"
+    "      --ros2-type TYPE    ros2: endpoints: the ROS 2 type, Name or package/msg/Name\n"
+    "                          (default: ardnet_msgs/msg/ + the connection in CamelCase)\n"
     "      --name NAME         route name in counters and messages\n"
     "      --next              end this route, the options after it make another one\n"
     "Process:\n"
@@ -116,7 +118,8 @@ enum {
     OPT_MAX_DGRAM,
     OPT_NEXT,
     OPT_QOS,
-    OPT_ROS_DOMAIN
+    OPT_ROS_DOMAIN,
+    OPT_ROS2_TYPE
 };
 
 static const struct option long_opts[] = {
@@ -132,6 +135,7 @@ static const struct option long_opts[] = {
     {"max-datagram", required_argument, NULL, OPT_MAX_DGRAM},
     {"next", no_argument, NULL, OPT_NEXT},
     {"qos", required_argument, NULL, OPT_QOS},
+    {"ros2-type", required_argument, NULL, OPT_ROS2_TYPE},
     {"ros-domain", required_argument, NULL, OPT_ROS_DOMAIN},
     {"config", required_argument, NULL, 'c'},
     {"bind", required_argument, NULL, OPT_BIND},
@@ -172,6 +176,8 @@ static const char *route_key(int opt)
         return "max-datagram";
     case OPT_QOS:
         return "qos";
+    case OPT_ROS2_TYPE:
+        return "ros2-type";
     default:
         return NULL;
     }

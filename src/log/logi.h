@@ -120,6 +120,9 @@ ARDI_HIDDEN void ardl_ros2_dds_type_name(const char *conn, char *name, size_t le
  * valid ROS 2 topic name ("/arm/state" -> "arm.state"); on the names both accept, each undoes
  * the other. topic needs strlen(conn) + 2 bytes, conn ARD_MAX_NAME + 1. */
 ARDI_HIDDEN int ardl_ros2_topic(const char *conn, char *topic, size_t len);
+/* The DDS type of a ROS 2 type given as "Name" (in ardnet_msgs) or "package/msg/Name":
+ * "package::msg::dds_::Name_". 0 or ARD_EINVAL naming what is wrong. */
+ARDI_HIDDEN int ardl_ros2_dds_type(const char *rtype, char *dds, size_t len);
 ARDI_HIDDEN int ardl_ros2_conn(const char *topic, char *conn, size_t len);
 
 /* ---- cdr.c -------------------------------------------------------------------------------- */

@@ -178,3 +178,38 @@ int ardl_ros2_conn(const char *topic, char *conn, size_t len)
         conn[i - 1] = topic[i] == '/' ? '.' : topic[i];
     return 0;
 }
+
+int ardl_ros2_dds_type(const char *rtype, char *dds, size_t len)
+{
+    const char *name = rtype, *slash = strrchr(rtype, '/');
+    char pkg[ARD_MAX_NAME + 1] = "ardnet_msgs";
+    if (slash) {
+        const char *s1 = strchr(rtype, '/');
+        size_t n = (size_t)(s1 - rtype);
+        if (s1 + 4 != slash || strncmp(s1, "/msg/", 5) != 0 || n == 0 || n >= sizeof pkg)
+            return ardi_fail(ARD_EINVAL,
+                             "ROS 2 type '%s' is not NAME or PACKAGE/msg/NAME (e.g. "
+                             "ardnet_msgs/msg/ArmState)",
+                             rtype);
+        memcpy(pkg, rtype, n);
+        pkg[n] = '\0';
+        name = slash + 1;
+        for (size_t i = 0; i < n; i++)
+            if (!(islower((unsigned char)pkg[i]) || pkg[i] == '_' ||
+                  (i > 0 && isdigit((unsigned char)pkg[i]))))
+                return ardi_fail(ARD_EINVAL,
+                                 "ROS 2 type '%s': package '%s' must be a-z 0-9 _ and start "
+                                 "with a letter",
+                                 rtype, pkg);
+    }
+    bool ok = isupper((unsigned char)name[0]) && strlen(name) <= ARD_MAX_NAME;
+    for (size_t i = 1; ok && name[i]; i++)
+        ok = isalnum((unsigned char)name[i]);
+    if (!ok)
+        return ardi_fail(ARD_EINVAL,
+                         "ROS 2 type '%s': message name '%s' must be A-Z then A-Z a-z 0-9", rtype,
+                         name);
+    if ((size_t)snprintf(dds, len, "%s::msg::dds_::%s_", pkg, name) >= len)
+        return ardi_fail(ARD_EINVAL, "ROS 2 type '%s' is too long", rtype);
+    return 0;
+}

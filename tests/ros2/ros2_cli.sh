@@ -18,6 +18,10 @@ expect 100 "qos: only ros2: endpoints have a DDS QoS" \
     "$ARDNET" --in arm.state --out udp://127.0.0.1:7000 --qos reliable
 expect 100 "ros-domain '233' is not a DDS domain id 0..232" \
     "$ARDNET" --in arm.state --out ros2:/a --ros-domain 233
+expect 100 "ROS 2 type 'arm_state': message name 'arm_state' must be A-Z" \
+    "$ARDNET" --in arm.state --out ros2:/a --ros2-type arm_state
+expect 100 "ros2-type: only ros2: endpoints have a ROS 2 type" \
+    "$ARDNET" --in arm.state --out udp://127.0.0.1:7000 --ros2-type ArmState
 printf 'routes:\n  - in: ros2:/arm/cmd\n    out: arm.cmd\n    qos: sometimes\n' >"$T/bad.yaml"
 expect 100 "bad.yaml:4:10: qos 'sometimes'" "$ARDNET" --config "$T/bad.yaml"
 expect 100 "connection 'arm.cmd' does not exist and its size is unknown" \

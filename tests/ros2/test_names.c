@@ -66,6 +66,15 @@ static void type_names(void **state)
     assert_string_equal(n, "RobotArm1CmdVel");
     ardl_ros2_msg_name("0.cam", n, sizeof n);
     assert_string_equal(n, "C0Cam");
+    /* A type given by name (--ros2-type). */
+    assert_int_equal(ardl_ros2_dds_type("ArmState", n, sizeof n), 0);
+    assert_string_equal(n, "ardnet_msgs::msg::dds_::ArmState_");
+    assert_int_equal(ardl_ros2_dds_type("geometry_msgs/msg/Point", n, sizeof n), 0);
+    assert_string_equal(n, "geometry_msgs::msg::dds_::Point_");
+    static const char *const bad[] = {"armState", "a/b/C",  "Geo/msg/P", "pkg/srv/X",  "",
+                                      "pkg/msg/", "/msg/X", "Arm_State", "pkg/msg/X/Y"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(ardl_ros2_dds_type(bad[i], n, sizeof n), ARD_EINVAL);
     /* The recorder's schema name is the same CamelCase (unchanged by the ROS 2 names). */
     ardl_schema_name("arm.state", n, sizeof n);
     assert_string_equal(n, "ardnet/msg/ArmState");
