@@ -11,7 +11,7 @@
 
 const char ardt_ros2msgs_usage[] =
     "usage: ard ros2-msgs DIR [CONN...]\n"
-    "  Write the ROS 2 interface package ardnet_msgs into DIR (created if missing):\n"
+    "  Write the ROS 2 interface package ardnet_msgs into DIR (made with its parents):\n"
     "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
     "  for the types of the connections named, or of every connection of the domain. <Name>\n"
     "  is the connection's name in CamelCase (arm.state: ArmState), the ROS 2 type\n"
