@@ -471,8 +471,14 @@ int ardn_dds_open(struct ardn_plan *p)
     dds.subs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
     /* Always attached: a waitset with nothing attached does not wait. */
     dds.wake = dds_create_guardcondition(dds.pp);
+    /* The waitset's attachments: input i is i; then the stop condition and the discovery
+     * readers (looked at only when they have something). */
     if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 ||
-        dds_waitset_attach(dds.ws, dds.wake, (dds_attach_t)n) < 0)
+        dds_waitset_attach(dds.ws, dds.wake, (dds_attach_t)n) < 0 ||
+        dds_waitset_attach(dds.ws, dds_create_readcondition(dds.pubs, DDS_ANY_STATE),
+                           (dds_attach_t)n + 1) < 0 ||
+        dds_waitset_attach(dds.ws, dds_create_readcondition(dds.subs, DDS_ANY_STATE),
+                           (dds_attach_t)n + 2) < 0)
         return ardi_fail(ARD_ESYS, "cannot set up the DDS waitset and discovery readers");
     for (int i = 0; i < p->nroutes; i++) {
         struct ardn_route *r = &p->routes[i];
@@ -606,17 +612,22 @@ static void *dds_main(void *arg)
                 timeout = ardn_reducer_timeout(&dds.eps[i].r->red, now, timeout);
         int n = dds_waitset_wait(dds.ws, trig, TAKE_MAX, timeout > 0 ? timeout : 0);
         now = ard_now_ns();
+        bool peers = n > TAKE_MAX;
         if (n > TAKE_MAX) { /* more ready than reported: look at every input */
             for (int i = 0; i < dds.neps; i++)
                 if (dds.eps[i].input)
                     take_input(&dds.eps[i], now);
         } else {
-            for (int k = 0; k < n; k++)
-                if ((int)trig[k] < dds.neps)
+            for (int k = 0; k < n; k++) {
+                if (trig[k] < (dds_attach_t)dds.neps)
                     take_input(&dds.eps[trig[k]], now);
+                peers |= trig[k] > (dds_attach_t)dds.neps;
+            }
         }
-        check_peers(dds.pubs, true);
-        check_peers(dds.subs, false);
+        if (peers) {
+            check_peers(dds.pubs, true);
+            check_peers(dds.subs, false);
+        }
         for (int i = 0; i < dds.neps; i++)
             if (dds.eps[i].input)
                 ardn_tick(dds.eps[i].r, now, NULL);
