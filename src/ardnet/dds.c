@@ -302,8 +302,9 @@ struct ardn_dds_ep {
     dds_entity_t tp, wr, rd;       /* topic, writer (output), reader (input) */
     const struct ddsi_sertype *st; /* the topic's sertype */
     struct ardl_layout lay;
-    uint32_t len; /* CDR bytes of a sample */
-    uint64_t seq; /* samples taken (input) */
+    uint32_t len;        /* CDR bytes of a sample */
+    uint64_t seq;        /* samples taken (input) */
+    struct rdata *spare; /* output: the last sample written, with a reference of ours */
     bool write_reported, bad_reported, peer_reported;
 };
 
@@ -662,6 +663,8 @@ void ardn_dds_close(struct ardn_plan *p)
     if (dds.pp > 0)
         dds_delete(dds.pp);
     for (int i = 0; i < dds.neps; i++) {
+        if (dds.eps[i].spare)
+            ddsi_serdata_unref(&dds.eps[i].spare->c);
         ardl_layout_free(&dds.eps[i].lay);
         dds.eps[i].ep->dds = NULL;
     }
@@ -673,14 +676,21 @@ int ardn_dds_write(struct ardn_route *r, struct ardn_ep *ep, const void *packet,
                    const struct ardw_hdr *h)
 {
     struct ardn_dds_ep *e = ep->dds;
-    struct rdata *d = rdata_new(e->st, SDK_DATA, e->len);
-    if (!d)
-        return -1;
+    /* The sample of the previous write is written over when Cyclone let go of it (our
+     * reference is the only one left): in steady state no allocation per packet. */
+    struct rdata *d = e->spare;
+    if (!d || ddsrt_atomic_ld32(&d->c.refc) != 1) {
+        if (d)
+            ddsi_serdata_unref(&d->c);
+        d = e->spare = rdata_new(e->st, SDK_DATA, e->len);
+        if (!d)
+            return -1;
+    }
     ardl_cdr_encode(&e->lay, packet, d->data);
     /* The source timestamp is the writer's CLOCK_REALTIME stamp of the packet. */
     d->c.timestamp.v = h->real_ns;
     d->c.statusinfo = 0;
-    dds_return_t rc = dds_forwardcdr(e->wr, &d->c);
+    dds_return_t rc = dds_forwardcdr(e->wr, ddsi_serdata_ref(&d->c)); /* takes that reference */
     if (rc >= 0)
         return 0;
     if (!e->write_reported)
