@@ -7,8 +7,10 @@
  *                                 type on rt/bench/k0.., one sample each every 1 ms, the
  *                                 source timestamp the time of the write
  *   ros2_bench peer N SECONDS LABEL   a DDS subscriber of the N topics: prints
- *                                 "LABEL received=R med_us=M p99_us=P" (source timestamp
- *                                 to receipt, samples after the first second)
+ *                                 "LABEL received=R med_us=M p99_us=P first10_med_us=F
+ *                                 last10_med_us=L" (source timestamp to receipt, samples
+ *                                 after the first second; F and L: the medians of the first
+ *                                 and the last tenth of the topics)
  *
  * writer and bare print "written=W" on SIGUSR1 (run.sh reads it with the CPU time of the
  * measured window); the domain is ROS_DOMAIN_ID.
@@ -202,9 +204,10 @@ static int run_peer(int n, double seconds, const char *label)
         dds_waitset_attach(ws, dds_create_readcondition(rd[i], DDS_ANY_STATE), i);
     }
     dds_delete_qos(q);
-    size_t cap = (size_t)(seconds * 1000 * n) + 16, nlat = 0;
-    int64_t *lat = malloc(cap * sizeof *lat);
-    if (!lat)
+    size_t cap = (size_t)(seconds * 1000 * n) + 16, nlat = 0, nfirst = 0, nlast = 0;
+    int64_t *lat = malloc(cap * sizeof *lat), *first10 = malloc(cap * sizeof *lat),
+            *last10 = malloc(cap * sizeof *lat);
+    if (!lat || !first10 || !last10)
         return 2;
     int64_t start = mono_ns(), end = start + (int64_t)(seconds * 1e9), first = 0;
     uint64_t received = 0;
@@ -222,15 +225,26 @@ static int run_peer(int n, double seconds, const char *label)
                 if (!first)
                     first = mono_ns();
                 received++;
-                if (mono_ns() - first > 1000000000LL && nlat < cap)
+                if (mono_ns() - first > 1000000000LL && nlat < cap) {
                     lat[nlat++] = at - si.source_timestamp;
+                    /* By topic: the first and the last tenth of the connections. */
+                    if ((int)trig[j] < (n + 9) / 10)
+                        first10[nfirst++] = at - si.source_timestamp;
+                    else if ((int)trig[j] >= n - n / 10)
+                        last10[nlast++] = at - si.source_timestamp;
+                }
             }
         }
     }
     qsort(lat, nlat, sizeof *lat, cmp_i64);
-    printf("%s received=%llu med_us=%.1f p99_us=%.1f\n", label, (unsigned long long)received,
-           pct_us(lat, nlat, 50), pct_us(lat, nlat, 99));
+    qsort(first10, nfirst, sizeof *lat, cmp_i64);
+    qsort(last10, nlast, sizeof *lat, cmp_i64);
+    printf("%s received=%llu med_us=%.1f p99_us=%.1f first10_med_us=%.1f last10_med_us=%.1f\n",
+           label, (unsigned long long)received, pct_us(lat, nlat, 50), pct_us(lat, nlat, 99),
+           pct_us(first10, nfirst, 50), pct_us(last10, nlast, 50));
     free(lat);
+    free(first10);
+    free(last10);
     dds_delete(pp);
     return 0;
 }

@@ -98,11 +98,13 @@ run_case() { # KIND N ROUND
     PIDS=()
     rm -f /dev/shm/ard."$ARD_DOMAIN".*
     local round=$3
-    set -- $m $(sed -n 's/.*received=\([0-9]*\) med_us=\([0-9.]*\) p99_us=\([0-9.]*\)/\1 \2 \3/p' "$W/peer.out")
+    set -- $m $(sed -n 's/.*received=\([0-9]*\) med_us=\([0-9.]*\) p99_us=\([0-9.]*\) first10_med_us=\([0-9.]*\) last10_med_us=\([0-9.]*\)/\1 \2 \3 \4 \5/p' "$W/peer.out")
     local per
     per=$(awk -v c="$1" -v p="$2" 'BEGIN {printf "%.2f", p ? c / p / 1000 : 0}')
-    printf '%-6s N=%-3d round %d: cpu/pkt %6s us  published %6d  received %6d  median %6s us  p99 %7s us\n' \
+    printf '%-6s N=%-3d round %d: cpu/pkt %6s us  published %6d  received %6d  median %6s us  p99 %7s us' \
         "$kind" "$n" "$round" "$per" "$2" "$3" "$4" "$5"
+    # With many connections: the median of the first and of the last tenth of the topics.
+    [ "$n" = 1 ] && echo || printf '  (first tenth %s, last tenth %s us)\n' "$6" "$7"
     echo "$kind $n $per $4 $5" >>"$W/results"
 }
 
