@@ -43,11 +43,11 @@ trap cleanup EXIT
 # CPU time (ns) of a process, all its threads (user + system, in clock ticks).
 TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
 cpu_ns() {
-    awk -v t=$TICK_NS '{printf "%d", ($14 + $15) * t}' /proc/"$1"/stat
+    awk -v t=$TICK_NS '{printf "%d", ($14 + $15) * t}' /proc/"$1"/stat 2>/dev/null || echo 0
 }
 # Packets published so far: "written=" of ros2_bench, or ardnet's routes' "sent=" summed.
 published() { # PID ERRFILE N
-    kill -USR1 "$1"
+    kill -USR1 "$1" 2>/dev/null || { echo 0; return; }
     sleep 0.2
     if grep -q '^route ' "$2"; then
         grep '^route ' "$2" | tail -"$3" | tr ' ' '\n' | sed -n 's/^sent=//p' |
@@ -99,6 +99,11 @@ run_case() { # KIND N ROUND
     rm -f /dev/shm/ard."$ARD_DOMAIN".*
     local round=$3
     set -- $m $(sed -n 's/.*received=\([0-9]*\) med_us=\([0-9.]*\) p99_us=\([0-9.]*\) first10_med_us=\([0-9.]*\) last10_med_us=\([0-9.]*\)/\1 \2 \3 \4 \5/p' "$W/peer.out")
+    if [ "$2" = 0 ]; then # (the publisher was gone before the window: nothing to count)
+        printf '%-6s N=%-3d round %d: no packets counted in the window (publisher gone?): left out\n' \
+            "$kind" "$n" "$round"
+        return
+    fi
     local per
     per=$(awk -v c="$1" -v p="$2" 'BEGIN {printf "%.2f", p ? c / p / 1000 : 0}')
     printf '%-6s N=%-3d round %d: cpu/pkt %6s us  published %6d  received %6d  median %6s us  p99 %7s us' \
