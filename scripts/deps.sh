@@ -9,6 +9,9 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
 # liblz4-dev: the recording library (part ARD_LOG) reads lz4-compressed chunks.
 pkgs+=(liblz4-dev)
+# ardnet's ros2: endpoints (ARD_ROS2): Cyclone DDS, its idlc for the tests' DDS peer, and
+# xmllint for the ROS 2 package that ard ros2-msgs writes.
+pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,

@@ -34,7 +34,7 @@ run() {
 
 # Every optional part is forced ON where its tests run (cmake/parts.cmake): a part whose
 # dependency is missing stops the configure instead of leaving its tests out unnoticed.
-parts=(-DARD_LOG=ON -DARD_WEB=ON -DARD_PYTHON=ON -DARD_OCTAVE=ON)
+parts=(-DARD_LOG=ON -DARD_WEB=ON -DARD_PYTHON=ON -DARD_OCTAVE=ON -DARD_ROS2=ON)
 for c in "${configs[@]}"; do
     case $c in
     gcc) run gcc gcc "-LE fuzz" "${parts[@]}" || failed+=(gcc) ;;

@@ -25,7 +25,13 @@
 #define ARDN_MAX_OUT 16
 #define ARDN_EP_TEXT 256
 
-enum ardn_ep_kind { ARDN_EP_LOCAL, ARDN_EP_UDP };
+enum ardn_ep_kind { ARDN_EP_LOCAL, ARDN_EP_UDP, ARDN_EP_ROS2 };
+
+struct ardn_dds_ep; /* dds.c: a ros2: endpoint's topic, writer or reader */
+
+/* --qos of ros2: endpoints (route key "qos"), a set of these; 0 is best effort, volatile. */
+#define ARDN_QOS_RELIABLE 1u
+#define ARDN_QOS_TRANSIENT_LOCAL 2u
 
 struct ardn_ep {
     enum ardn_ep_kind kind;
@@ -33,8 +39,10 @@ struct ardn_ep {
     char conn[ARD_MAX_NAME + 1];  /* LOCAL */
     struct sockaddr_storage addr; /* UDP: destination (out) or listen address (in) */
     socklen_t addrlen;
-    ard_port *port; /* LOCAL, once attached */
-    bool reported;  /* UDP output: a send error was reported */
+    ard_port *port;           /* LOCAL, once attached */
+    char topic[ARDN_EP_TEXT]; /* ROS2: the ROS 2 topic name ("/arm/state") */
+    struct ardn_dds_ep *dds;  /* ROS2: once opened (dds.c) */
+    bool reported;            /* UDP output: a send error was reported */
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */
@@ -79,6 +87,9 @@ struct ardn_route {
     uint64_t every;   /* 0/1: every packet */
     double max_rate;  /* 0: unlimited */
     size_t max_dgram; /* largest datagram sent (UDP payload bytes); 0: the default */
+    unsigned qos;     /* ros2: endpoints: ARDN_QOS_* */
+    bool qos_given;
+    char ros2_type[ARD_MAX_NAME + 48]; /* --ros2-type: DDS type name, "" for the default */
 
     /* Set up by ardn_route_open, then ardn_plan_open (the sockets, shared between routes). */
     int fd_in;                /* UDP input socket, -1 (its input's, shared) */
@@ -197,6 +208,7 @@ struct ardn_global {
     char stats_file[1024];
     char counters[ARD_MAX_NAME + 1]; /* --counters: connection of the counters, "" for none */
     uint64_t epoch;
+    int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
 };
 
 extern struct ardn_global ardn_g;
@@ -279,6 +291,28 @@ size_t ardn_rx_slot(const struct ardn_route *r);
 /* plan.c: queue output i of r (encoded in r->tx) in its sending thread. */
 void ardn_txq_add(struct ardn_sender *s, struct ardn_route *r, int i);
 
+/* dds.c (or dds_none.c when ardnet is built without ROS 2) */
+/* Whether ros2: endpoints are built in. */
+extern const bool ardn_have_ros2;
+/* Parse a --qos value ("reliable", "transient-local", "best-effort", "volatile", or several
+ * joined by commas) into r->qos. */
+int ardn_qos_parse(struct ardn_route *r, const char *val);
+/* The ROS 2 names (src/log/msgdef.c, in libardnet_log, linked only with ARD_ROS2): TOPIC is a
+ * topic that maps to a connection name; VAL a ROS 2 type name for a route (ros2-type). */
+int ardn_ros2_check_topic(const char *topic);
+int ardn_ros2_type_parse(const char *val, char *out, size_t len);
+/* The process's DDS participant, topics, writers and readers for every ros2: endpoint of the
+ * plan (nothing without one). 0 or a negative code with the detail. */
+int ardn_dds_open(struct ardn_plan *p);
+/* The thread that takes ros2: inputs and watches for peers of another type. */
+int ardn_dds_start(struct ardn_plan *p);
+void ardn_dds_join(struct ardn_plan *p);
+void ardn_dds_close(struct ardn_plan *p);
+/* Publish the packet (host order, header h) on a ros2: output: 0 or -1 (counted by the caller,
+ * the first failure reported). From the route's thread. */
+int ardn_dds_write(struct ardn_route *r, struct ardn_ep *ep, const void *packet,
+                   const struct ardw_hdr *h);
+
 /* counters.c */
 /* One line per route, then one per UDP destination and listening address that routes share. */
 void ardn_counters_print(FILE *f, const struct ardn_plan *p);
@@ -301,11 +335,13 @@ void ardn_counters_close(void);
  * "file:line:column: what is wrong" to stderr and returns -1 on error. */
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
 /* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
- * max-rate, max-datagram). */
+ * max-rate, max-datagram, qos, ros2-type). */
 int ardn_route_option(struct ardn_route *r, const char *key, const char *val);
 /* Check a --counters / counters: value (a connection name of at most ARDN_COUNTERS_MAX_NAME
  * characters) and copy it into g->counters. */
 int ardn_counters_option(struct ardn_global *g, const char *val);
+/* Check a --ros-domain / ros-domain: value (0..232) into g->ros_domain. */
+int ardn_ros_domain_option(struct ardn_global *g, const char *val);
 /* Check a complete route and give it a default name. */
 int ardn_route_finish(struct ardn_route *r);
 /* The exit code for a failure code: ARDN_EXIT_USAGE for configuration, else _SYSTEM. */

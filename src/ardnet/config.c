@@ -109,7 +109,29 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
             return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
         return 0;
     }
+    if (strcmp(key, "ros2-type") == 0) {
+        if (!ardn_have_ros2)
+            return ardi_fail(ARD_EINVAL,
+                             "ros2: endpoints not built (configure with cyclonedds-dev)");
+        return ardn_ros2_type_parse(val, r->ros2_type, sizeof r->ros2_type);
+    }
+    if (strcmp(key, "qos") == 0) {
+        int rc = ardn_qos_parse(r, val);
+        if (rc == 0)
+            r->qos_given = true;
+        return rc;
+    }
     return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
+}
+
+int ardn_ros_domain_option(struct ardn_global *g, const char *val)
+{
+    uint64_t u;
+    /* DDS port numbers leave room for domains 0..232 (ROS 2 says the same). */
+    if (ardn_parse_u64(val, 0, 232, &u) < 0)
+        return ardi_fail(ARD_EINVAL, "ros-domain '%s' is not a DDS domain id 0..232", val);
+    g->ros_domain = (int)u;
+    return 0;
 }
 
 int ardn_counters_option(struct ardn_global *g, const char *val)
@@ -134,6 +156,13 @@ int ardn_route_finish(struct ardn_route *r)
         return ardi_fail(ARD_EINVAL, "the route has no output (out)");
     if (r->from[0] && r->in.kind != ARDN_EP_UDP)
         return ardi_fail(ARD_EINVAL, "from: only a udp:// input has a peer");
+    bool ros2 = r->in.kind == ARDN_EP_ROS2;
+    for (int i = 0; i < r->nout; i++)
+        ros2 |= r->out[i].kind == ARDN_EP_ROS2;
+    if (r->qos_given && !ros2)
+        return ardi_fail(ARD_EINVAL, "qos: only ros2: endpoints have a DDS QoS");
+    if (r->ros2_type[0] && !ros2)
+        return ardi_fail(ARD_EINVAL, "ros2-type: only ros2: endpoints have a ROS 2 type");
     if (!r->name[0]) {
         const char *n = r->in.kind == ARDN_EP_LOCAL ? r->in.conn : r->in.text;
         for (int i = 0; i < r->nout && r->in.kind != ARDN_EP_LOCAL; i++)
@@ -169,15 +198,15 @@ static const char *scalar(const yaml_node_t *n)
 static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key, yaml_node_t *v,
                       struct ardn_global *g)
 {
-    static const char *const known[] = {"bind", "dev", "dscp",       "sock-prio",
-                                        "prio", "cpu", "stats-file", "counters"};
+    static const char *const known[] = {"bind", "dev",        "dscp",     "sock-prio", "prio",
+                                        "cpu",  "stats-file", "counters", "ros-domain"};
     size_t i = 0;
     while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
         i++;
     if (i == sizeof known / sizeof known[0])
         return yerr(y, k,
                     "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
-                    "prio, cpu, stats-file, counters)",
+                    "prio, cpu, stats-file, counters, ros-domain)",
                     key);
     const char *s = scalar(v);
     uint64_t u;
@@ -207,6 +236,9 @@ static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key
         if (strlen(s) >= sizeof g->cpu)
             return yerr(y, v, "cpu: '%s' is too long", s);
         strcpy(g->cpu, s);
+    } else if (strcmp(key, "ros-domain") == 0) {
+        if (ardn_ros_domain_option(g, s) < 0)
+            return yerr(y, v, "%s", ard_errdetail());
     } else if (strcmp(key, "counters") == 0) {
         if (ardn_counters_option(g, s) < 0)
             return yerr(y, v, "%s", ard_errdetail());

@@ -1,4 +1,5 @@
-/* endpoint.c - endpoint strings ("udp://HOST:PORT" or a connection name) and addresses. */
+/* endpoint.c - endpoint strings ("udp://HOST:PORT", "ros2:/TOPIC" or a connection name) and
+ * addresses. */
 #include "ardn.h"
 #include "ardi.h"
 
@@ -123,6 +124,16 @@ int ardn_ep_parse(struct ardn_ep *ep, const char *text, bool listen)
     if (strlen(text) >= sizeof ep->text)
         return ardi_fail(ARD_EINVAL, "endpoint too long");
     strcpy(ep->text, text);
+    if (strncmp(text, "ros2:", 5) == 0) {
+        if (!ardn_have_ros2)
+            return ardi_fail(ARD_EINVAL,
+                             "ros2: endpoints not built (configure with cyclonedds-dev)");
+        if (ardn_ros2_check_topic(text + 5) < 0)
+            return ardn_fail_prefix(ARD_EINVAL, "endpoint: ");
+        ep->kind = ARDN_EP_ROS2;
+        strcpy(ep->topic, text + 5);
+        return 0;
+    }
     if (strncmp(text, "udp://", 6) != 0) {
         if (strstr(text, "://"))
             return ardi_fail(ARD_EINVAL, "endpoint '%s': only udp:// addresses are supported",

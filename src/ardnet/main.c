@@ -16,7 +16,8 @@ static const char usage_text[] =
     "\n"
     "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
     "rate reducer). ENDPOINT is a local connection name, udp://HOST:PORT (send to) or, as\n"
-    "input, udp://[ADDR]:PORT (listen on; udp://:PORT for any address).\n"
+    "input, udp://[ADDR]:PORT (listen on; udp://:PORT for any address), or a ROS 2 topic\n"
+    "ros2:/TOPIC (DDS, when built with Cyclone DDS).\n"
     "\n"
     "Route (the command-line route; a YAML file has the same keys):\n"
     "  -i, --in ENDPOINT       input endpoint\n"
@@ -30,6 +31,10 @@ static const char usage_text[] =
     "      --max-datagram N    largest datagram sent, 512..65507 bytes (default 1472, IPv6\n"
     "                          1452: no IP fragmentation on Ethernet); larger packets are\n"
     "                          sent as fragments\n"
+    "      --qos QOS           ros2: endpoints: best-effort (default), reliable,\n"
+    "                          transient-local (reliable, kept for late readers)\n"
+    "      --ros2-type TYPE    ros2: endpoints: the ROS 2 type, Name or package/msg/Name\n"
+    "                          (default: ardnet_msgs/msg/ + the connection in CamelCase)\n"
     "      --name NAME         route name in counters and messages\n"
     "      --next              end this route, the options after it make another one\n"
     "Process:\n"
@@ -43,11 +48,13 @@ static const char usage_text[] =
     "      --stats-file PATH   rewrite the counters to PATH every second and at exit\n"
     "      --counters CONN     write the counters to local connection CONN (and the\n"
     "                          route names to CONN.names) every 0.1 s and at exit\n"
+    "      --ros-domain N      DDS domain of ros2: endpoints (default: ROS_DOMAIN_ID or 0)\n"
     "      --ard-domain NAME   domain of local connections (and the other --ard-* options)\n"
     "  -h, --help              this text\n"
     "      --version           print the version\n"
     "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
-    "Exit codes: 0 clean exit, 100 usage or configuration error, 111 system error.\n";
+    "Exit codes: 0 clean exit, 100 usage or configuration error (also: ros2: endpoints in an\n"
+    "ardnet built without ROS 2), 111 system error.\n";
 
 int ardn_exit_code(int code)
 {
@@ -83,6 +90,8 @@ static void merge_globals(const struct ardn_global *file, const struct ardn_glob
         strcpy(ardn_g.stats_file, cli->stats_file);
     if (cli->counters[0])
         strcpy(ardn_g.counters, cli->counters);
+    if (cli->ros_domain >= 0)
+        ardn_g.ros_domain = cli->ros_domain;
 }
 
 static int copy_opt(char *dst, size_t len, const char *val, const char *opt)
@@ -107,7 +116,10 @@ enum {
     OPT_COUNTERS,
     OPT_VERSION,
     OPT_MAX_DGRAM,
-    OPT_NEXT
+    OPT_NEXT,
+    OPT_QOS,
+    OPT_ROS_DOMAIN,
+    OPT_ROS2_TYPE
 };
 
 static const struct option long_opts[] = {
@@ -122,6 +134,9 @@ static const struct option long_opts[] = {
     {"name", required_argument, NULL, OPT_NAME},
     {"max-datagram", required_argument, NULL, OPT_MAX_DGRAM},
     {"next", no_argument, NULL, OPT_NEXT},
+    {"qos", required_argument, NULL, OPT_QOS},
+    {"ros2-type", required_argument, NULL, OPT_ROS2_TYPE},
+    {"ros-domain", required_argument, NULL, OPT_ROS_DOMAIN},
     {"config", required_argument, NULL, 'c'},
     {"bind", required_argument, NULL, OPT_BIND},
     {"dev", required_argument, NULL, OPT_DEV},
@@ -159,6 +174,10 @@ static const char *route_key(int opt)
         return "name";
     case OPT_MAX_DGRAM:
         return "max-datagram";
+    case OPT_QOS:
+        return "qos";
+    case OPT_ROS2_TYPE:
+        return "ros2-type";
     default:
         return NULL;
     }
@@ -251,6 +270,10 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
         case OPT_STATS:
             rc = copy_opt(cli->stats_file, sizeof cli->stats_file, optarg, "--stats-file");
             break;
+        case OPT_ROS_DOMAIN:
+            if (ardn_ros_domain_option(cli, optarg) < 0)
+                return usage_error("--%s", ard_errdetail());
+            break;
         case OPT_COUNTERS:
             if (ardn_counters_option(cli, optarg) < 0)
                 return usage_error("--%s", ard_errdetail());
@@ -318,7 +341,7 @@ static int configure(int argc, char **argv)
         fprintf(stderr, "ardnet: %s\n", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
         return ardn_exit_code(rc);
     }
-    struct ardn_global cli = {.dscp = -1, .sock_prio = -1}, file = cli;
+    struct ardn_global cli = {.dscp = -1, .sock_prio = -1, .ros_domain = -1}, file = cli;
     const char *config = NULL;
     if ((rc = parse_args(argc, argv, &cli, &config)) != 0)
         return rc;

@@ -787,6 +787,8 @@ int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n)
     }
     if (rc == 0)
         rc = plan_senders(p);
+    if (rc == 0)
+        rc = ardn_dds_open(p);
     return rc;
 }
 
@@ -806,7 +808,7 @@ int ardn_plan_start(struct ardn_plan *p)
                                    strerror(rc));
         p->senders[k].started = true;
     }
-    return 0;
+    return ardn_dds_start(p);
 }
 
 void ardn_plan_join(struct ardn_plan *p)
@@ -817,6 +819,7 @@ void ardn_plan_join(struct ardn_plan *p)
     for (int k = 0; k < p->nsenders; k++)
         if (p->senders[k].started)
             pthread_join(p->senders[k].thread, NULL);
+    ardn_dds_join(p);
     for (int k = 0; k < p->ninputs; k++)
         p->inputs[k].started = false;
     for (int k = 0; k < p->nsenders; k++)
@@ -825,6 +828,7 @@ void ardn_plan_join(struct ardn_plan *p)
 
 void ardn_plan_close(struct ardn_plan *p)
 {
+    ardn_dds_close(p);
     for (int i = 0; i < p->nroutes; i++)
         ardn_route_close(&p->routes[i]);
     for (int k = 0; k < p->ninputs; k++) {

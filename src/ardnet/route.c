@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-struct ardn_global ardn_g = {.dscp = -1, .sock_prio = -1};
+struct ardn_global ardn_g = {.dscp = -1, .sock_prio = -1, .ros_domain = -1};
 atomic_bool ardn_stop;
 
 /* Fail with the library's convention: code, and a detail naming the route. */
@@ -384,6 +384,11 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
                 ardn_count(r, ARDN_C_SENT, 1);
             else
                 ardn_count(r, ARDN_C_SEND_ERRORS, 1);
+            continue;
+        }
+        if (ep->kind == ARDN_EP_ROS2) {
+            ardn_count(r, ardn_dds_write(r, ep, r->held, h) == 0 ? ARDN_C_SENT : ARDN_C_SEND_ERRORS,
+                       1);
             continue;
         }
         if (!encoded) {

@@ -106,6 +106,25 @@ ARDI_HIDDEN uint16_t ardl_ld16(const uint8_t *p);
 ARDI_HIDDEN int ardl_msgdef(const char *type, size_t size, struct ardl_buf *b);
 ARDI_HIDDEN void ardl_schema_name(const char *conn, char *name, size_t len);
 
+/* ROS 2 names (docs/ros2.md, "Names"). The message name of a connection is its CamelCase
+ * ("arm.state" -> "ArmState"; letters and digits kept, each run after another character
+ * starting upper case, "C" before a leading digit); the ROS 2 type is
+ * "ardnet_msgs/msg/<Name>", its DDS type "ardnet_msgs::msg::dds_::<Name>_". */
+ARDI_HIDDEN void ardl_ros2_msg_name(const char *conn, char *name, size_t len);
+ARDI_HIDDEN void ardl_ros2_type_name(const char *conn, char *name, size_t len);
+ARDI_HIDDEN void ardl_ros2_dds_type_name(const char *conn, char *name, size_t len);
+/* Topic of a connection: "/" then the name with every '.' as '/' ("arm.state" -> "/arm/state").
+ * Every part between dots must be a ROS 2 name token (A-Z a-z 0-9 _, not empty, no leading
+ * digit): a name with '-', an empty part or a part starting with a digit has no topic
+ * (ARD_EINVAL, the detail naming the part). ardl_ros2_conn is the inverse, defined for every
+ * valid ROS 2 topic name ("/arm/state" -> "arm.state"); on the names both accept, each undoes
+ * the other. topic needs strlen(conn) + 2 bytes, conn ARD_MAX_NAME + 1. */
+ARDI_HIDDEN int ardl_ros2_topic(const char *conn, char *topic, size_t len);
+/* The DDS type of a ROS 2 type given as "Name" (in ardnet_msgs) or "package/msg/Name":
+ * "package::msg::dds_::Name_". 0 or ARD_EINVAL naming what is wrong. */
+ARDI_HIDDEN int ardl_ros2_dds_type(const char *rtype, char *dds, size_t len);
+ARDI_HIDDEN int ardl_ros2_conn(const char *topic, char *conn, size_t len);
+
 /* ---- cdr.c -------------------------------------------------------------------------------- */
 
 #define ARDL_CDR_HDR 4

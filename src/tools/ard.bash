@@ -34,7 +34,7 @@ _ard()
     local cur prev i sub="" conn=""
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local subs="list show hz delay set pub graph siggen record play export info web help"
+    local subs="list show hz delay set pub graph siggen record play export info web ros2-msgs help"
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         -d | --domain) ((i++)) ;;
@@ -93,13 +93,15 @@ _ard()
     info) opts="--json" ;;
     web) opts="--listen --allow-set --token" ;;
     esac
+    # ros2-msgs DIR [CONN...]: the directory first, then connections.
+    [ "$sub" = ros2-msgs ] && [ -z "$conn" ] && [[ $cur != -* ]] && COMPREPLY=($(compgen -d -- "$cur")) && return
     if [[ $cur != -* ]] && { [ "$sub" = play ] || [ "$sub" = export ] || [ "$sub" = info ]; }; then
         COMPREPLY=($(compgen -f -- "$cur")) # the recording
         return
     fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
-    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = delay ] || [ "$sub" = list ]; then
+    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = delay ] || [ "$sub" = list ] || [ "$sub" = ros2-msgs ]; then
         [ "$sub" = graph ] || COMPREPLY=($(compgen -W "$(_ard_connections)" -- "$cur"))
     elif [ "$sub" = set ] || [ "$sub" = pub ] || [ "$sub" = siggen ]; then
         compopt -o nospace 2>/dev/null

@@ -56,6 +56,8 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_play(int argc, char **argv);
+int cmd_ros2msgs(int argc, char **argv);
+extern const char ardt_ros2msgs_usage[];
 extern const char ardt_record_usage[], ardt_info_usage[], ardt_export_usage[], ardt_play_usage[];
 extern const char ardt_list_usage[], ardt_show_usage[], ardt_hz_usage[], ardt_delay_usage[],
     ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[], ardt_web_usage[];

@@ -50,6 +50,8 @@ static const struct ardt_cmd cmds[] = {
     LOG_CMD("export", cmd_export, "a recording's fields as CSV, optionally resampled",
             ardt_export_usage),
     LOG_CMD("play", cmd_play, "republish a recording at its recorded timing", ardt_play_usage),
+    LOG_CMD("ros2-msgs", cmd_ros2msgs, "the ROS 2 package ardnet_msgs of the connections' types",
+            ardt_ros2msgs_usage),
     WEB_CMD("web", cmd_web, "the live net and an oscilloscope in a browser", ardt_web_usage),
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
@@ -59,7 +61,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: ard [--domain NAME] SUBCOMMAND [ARGS...]\n"
                "       ard help [SUBCOMMAND] | ard --version\n\nsubcommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
-        fprintf(f, "  %-8s %s%s\n", cmds[i].name, cmds[i].summary,
+        fprintf(f, "  %-9s %s%s\n", cmds[i].name, cmds[i].summary,
                 cmds[i].notbuilt ? " (not built)" : "");
     fprintf(f, "\noptions (before or after the subcommand):\n"
                "  -d, --domain NAME  domain (default: $ARD_DOMAIN, else \"default\")\n"

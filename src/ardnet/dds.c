@@ -1,0 +1,711 @@
+/*
+ * dds.c - ros2: endpoints: routes to and from ROS 2 topics over Cyclone DDS.
+ *
+ * A ros2:/arm/state endpoint is the DDS topic "rt/arm/state" of type
+ * "ardnet_msgs::msg::dds_::<Name>_" (src/log/msgdef.c names it after the route's connection).
+ * Samples are XCDR1, little-endian, with their 4-byte encapsulation header: exactly the bytes
+ * the recorder writes, made by the recorder's encoder (src/log/cdr.c). Cyclone is given them
+ * as they are through a sertype of our own whose serdata is that byte string: no second
+ * encoder, no type descriptor to keep in step with cdr.c, and a received sample is checked and
+ * decoded by the same code as a recorded one. The type is keyless (one instance per topic),
+ * as a ROS 2 message is.
+ *
+ * A peer of another type on the same topic never matches (Cyclone matches endpoints by topic
+ * and type name): the builtin publication and subscription topics show it, and each route
+ * reports the first one and counts them (drop_type).
+ */
+#include "ardi.h"
+#include "ardn.h"
+#include "logi.h"
+
+#include <dds/dds.h>
+#include <dds/ddsi/ddsi_serdata.h>
+#include <dds/ddsi/ddsi_sertype.h>
+#include <dds/ddsi/q_radmin.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const bool ardn_have_ros2 = true;
+
+int ardn_ros2_check_topic(const char *topic)
+{
+    char conn[ARD_MAX_NAME + 1];
+    return ardl_ros2_conn(topic, conn, sizeof conn);
+}
+
+int ardn_ros2_type_parse(const char *val, char *out, size_t len)
+{
+    return ardl_ros2_dds_type(val, out, len);
+}
+
+#define IDLE_NS 100000000LL /* how often the DDS thread looks at the stop flag */
+#define TAKE_MAX 16         /* samples per take */
+
+/* ---- the sertype: a connection's CDR as an opaque, fixed-size byte string -------------------- */
+
+struct rtype {
+    struct ddsi_sertype c;
+    uint32_t len; /* CDR bytes of a sample, header included */
+};
+
+struct rdata {
+    struct ddsi_serdata c;
+    uint32_t len;   /* CDR bytes, header included (0: a key-only serdata) */
+    uint8_t data[]; /* len bytes, then zeros up to a multiple of 4 */
+};
+
+static const struct ddsi_serdata_ops rdata_ops;
+
+static struct rdata *rdata_new(const struct ddsi_sertype *t, enum ddsi_serdata_kind kind,
+                               size_t len)
+{
+    size_t room = (len + 3) & ~(size_t)3;
+    if (len > UINT32_MAX - 4)
+        return NULL;
+    struct rdata *d = malloc(sizeof *d + room);
+    if (!d)
+        return NULL;
+    ddsi_serdata_init(&d->c, t, kind);
+    d->c.hash = t ? t->serdata_basehash : 0; /* keyless: every sample is the one instance */
+    d->len = (uint32_t)len;
+    if (room > len)
+        memset(d->data + len, 0, room - len);
+    return d;
+}
+
+static bool rdata_eqkey(const struct ddsi_serdata *a, const struct ddsi_serdata *b)
+{
+    (void)a;
+    (void)b;
+    return true;
+}
+
+static uint32_t rdata_size(const struct ddsi_serdata *d)
+{
+    return ((const struct rdata *)d)->len;
+}
+
+/* A sample received from the network: the fragments of one message, in order, possibly
+ * overlapping; the payload is copied out of them. */
+static struct ddsi_serdata *rdata_from_ser(const struct ddsi_sertype *t,
+                                           enum ddsi_serdata_kind kind, const struct nn_rdata *frag,
+                                           size_t size)
+{
+    struct rdata *d = rdata_new(t, kind, size);
+    if (!d)
+        return NULL;
+    uint32_t off = 0;
+    for (; frag && off < size; frag = frag->nextfrag) {
+        if (frag->maxp1 <= off || frag->min > off)
+            continue;
+        uint32_t end = frag->maxp1 < size ? frag->maxp1 : (uint32_t)size;
+        const unsigned char *p = NN_RMSG_PAYLOADOFF(frag->rmsg, NN_RDATA_PAYLOAD_OFF(frag));
+        memcpy(d->data + off, p + (off - frag->min), end - off);
+        off = end;
+    }
+    if (off < size) {
+        free(d);
+        return NULL;
+    }
+    return &d->c;
+}
+
+static struct ddsi_serdata *rdata_from_ser_iov(const struct ddsi_sertype *t,
+                                               enum ddsi_serdata_kind kind, ddsrt_msg_iovlen_t niov,
+                                               const ddsrt_iovec_t *iov, size_t size)
+{
+    struct rdata *d = rdata_new(t, kind, size);
+    if (!d)
+        return NULL;
+    size_t off = 0;
+    for (ddsrt_msg_iovlen_t i = 0; i < niov && off < size; i++) {
+        size_t n = iov[i].iov_len < size - off ? iov[i].iov_len : size - off;
+        memcpy(d->data + off, iov[i].iov_base, n);
+        off += n;
+    }
+    return &d->c;
+}
+
+static struct ddsi_serdata *rdata_from_keyhash(const struct ddsi_sertype *t,
+                                               const struct ddsi_keyhash *kh)
+{
+    (void)kh;
+    struct rdata *d = rdata_new(t, SDK_KEY, 0);
+    return d ? &d->c : NULL;
+}
+
+/* A "sample" of this type is its CDR (the sertype's len bytes). */
+static struct ddsi_serdata *rdata_from_sample(const struct ddsi_sertype *t,
+                                              enum ddsi_serdata_kind kind, const void *sample)
+{
+    const struct rtype *rt = (const struct rtype *)t;
+    struct rdata *d = rdata_new(t, kind, kind == SDK_DATA ? rt->len : 0);
+    if (d && kind == SDK_DATA)
+        memcpy(d->data, sample, rt->len);
+    return d ? &d->c : NULL;
+}
+
+static void rdata_to_ser(const struct ddsi_serdata *d, size_t off, size_t sz, void *buf)
+{
+    memcpy(buf, ((const struct rdata *)d)->data + off, sz);
+}
+
+static struct ddsi_serdata *rdata_to_ser_ref(const struct ddsi_serdata *d, size_t off, size_t sz,
+                                             ddsrt_iovec_t *ref)
+{
+    ref->iov_base = (void *)(((const struct rdata *)d)->data + off);
+    ref->iov_len = (ddsrt_iov_len_t)sz;
+    return ddsi_serdata_ref(d);
+}
+
+static void rdata_to_ser_unref(struct ddsi_serdata *d, const ddsrt_iovec_t *ref)
+{
+    (void)ref;
+    ddsi_serdata_unref(d);
+}
+
+static bool rdata_to_sample(const struct ddsi_serdata *d, void *sample, void **bufptr, void *lim)
+{
+    (void)bufptr;
+    (void)lim;
+    const struct rdata *r = (const struct rdata *)d;
+    memcpy(sample, r->data, r->len);
+    return true;
+}
+
+static struct ddsi_serdata *rdata_to_untyped(const struct ddsi_serdata *d)
+{
+    struct rdata *k = rdata_new(d->type, SDK_KEY, 0);
+    if (!k)
+        return NULL;
+    k->c.type = NULL;
+    k->c.hash = d->hash;
+    return &k->c;
+}
+
+static bool rdata_untyped_to_sample(const struct ddsi_sertype *t, const struct ddsi_serdata *d,
+                                    void *sample, void **bufptr, void *lim)
+{
+    (void)t;
+    (void)d;
+    (void)sample;
+    (void)bufptr;
+    (void)lim;
+    return true; /* keyless: a key-only sample has nothing to fill in */
+}
+
+static void rdata_free(struct ddsi_serdata *d)
+{
+    free(d);
+}
+
+static size_t rdata_print(const struct ddsi_sertype *t, const struct ddsi_serdata *d, char *buf,
+                          size_t size)
+{
+    (void)t;
+    return (size_t)snprintf(buf, size, "ardnet CDR, %u bytes", ((const struct rdata *)d)->len);
+}
+
+static void rdata_keyhash(const struct ddsi_serdata *d, struct ddsi_keyhash *buf, bool md5)
+{
+    (void)d;
+    (void)md5;
+    memset(buf, 0, sizeof *buf);
+}
+
+static const struct ddsi_serdata_ops rdata_ops = {
+    .eqkey = rdata_eqkey,
+    .get_size = rdata_size,
+    .from_ser = rdata_from_ser,
+    .from_ser_iov = rdata_from_ser_iov,
+    .from_keyhash = rdata_from_keyhash,
+    .from_sample = rdata_from_sample,
+    .to_ser = rdata_to_ser,
+    .to_ser_ref = rdata_to_ser_ref,
+    .to_ser_unref = rdata_to_ser_unref,
+    .to_sample = rdata_to_sample,
+    .to_untyped = rdata_to_untyped,
+    .untyped_to_sample = rdata_untyped_to_sample,
+    .free = rdata_free,
+    .print = rdata_print,
+    .get_keyhash = rdata_keyhash,
+};
+
+static void rtype_free(struct ddsi_sertype *t)
+{
+    ddsi_sertype_fini(t);
+    free(t);
+}
+
+static void rtype_zero_samples(const struct ddsi_sertype *t, void *samples, size_t count)
+{
+    memset(samples, 0, count * ((const struct rtype *)t)->len);
+}
+
+static void rtype_realloc_samples(void **ptrs, const struct ddsi_sertype *t, void *old,
+                                  size_t oldcount, size_t count)
+{
+    size_t len = ((const struct rtype *)t)->len;
+    char *p = oldcount == count ? old : realloc(old, count * len);
+    if (p && count > oldcount)
+        memset(p + oldcount * len, 0, (count - oldcount) * len);
+    for (size_t i = 0; i < count; i++)
+        ptrs[i] = p ? p + i * len : NULL;
+}
+
+static void rtype_free_samples(const struct ddsi_sertype *t, void **ptrs, size_t count,
+                               dds_free_op_t op)
+{
+    (void)t;
+    if (count > 0 && (op & DDS_FREE_ALL_BIT))
+        free(ptrs[0]);
+}
+
+static bool rtype_equal(const struct ddsi_sertype *a, const struct ddsi_sertype *b)
+{
+    return ((const struct rtype *)a)->len == ((const struct rtype *)b)->len;
+}
+
+static uint32_t rtype_hash(const struct ddsi_sertype *t)
+{
+    return ((const struct rtype *)t)->len;
+}
+
+static size_t rtype_ser_size(const struct ddsi_sertype *t, const void *sample)
+{
+    (void)sample;
+    return ((const struct rtype *)t)->len;
+}
+
+static bool rtype_serialize(const struct ddsi_sertype *t, const void *sample, void *dst,
+                            size_t size)
+{
+    size_t len = ((const struct rtype *)t)->len;
+    if (size < len)
+        return false;
+    memcpy(dst, sample, len);
+    return true;
+}
+
+static const struct ddsi_sertype_ops rtype_ops = {
+    .version = ddsi_sertype_v0,
+    .free = rtype_free,
+    .zero_samples = rtype_zero_samples,
+    .realloc_samples = rtype_realloc_samples,
+    .free_samples = rtype_free_samples,
+    .equal = rtype_equal,
+    .hash = rtype_hash,
+    .get_serialized_size = rtype_ser_size,
+    .serialize_into = rtype_serialize,
+};
+
+/* ---- endpoints --------------------------------------------------------------------------------
+ */
+
+struct ardn_dds_ep {
+    struct ardn_route *r;
+    struct ardn_ep *ep;
+    bool input;
+    char topic[ARDN_EP_TEXT + 4];  /* DDS topic name: "rt" + the ROS 2 name */
+    char type[ARD_MAX_NAME + 48];  /* DDS type name */
+    dds_entity_t tp, wr, rd;       /* topic, writer (output), reader (input) */
+    const struct ddsi_sertype *st; /* the topic's sertype */
+    struct ardl_layout lay;
+    uint32_t len;        /* CDR bytes of a sample */
+    uint64_t seq;        /* samples taken (input) */
+    struct rdata *spare; /* output: the last sample written, with a reference of ours */
+    bool write_reported, bad_reported, peer_reported;
+};
+
+static struct {
+    dds_entity_t pp, ws, pubs, subs; /* participant, waitset, builtin readers */
+    dds_entity_t wake;               /* guard condition: the thread is to stop */
+    dds_guid_t guid;
+    struct ardn_dds_ep *eps;
+    int neps;
+    pthread_t thread;
+    bool started;
+} dds;
+
+int ardn_qos_parse(struct ardn_route *r, const char *val)
+{
+    unsigned q = 0;
+    char buf[128];
+    if (strlen(val) >= sizeof buf || !*val)
+        return ardi_fail(ARD_EINVAL, "qos '%s': expected best-effort, reliable, transient-local",
+                         val);
+    strcpy(buf, val);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "reliable") == 0)
+            q |= ARDN_QOS_RELIABLE;
+        else if (strcmp(t, "transient-local") == 0)
+            q |= ARDN_QOS_TRANSIENT_LOCAL | ARDN_QOS_RELIABLE;
+        else if (strcmp(t, "best-effort") != 0 && strcmp(t, "volatile") != 0)
+            return ardi_fail(ARD_EINVAL,
+                             "qos '%s': unknown '%s' (expected best-effort, reliable, "
+                             "transient-local, or several joined by commas)",
+                             val, t);
+    }
+    r->qos = q;
+    return 0;
+}
+
+/* The connection a route's DDS type is named after: its local input, else its first local
+ * output, else the connection its first ros2: endpoint's topic maps to. */
+static void route_conn(const struct ardn_route *r, char *conn, size_t len)
+{
+    if (r->in.kind == ARDN_EP_LOCAL) {
+        snprintf(conn, len, "%s", r->in.conn);
+        return;
+    }
+    for (int i = 0; i < r->nout; i++)
+        if (r->out[i].kind == ARDN_EP_LOCAL) {
+            snprintf(conn, len, "%s", r->out[i].conn);
+            return;
+        }
+    const struct ardn_ep *ep = &r->in;
+    for (int i = 0; ep->kind != ARDN_EP_ROS2 && i < r->nout; i++)
+        ep = &r->out[i];
+    if (ardl_ros2_conn(ep->topic, conn, len) < 0)
+        snprintf(conn, len, "C");
+}
+
+static int dds_fail(const struct ardn_route *r, dds_return_t rc, const char *what,
+                    const char *topic)
+{
+    return ardn_route_fail(r, ARD_ESYS, "%s %s: %s", what, topic, dds_strretcode(rc));
+}
+
+static int open_ep(struct ardn_dds_ep *e)
+{
+    struct ardn_route *r = e->r;
+    char conn[ARD_MAX_NAME + 1];
+    route_conn(r, conn, sizeof conn);
+    if (r->ros2_type[0])
+        snprintf(e->type, sizeof e->type, "%s", r->ros2_type);
+    else
+        ardl_ros2_dds_type_name(conn, e->type, sizeof e->type);
+    snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
+    if (ardl_layout_init(&e->lay, r->type, r->size) < 0)
+        return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+    e->len = (uint32_t)(ARDL_CDR_HDR + e->lay.body);
+
+    struct rtype *t = calloc(1, sizeof *t);
+    if (!t)
+        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    ddsi_sertype_init_flags(&t->c, e->type, &rtype_ops, &rdata_ops,
+                            DDSI_SERTYPE_FLAG_TOPICKIND_NO_KEY | DDSI_SERTYPE_FLAG_FIXED_SIZE);
+    t->c.allowed_data_representation = DDS_DATA_REPRESENTATION_FLAG_XCDR1;
+    t->len = e->len;
+    struct ddsi_sertype *st = &t->c;
+    e->tp = dds_create_topic_sertype(dds.pp, e->topic, &st, NULL, NULL, NULL);
+    if (e->tp < 0) {
+        ddsi_sertype_unref(&t->c);
+        return dds_fail(r, e->tp, "cannot create DDS topic", e->topic);
+    }
+    e->st = st;
+    if (((const struct rtype *)st)->len != e->len)
+        return ardn_route_fail(r, ARD_EINVAL,
+                               "DDS topic %s of type %s is used by another route with another size",
+                               e->topic, e->type);
+
+    dds_qos_t *q = dds_create_qos();
+    if (!q)
+        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    dds_qset_reliability(
+        q, (r->qos & ARDN_QOS_RELIABLE) ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
+        DDS_MSECS(100));
+    dds_qset_durability(q, (r->qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
+                                                               : DDS_DURABILITY_VOLATILE);
+    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
+    dds_qset_data_representation(q, 1, &rep);
+    int rc = 0;
+    if (e->input) {
+        e->rd = dds_create_reader(dds.pp, e->tp, q, NULL);
+        if (e->rd < 0)
+            rc = dds_fail(r, e->rd, "cannot create DDS reader on", e->topic);
+    } else {
+        e->wr = dds_create_writer(dds.pp, e->tp, q, NULL);
+        if (e->wr < 0)
+            rc = dds_fail(r, e->wr, "cannot create DDS writer on", e->topic);
+    }
+    dds_delete_qos(q);
+    if (rc == 0 && e->input) {
+        dds_entity_t c = dds_create_readcondition(e->rd, DDS_ANY_STATE);
+        dds_return_t a = c < 0 ? c : dds_waitset_attach(dds.ws, c, (dds_attach_t)(e - dds.eps));
+        if (a < 0)
+            rc = dds_fail(r, a, "cannot wait for DDS reader on", e->topic);
+    }
+    return rc;
+}
+
+static dds_domainid_t domain_id(void)
+{
+    if (ardn_g.ros_domain >= 0)
+        return (dds_domainid_t)ardn_g.ros_domain;
+    const char *s = getenv("ROS_DOMAIN_ID");
+    uint64_t v;
+    if (s && *s && ardn_parse_u64(s, 0, 232, &v) == 0)
+        return (dds_domainid_t)v;
+    return 0;
+}
+
+int ardn_dds_open(struct ardn_plan *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->nroutes; i++) {
+        struct ardn_route *r = &p->routes[i];
+        n += r->in.kind == ARDN_EP_ROS2;
+        for (int o = 0; o < r->nout; o++)
+            n += r->out[o].kind == ARDN_EP_ROS2;
+    }
+    if (n == 0)
+        return 0;
+    const char *s = getenv("ROS_DOMAIN_ID");
+    uint64_t v;
+    if (ardn_g.ros_domain < 0 && s && *s && ardn_parse_u64(s, 0, 232, &v) < 0)
+        return ardi_fail(ARD_EINVAL, "ROS_DOMAIN_ID '%s' is not a DDS domain id 0..232", s);
+    dds.eps = calloc((size_t)n, sizeof *dds.eps);
+    if (!dds.eps)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    dds.pp = dds_create_participant(domain_id(), NULL, NULL);
+    if (dds.pp < 0)
+        return ardi_fail(ARD_ESYS,
+                         "cannot create the DDS participant (domain %u): %s (check "
+                         "CYCLONEDDS_URI)",
+                         (unsigned)domain_id(), dds_strretcode(dds.pp));
+    dds_get_guid(dds.pp, &dds.guid);
+    dds.ws = dds_create_waitset(dds.pp);
+    dds.pubs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
+    dds.subs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
+    /* Always attached: a waitset with nothing attached does not wait. */
+    dds.wake = dds_create_guardcondition(dds.pp);
+    /* The waitset's attachments: input i is i; then the stop condition and the discovery
+     * readers (looked at only when they have something). */
+    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 ||
+        dds_waitset_attach(dds.ws, dds.wake, (dds_attach_t)n) < 0 ||
+        dds_waitset_attach(dds.ws, dds_create_readcondition(dds.pubs, DDS_ANY_STATE),
+                           (dds_attach_t)n + 1) < 0 ||
+        dds_waitset_attach(dds.ws, dds_create_readcondition(dds.subs, DDS_ANY_STATE),
+                           (dds_attach_t)n + 2) < 0)
+        return ardi_fail(ARD_ESYS, "cannot set up the DDS waitset and discovery readers");
+    for (int i = 0; i < p->nroutes; i++) {
+        struct ardn_route *r = &p->routes[i];
+        for (int o = -1; o < r->nout; o++) {
+            struct ardn_ep *ep = o < 0 ? &r->in : &r->out[o];
+            if (ep->kind != ARDN_EP_ROS2)
+                continue;
+            struct ardn_dds_ep *e = &dds.eps[dds.neps++];
+            e->r = r;
+            e->ep = ep;
+            e->input = o < 0;
+            ep->dds = e;
+            int rc = open_ep(e);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- the DDS thread: ros2: inputs, and peers of another type ------------------------------- */
+
+/* Take what a reader has; the newest valid sample goes on (the others are superseded). */
+static void take_input(struct ardn_dds_ep *e, int64_t now)
+{
+    struct ardn_route *r = e->r;
+    struct ddsi_serdata *sd[TAKE_MAX];
+    dds_sample_info_t si[TAKE_MAX];
+    bool have = false;
+    int64_t real_ns = 0;
+    for (;;) {
+        int n = dds_takecdr(e->rd, sd, TAKE_MAX, si, DDS_ANY_STATE);
+        if (n <= 0)
+            break;
+        for (int k = 0; k < n; k++) {
+            const struct rdata *d = (const struct rdata *)sd[k];
+            if (si[k].valid_data && sd[k]->ops == &rdata_ops) {
+                const char *bad = NULL;
+                enum ardw_cause c = ARDW_OK;
+                if (d->len >= ARDL_CDR_HDR && (d->data[0] != 0x00 || d->data[1] != 0x01)) {
+                    c = ARDW_MAGIC;
+                    bad = "its encapsulation is not CDR_LE (00 01)";
+                } else if (d->len < e->len) {
+                    c = ARDW_TRUNCATED;
+                    bad = "it is shorter than the connection's fields";
+                } else if (d->len > ((e->len + 3) & ~3u)) {
+                    c = ARDW_OVERSIZED;
+                    bad = "it is longer than the connection's fields";
+                } else {
+                    bad = ardl_cdr_decode(&e->lay, d->data, d->len, r->buf);
+                    c = bad ? ARDW_TRUNCATED : ARDW_OK;
+                }
+                if (c != ARDW_OK) {
+                    ardn_count_drop(r, c);
+                    if (!e->bad_reported)
+                        ardn_route_warn(r,
+                                        "a DDS sample of %u bytes on %s cannot be this "
+                                        "connection's (%u bytes of CDR): %s; drop_%s counts them",
+                                        d->len, e->topic, e->len, bad, ardw_cause_name(c));
+                    e->bad_reported = true;
+                } else {
+                    ardn_count(r, ARDN_C_RECEIVED, 1);
+                    if (have)
+                        ardn_count(r, ARDN_C_SUPERSEDED, 1);
+                    have = true;
+                    real_ns = si[k].source_timestamp;
+                }
+            }
+            ddsi_serdata_unref(sd[k]);
+        }
+    }
+    if (!have)
+        return;
+    struct ardw_hdr h = {.conn_id = r->conn_id,
+                         .size = (uint32_t)r->size,
+                         .epoch = ardn_g.epoch,
+                         .seq = ++e->seq,
+                         .mono_ns = now,
+                         .real_ns = real_ns,
+                         .type_hash = r->type_hash};
+    r->wire = NULL;
+    ardn_offer(r, &h, now, NULL);
+}
+
+/* New endpoints of other participants: one of our topics with another type is reported once
+ * per route and counted (drop_type). Writers matter to our readers, readers to our writers. */
+static void check_peers(dds_entity_t rd, bool writers)
+{
+    void *buf[TAKE_MAX];
+    dds_sample_info_t si[TAKE_MAX];
+    for (;;) {
+        buf[0] = NULL;
+        int n = dds_take(rd, buf, si, TAKE_MAX, TAKE_MAX);
+        if (n <= 0)
+            return;
+        for (int k = 0; k < n; k++) {
+            const dds_builtintopic_endpoint_t *b = buf[k];
+            if (!si[k].valid_data || si[k].instance_state != DDS_IST_ALIVE ||
+                memcmp(&b->participant_key, &dds.guid, sizeof dds.guid) == 0 || !b->topic_name ||
+                !b->type_name)
+                continue;
+            for (int i = 0; i < dds.neps; i++) {
+                struct ardn_dds_ep *e = &dds.eps[i];
+                if (e->input != writers || strcmp(e->topic, b->topic_name) != 0 ||
+                    strcmp(e->type, b->type_name) == 0)
+                    continue;
+                ardn_count_drop(e->r, ARDW_TYPE);
+                if (e->peer_reported)
+                    continue;
+                e->peer_reported = true;
+                ardn_route_warn(e->r,
+                                "a DDS %s on %s has type '%s', this route's is '%s': they do not "
+                                "match and nothing passes between them (drop_type counts such "
+                                "peers)",
+                                writers ? "writer" : "reader", b->topic_name, b->type_name,
+                                e->type);
+            }
+        }
+        dds_return_loan(rd, buf, n);
+    }
+}
+
+static void *dds_main(void *arg)
+{
+    (void)arg;
+    dds_attach_t trig[TAKE_MAX];
+    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+        int64_t now = ard_now_ns(), timeout = IDLE_NS;
+        for (int i = 0; i < dds.neps; i++)
+            if (dds.eps[i].input)
+                timeout = ardn_reducer_timeout(&dds.eps[i].r->red, now, timeout);
+        int n = dds_waitset_wait(dds.ws, trig, TAKE_MAX, timeout > 0 ? timeout : 0);
+        now = ard_now_ns();
+        bool peers = n > TAKE_MAX;
+        if (n > TAKE_MAX) { /* more ready than reported: look at every input */
+            for (int i = 0; i < dds.neps; i++)
+                if (dds.eps[i].input)
+                    take_input(&dds.eps[i], now);
+        } else {
+            for (int k = 0; k < n; k++) {
+                if (trig[k] < (dds_attach_t)dds.neps)
+                    take_input(&dds.eps[trig[k]], now);
+                peers |= trig[k] > (dds_attach_t)dds.neps;
+            }
+        }
+        if (peers) {
+            check_peers(dds.pubs, true);
+            check_peers(dds.subs, false);
+        }
+        for (int i = 0; i < dds.neps; i++)
+            if (dds.eps[i].input)
+                ardn_tick(dds.eps[i].r, now, NULL);
+    }
+    return NULL;
+}
+
+int ardn_dds_start(struct ardn_plan *p)
+{
+    if (dds.neps == 0)
+        return 0;
+    int rc = pthread_create(&dds.thread, NULL, dds_main, NULL);
+    if (rc != 0)
+        return ardn_route_fail(&p->routes[0], ARD_ESYS, "cannot start thread: %s", strerror(rc));
+    dds.started = true;
+    return 0;
+}
+
+void ardn_dds_join(struct ardn_plan *p)
+{
+    (void)p;
+    if (dds.started) {
+        dds_set_guardcondition(dds.wake, true);
+        pthread_join(dds.thread, NULL);
+    }
+    dds.started = false;
+}
+
+void ardn_dds_close(struct ardn_plan *p)
+{
+    (void)p;
+    if (dds.pp > 0)
+        dds_delete(dds.pp);
+    for (int i = 0; i < dds.neps; i++) {
+        if (dds.eps[i].spare)
+            ddsi_serdata_unref(&dds.eps[i].spare->c);
+        ardl_layout_free(&dds.eps[i].lay);
+        dds.eps[i].ep->dds = NULL;
+    }
+    free(dds.eps);
+    memset(&dds, 0, sizeof dds);
+}
+
+int ardn_dds_write(struct ardn_route *r, struct ardn_ep *ep, const void *packet,
+                   const struct ardw_hdr *h)
+{
+    struct ardn_dds_ep *e = ep->dds;
+    /* The sample of the previous write is written over when Cyclone let go of it (our
+     * reference is the only one left): in steady state no allocation per packet. */
+    struct rdata *d = e->spare;
+    if (!d || ddsrt_atomic_ld32(&d->c.refc) != 1) {
+        if (d)
+            ddsi_serdata_unref(&d->c);
+        d = e->spare = rdata_new(e->st, SDK_DATA, e->len);
+        if (!d)
+            return -1;
+    }
+    ardl_cdr_encode(&e->lay, packet, d->data);
+    /* The source timestamp is the writer's CLOCK_REALTIME stamp of the packet. */
+    d->c.timestamp.v = h->real_ns;
+    d->c.statusinfo = 0;
+    dds_return_t rc = dds_forwardcdr(e->wr, ddsi_serdata_ref(&d->c)); /* takes that reference */
+    if (rc >= 0)
+        return 0;
+    if (!e->write_reported)
+        ardn_route_warn(r, "DDS write on %s: %s", e->topic, dds_strretcode(rc));
+    e->write_reported = true;
+    return -1;
+}

@@ -1,0 +1,227 @@
+/* ros2msgs.c - `ard ros2-msgs DIR [CONN...]`: the ROS 2 interface package ardnet_msgs for the
+ * connections' types, so that a ROS 2 workspace builds the messages ardnet's ros2: endpoints
+ * carry. The .msg text and the names are those of the recorder (src/log/msgdef.c). */
+#include "ard.h"
+#include "logi.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char ardt_ros2msgs_usage[] =
+    "usage: ard ros2-msgs DIR [CONN...]\n"
+    "  Write the ROS 2 interface package ardnet_msgs into DIR (made with its parents):\n"
+    "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
+    "  for the types of the connections named, or of every connection of the domain. <Name>\n"
+    "  is the connection's name in CamelCase (arm.state: ArmState), the ROS 2 type\n"
+    "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. Two connections with one\n"
+    "  <Name> and different fields are refused. Files of other messages in DIR/msg are left.\n"
+    "exit codes: 0 ok, 1 no such connection, 3 connection damaged or not accessible,\n"
+    "            100 usage or a name collision, 111 cannot write\n";
+
+struct msg {
+    char conn[ARD_MAX_NAME + 1];
+    char name[ARD_MAX_NAME + 2];
+    struct ardl_buf def;
+};
+
+struct set {
+    struct msg *m;
+    size_t n, cap;
+    int rc;
+};
+
+static int add(const char *conn, void *arg)
+{
+    struct set *s = arg;
+    struct ard_conn_stat st;
+    int rc = ard_conn_stat(ardt_g.domain, conn, &st);
+    if (rc < 0) {
+        s->rc = ardt_liberr(rc);
+        return 1;
+    }
+    char norm[ARD_MAX_TYPE + 1] = "";
+    if (st.type[0] && ard_type_normalize(st.type, norm, sizeof norm) < 0) {
+        s->rc = ardt_err(ARDT_STALE, "connection '%s': %s", conn, ard_errdetail());
+        return 1;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        struct msg *m = realloc(s->m, cap * sizeof *m);
+        if (!m) {
+            s->rc = ardt_err(ARDT_SYS, "out of memory");
+            return 1;
+        }
+        s->m = m;
+        s->cap = cap;
+    }
+    struct msg *m = &s->m[s->n];
+    memset(m, 0, sizeof *m);
+    snprintf(m->conn, sizeof m->conn, "%s", conn);
+    ardl_ros2_msg_name(conn, m->name, sizeof m->name);
+    if (ardl_msgdef(norm, st.size, &m->def) < 0 || m->def.oom) {
+        ardl_free(&m->def);
+        s->rc = ardt_err(ARDT_SYS, "connection '%s': %s", conn, ard_errdetail());
+        return 1;
+    }
+    /* One file per name: the same fields under one name are one message. */
+    for (size_t i = 0; i < s->n; i++) {
+        struct msg *o = &s->m[i];
+        if (strcmp(o->name, m->name) != 0)
+            continue;
+        bool same = o->def.len == m->def.len && memcmp(o->def.p, m->def.p, m->def.len) == 0;
+        ardl_free(&m->def);
+        if (same)
+            return 0;
+        s->rc = ardt_err(ARDT_USAGE,
+                         "connections '%s' and '%s' are both message %s, with different fields: "
+                         "rename one, or name the connections to package",
+                         o->conn, conn, m->name);
+        return 1;
+    }
+    s->n++;
+    return 0;
+}
+
+/* mkdir -p: dir and every missing parent. */
+static int mkdir_p(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *c = p + 1;; c++) {
+        bool end = *c == '\0';
+        if (*c != '/' && !end)
+            continue;
+        *c = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            return -1;
+        if (end)
+            break;
+        *c = '/';
+    }
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return 0;
+    errno = ENOTDIR;
+    return -1;
+}
+
+/* Write path from text (through path.tmp and a rename: never half a file). */
+static int put_file(const char *path, const char *text, size_t len)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return ardt_err(ARDT_SYS, "cannot write %s: %s", tmp, strerror(errno));
+    bool ok = fwrite(text, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return ardt_err(ARDT_SYS, "cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+static int write_package(const char *dir, const struct set *s)
+{
+    char path[4096];
+    if (strlen(dir) > 3000)
+        return ardt_err(ARDT_USAGE, "directory name too long");
+    snprintf(path, sizeof path, "%s/msg", dir);
+    if (mkdir_p(dir) < 0 || mkdir_p(path) < 0)
+        return ardt_err(ARDT_SYS, "cannot make %s: %s", path, strerror(errno));
+    int rc = 0;
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        snprintf(path, sizeof path, "%s/msg/%s.msg", dir, s->m[i].name);
+        rc = put_file(path, (const char *)s->m[i].def.p, s->m[i].def.len);
+    }
+    if (rc)
+        return rc;
+
+    struct ardl_buf b = {0};
+    char line[256];
+    snprintf(line, sizeof line,
+             "<?xml version=\"1.0\"?>\n"
+             "<package format=\"3\">\n"
+             "  <name>ardnet_msgs</name>\n"
+             "  <version>%d.%d.%d</version>\n",
+             ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
+    ardl_put(&b, line, strlen(line));
+    static const char rest[] =
+        "  <description>Messages of ardnet connections, as ardnet's ros2: endpoints publish "
+        "them (written by ard ros2-msgs)</description>\n"
+        "  <maintainer email=\"nobody@localhost\">ardnet</maintainer>\n"
+        "  <license>the license of ardnet</license>\n"
+        "  <buildtool_depend>ament_cmake</buildtool_depend>\n"
+        "  <buildtool_depend>rosidl_default_generators</buildtool_depend>\n"
+        "  <exec_depend>rosidl_default_runtime</exec_depend>\n"
+        "  <member_of_group>rosidl_interface_packages</member_of_group>\n"
+        "  <export>\n"
+        "    <build_type>ament_cmake</build_type>\n"
+        "  </export>\n"
+        "</package>\n";
+    ardl_put(&b, rest, sizeof rest - 1);
+    snprintf(path, sizeof path, "%s/package.xml", dir);
+    rc = b.oom ? ardt_err(ARDT_SYS, "out of memory") : put_file(path, (const char *)b.p, b.len);
+
+    b.len = 0;
+    static const char head[] = "# Written by ard ros2-msgs: the messages of ardnet connections.\n"
+                               "cmake_minimum_required(VERSION 3.8)\n"
+                               "project(ardnet_msgs)\n"
+                               "find_package(ament_cmake REQUIRED)\n"
+                               "find_package(rosidl_default_generators REQUIRED)\n"
+                               "rosidl_generate_interfaces(${PROJECT_NAME}\n";
+    ardl_put(&b, head, sizeof head - 1);
+    for (size_t i = 0; i < s->n; i++) {
+        snprintf(line, sizeof line, "  \"msg/%s.msg\"\n", s->m[i].name);
+        ardl_put(&b, line, strlen(line));
+    }
+    static const char tail[] = ")\n"
+                               "ament_export_dependencies(rosidl_default_runtime)\n"
+                               "ament_package()\n";
+    ardl_put(&b, tail, sizeof tail - 1);
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
+    if (rc == 0)
+        rc = b.oom ? ardt_err(ARDT_SYS, "out of memory") : put_file(path, (const char *)b.p, b.len);
+    ardl_free(&b);
+    return rc;
+}
+
+int cmd_ros2msgs(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int first = 0;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1])
+            return ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help ros2-msgs')", argv[i]);
+        if (!dir) {
+            dir = argv[i];
+            first = i + 1;
+        }
+    }
+    if (!dir || !dir[0])
+        return ardt_err(ARDT_USAGE, "no directory given (see 'ard help ros2-msgs')");
+    struct set s = {0};
+    if (first < argc) {
+        for (int i = first; i < argc && s.rc == 0; i++)
+            add(argv[i], &s);
+    } else {
+        int rc = ard_conn_list(ardt_g.domain, add, &s);
+        if (rc < 0 && s.rc == 0)
+            s.rc = ardt_liberr(rc);
+        if (rc == 0 && s.rc == 0)
+            s.rc = ardt_err(ARDT_NOENT, "domain '%s' has no connection", ardt_g.domain);
+    }
+    if (s.rc == 0)
+        s.rc = write_package(dir, &s);
+    if (s.rc == 0)
+        for (size_t i = 0; i < s.n; i++)
+            printf("%s/msg/%s.msg\n", dir, s.m[i].name);
+    for (size_t i = 0; i < s.n; i++)
+        ardl_free(&s.m[i].def);
+    free(s.m);
+    return s.rc;
+}
