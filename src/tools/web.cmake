@@ -11,6 +11,6 @@ add_custom_command(OUTPUT ${WEB_GEN}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
   DEPENDS ${WEB_ASSETS} ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
   COMMENT "ard web: page assets" VERBATIM)
-target_sources(ard PRIVATE web.c ${WEB_GEN})
+target_sources(ard PRIVATE web.c webguard.c ${WEB_GEN})
 target_include_directories(ard PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CIVETWEB_INCLUDE})
 target_link_libraries(ard PRIVATE ${CIVETWEB_LIB} pthread)
