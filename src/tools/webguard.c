@@ -227,7 +227,8 @@ static bool authority_ok(const char *h)
     for (size_t i = 0; i < n; i++)
         name[i] = (char)tolower((unsigned char)h[i]);
     name[n] = '\0';
-    long port = 80;
+    long port = G.port; /* no port: browsers always send it for a port but 80; some clients
+                           (civetweb's) never do. The name is what stops a rebinding. */
     if (h[n] == ':') {
         char *end = NULL;
         port = strtol(h + n + 1, &end, 10);
