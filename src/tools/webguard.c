@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static struct {
     int nclients;
     pthread_t dog;
     bool dog_started;
-    volatile int stop;
+    atomic_int stop;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int64_t now_ms(void)
@@ -663,7 +664,7 @@ static void idle_close(struct wg_client *cl, int64_t now)
 static void *dog_run(void *arg)
 {
     (void)arg;
-    while (!G.stop) {
+    while (!atomic_load(&G.stop)) {
         int64_t now = now_ms();
         pthread_mutex_lock(&G.mu);
         for (struct wg_client *cl = G.clients; cl; cl = cl->next) {
@@ -687,7 +688,7 @@ static void *dog_run(void *arg)
 
 int wg_start(void)
 {
-    G.stop = 0;
+    atomic_store(&G.stop, 0);
     if (pthread_create(&G.dog, NULL, dog_run, NULL) != 0)
         return -1;
     G.dog_started = true;
@@ -696,7 +697,7 @@ int wg_start(void)
 
 void wg_stop(void)
 {
-    G.stop = 1;
+    atomic_store(&G.stop, 1);
     if (G.dog_started)
         pthread_join(G.dog, NULL);
     G.dog_started = false;
