@@ -5,8 +5,10 @@
  * WebSocket per plot (/ws). Each connection being looked at has one reader thread (a
  * `source`) that receives every packet it can and keeps it, with its send time, in an
  * in-process ring; a pump thread at 30 Hz folds the new packets of each WebSocket client into
- * min/max buckets of the client's width and sends the completed buckets. The server is an
- * ordinary reader: a writer never waits for it (a packet it is too slow for is skipped). */
+ * min/max buckets of the client's width and queues the completed buckets on the client, whose
+ * own writer thread sends them (webguard.c: Host, Origin, token, client limit, idle timeout,
+ * bounded queues; no thread of the server waits for a client). The server is an ordinary
+ * reader: a writer never waits for it (a packet it is too slow for is skipped). */
 #include "ard.h"
 #include "web.h"
 #include "webguard.h"
