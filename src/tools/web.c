@@ -74,8 +74,8 @@ struct source {
     pthread_mutex_t mu;
     pthread_t th;
     int refs;
-    volatile int stop;
-    volatile int gone; /* re-created with another layout: nothing more to read */
+    atomic_int stop;
+    atomic_int gone; /* re-created with another layout: nothing more to read */
 };
 
 /* One WebSocket client (a plot on a page). */
@@ -108,7 +108,7 @@ struct web {
     struct source *sources;
     struct client *clients;
     pthread_t pump;
-    volatile int stop;
+    atomic_int stop; /* set by the signal handler (lock-free: async-signal-safe) */
 };
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER};
 

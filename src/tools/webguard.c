@@ -53,8 +53,7 @@ static struct {
     char addr[64];
     char token[128];
     char hosts[WG_MAX_HOST_NAMES][256];
-    char cookie[40];
-    int port;
+    atomic_int port;    /* 0 until serving: Host checks fail until then */
     pthread_mutex_t mu; /* clients, nclients */
     struct wg_client *clients;
     int nclients;
@@ -87,13 +86,7 @@ void wg_init(const struct wg_opts *o)
 
 void wg_set_port(int port)
 {
-    G.port = port;
-    snprintf(G.cookie, sizeof G.cookie, "ard_token_%d", port);
-}
-
-const char *wg_cookie_name(void)
-{
-    return G.cookie;
+    atomic_store(&G.port, port);
 }
 
 /* ---- UTF-8 ------------------------------------------------------------------------------- */
@@ -228,15 +221,15 @@ static bool authority_ok(const char *h)
     for (size_t i = 0; i < n; i++)
         name[i] = (char)tolower((unsigned char)h[i]);
     name[n] = '\0';
-    long port = G.port; /* no port: browsers always send it for a port but 80; some clients
-                           (civetweb's) never do. The name is what stops a rebinding. */
+    long port = atomic_load(&G.port); /* no port: browsers always send it for a port but 80; some
+                           clients (civetweb's) never do. The name is what stops a rebinding. */
     if (h[n] == ':') {
         char *end = NULL;
         port = strtol(h + n + 1, &end, 10);
         if (end == h + n + 1 || *end || h[n + 1] == '+' || h[n + 1] == '-')
             return false;
     }
-    return port == G.port && name_ok(name);
+    return port == atomic_load(&G.port) && name_ok(name);
 }
 
 static int count_header(const struct mg_request_info *ri, const char *name)
@@ -272,6 +265,9 @@ static bool ws_key_ok(const char *k)
 int wg_begin_request(struct mg_connection *c)
 {
     const struct mg_request_info *ri = mg_get_request_info(c);
+    int port = atomic_load(&G.port);
+    char cookie[40];
+    snprintf(cookie, sizeof cookie, "ard_token_%d", port);
     char q[300];
     const char *host = mg_get_header(c, "Host");
     if (count_header(ri, "Host") > 1 || count_header(ri, "Origin") > 1)
@@ -283,7 +279,7 @@ int wg_begin_request(struct mg_connection *c)
         return reply(c, 403,
                      "Host '%s' is not this server's address (%s:%d); another name must be "
                      "given with --host-name",
-                     q, G.o.addr, G.port);
+                     q, G.o.addr, port);
     }
     const char *origin = mg_get_header(c, "Origin");
     if (origin && (strncasecmp(origin, "http://", 7) != 0 || strcasecmp(origin + 7, host) != 0)) {
@@ -311,13 +307,13 @@ int wg_begin_request(struct mg_connection *c)
     if (!got[0]) {
         const char *ck = mg_get_header(c, "Cookie");
         if (ck)
-            mg_get_cookie(ck, G.cookie, got, sizeof got);
+            mg_get_cookie(ck, cookie, got, sizeof got);
     }
     if (!token_eq(got))
         return reply(c, 401,
                      "a token is required: open the address ard web printed "
                      "(http://%s:%d/?token=...)",
-                     G.o.addr, G.port);
+                     G.o.addr, port);
     const char *m = ri->request_method;
     const char *u = ri->local_uri ? ri->local_uri : "";
     if (from_query && (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) &&
@@ -327,7 +323,7 @@ int wg_begin_request(struct mg_connection *c)
                   "HTTP/1.1 303 See Other\r\nLocation: /\r\n"
                   "Set-Cookie: %s=%s; Path=/; HttpOnly; SameSite=Strict\r\n"
                   "Content-Length: 0\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-                  G.cookie, G.o.token);
+                  cookie, G.o.token);
         return 303;
     }
     return 0;

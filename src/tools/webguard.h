@@ -28,10 +28,9 @@ struct wg_opts {
 
 /* Copy the options (before mg_start). */
 void wg_init(const struct wg_opts *o);
-/* The port actually listened on (after mg_start; port 0 picks one). */
+/* The port actually listened on (after mg_start; port 0 picks one). The token's cookie is
+ * "ard_token_PORT". */
 void wg_set_port(int port);
-/* The cookie that keeps the token ("ard_token_PORT"). */
-const char *wg_cookie_name(void);
 
 /* civetweb's begin_request callback: checks Host, Origin, the WebSocket handshake's key and
  * the token; answers 403, 400 or 401 itself (returning the status), turns a page request
