@@ -2,7 +2,8 @@
 # web_slow.sh [SECONDS] - one slow client stalls nobody: next to a WebSocket client that
 # subscribes to a 10 kHz signal and never reads, a plot of it keeps its rate (70 % of its
 # rate alone at least, in every 5 s window; no frame 1 s late), /api/net and new WebSockets
-# keep answering, and the stuck client is disconnected (web_slow.py). SECONDS:
+# keep answering, and the stuck client is disconnected (web_slow.py). Before that, a client
+# that pauses 3 s loses the oldest frames, keeps the newest and stays (web_queue.py). SECONDS:
 # $WEB_SLOW_SECONDS, else 30 (the issue asks for 2 minutes: WEB_SLOW_SECONDS=120).
 TEST_NAME=webslow
 . "$SRCDIR/tests/tools/common.sh"
@@ -15,6 +16,7 @@ SECONDS_RUN=${1:-${WEB_SLOW_SECONDS:-30}}
 PIDS+=($!)
 wait_for "$ARD" show sig
 start_web
+"$PY" "$(dirname "$0")/web_queue.py" "$BASE" "$TOKEN" || fail "a paused client"
 "$PY" "$(dirname "$0")/web_slow.py" "$BASE" "$TOKEN" "$SECONDS_RUN" || fail "a slow client"
 kill -0 "$WEB_PID" || fail "ard web died"
 kill "$WEB_PID"
