@@ -7,8 +7,8 @@
 # for its next frame (the server sends 30 a second), its newest bucket must never be older
 # than LAG_MAX when it arrives, /api/net must answer within 1 s every second, a new WebSocket must get its subscription
 # answer within 2 s every 5 s, and the server must disconnect the stuck client (its socket
-# leaves ESTABLISHED) within 15 s of its subscription: the kernel's buffers fill first (about
-# a second), then its queue, then it is behind for the documented 5 s.
+# leaves ESTABLISHED) within 15 s of its subscription: the kernel's buffers fill first (a few
+# seconds), then its queue, then it is behind for the documented 5 s.
 import json, socket, sys, time, urllib.parse
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from webtest import Server, Reader, frame, status_of
@@ -70,7 +70,7 @@ while time.time() < t + 5.0:
 baseline = got / (time.time() - t)
 
 # The stuck client: a small receive buffer, subscribes with 10 us buckets (every packet a
-# bucket) of 16 traces (some 100 kB a frame), never reads.
+# bucket) of 4 traces (some 30 kB a frame), never reads.
 stuck = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 stuck.connect((S.host, S.port))
@@ -78,7 +78,7 @@ import base64, os
 key = base64.b64encode(os.urandom(16)).decode()
 stuck.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: {S.authority}\r\nUpgrade: websocket\r\n"
               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13"
-              "\r\n\r\n".encode() + frame(1, b"sub sig 10" + b" s" * 16))
+              "\r\n\r\n".encode() + frame(1, b"sub sig 10" + b" s" * 4))
 stuck_port = stuck.getsockname()[1]
 t0 = time.time()
 stuck_gone = None

@@ -3,7 +3,7 @@
 # subscribes to a 10 kHz signal and never reads, a plot of it keeps its rate (70 % of its
 # rate alone at least, in every 5 s window; no frame 1 s late), /api/net and new WebSockets
 # keep answering, and the stuck client is disconnected (web_slow.py). Before that, a client
-# that pauses 3 s loses the oldest frames, keeps the newest and stays (web_queue.py). SECONDS:
+# that pauses 4 s loses the oldest frames, keeps the newest and stays (web_queue.py). SECONDS:
 # $WEB_SLOW_SECONDS, else 30 (the issue asks for 2 minutes: WEB_SLOW_SECONDS=120).
 TEST_NAME=webslow
 . "$SRCDIR/tests/tools/common.sh"
