@@ -260,7 +260,7 @@ int main(int argc, char **argv)
     pthread_join(st2, NULL);
     /* Phase 4: ard web and its clients instead. */
     int wout;
-    char *wav[] = {ARD_BIN, "web", "--listen", "127.0.0.1:0", NULL};
+    char *wav[] = {ARD_BIN, "web", "--listen", "127.0.0.1:0", "--no-token", NULL};
     pid_t web = spawn(wav, &wout);
     FILE *wf = fdopen(wout, "r");
     char line[256] = "";

@@ -69,6 +69,10 @@ _ard()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
+    --token-file)
+        COMPREPLY=($(compgen -f -- "$cur")) # ard web's token
+        return
+        ;;
     -r | --rate | -n | --count | -i | --interval | --seed | -t | --type)
         return
         ;;
@@ -91,7 +95,7 @@ _ard()
     play) opts="--rate --loop --start --end --remap --connections -q --quiet" ;;
     export) opts="--csv --field --resample --onto -o --output" ;;
     info) opts="--json" ;;
-    web) opts="--listen --allow-set --token" ;;
+    web) opts="--listen --allow-set --token-file --no-token --host-name --max-clients --idle-timeout" ;;
     esac
     # ros2-msgs DIR [CONN...]: the directory first, then connections.
     [ "$sub" = ros2-msgs ] && [ -z "$conn" ] && [[ $cur != -* ]] && COMPREPLY=($(compgen -d -- "$cur")) && return

@@ -5,10 +5,13 @@
  * WebSocket per plot (/ws). Each connection being looked at has one reader thread (a
  * `source`) that receives every packet it can and keeps it, with its send time, in an
  * in-process ring; a pump thread at 30 Hz folds the new packets of each WebSocket client into
- * min/max buckets of the client's width and sends the completed buckets. The server is an
- * ordinary reader: a writer never waits for it (a packet it is too slow for is skipped). */
+ * min/max buckets of the client's width and queues the completed buckets on the client, whose
+ * own writer thread sends them (webguard.c: Host, Origin, token, client limit, idle timeout,
+ * bounded queues; no thread of the server waits for a client). The server is an ordinary
+ * reader: a writer never waits for it (a packet it is too slow for is skipped). */
 #include "ard.h"
 #include "web.h"
+#include "webguard.h"
 
 #include <civetweb.h>
 #include <errno.h>
@@ -22,23 +25,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
+#include <arpa/inet.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 const char ardt_web_usage[] =
-    "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token TOKEN]\n"
+    "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token-file FILE | --no-token]\n"
+    "               [--host-name NAME]... [--max-clients N] [--idle-timeout SECONDS]\n"
     "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
     "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
     "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
+    "  Every request needs a token (a random one is printed in the address to open; the page\n"
+    "  keeps it in a cookie) and a Host and Origin of this server.\n"
     "options:\n"
     "  -l, --listen ADDR:PORT  address to serve on (default 127.0.0.1:8642; port 0: any free\n"
-    "                          port). Any address but loopback requires a token.\n"
+    "                          port)\n"
     "  --allow-set             let the page write packets (as `ard set`, same refusals);\n"
     "                          read-only otherwise\n"
-    "  --token TOKEN           every request must carry ?token=TOKEN (the page keeps it);\n"
-    "                          generated and printed when listening beyond loopback\n"
+    "  --token-file FILE       the token is the first line of FILE (8-79 letters, digits,\n"
+    "                          '-_.'; FILE not readable by others) instead of a random one\n"
+    "  --no-token              no token (loopback only): every local user gets in with this\n"
+    "                          server's rights\n"
+    "  --host-name NAME        also answer to Host NAME[:PORT] (a name of this machine; up to\n"
+    "                          8); address literals of the listened address always work\n"
+    "  --max-clients N         WebSockets (plots) at once, 1-1000 (default 64); more get 503\n"
+    "  --idle-timeout SECONDS  close a WebSocket that subscribes to nothing for this long\n"
+    "                          (default 30)\n"
     "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
     "  See docs/web.md.\n";
 
@@ -60,8 +74,8 @@ struct source {
     pthread_mutex_t mu;
     pthread_t th;
     int refs;
-    volatile int stop;
-    volatile int gone; /* re-created with another layout: nothing more to read */
+    atomic_int stop;
+    atomic_int gone; /* re-created with another layout: nothing more to read */
 };
 
 /* One WebSocket client (a plot on a page). */
@@ -69,6 +83,7 @@ struct source {
 struct client {
     struct client *next;
     struct mg_connection *conn;
+    struct wg_client *wg; /* its queue and writer (webguard.c) */
     struct source *src;
     struct ardt_sel sel[WEB_MAXF];
     size_t nsel;
@@ -86,13 +101,14 @@ struct client {
 struct web {
     struct mg_context *ctx;
     char token[80];
+    bool no_token;
     bool allow_set;
     char self[4096];    /* this program, for set */
     pthread_mutex_t mu; /* sources and clients */
     struct source *sources;
     struct client *clients;
     pthread_t pump;
-    volatile int stop;
+    atomic_int stop; /* set by the signal handler (lock-free: async-signal-safe) */
 };
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -285,17 +301,24 @@ static void b_num(struct buf *b, double v)
         bp(b, "null");
 }
 
+/* A JSON string. Bytes that are not UTF-8 (a name made by hand in /dev/shm, a message
+ * quoting what a client sent) are written as the text \xNN: the answer stays valid UTF-8. */
 static void b_str(struct buf *b, const char *s)
 {
     bp(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t k = wg_utf8_seq((const unsigned char *)s + i, len - i);
         if (c == '"' || c == '\\')
             bp(b, "\\%c", c);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7f)
             bp(b, "\\u%04x", c);
+        else if (k == 0)
+            bp(b, "\\\\x%02x", c);
         else
-            bp(b, "%c", c);
+            bp(b, "%.*s", (int)k, s + i);
+        i += k ? k : 1;
     }
     bp(b, "\"");
 }
@@ -329,19 +352,21 @@ static void b_packet(struct buf *b, const struct ardt_type *t, const uint8_t *pk
     free(text);
 }
 
-static void ws_send(struct mg_connection *c, const struct buf *b)
+/* Queue a message for the client (never waits for it). Plot frames may be dropped when the
+ * client is behind; answers to its commands are not. */
+static void ws_send(struct client *cl, const struct buf *b, bool droppable)
 {
     if (!b->oom && b->len)
-        mg_websocket_write(c, MG_WEBSOCKET_OPCODE_TEXT, b->p, b->len);
+        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->p, b->len, droppable);
 }
 
-static void ws_error(struct mg_connection *c, const char *msg)
+static void ws_error(struct client *cl, const char *msg)
 {
     struct buf b = {0};
     bp(&b, "{\"error\":");
     b_str(&b, msg);
     bp(&b, "}");
-    ws_send(c, &b);
+    ws_send(cl, &b, false);
     free(b.p);
 }
 
@@ -367,10 +392,11 @@ static void pump_client(struct client *cl, int64_t now)
         char msg[ARD_MAX_NAME + 96];
         snprintf(msg, sizeof msg, "connection '%s' was re-created with another type: pick it again",
                  s->name);
-        ws_error(cl->conn, msg);
+        ws_error(cl, msg);
         source_put(s);
         cl->src = NULL;
         cl->nsel = 0;
+        wg_active(cl->wg, false);
         return;
     }
     struct buf b = {0};
@@ -406,8 +432,9 @@ static void pump_client(struct client *cl, int64_t now)
     bool fresh = s->head != n0;
     /* The decoded newest value, 5 times a second. */
     bool val = s->head > 0 && (cl->tick++ % 6) == 0;
-    bp(&b, "],\"tl\":%.6f,\"te\":%.6f,\"lost\":%llu", (double)cl->tlast * 1e-9,
-       (double)cl->temit * 1e-9, (unsigned long long)cl->lost);
+    bp(&b, "],\"tl\":%.6f,\"te\":%.6f,\"lost\":%llu,\"dropped\":%llu", (double)cl->tlast * 1e-9,
+       (double)cl->temit * 1e-9, (unsigned long long)cl->lost,
+       (unsigned long long)wg_dropped(cl->wg));
     if (val) {
         uint32_t k = (uint32_t)((s->head - 1) & (s->cap - 1));
         bp(&b, ",\"val\":{\"seq\":%llu,\"age_ns\":%lld,\"fields\":", (unsigned long long)s->seq[k],
@@ -418,7 +445,7 @@ static void pump_client(struct client *cl, int64_t now)
     pthread_mutex_unlock(&s->mu);
     bp(&b, "}");
     if (fresh || val)
-        ws_send(cl->conn, &b);
+        ws_send(cl, &b, true);
     free(b.p);
 }
 
@@ -448,12 +475,36 @@ static struct client *client_of(const struct mg_connection *c)
     return NULL;
 }
 
+/* Unlist the client of c (W.mu held); NULL when there is none. */
+static struct client *client_take(const struct mg_connection *c)
+{
+    for (struct client **p = &W.clients; *p; p = &(*p)->next)
+        if ((*p)->conn == c) {
+            struct client *cl = *p;
+            *p = cl->next;
+            source_put(cl->src);
+            return cl;
+        }
+    return NULL;
+}
+
 static int ws_connect(const struct mg_connection *c, void *cb)
 {
     (void)cb;
+    /* A client still listed for this connection object had its handshake fail (civetweb
+     * calls no close handler then). */
+    pthread_mutex_lock(&W.mu);
+    struct client *old = client_take(c);
+    pthread_mutex_unlock(&W.mu);
+    free(old);
     struct client *cl = calloc(1, sizeof *cl);
     if (!cl)
         return 1; /* refuse */
+    cl->wg = wg_connect(c);
+    if (!cl->wg) {
+        free(cl); /* too many clients: answered 503 */
+        return 1;
+    }
     cl->conn = (struct mg_connection *)c;
     pthread_mutex_lock(&W.mu);
     cl->next = W.clients;
@@ -465,44 +516,48 @@ static int ws_connect(const struct mg_connection *c, void *cb)
 static void ws_ready(struct mg_connection *c, void *cb)
 {
     (void)cb;
-    struct buf b = {0};
-    bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
-    ws_send(c, &b);
-    free(b.p);
+    pthread_mutex_lock(&W.mu);
+    struct client *cl = client_of(c);
+    if (cl) {
+        wg_ready(cl->wg);
+        struct buf b = {0};
+        bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
+        ws_send(cl, &b, false);
+        free(b.p);
+    }
+    pthread_mutex_unlock(&W.mu);
 }
 
 static void ws_close(const struct mg_connection *c, void *cb)
 {
     (void)cb;
     pthread_mutex_lock(&W.mu);
-    for (struct client **p = &W.clients; *p; p = &(*p)->next)
-        if ((*p)->conn == c) {
-            struct client *cl = *p;
-            *p = cl->next;
-            source_put(cl->src);
-            free(cl);
-            break;
-        }
+    struct client *cl = client_take(c);
     pthread_mutex_unlock(&W.mu);
+    if (cl) {
+        wg_close(cl->wg); /* may wait a second for what was queued: not under W.mu */
+        free(cl);
+    }
 }
 
 /* Handle one command (W.mu held). Returns false to close the connection. */
-static void ws_command(struct mg_connection *c, struct client *cl, char *line)
+static void ws_command(struct client *cl, char *line)
 {
     char *save = NULL;
     char *verb = strtok_r(line, " ", &save);
     if (!verb) {
-        ws_error(c, "empty command");
+        ws_error(cl, "empty command");
         return;
     }
     if (strcmp(verb, "unsub") == 0) {
         source_put(cl->src);
         cl->src = NULL;
         cl->nsel = 0;
+        wg_active(cl->wg, false);
         return;
     }
     if (strcmp(verb, "sub") != 0) {
-        ws_error(c, "unknown command (expected sub or unsub)");
+        ws_error(cl, "unknown command (expected sub or unsub)");
         return;
     }
     char *name = strtok_r(NULL, " ", &save);
@@ -510,7 +565,7 @@ static void ws_command(struct mg_connection *c, struct client *cl, char *line)
     char *end = NULL;
     long long bus = bucket ? strtoll(bucket, &end, 10) : 0;
     if (!name || !bucket || *end || bus < 10 || bus > 10000000) {
-        ws_error(c, "usage: sub CONNECTION BUCKET_US [FIELD...] (bucket 10 us to 10 s)");
+        ws_error(cl, "usage: sub CONNECTION BUCKET_US [FIELD...] (bucket 10 us to 10 s)");
         return;
     }
     char err[ARD_MAX_NAME + ARD_MAX_TYPE + 256];
@@ -518,7 +573,7 @@ static void ws_command(struct mg_connection *c, struct client *cl, char *line)
     if (!s) {
         s = source_get(name, err, sizeof err);
         if (!s) {
-            ws_error(c, err);
+            ws_error(cl, err);
             return;
         }
     } else
@@ -527,13 +582,13 @@ static void ws_command(struct mg_connection *c, struct client *cl, char *line)
     size_t n = 0;
     for (char *f; (f = strtok_r(NULL, " ", &save)) != NULL;) {
         if (n == WEB_MAXF) {
-            ws_error(c, "at most 16 fields per plot");
+            ws_error(cl, "at most 16 fields per plot");
             source_put(s);
             return;
         }
         if (ardt_sel_parse(&s->t, f, &sel[n]) != 0 || sel[n].count != 1) {
             snprintf(err, sizeof err, "'%.60s': not a field element of type '%s'", f, s->t.desc);
-            ws_error(c, err);
+            ws_error(cl, err);
             source_put(s);
             return;
         }
@@ -541,6 +596,7 @@ static void ws_command(struct mg_connection *c, struct client *cl, char *line)
     }
     source_put(cl->src);
     cl->src = s;
+    wg_active(cl->wg, true);
     memcpy(cl->sel, sel, n * sizeof *sel);
     cl->nsel = n;
     cl->bucket_ns = bus * 1000;
@@ -576,7 +632,7 @@ static void ws_command(struct mg_connection *c, struct client *cl, char *line)
             bp(&b, "%s\"%s\"", i ? "," : "", fn);
     }
     bp(&b, "]}");
-    ws_send(c, &b);
+    ws_send(cl, &b, false);
     free(b.p);
 }
 
@@ -590,27 +646,27 @@ static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, vo
         return 0;
     if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
         return 1;
-    if (op != MG_WEBSOCKET_OPCODE_TEXT || !(bits & 0x80)) {
-        ws_error(c, "expected one complete text message");
-        return 0;
-    }
-    if (len > WEB_MAXMSG) {
-        ws_error(c, "message too long (at most 4096 bytes)");
-        return 0;
-    }
+    const char *err = NULL;
     char line[WEB_MAXMSG + 1];
-    memcpy(line, data, len);
-    line[len] = '\0';
-    if (strlen(line) != len) {
-        ws_error(c, "message contains a NUL byte");
-        return 0;
+    if (op != MG_WEBSOCKET_OPCODE_TEXT || !(bits & 0x80))
+        err = "expected one complete text message";
+    else if (len > WEB_MAXMSG)
+        err = "message too long (at most 4096 bytes)";
+    else {
+        memcpy(line, data, len);
+        line[len] = '\0';
+        if (strlen(line) != len)
+            err = "message contains a NUL byte";
     }
     pthread_mutex_lock(&W.mu);
     struct client *cl = client_of(c);
-    if (cl)
-        ws_command(c, cl, line);
+    bool keep = cl && !err && !wg_closing(cl->wg);
+    if (cl && err)
+        ws_error(cl, err); /* sent before the socket closes (wg_close drains) */
+    else if (keep)
+        ws_command(cl, line);
     pthread_mutex_unlock(&W.mu);
-    return cl != NULL;
+    return keep;
 }
 
 /* ---- HTTP ---------------------------------------------------------------------------------- */
@@ -644,16 +700,13 @@ static int h_asset(struct mg_connection *c, void *cb)
     const struct mg_request_info *ri = mg_get_request_info(c);
     if (strcmp(ri->request_method, "GET") != 0 && strcmp(ri->request_method, "HEAD") != 0)
         return json_error(c, 405, "method not allowed");
-    char cookie[160] = "";
-    if (W.token[0] && a == &web_assets[0])
-        snprintf(cookie, sizeof cookie,
-                 "Set-Cookie: ard_token=%s; Path=/; HttpOnly; SameSite=Strict\r\n", W.token);
     mg_printf(c,
-              "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+              "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
-              "Content-Security-Policy: default-src 'self'; connect-src 'self' ws: wss:\r\n"
-              "Connection: close\r\n\r\n",
-              a->type, a->len, cookie);
+              "Content-Security-Policy: default-src 'self'; connect-src 'self'; "
+              "frame-ancestors 'none'; form-action 'self'\r\n"
+              "X-Frame-Options: DENY\r\nConnection: close\r\n\r\n",
+              a->type, a->len);
     if (strcmp(ri->request_method, "GET") == 0)
         mg_write(c, a->data, a->len);
     return 200;
@@ -824,23 +877,37 @@ static int h_set(struct mg_connection *c, void *cb)
     av[ac++] = "set";
     av[ac++] = conn;
     int n = 0, r = 0;
+    const char *notassign = NULL;
     for (; n < WEB_MAXASSIGN; n++) {
         r = mg_get_var2(body, len, "a", assigns[n], sizeof assigns[n], (size_t)n);
         if (r < 0)
             break;
+        /* Values never become options: FIELD=VALUE, a field name first. */
+        const char *a = assigns[n];
+        size_t fl = strcspn(a, "=[");
+        if (!notassign && (a[0] == '-' || fl == 0 || !strchr(a, '=')))
+            notassign = a;
         av[ac++] = assigns[n];
     }
     av[ac] = NULL;
     int status;
+    char msg[600];
     if (r < -1)
         status = json_error(c, 400, "an assignment is too long");
+    else if (conn[0] == '-') {
+        snprintf(msg, sizeof msg, "'%.200s' is not a connection name (no options here)", conn);
+        status = json_error(c, 400, msg);
+    } else if (ardi_check_name("connection", conn, true) < 0)
+        status = json_error(c, 400, ard_errdetail());
     else if (n == 0)
         status = json_error(c, 400, "nothing to set (a=FIELD=VALUE)");
     else if (n == WEB_MAXASSIGN)
         status = json_error(c, 400, "too many assignments");
-    else if (conn[0] == '-')
-        status = json_error(c, 400, "bad connection name");
-    else {
+    else if (notassign) {
+        snprintf(msg, sizeof msg, "'%.500s' is not an assignment FIELD=VALUE (no options here)",
+                 notassign);
+        status = json_error(c, 400, msg);
+    } else {
         struct buf out = {0};
         int code = run_set(av, &out);
         struct buf b = {0};
@@ -862,35 +929,6 @@ static int h_notfound(struct mg_connection *c, void *cb)
     return json_error(c, 404, "no such page");
 }
 
-/* Every request: the token, when one is set (query ?token= or cookie ard_token). */
-static bool token_ok(const struct mg_connection *c)
-{
-    if (!W.token[0])
-        return true;
-    const struct mg_request_info *ri = mg_get_request_info(c);
-    char got[sizeof W.token + 1] = "";
-    if (ri->query_string)
-        mg_get_var(ri->query_string, strlen(ri->query_string), "token", got, sizeof got);
-    if (!got[0]) {
-        const char *ck = mg_get_header(c, "Cookie");
-        if (ck)
-            mg_get_cookie(ck, "ard_token", got, sizeof got);
-    }
-    size_t a = strlen(got), b = strlen(W.token);
-    unsigned diff = (unsigned)(a ^ b);
-    for (size_t i = 0; i < b; i++)
-        diff |= (unsigned char)(got[i < a ? i : 0] ^ W.token[i]);
-    return diff == 0;
-}
-
-static int begin_request(struct mg_connection *c)
-{
-    if (token_ok(c))
-        return 0;
-    json_error(c, 401, "a token is required: open the address ard web printed (?token=...)");
-    return 401;
-}
-
 static int log_message(const struct mg_connection *c, const char *msg)
 {
     (void)c;
@@ -902,7 +940,38 @@ static int log_message(const struct mg_connection *c, const char *msg)
 
 static bool is_loopback(const char *addr)
 {
-    return strncmp(addr, "127.", 4) == 0 || strcmp(addr, "localhost") == 0;
+    return strncmp(addr, "127.", 4) == 0;
+}
+
+/* The token of --token-file: its first line; the file must not be open to others. */
+static int read_token_file(const char *path, char *out, size_t outlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return ardt_err(ARDT_USAGE, "--token-file '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0007)) {
+        fclose(f);
+        return ardt_err(ARDT_USAGE,
+                        "--token-file '%s' has mode %04o: others may read it (chmod o-rwx)", path,
+                        (unsigned)(st.st_mode & 07777));
+    }
+    char line[256];
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    if (!got)
+        return ardt_err(ARDT_USAGE, "--token-file '%s' is empty", path);
+    line[strcspn(line, "\r\n")] = '\0';
+    size_t tl = strlen(line);
+    if (tl < 8 || tl >= outlen ||
+        strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+                     "KLMNOPQRSTUVWXYZ0123456789-_.") != tl)
+        return ardt_err(ARDT_USAGE,
+                        "--token-file '%s': the token must be 8 to 79 characters of letters, "
+                        "digits, '-', '_', '.'",
+                        path);
+    snprintf(out, outlen, "%s", line);
+    return 0;
 }
 
 static void on_signal(int sig)
@@ -911,27 +980,76 @@ static void on_signal(int sig)
     W.stop = 1;
 }
 
+/* A number option's value in [lo, hi]. */
+static int num_opt(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= lo && d <= hi))
+        return ardt_err(ARDT_USAGE, "%s '%s': expected a number from %g to %g", opt, v, lo, hi);
+    *out = d;
+    return 0;
+}
+
 int cmd_web(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8642";
-    const char *token = NULL;
+    const char *token_file = NULL;
+    struct wg_opts go = {.max_clients = 64, .idle_ms = 30000};
+    double d;
+    int rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const char *v = NULL;
+        static const char *const valued[] = {"-l",          "--listen",      "--token-file",
+                                             "--host-name", "--max-clients", "--idle-timeout",
+                                             "--token"};
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
+            size_t kl = strlen(valued[k]);
+            if (strcmp(a, valued[k]) == 0) {
+                if (i + 1 >= argc)
+                    return ardt_err(ARDT_USAGE, "%s needs a value", a);
+                v = argv[++i];
+            } else if (strncmp(a, valued[k], kl) == 0 && a[kl] == '=' && kl > 2)
+                v = a + kl + 1;
+            if (v) {
+                a = valued[k];
+                break;
+            }
+        }
         if (strcmp(a, "--allow-set") == 0)
             W.allow_set = true;
-        else if (strcmp(a, "-l") == 0 || strcmp(a, "--listen") == 0 || strcmp(a, "--token") == 0) {
-            if (i + 1 >= argc)
-                return ardt_err(ARDT_USAGE, "%s needs a value", a);
-            if (strcmp(a, "--token") == 0)
-                token = argv[++i];
-            else
-                listen = argv[++i];
-        } else if (strncmp(a, "--listen=", 9) == 0)
-            listen = a + 9;
-        else if (strncmp(a, "--token=", 8) == 0)
-            token = a + 8;
-        else
+        else if (strcmp(a, "--no-token") == 0)
+            W.no_token = true;
+        else if (!v)
             return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", a);
+        else if (strcmp(a, "-l") == 0 || strcmp(a, "--listen") == 0)
+            listen = v;
+        else if (strcmp(a, "--token-file") == 0)
+            token_file = v;
+        else if (strcmp(a, "--token") == 0)
+            return ardt_err(ARDT_USAGE,
+                            "--token: a token on the command line is visible to every local "
+                            "user (ps); put it in a file and use --token-file FILE");
+        else if (strcmp(a, "--host-name") == 0) {
+            size_t hl = strlen(v);
+            if (hl == 0 || hl > 253 ||
+                strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
+                return ardt_err(ARDT_USAGE,
+                                "--host-name '%s': expected a host name (letters, digits, '.', "
+                                "'-'), without port",
+                                v);
+            if (go.nhost_names == WG_MAX_HOST_NAMES)
+                return ardt_err(ARDT_USAGE, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
+            go.host_names[go.nhost_names++] = v;
+        } else if (strcmp(a, "--max-clients") == 0) {
+            if ((rc = num_opt(a, v, 1, 1000, &d)) != 0)
+                return rc;
+            go.max_clients = (int)d;
+        } else if ((rc = num_opt(a, v, 0.1, 86400, &d)) != 0)
+            return rc;
+        else
+            go.idle_ms = (int)(d * 1000);
     }
     const char *colon = strrchr(listen, ':');
     char addr[64];
@@ -945,27 +1063,32 @@ int cmd_web(int argc, char **argv)
     addr[colon - listen] = '\0';
     if (strcmp(addr, "localhost") == 0)
         snprintf(addr, sizeof addr, "127.0.0.1");
-    if (token) {
-        size_t tl = strlen(token);
-        if (tl < 8 || tl >= sizeof W.token ||
-            strspn(token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
-                          "KLMNOPQRSTUVWXYZ0123456789-_.") != tl)
-            return ardt_err(ARDT_USAGE,
-                            "--token: 8 to 79 characters of letters, digits, '-', '_', '.'");
-        snprintf(W.token, sizeof W.token, "%s", token);
-    } else if (!is_loopback(addr)) {
+    struct in_addr a4;
+    if (inet_pton(AF_INET, addr, &a4) != 1)
+        return ardt_err(ARDT_USAGE, "--listen '%s': ADDR must be an IPv4 address", listen);
+    if (W.no_token && token_file)
+        return ardt_err(ARDT_USAGE, "--no-token and --token-file exclude each other");
+    if (W.no_token && !is_loopback(addr))
+        return ardt_err(ARDT_USAGE, "--no-token: only on a loopback address (127.x.x.x), not on %s",
+                        addr);
+    if (token_file) {
+        if ((rc = read_token_file(token_file, W.token, sizeof W.token)) != 0)
+            return rc;
+    } else if (!W.no_token) {
         uint8_t rnd[16];
         if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
             return ardt_err(ARDT_SYS, "cannot draw a random token");
         for (int i = 0; i < 16; i++)
             snprintf(W.token + 2 * i, 3, "%02x", rnd[i]);
     }
+    go.addr = addr;
+    go.token = W.no_token ? NULL : W.token;
     ssize_t sl = readlink("/proc/self/exe", W.self, sizeof W.self - 1);
     if (sl <= 0)
         return ardt_err(ARDT_SYS, "cannot find this program (/proc/self/exe)");
     W.self[sl] = '\0';
 
-    int rc = ardt_lib_init();
+    rc = ardt_lib_init();
     if (rc)
         return rc;
     signal(SIGPIPE, SIG_IGN);
@@ -974,12 +1097,16 @@ int cmd_web(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    char ports[96];
+    char ports[96], workers[16];
     snprintf(ports, sizeof ports, "%s:%ld", addr, port);
+    /* One worker per WebSocket client (civetweb keeps one for each) and as many again for the
+     * page, the API and sockets that are still sending their request. */
+    snprintf(workers, sizeof workers, "%d", go.max_clients + WG_EXTRA_WORKERS);
+    wg_init(&go);
     const char *opts[] = {"listening_ports",
                           ports,
                           "num_threads",
-                          "48",
+                          workers,
                           "max_request_size",
                           "16384",
                           "request_timeout_ms",
@@ -990,7 +1117,7 @@ int cmd_web(int argc, char **argv)
                           "1",
                           NULL};
     struct mg_callbacks cbs = {0};
-    cbs.begin_request = begin_request;
+    cbs.begin_request = wg_begin_request;
     cbs.log_message = log_message;
     mg_init_library(MG_FEATURES_WEBSOCKET);
     W.ctx = mg_start(&cbs, NULL, opts);
@@ -1009,14 +1136,19 @@ int cmd_web(int argc, char **argv)
     struct mg_server_port sp[4];
     int np = mg_get_server_ports(W.ctx, 4, sp);
     int real_port = np > 0 ? sp[0].port : (int)port;
-    if (pthread_create(&W.pump, NULL, pump_run, NULL) != 0) {
+    wg_set_port(real_port);
+    if (wg_start() != 0 || pthread_create(&W.pump, NULL, pump_run, NULL) != 0) {
         mg_stop(W.ctx);
         return ardt_err(ARDT_SYS, "cannot start a thread");
     }
-    printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, real_port,
-           W.token[0] ? "?token=" : "", W.token, W.allow_set ? " (setting allowed)" : "");
-    if (W.token[0] && !token)
-        printf("ard web: listening beyond loopback: every request needs the token above\n");
+    if (token_file)
+        printf("ard web: domain %s on http://%s:%d/?token=(the token of %s)%s\n", ardt_g.domain,
+               addr, real_port, token_file, W.allow_set ? " (setting allowed)" : "");
+    else
+        printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, real_port,
+               W.no_token ? "" : "?token=", W.token, W.allow_set ? " (setting allowed)" : "");
+    if (W.no_token)
+        printf("ard web: no token: every local user can use this server with its rights\n");
     fflush(stdout);
     while (!W.stop) {
         struct timespec ts = {0, 100000000};
@@ -1024,6 +1156,7 @@ int cmd_web(int argc, char **argv)
     }
     mg_stop(W.ctx);
     pthread_join(W.pump, NULL);
+    wg_stop();
     while (W.clients) {
         struct client *cl = W.clients;
         W.clients = cl->next;

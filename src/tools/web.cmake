@@ -10,7 +10,7 @@ add_custom_command(OUTPUT ${WEB_GEN}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
   DEPENDS ${WEB_ASSETS} ${CMAKE_CURRENT_SOURCE_DIR}/web/embed.cmake
   COMMENT "ard web: page assets" VERBATIM)
-target_sources(ard PRIVATE web.c ${WEB_GEN})
+target_sources(ard PRIVATE web.c webguard.c ${WEB_GEN})
 target_include_directories(ard PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${ARD_INC_CIVETWEB_H})
 target_link_libraries(ard PRIVATE ${ARD_LIB_CIVETWEB} pthread)
 target_compile_definitions(ard PRIVATE ARD_HAVE_WEB=1)

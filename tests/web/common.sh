@@ -1,6 +1,6 @@
 # common.sh - helpers of the ard web tests (sourced after tests/tools/common.sh).
-# start_web ARGS...: ard web on a free loopback port in the background; sets WEB_PID and URL
-# (the address it printed, token included).
+# start_web ARGS...: ard web on a free loopback port in the background; sets WEB_PID, URL
+# (the address it printed, token included), BASE (without the token) and TOKEN.
 start_web() {
     "$ARD" web --listen 127.0.0.1:0 "$@" >"$T/web.out" 2>"$T/web.err" &
     WEB_PID=$!
@@ -9,6 +9,8 @@ start_web() {
     URL=$(grep -o 'http://[^ ]*' "$T/web.out" | head -1)
     BASE=${URL%%\?*}
     BASE=${BASE%/}
+    TOKEN=""
+    case $URL in *token=*) TOKEN=${URL##*token=} ;; esac
 }
 # need_playwright: playwright-core from the npm registry in a cache directory, installed once;
 # sets NODE_PATH. Skips (77) when it cannot be had, except under CI=true where that fails.

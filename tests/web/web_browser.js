@@ -86,7 +86,13 @@ async function main() {
   const page = await browser.newPage({viewport: {width: 1400, height: 900}});
   const errors = [];
   page.on('pageerror', e => errors.push(String(e)));
-  await page.goto(url);
+  const resp = await page.goto(url);
+  // The token of the printed address went into an HttpOnly cookie and out of the address bar;
+  // the page's policy lets it connect to its own origin only.
+  check(!page.url().includes('token='), `the token stayed in the address: ${page.url()}`);
+  check(await page.evaluate(() => document.cookie) === '', 'the token cookie is not HttpOnly');
+  const csp = resp.headers()['content-security-policy'] || '';
+  check(/connect-src 'self'(;|$)/.test(csp), `CSP: ${csp}`);
   if (mode === 'arm' || mode === 'many') {
     await (mode === 'arm' ? arm(page) : many(page));
     check(errors.length === 0, `errors on the page: ${errors.join('; ')}`);
@@ -177,7 +183,7 @@ async function main() {
     check(await page.locator('.plot.active .setoff').count() === 1, 'read-only note missing');
     check(await page.locator('form.set').count() === 0, 'a set form without --allow-set');
     const st = await page.evaluate(async () => {
-      const r = await fetch('/api/set' + location.search, {method: 'POST',
+      const r = await fetch('/api/set', {method: 'POST',
         body: new URLSearchParams({c: 'quiet', a: 'b=1'})});
       return [r.status, (await r.json()).error];
     });

@@ -22,15 +22,15 @@ wait_for "$ARD" show sig
 
 start_web
 # A reader that comes after the server's first picture of the net appears in the next one.
-curl -sf "$BASE/api/net" | grep -q '"name":"quiet"' || fail "api/net lacks quiet"
+curl -sf "$BASE/api/net?token=$TOKEN" | grep -q '"name":"quiet"' || fail "api/net lacks quiet"
 "$ARD" show quiet -f >/dev/null &
 PIDS+=($!)
 SHOW=$!
-wait_for eval "curl -sf '$BASE/api/net' | grep -q '\"pid\":$SHOW,\"dir\":\"in\"'"
+wait_for eval "curl -sf '$BASE/api/net?token=$TOKEN' | grep -q '\"pid\":$SHOW,\"dir\":\"in\"'"
 node "$(dirname "$0")/web_browser.js" view "$URL" "$ARTIFACTS" "$SIG" ||
     fail "browser checks (read-only)"
 # The server is still serving after all that.
-curl -sf "$BASE/api/net" >/dev/null || fail "server gone after the page ran"
+curl -sf "$BASE/api/net?token=$TOKEN" >/dev/null || fail "server gone after the page ran"
 kill "$WEB_PID"
 wait "$WEB_PID" || fail "ard web did not end cleanly on SIGTERM"
 

@@ -26,7 +26,7 @@ def stop(p):
 
 s = socket.create_connection((u.hostname, u.port), timeout=3)
 key = base64.b64encode(os.urandom(16)).decode()
-s.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+s.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: {u.netloc}\r\nUpgrade: websocket\r\n"
           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
           .encode())
 buf = b""

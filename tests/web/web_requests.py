@@ -37,7 +37,7 @@ def status(resp):
 def req(method, path, body=b"", headers="", tok=True):
     if tok:
         path += ("&" if "?" in path else "?") + "token=" + token
-    h = f"{method} {path} HTTP/1.1\r\nHost: x\r\n{headers}"
+    h = f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\n{headers}"
     if body or method == "POST":
         h += f"Content-Length: {len(body)}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
     return raw(h.encode() + b"\r\n" + body)
@@ -67,14 +67,19 @@ def case(what, resp, want_status=None, want_text=None):
 
 # ---- HTTP ----
 case("good", req("GET", "/api/net"), 200, '"name":"sig"')
-case("page", req("GET", "/"), 200, "<title>ard web</title>")
+case("page: token to cookie", req("GET", "/"), 303, f"Set-Cookie: ard_token_{port}={token}; Path=/; HttpOnly; SameSite=Strict")
+case("page", req("GET", "/", headers=f"Cookie: ard_token_{port}={token}\r\n", tok=False), 200,
+     "<title>ard web</title>")
 case("no token", req("GET", "/api/net", tok=False), 401, "token is required")
 case("bad token", req("GET", "/api/net?token=sesame-1235", tok=False), 401)
 case("token prefix", req("GET", "/api/net?token=sesame", tok=False), 401)
 case("token longer", req("GET", "/api/net?token=sesame-12345", tok=False), 401)
-case("cookie token", req("GET", "/api/net", headers="Cookie: ard_token=sesame-1234\r\n",
+case("cookie token", req("GET", "/api/net", headers=f"Cookie: ard_token_{port}={token}\r\n",
                          tok=False), 200)
-case("bad cookie", req("GET", "/api/net", headers="Cookie: ard_token=nope\r\n", tok=False), 401)
+case("bad cookie", req("GET", "/api/net", headers=f"Cookie: ard_token_{port}=nope\r\n",
+                       tok=False), 401)
+case("cookie of another port", req("GET", "/api/net", headers=f"Cookie: ard_token={token}\r\n",
+                                   tok=False), 401)
 case("asset needs the token", req("GET", "/app.js", tok=False), 401)
 case("unknown page", req("GET", "/etc/passwd"), 404, "no such page")
 case("traversal", req("GET", "/../../../../etc/passwd"), None)
@@ -95,11 +100,11 @@ case("empty", raw(b"", timeout=0.5), None)
 # Set: bodies.
 case("set ok", req("POST", "/api/set", b"c=quiet&a=b%3D5"), 200, '"code":0')
 case("set big body", req("POST", "/api/set", b"c=quiet&a=" + b"1" * 20000), 413)
-r = raw(f"POST /api/set?token={token} HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n"
-        .encode(), timeout=2)
+r = raw(f"POST /api/set?token={token} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Content-Length: 99999999999\r\n\r\n".encode(), timeout=2)
 case("set huge length", r, 413)
-r = raw(f"POST /api/set?token={token} HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nc=quiet"
-        .encode(), shut=True)
+r = raw(f"POST /api/set?token={token} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Content-Length: 50\r\n\r\nc=quiet".encode(), shut=True)
 case("set short body", r, 400)
 case("set no conn", req("POST", "/api/set", b"a=b%3D1"), 400, "no connection")
 case("set no assign", req("POST", "/api/set", b"c=quiet"), 400, "nothing to set")
@@ -121,7 +126,7 @@ def ws_open(tok=True):
     s = socket.create_connection((host, port), timeout=3)
     key = base64.b64encode(os.urandom(16)).decode()
     q = f"?token={token}" if tok else ""
-    s.sendall(f"GET /ws{q} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    s.sendall(f"GET /ws{q} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
     head = b""
     while b"\r\n\r\n" not in head:
@@ -257,7 +262,7 @@ ws_case("ws ping", [frame(9, b"hi"), frame(T, b"sub sig 1000 s")], '"sub":"sig"'
 rnd = random.Random(1234)
 for i in range(150):
     junk = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 3000)))
-    pre = rnd.choice([b"", b"GET /api/net?token=" + token.encode() + b" HTTP/1.1\r\n",
+    pre = rnd.choice([b"", b"GET /api/net?token=" + token.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n",
                       b"POST /api/set?token=" + token.encode() + b" HTTP/1.1\r\n"])
     raw(pre + junk, timeout=0.3)
 alive("random requests")

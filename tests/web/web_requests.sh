@@ -4,7 +4,7 @@
 # bodies, unknown pages and methods, malformed WebSocket frames, unknown connections and
 # fields, over-long and binary messages) with the answer each must get, then random bytes as
 # requests and as frames. After every case the server must still answer. Also: a
-# non-loopback address without --token makes up a token and says so; bad options are refused.
+# non-loopback address makes up a token and requires it; bad options are refused.
 # A plot follows its connection when it is created afresh (same type) and says so when it
 # comes back with another type.
 TEST_NAME=webreq
@@ -14,15 +14,17 @@ command -v python3 >/dev/null || exit 77
 
 expect 100 "--listen 'nowhere': expected ADDR:PORT" "$ARD" web --listen nowhere
 expect 100 "--listen '127.0.0.1:99999'" "$ARD" web --listen 127.0.0.1:99999
-expect 100 "--token: 8 to 79 characters" "$ARD" web --token 'a b'
-expect 100 "--token: 8 to 79 characters" "$ARD" web --token short
+echo 'a b c d e f' >"$T/tok.bad" && chmod 600 "$T/tok.bad"
+echo short >"$T/tok.short" && chmod 600 "$T/tok.short"
+expect 100 "the token must be 8 to 79 characters" "$ARD" web --token-file "$T/tok.bad"
+expect 100 "the token must be 8 to 79 characters" "$ARD" web --token-file "$T/tok.short"
 expect 100 "unexpected '--frob'" "$ARD" web --frob
 
 # Beyond loopback: a token is made up, printed, and required.
 "$ARD" web --listen 0.0.0.0:0 >"$T/any.out" 2>&1 &
 ANY=$!
 PIDS+=($ANY)
-wait_for grep -q 'needs the token' "$T/any.out"
+wait_for grep -q 'token=' "$T/any.out"
 grep -qE 'http://0\.0\.0\.0:[0-9]+/\?token=[0-9a-f]{32}' "$T/any.out" || fail "token: $(cat "$T/any.out")"
 port=$(grep -oE '0\.0\.0\.0:[0-9]+' "$T/any.out" | cut -d: -f2)
 tok=$(grep -oE 'token=[0-9a-f]{32}' "$T/any.out" | cut -d= -f2)
@@ -36,7 +38,8 @@ kill "$ANY"
 PIDS+=($!)
 "$ARD" siggen quiet --type 'a:f64 b:i32' -n 1 a=1 >/dev/null || fail "quiet"
 wait_for "$ARD" show sig
-start_web --allow-set --token sesame-1234
+echo sesame-1234 >"$T/tok" && chmod 600 "$T/tok"
+start_web --allow-set --token-file "$T/tok"
 expect 111 "cannot serve on 127.0.0.1:${BASE##*:}" "$ARD" web --listen "127.0.0.1:${BASE##*:}"
 python3 "$(dirname "$0")/web_requests.py" "$BASE" sesame-1234 "$WEB_PID" ||
     fail "request table"

@@ -2,8 +2,8 @@
 // each fed by its own WebSocket with min/max buckets decimated in the server.
 'use strict';
 
-const token = new URLSearchParams(location.search).get('token');
-const tq = token ? '?token=' + encodeURIComponent(token) : '';
+// The token came in the address ard web printed; the server moved it into an HttpOnly
+// cookie that every request of this page (fetch and WebSocket, same origin) carries.
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
   '#17becf'];
 let allowSet = false;
@@ -213,7 +213,7 @@ function renderGraph(net, conns) {
 
 async function pollNet() {
   try {
-    const r = await fetch('/api/net' + tq, {cache: 'no-store'});
+    const r = await fetch('/api/net', {cache: 'no-store'});
     if (!r.ok) throw new Error((await r.json()).error || r.statusText);
     renderNet(await r.json());
     setStatus('live', false);
@@ -288,7 +288,7 @@ class Plot {
 
   connect() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    this.ws = new WebSocket(`${proto}//${location.host}/ws${tq}`);
+    this.ws = new WebSocket(`${proto}//${location.host}/ws`);
     this.ws.onopen = () => this.resubscribe();
     this.ws.onmessage = ev => this.message(JSON.parse(ev.data));
     this.ws.onclose = () => {
@@ -408,7 +408,7 @@ class Plot {
       body.append('c', this.conn);
       for (const inp of form.querySelectorAll('input'))
         if (inp.value.trim() !== '') body.append('a', `${inp.name}=${inp.value.trim()}`);
-      const r = await fetch('/api/set' + tq, {method: 'POST', body});
+      const r = await fetch('/api/set', {method: 'POST', body});
       const j = await r.json();
       msg.textContent = r.ok ? 'sent' : (j.message || j.error || r.statusText).trim();
       msg.className = r.ok ? 'setmsg' : 'setmsg err';
