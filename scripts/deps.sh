@@ -9,6 +9,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
+# The Debian packages (debian/, tests/fresh/packages*): dpkg-buildpackage's helpers and lintian.
+pkgs+=(dpkg-dev debhelper dh-python fakeroot lintian)
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
 # qemu-user to run its programs, and the s390x libyaml (multiarch: the s390x architecture is
 # added to dpkg first). Installed in a second step whose failure is reported but not fatal:
