@@ -41,7 +41,7 @@ declare -A allowed=(
     [libardnet0]="/usr/lib/$ma/libardnet(_[a-z]+)?\.so\.[0-9.]+"
     [libardnet-dev]="/usr/include/ardnet[_a-z]*\.h|/usr/lib/$ma/libardnet(_[a-z]+)?\.(so|a)|/usr/lib/$ma/pkgconfig/ardnet[_a-z]*\.pc|/usr/lib/$ma/cmake/ardnet/ardnet[A-Za-z-]*\.cmake"
     [ardnet]="/usr/bin/(ard|ardnet|ardstart|ardkill|ardrun)|/usr/share/man/man1/[a-z]+\.1\.gz|/usr/share/bash-completion/completions/[a-z]+|/usr/libexec/ardnet/examples/.+|/usr/share/ardnet/examples/.+"
-    [python3-ardnet]="/usr/lib/python3/dist-packages/ardnet/(__init__|log)\.py|/usr/lib/python3/dist-packages/ardnet/_ardnet\.cpython-[0-9]+-$ma\.so"
+    [python3-ardnet]="/usr/lib/python3/dist-packages/ardnet/(__init__|log|_build_info)\.py|/usr/lib/python3/dist-packages/ardnet/_ardnet\.cpython-[0-9]+-$ma\.so"
     [octave-ardnet]="/usr/lib/$ma/octave/site/oct/api-v[0-9]+/[^/]+/(ard_[a-z]+\.m|ardnet_mex\.mex)"
 )
 # What each package must hold.
@@ -49,7 +49,7 @@ declare -A required=(
     [libardnet0]="/usr/lib/$ma/libardnet.so.0"
     [libardnet-dev]="/usr/include/ardnet.h /usr/lib/$ma/libardnet.so /usr/lib/$ma/libardnet.a /usr/lib/$ma/pkgconfig/ardnet.pc /usr/lib/$ma/cmake/ardnet/ardnetConfig.cmake"
     [ardnet]="/usr/bin/ard /usr/bin/ardnet /usr/bin/ardstart /usr/bin/ardkill /usr/bin/ardrun /usr/share/bash-completion/completions/ard /usr/share/ardnet/examples/arm/master.sh /usr/share/ardnet/examples/arm/master_group.sh /usr/libexec/ardnet/examples/arm_plant /usr/libexec/ardnet/examples/plugins/arm_ctrl_block.so"
-    [python3-ardnet]="/usr/lib/python3/dist-packages/ardnet/__init__.py /usr/lib/python3/dist-packages/ardnet/log.py"
+    [python3-ardnet]="/usr/lib/python3/dist-packages/ardnet/__init__.py /usr/lib/python3/dist-packages/ardnet/log.py /usr/lib/python3/dist-packages/ardnet/_build_info.py"
     [octave-ardnet]=""
 )
 files() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }'; }
