@@ -47,7 +47,7 @@ def _not_for_this_interpreter(err):
                  % exe) if numpy == "no numpy" else ""
     return ("ardnet: the binding in %s was built for %s; this interpreter is %s. Run the "
             "program with %s, or build the binding for this interpreter: %s%s -m pip install "
-            "--no-build-isolation ARDNET_SOURCE/python (docs/install.md, \"Python\"). "
+            "--no-build-isolation ARDNET_SOURCE/python (docs/install.md, \"Python in another interpreter\"). "
             "The import failed with: %s: %s"
             % (here, built, this, built_exe, get_numpy, exe, type(err).__name__, err))
 
