@@ -45,6 +45,15 @@ for src in lib_sources:
                 libraries.append(headers[h])
 
 
+# The recording part (ardnet.log) when its sources are in the tree, with lz4 chunks when they
+# use lz4 (as the CMake build defines ARD_HAVE_LOG and ARD_HAVE_LZ4).
+macros = [("_GNU_SOURCE", None), ("ARD_BUILDING_LIB", "1")]
+if glob.glob(tree("src", "log", "*.c")):
+    macros.append(("ARD_HAVE_LOG", "1"))
+if "lz4" in libraries:
+    macros.append(("ARD_HAVE_LZ4", "1"))
+
+
 class BuildPy(build_py):
     def run(self):
         super().run()
@@ -64,7 +73,7 @@ setup(
         sources=["_ardnet.c"] + [rel(f) for f in lib_sources],
         include_dirs=[tree("include"), tree("src", "lib"), tree("src", "log"),
                       numpy.get_include()],
-        define_macros=[("_GNU_SOURCE", None), ("ARD_BUILDING_LIB", "1")],
+        define_macros=macros,
         extra_compile_args=["-std=gnu11", "-fvisibility=hidden", "-Wno-unused-function"],
         libraries=libraries + ["pthread", "rt"],
     )],
