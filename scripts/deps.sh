@@ -4,14 +4,13 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev zlib1g-dev
+      # the Debian packages (debian/, tests/fresh/packages*); pip install ./python in a venv
+      dpkg-dev debhelper dh-python fakeroot lintian python3-venv python3-setuptools python3-wheel
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
-# The Debian packages (debian/, tests/fresh/packages*): dpkg-buildpackage's helpers and lintian;
-# pip install ./python in a venv (tests/python/test_install.py): venv, setuptools, wheel.
-pkgs+=(dpkg-dev debhelper dh-python fakeroot lintian python3-venv python3-setuptools python3-wheel)
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
 # qemu-user to run its programs, and the s390x libyaml (multiarch: the s390x architecture is
 # added to dpkg first). Installed in a second step whose failure is reported but not fatal:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# packages.sh - ctest fresh.packages: the Debian packages built, installed, used and purged in a
+# packages.sh - ctest fresh_packages: the Debian packages built, installed, used and purged in a
 # brand-new minimal Debian 12 (tests/fresh/packages_inside.sh, run by scripts/fresh.sh in its
 # copy of this tree). Exit 77 (skipped, with the reason) when fresh.sh cannot run here (no
 # root, no mirror); under CI=true fresh.sh turns that into a failure when root and the mirror

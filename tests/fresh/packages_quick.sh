@@ -1,5 +1,5 @@
 #!/bin/bash
-# packages_quick.sh OUT - ctest package.debs: the Debian packages built on this machine
+# packages_quick.sh OUT - ctest package_debs: the Debian packages built on this machine
 # (debian/build.sh OUT, incremental after the first run) and checked without installing them:
 #  - what goes in which package: every file of a package matches what that package is for,
 #    and the files each must have are there (a man page for every program);
