@@ -28,6 +28,9 @@ command -v lintian >/dev/null || skip "lintian not installed"
 
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 version=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Version)
+project=$(sed -n 's/^project(ardnet VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+[ "$version" = "$project" ] ||
+    fail "debian/changelog says $version, CMakeLists.txt $project: add a changelog entry (dch -v $project)"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 "$root/debian/build.sh" "$out/all" >"$out/all.log" 2>&1 || {
