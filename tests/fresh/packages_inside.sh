@@ -72,11 +72,24 @@ mapfile -t pulled < <(comm -13 "$W/fresh.list" <(installed))
 echo "${#pulled[@]} packages installed (ours and what they depend on)"
 for p in "${pulled[@]}"; do
     case $p in
+    # (-dev packages come only with libardnet-dev, for its static libraries: checked below)
     gcc | gcc-12 | cpp | make | cmake | pkgconf | pkg-config | dpkg-dev | debhelper | dh-python | \
-        python3-dev | octave-dev | libyaml-dev | libcivetweb-dev | liblz4-dev | build-essential)
+        python3-dev | octave-dev | libcivetweb-dev | build-essential)
         fail "a build tool came with the packages: $p" ;;
     esac
 done
+# The -dev packages that came are those libardnet-dev names (and what they need themselves).
+devdeps=$(dpkg-query -W -f='${Depends}' libardnet-dev | tr ',' '\n' | sed 's/^ *//; s/[ :].*//')
+for d in $devdeps; do
+    case $d in *-dev) ;; *) continue ;; esac
+    printf '%s\n' "${pulled[@]}" | grep -qx "$d" || fail "libardnet-dev's dependency $d did not come"
+done
+closure=$(apt-cache depends --recurse --installed --no-recommends --no-suggests --no-conflicts \
+    --no-breaks --no-replaces --no-enhances libardnet-dev | sed -n 's/^\([a-z0-9][^ ]*\)$/\1/p')
+for p in "${pulled[@]}"; do
+    case $p in *-dev) grep -qx "$p" <<<"$closure" || fail "$p came, but not for libardnet-dev" ;; esac
+done
+echo "ok: the -dev packages are libardnet-dev's: $(echo $devdeps | tr ' ' ',') and what they need"
 for p in "${ours[@]}"; do
     dpkg -L "$p" >"$W/files.$p"
     while read -r f; do
