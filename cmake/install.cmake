@@ -14,3 +14,6 @@ add_custom_target(uninstall
   COMMAND ${CMAKE_COMMAND} -DMANIFEST=${PROJECT_BINARY_DIR}/install_manifest.txt
           -P ${CMAKE_CURRENT_LIST_DIR}/uninstall.cmake
   COMMENT "Removing the files listed in install_manifest.txt")
+
+# `deb`: the Debian packages (debian/build.sh).
+include(${CMAKE_CURRENT_LIST_DIR}/package.cmake)

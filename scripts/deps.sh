@@ -3,7 +3,9 @@
 # Runs apt-get only as root and only for packages that are not installed yet.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev liblz4-dev zlib1g-dev
+pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev libyaml-dev libzstd-dev zlib1g-dev
+      # the Debian packages (debian/, tests/fresh/packages*); pip install ./python in a venv
+      dpkg-dev debhelper dh-python fakeroot lintian python3-venv python3-setuptools python3-wheel
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
