@@ -7,10 +7,10 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
       iproute2 nftables openssh-server openssh-client procps util-linux strace psmisc spin clang-format
       python3 python3-dev python3-numpy python3-pytest graphviz libcivetweb-dev chromium curl
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
-# The tests' own checks run /usr/bin/python3 (never the first python3 on PATH) with these modules.
-pkgs+=(python3-yaml)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
+# The tests' own checks run /usr/bin/python3 (never the first python3 on PATH) with these modules.
+pkgs+=(python3-yaml)
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
 # qemu-user to run its programs, and the s390x libyaml (multiarch: the s390x architecture is
 # added to dpkg first). Installed in a second step whose failure is reported but not fatal:
