@@ -196,7 +196,9 @@ stamp "copy the tree ($(du -sh "$R/root/project" | cut -f1))" $t
 # tmpfs on /dev/shm, /run (where `ip netns add` keeps its bind mounts) and /tmp. Everything is
 # private to the namespace and goes away with it.
 t=$SECONDS
-echo "$self: running in $R/root/project: $cmd"
+shown=${cmd%%$'\n'*}
+[[ $shown == "$cmd" ]] || shown="$shown ..."
+echo "$self: running in $R/root/project: $shown"
 set +e
 unshare -m -p -f --propagation private env R="$R" CMD="$cmd" CI_SET="${CI+1}" CI_VAL="${CI-}" bash -c '
     set -e
