@@ -22,6 +22,8 @@
 # the CA file it names and the machine's own CAs (/usr/local/share/ca-certificates), so that npm
 # reaches its registry as it does here. Nothing from a user's home.
 #
+# ARD_FRESH_MIRROR=URL uses another Debian mirror than apt's.
+#
 # Exit status: COMMAND's; 77 when it cannot run here, with the reason (not root, no debootstrap
 # and it cannot be installed, the mirror unreachable, no mirror in apt's sources); 1 when
 # making the root file system failed; 2 for a bad option.
@@ -152,7 +154,7 @@ else
     mv -f "$info.tmp" "$info"
     rm -rf --one-file-system "$boot"
     boot=
-    stamp "debootstrap (cached)" $t
+    stamp "debootstrap (now cached)" $t
 fi
 
 t=$SECONDS
