@@ -114,6 +114,7 @@ cleanup() {
     local rc=$?
     if [[ -n $root && -d $root ]]; then
         if [[ $keep == 1 ]]; then
+            rm -f "$root/pid" # kept: no later run removes it
             echo "$self: kept the root file system: $root (chroot $root/root bash)" >&2
         else
             rm -rf --one-file-system "$root"
@@ -157,9 +158,19 @@ else
     stamp "debootstrap (now cached)" $t
 fi
 
+# Root file systems that runs killed without clean-up (a CTest timeout's SIGKILL) left: their
+# namespaces died with them, so only files are left.
+for old in "$tmp_base"/ardnet-fresh.*; do
+    [[ -f $old/pid ]] || continue
+    kill -0 "$(cat "$old/pid")" 2>/dev/null && continue
+    echo "$self: removing $old, left by a run that is gone"
+    rm -rf --one-file-system "$old"
+done
+
 t=$SECONDS
 root=$(mktemp -d "$tmp_base/ardnet-fresh.XXXXXX")
 chmod 755 "$root"
+echo $$ >"$root/pid"
 R=$root/root
 mkdir "$R"
 tar -C "$R" --numeric-owner -xzf "$tarball"
