@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # npm.sh - sourced by the tests that fetch their independent checkers from the npm registry.
 # npm_error LOG STATUS: one line saying why `npm install` failed, from npm's own error lines
 # in LOG (its stdout and stderr): the error code and the message ("npm ERR!" in npm 9,
