@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fresh.sh - run a command in a brand-new minimal Debian 12 root file system, as a new user's
 # machine would: `debootstrap --variant=minbase bookworm` from the mirror this machine's apt
-# uses, the tree copied to /root/project, the command run there as root with bash -c in a
-# chroot inside a mount and pid namespace of its own.
+# uses, the tree copied to /root/project, the command run there as root with bash -c, the
+# root changed to it (pivot_root) inside a mount and pid namespace of its own.
 #
 #   scripts/fresh.sh [--keep] [--] [COMMAND [ARG...]]
 #
@@ -207,7 +207,9 @@ stamp "copy the tree ($(du -sh "$R/root/project" | cut -f1))" $t
 # In the namespaces: the root bound onto itself (a mount point, so that `ip netns exec` can
 # change its propagation), proc of the new pid namespace, sysfs, /dev bound recursively, and
 # tmpfs on /dev/shm, /run (where `ip netns add` keeps its bind mounts) and /tmp. Everything is
-# private to the namespace and goes away with it.
+# private to the namespace and goes away with it. The root is changed with pivot_root, the
+# machine's own root unmounted: a chroot alone would be left by every `nsenter --mount`
+# (entering a mount namespace sets the root to the namespace's), as the multi-host tests do.
 t=$SECONDS
 shown=${cmd%%$'\n'*}
 [[ $shown == "$cmd" ]] || shown="$shown ..."
@@ -226,8 +228,14 @@ unshare -m -p -f --propagation private env R="$R" CMD="$cmd" CI_SET="${CI+1}" CI
     envs=(HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM="${TERM:-dumb}"
           PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
     [[ -z $CI_SET ]] || envs+=(CI="$CI_VAL")
+    mkdir -p "$R/.fresh-oldroot"
+    cd "$R"
+    pivot_root . .fresh-oldroot
+    cd /
+    umount -l /.fresh-oldroot
+    rmdir /.fresh-oldroot
     set +e
-    chroot "$R" /usr/bin/env -i "${envs[@]}" /bin/bash -c "cd /root/project && $CMD"
+    /usr/bin/env -i "${envs[@]}" /bin/bash -c "cd /root/project && $CMD"
 '
 rc=$?
 set -e
