@@ -14,6 +14,7 @@ export ARD_DOMAIN=${ARD_DOMAIN:-demo}
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "dependencies"
+t=$SECONDS
 missing=()
 command -v cmake >/dev/null || missing+=(cmake)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
@@ -25,15 +26,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
         echo "installing: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
-        apt-get install -y -qq "${missing[@]}" >/dev/null
+        # The core's build needs only these: no recommended extras, no test tools.
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
         echo "missing: ${missing[*]} (install them, or run this as root on Debian/Ubuntu)" >&2
         exit 1
     fi
 fi
-echo "ok"
+echo "ok ($((SECONDS - t)) s)"
 
 step "build ($build)"
+t=$SECONDS
 tests=ON
 pkg-config --exists cmocka 2>/dev/null || tests=OFF # the demo needs no test framework
 cmake -S "$root" -B "$build" -DARD_TESTS=$tests >/dev/null
@@ -41,7 +44,7 @@ cmake --build "$build" -j"$(nproc)" --target ardstart ardkill ardnet_bin ard ard
     arm_traj arm_ctrl arm_plant arm_monitor arm_ctrl_block arm_plant_block >/dev/null
 export PATH="$build/src/ardstart:$build/src/ardkill:$build/src/ardnet:$build/src/tools:$build/src/ardrun:$PATH"
 export ARM_BIN="$build/examples"
-echo "ok"
+echo "ok ($((SECONDS - t)) s)"
 
 # A previous run that was interrupted: start from a clean domain.
 ardkill -q || true

@@ -16,6 +16,10 @@ pkgs+=(liblz4-dev)
 pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
+# The tests' own checks run /usr/bin/python3 (never the first python3 on PATH) with these modules.
+pkgs+=(python3-yaml)
+# tests/fresh makes a brand-new Debian 12 root file system with debootstrap.
+pkgs+=(debootstrap)
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
 # qemu-user to run its programs, and the s390x libyaml (multiarch: the s390x architecture is
 # added to dpkg first). Installed in a second step whose failure is reported but not fatal:

@@ -1739,6 +1739,46 @@ static void test_root_refuses_foreign_object_unless_allowed(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* The root tests run this binary as nobody, who may not reach the build tree (a checkout under
+ * /root, mode 0700): they run a copy in a directory of their own that everyone can reach. */
+static char exe_copy_dir[64];
+
+static int copy_exe_for_other_users(void)
+{
+    snprintf(exe_copy_dir, sizeof exe_copy_dir, "/tmp/ard_test_port.XXXXXX");
+    if (mkdtemp(exe_copy_dir) == NULL || chmod(exe_copy_dir, 0755) < 0) {
+        perror("test_port: a directory for the copy run by nobody");
+        return -1;
+    }
+    char copy[sizeof exe_copy_dir + 16];
+    snprintf(copy, sizeof copy, "%s/test_port", exe_copy_dir);
+    int in = open(exe_path, O_RDONLY | O_CLOEXEC);
+    int out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+    char buf[65536];
+    ssize_t n = in < 0 || out < 0 ? -1 : 0;
+    while (n >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            n = -1;
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) < 0)
+        n = -1;
+    if (n < 0) {
+        fprintf(stderr, "test_port: copying %s to %s: %s\n", exe_path, copy, strerror(errno));
+        return -1;
+    }
+    snprintf(exe_path, sizeof exe_path, "%s", copy);
+    return 0;
+}
+
+static void remove_exe_copy(void)
+{
+    if (exe_copy_dir[0] == '\0')
+        return;
+    unlink(exe_path);
+    rmdir(exe_copy_dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--helper") == 0)
@@ -1765,7 +1805,13 @@ int main(int argc, char **argv)
             T(test_squatted_object_refused_naming_owner_and_mode),
             T(test_root_refuses_foreign_object_unless_allowed),
         };
-        return cmocka_run_group_tests_name("port_root", root_tests, NULL, NULL);
+        if (copy_exe_for_other_users() < 0) {
+            remove_exe_copy();
+            return 1;
+        }
+        int failed = cmocka_run_group_tests_name("port_root", root_tests, NULL, NULL);
+        remove_exe_copy();
+        return failed;
     }
 
     const struct CMUnitTest tests[] = {

@@ -50,10 +50,10 @@ bg_ready y "$ARDNET" --config "$T/good.yaml"
 stop y || fail "ardnet with counters: ok exited $?"
 bg_ready y2 "$ARDNET" --config "$T/good.yaml" --counters cli
 "$ARD" show cli --field routes >/dev/null || fail "--counters cli: no connection 'cli'"
-seq_ok=$("$ARD" list --json | python3 -c 'import json,sys
+seq_ok=$("$ARD" list --json | /usr/bin/python3 -c 'import json,sys
 print([c["count"] for c in json.load(sys.stdin) if c["name"] == "ok"][0])')
 sleep 0.3
-seq_ok2=$("$ARD" list --json | python3 -c 'import json,sys
+seq_ok2=$("$ARD" list --json | /usr/bin/python3 -c 'import json,sys
 print([c["count"] for c in json.load(sys.stdin) if c["name"] == "ok"][0])')
 [ "$seq_ok" = "$seq_ok2" ] || fail "'ok' (the file's) is written although --counters cli was given"
 stop y2 || fail "ardnet with --counters cli exited $?"
@@ -67,7 +67,7 @@ grep -q "^ardnet: counters $C: route 0 'ctr.copy'$" "$T/net.err" &&
     fail "the start-up lines do not give the routes' indexes"
 [ "$(cval routes)" = 2 ] && [ "$(cval outputs)" = 0 ] && [ "$(cval inputs)" = 0 ] ||
     fail "routes/outputs/inputs: $(cval routes) $(cval outputs) $(cval inputs)"
-"$ARD" show "$C.names" --format json | python3 -c 'import json,sys
+"$ARD" show "$C.names" --format json | /usr/bin/python3 -c 'import json,sys
 f = json.loads(sys.stdin.readline())["fields"]["names"]
 b = bytes(f)
 assert len(b) == 128, len(b)
@@ -113,7 +113,7 @@ got=$(($(cval 'received[1]') + $(cval 'skipped[1]')))
 
 echo "== a datagram with a wrong magic is counted by cause"
 [ "$(cval 'drop_magic[0]')" = 0 ] || fail "drop_magic[0] before the bad datagram: $(cval 'drop_magic[0]')"
-python3 -c 'import socket,sys
+/usr/bin/python3 -c 'import socket,sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.sendto(b"XXXX" + bytes(116), ("127.0.0.1", int(sys.argv[1])))' "$PORT"
 for i in $(seq 100); do
@@ -127,7 +127,7 @@ done
 echo "== the packet written at exit equals the counters printed at exit"
 stop net || fail "ardnet exited $?"
 grep '^route ' "$T/net.err" >"$T/final.txt"
-"$ARD" show "$C" --format json | python3 -c 'import json,sys
+"$ARD" show "$C" --format json | /usr/bin/python3 -c 'import json,sys
 f = json.loads(sys.stdin.readline())["fields"]
 lines = open(sys.argv[1]).read().split("\n")
 routes = [l for l in lines if l]

@@ -155,10 +155,16 @@ stop L || fail "ardnet L exit $?"
 # ---- 5. --dev without privileges ---------------------------------------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     D="${ARD_DOMAIN}_nobody"
+    # nobody runs a copy of ardnet: the build tree may be out of its reach (under /root).
+    nbin=$(mktemp -d /tmp/ardnet_routes_bin.XXXXXX)
+    chmod 755 "$nbin"
+    cp "$ARDNET" "$nbin/ardnet"
+    chmod 755 "$nbin/ardnet"
     rc=0
     ARD_DOMAIN=$D timeout 2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-        "$ARDNET" --in "udp://127.0.0.1:$((PORT + 2))" --out nb --size 8 --dev lo \
+        "$nbin/ardnet" --in "udp://127.0.0.1:$((PORT + 2))" --out nb --size 8 --dev lo \
         >"$T/nb.out" 2>"$T/nb.err" || rc=$?
+    rm -rf "$nbin"
     rm -f /dev/shm/ard."$D".*
     # timeout's 124: it ran until stopped, so the socket options were accepted
     [ "$rc" = 124 ] || fail "5: --dev as nobody: exit $rc ($(cat "$T/nb.err"))"

@@ -32,7 +32,7 @@ done
 # A fifth route whose connection id is one of the four: refused before anything starts.
 cp "$T/rx.yaml" "$T/dup.yaml"
 printf '  - in: udp://127.0.0.1:%d\n    out: other\n    conn-id: %d\n' "$PORT" \
-    "$(python3 -c 'import sys
+    "$(/usr/bin/python3 -c 'import sys
 h=2166136261
 for c in b"sh2": h=((h^c)*16777619)&0xffffffff
 print(h)')" >>"$T/dup.yaml"

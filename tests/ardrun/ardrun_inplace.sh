@@ -51,7 +51,7 @@ expect_lines() { # NAME: a sees c of the previous tick, b and c this tick's
 }
 # a sink's file as "k x0 x1 x2" in decimal (hex floats printed by tsink)
 decode() {
-    python3 -c '
+    /usr/bin/python3 -c '
 import sys
 for line in open(sys.argv[1]):
     f = line.split()

@@ -48,7 +48,7 @@ else
     fail "p.b: $out"
 fi
 # the process saw the group's packets: b's packet k carries a's packet k (same tick), 42, new
-bad=$(python3 -c '
+bad=$(/usr/bin/python3 -c '
 import sys
 for line in open(sys.argv[1]):
     f = line.split()

@@ -28,7 +28,7 @@ N=400
 # (A process reading at 1 kHz on a loaded machine may miss one; that every packet was
 # published is checked by the connection's sequence number.)
 check() {
-    python3 - "$@" <<'PY'
+    /usr/bin/python3 - "$@" <<'PY'
 import sys
 path, last, least = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ks = []
@@ -111,7 +111,7 @@ Y
 grep -q "block 'a' (twhole) failed and is stopped.*step 50: told to fail here" "$T/f.log" &&
     ok "the failing writer is reported" || fail "no failure reported: $(cat "$T/f.log")"
 # b's packets 1..49 read a's packet of the same tick; from 50 on a's packet 49, whole
-bad=$(python3 -c '
+bad=$(/usr/bin/python3 -c '
 import sys
 for line in open(sys.argv[1]):
     f = line.split(); k = int(f[1]); x = [float.fromhex(v) for v in f[2:]]
@@ -137,7 +137,7 @@ sleep 0.2
 kill "$sink" 2>/dev/null
 wait "$sink" 2>/dev/null
 # the outside reader of g.a: packets 1..49 of a (x[0] = -1: a reads nothing), none after
-bad=$(python3 -c '
+bad=$(/usr/bin/python3 -c '
 import sys
 ks = []
 for line in open(sys.argv[1]):
@@ -150,7 +150,7 @@ if len(ks) < 25 or ks[-1] != 49 or any(a >= b for a, b in zip(ks, ks[1:])):
 bn=$(wc -l <"$T/gb.txt")
 [ -z "$bad" ] && [ "$(seq_of g.a)" = 49 ] && ok "with a reader outside: a published exactly its 49 successful packets (seq 49), the reader got them whole up to 49, nothing of the failed step" ||
     fail "failed step, reader outside: seq $(seq_of g.a): $bad"
-python3 -c '
+/usr/bin/python3 -c '
 import sys
 for line in open(sys.argv[1]):
     f = line.split(); k = int(f[1]); x = [float.fromhex(v) for v in f[2:]]
@@ -172,7 +172,7 @@ blocks:
   - { name: s, plugin: $P/tsink.so, rate: slow, params: { file: $T/mb.txt }, ard: { in: m.b, ack: m.ack } }
 Y
 "$ARDRUN" --ticks 400 "$T/m.yaml" 2>"$T/m.log" || fail "two rates: $(cat "$T/m.log")"
-bad=$(python3 -c '
+bad=$(/usr/bin/python3 -c '
 import sys
 prev = -1  # b may step before a sent anything (x[0] = -1): another thread
 for line in open(sys.argv[1]):
@@ -240,7 +240,7 @@ sleep 0.2
 kill -TERM "$grp"
 wait "$grp" || fail "reload group: $(cat "$T/r.log")"
 # b read whole packets of a before and after the reload (x[1] = 1), and kept getting new ones
-bad=$(python3 -c '
+bad=$(/usr/bin/python3 -c '
 import sys
 for line in open(sys.argv[1]):
     f = line.split(); k = int(f[1]); x = [float.fromhex(v) for v in f[2:]]

@@ -120,9 +120,15 @@ if [ "$(id -u)" = 0 ]; then
     printf 'path=v\nhost=here\nremote=0\nseq=1\nstate=running\ncode=0\npid=%s\npid_start=%s\npgid=%s\npgid_start=%s\nsup=0\nsup_start=0\nstart_ns=1\nend_ns=0\ncmd=sleep 600\nlog=/dev/null\n' \
         "$victim" "$start" "$victim" "$start" >"$nb/$D/e/v.entry"
     chown -R nobody "$nb"
+    # nobody runs a copy of ardkill: the build tree may be out of its reach (under /root).
+    nbin="$T/bin_nobody" # removed with $T
+    mkdir -m 755 "$nbin"
+    cp "$ARDKILL" "$nbin/ardkill"
+    chmod 755 "$nbin/ardkill"
     expect_fail 1 "ardkill: v on here (pid $victim, group $victim) still alive 5 s after SIGKILL" \
         setpriv --reuid=nobody --regid=nogroup --clear-groups \
-        env ARD_BOOKS_DIR="$nb" ARD_HOST=here "$ARDKILL" -g 0 v
+        env ARD_BOOKS_DIR="$nb" ARD_HOST=here "$nbin/ardkill" -g 0 v
+    rm -rf "$nbin"
     alive "$victim" || fail "the victim died"
     [ -e "$nb/$D/e/v.entry" ] || fail "the entry of a survivor was removed"
     kill "$victim"

@@ -82,7 +82,7 @@ bad "bad.yaml:4: connection 'c' given twice" $'name: s\nconnections:\n  c: u8\n 
 [ ! -e "$T/pwned" ] || fail "a line of a command ran"
 
 echo "== a description nested 100000 levels deep is refused at once (libyaml is quadratic)"
-python3 -c "print('name: x\nsubsystems: ' + '[' * 100000 + ']' * 100000)" >"$T/deep.yaml"
+/usr/bin/python3 -c "print('name: x\nsubsystems: ' + '[' * 100000 + ']' * 100000)" >"$T/deep.yaml"
 set +e
 err=$(timeout 60 "$ARDSTART" --system "$T/deep.yaml" 2>&1); rc=$?
 set -e

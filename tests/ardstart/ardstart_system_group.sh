@@ -59,7 +59,7 @@ $want"
 g="$T/out/control+arm_rt.yaml"
 [ -s "$g" ] || fail "no group file reached ardrun"
 [ -z "$(ls -A "$T/tmp")" ] || fail "the group file was left in TMPDIR: $(ls -A "$T/tmp")"
-python3 - "$g" <<'EOF' || fail "group file: $(cat "$g")"
+/usr/bin/python3 - "$g" <<'EOF' || fail "group file: $(cat "$g")"
 import sys, yaml
 g = yaml.safe_load(open(sys.argv[1]))
 assert g["name"] == "arm_rt" and str(g["rate_hz"]) == "1000", g

@@ -151,7 +151,7 @@ cp "$T/inject.yaml" "$nl"
 for i in 1 2 3 4 5; do [ ! -e "$T/pwned$i" ] || fail "a value ran as a command ($i)"; done
 cmp -s "$T/out/group.yaml" <(sed 's/x?touch pwned4?ARDRUN_GROUP?touch pwned5?.yaml/inject.yaml/' "$T/out2/group.yaml") ||
     fail "the group file differs: $(diff "$T/out/group.yaml" "$T/out2/group.yaml")"
-python3 - "$T/out/group.yaml" "$T" <<'EOF' || fail "group file: $(cat "$T/out/group.yaml")"
+/usr/bin/python3 - "$T/out/group.yaml" "$T" <<'EOF' || fail "group file: $(cat "$T/out/group.yaml")"
 import sys, yaml
 g = yaml.safe_load(open(sys.argv[1]))
 t = sys.argv[2]

@@ -4,7 +4,8 @@
 # bridge that lives in a separate "switch" namespace, so nothing is added to the caller's
 # network namespace. Each host also gets a persistent mount namespace with a private tmpfs on
 # /dev/shm (the hosts share nothing but the wire) and a private /etc/hosts that names every
-# host, so "udp://hostB:7001" or "ssh hostB" resolve inside the hosts.
+# host, so "udp://hostB:7001" or "ssh hostB" resolve inside the hosts (the machine itself
+# needs no /etc/hosts: see netns_hosts_file).
 #
 # Interface (stable; other tests rely on it):
 #
@@ -123,6 +124,31 @@ netns_run() {
     nsenter --mount="$NETNS_DIR/ns/$host.mnt" --net="/var/run/netns/$(netns_netns "$host")" -- "$@"
 }
 
+# netns_hosts_file HOST MNT: HOST's own /etc/hosts (naming every host), inside its mount
+# namespace only. Bound over the machine's file when there is one; a machine without it (a
+# minimal root file system) gets no file made in its /etc: the host sees an overlay of /etc
+# whose upper layer holds the file, or, without overlayfs, a copy of /etc with it.
+netns_hosts_file() {
+    local h=$1 mnt=$2 d="$NETNS_DIR/etc/$1"
+    if [ -f /etc/hosts ]; then
+        nsenter --mount="$mnt" mount --bind "$NETNS_DIR/hosts" /etc/hosts
+        return
+    fi
+    mkdir -p "$d/upper" "$d/work"
+    install -m 644 "$NETNS_DIR/hosts" "$d/upper/hosts"
+    if nsenter --mount="$mnt" mount -t overlay overlay \
+        -o "lowerdir=/etc,upperdir=$d/upper,workdir=$d/work" /etc 2>"$d/overlay.err"; then
+        return
+    fi
+    mkdir -p "$d/copy"
+    cp -a /etc/. "$d/copy/"
+    install -m 644 "$NETNS_DIR/hosts" "$d/copy/hosts"
+    nsenter --mount="$mnt" mount --bind "$d/copy" /etc || {
+        echo "netns: no /etc/hosts here, and neither an overlay of /etc ($(cat "$d/overlay.err")) nor a copy of it could be mounted for $h" >&2
+        return 1
+    }
+}
+
 netns_create() {
     [ "$#" -ge 1 ] || { echo "netns_create: no hosts given" >&2; return 1; }
     if [ -z "$NETNS_DIR" ]; then
@@ -218,8 +244,8 @@ netns_create() {
             rm -f "$mnt"
             ln -s "/proc/$keeper/ns/mnt" "$mnt"
         fi
-        nsenter --mount="$mnt" sh -c "mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
-            mount --bind '$NETNS_DIR/hosts' /etc/hosts"
+        nsenter --mount="$mnt" mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+        netns_hosts_file "$h" "$mnt"
         i=$((i + 1))
     done
     # Wait for the links (bridge ports leave the listening/learning state quickly when STP

@@ -29,7 +29,7 @@ done
 expect 1 "nothere.mcap" "$ARD" info "$T/nothere.mcap"
 
 # Offset of the first chunk record (opcode 0x06 after the metadata and channel records).
-chunk=$(python3 - "$T/good.mcap" <<'PY'
+chunk=$(/usr/bin/python3 - "$T/good.mcap" <<'PY'
 import struct, sys
 b = open(sys.argv[1], 'rb').read()
 i = 8

@@ -21,9 +21,13 @@ if ! node -e "for (const m of ['@mcap/core','@foxglove/rosmsg','@foxglove/rosmsg
     command -v npm >/dev/null || skip "npm is not installed"
     mkdir -p "$NPM_DIR"
     [ -f "$NPM_DIR/package.json" ] || echo '{"name":"ardnet-mcap-check","private":true}' >"$NPM_DIR/package.json"
-    (cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent @mcap/core@2 \
-        @foxglove/rosmsg@5 @foxglove/rosmsg2-serialization@3 fzstd@0) >"$T/npm.log" 2>&1 ||
-        skip "npm packages could not be installed into $NPM_DIR: $(tail -3 "$T/npm.log")"
+    st=0
+    (cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --loglevel=error @mcap/core@2 \
+        @foxglove/rosmsg@5 @foxglove/rosmsg2-serialization@3 fzstd@0) >"$T/npm.log" 2>&1 || st=$?
+    if [ "$st" != 0 ]; then
+        source "$(dirname "$0")/../lib/npm.sh"
+        skip "npm packages could not be installed into $NPM_DIR: $(npm_error "$T/npm.log" "$st")"
+    fi
 fi
 
 # run_case NAME [record options...]: record all<NAME> and opaque<NAME> from their start to

@@ -40,7 +40,7 @@ grep -qE '^  flags += 1 255$' "$T/show" || fail "flags: $(cat "$T/show")"
 [ "$(sed -n 1p "$T/csv")" = "seq,mono_ns,real_ns,skipped,q[1],tick" ] || fail "csv header: $(cat "$T/csv")"
 sed -n 2p "$T/csv" | grep -qE '^3,[0-9]+,[0-9]+,0,1.5,7$' || fail "csv row: $(cat "$T/csv")"
 "$ARD" show js --json >"$T/json"
-python3 - "$T/json" <<'PY' || fail "show --json: $(cat "$T/json")"
+/usr/bin/python3 - "$T/json" <<'PY' || fail "show --json: $(cat "$T/json")"
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
 assert d["connection"] == "js" and d["seq"] == 3, d
@@ -84,7 +84,7 @@ grep -qE "^js +32 +q:f64\[3\] tick:u32 i8 flags:u8\[2\] +$W ard_twriter +0 +[0-9
 "$ARD" show js -f >/dev/null &
 RD=$!
 PIDS+=($RD)
-readers() { "$ARD" list --json js | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["readers"])'; }
+readers() { "$ARD" list --json js | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["readers"])'; }
 one_reader() { [ "$(readers)" = 1 ]; }
 wait_for one_reader
 "$ARD" list -l js | grep -qE "^ +reader +pid $RD ard port show_0 attached 20" ||
@@ -114,7 +114,7 @@ wait "${PIDS[-2]}" 2>/dev/null || true
 grep -qE '^raw +5 +\(opaque\) +- +0 .* 1  orphaned$' "$T/list" || fail "orphan not marked: $(cat "$T/list")"
 ! grep -q '^js ' "$T/list" || fail "pattern did not filter"
 "$ARD" list --json >"$T/lj"
-python3 - "$T/lj" "$W" <<'PY' || fail "list --json: $(cat "$T/lj")"
+/usr/bin/python3 - "$T/lj" "$W" <<'PY' || fail "list --json: $(cat "$T/lj")"
 import json, sys
 v = {c["name"]: c for c in json.load(open(sys.argv[1]))}
 assert v["js"]["writer"]["pid"] == int(sys.argv[2]) and v["js"]["writer"]["program"] == "ard_twriter"
@@ -187,10 +187,10 @@ expect 3 "" "$ARD" hz tiny -n 1
 # ---- pub: at a rate, fields not given keep their value ------------------------------------------------
 kill -9 "$W"
 wait "$W" 2>/dev/null || true
-seq0=$("$ARD" show js --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+seq0=$("$ARD" show js --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
 "$ARD" pub js tick=9 'q[0]=-2' --rate 200 -n 5 || fail "pub"
 "$ARD" show js --json >"$T/pub"
-python3 - "$T/pub" "$seq0" <<'PY' || fail "pub: $(cat "$T/pub")"
+/usr/bin/python3 - "$T/pub" "$seq0" <<'PY' || fail "pub: $(cat "$T/pub")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["seq"] == int(sys.argv[2]) + 5, d["seq"]

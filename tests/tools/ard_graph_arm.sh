@@ -6,7 +6,7 @@
 TEST_NAME=graph
 . "$(dirname "$0")/common.sh"
 : "${ARDSTART:?}" "${ARDKILL:?}" "${ARM_BIN:?}"
-command -v python3 >/dev/null || exit 77
+[ -x /usr/bin/python3 ] || exit 77
 mkdir -p "$T/bin"
 ln -s "$ARDSTART" "$T/bin/ardstart"
 ln -s "$ARDKILL" "$T/bin/ardkill"
@@ -47,7 +47,7 @@ grep -qF "\"c:arm.cmd\" -> \"p$plant\" [label=\"cmd\"]" "$T/g.dot" || fail "read
 grep -qF '"c:arm.state" [shape=ellipse label="arm.state\nq:f64[7] qd:f64[7]\n' "$T/g.dot" ||
     fail "connection node with its type"
 # Clusters nest as the scripts do: arm { sim { plant } control { traj ctrl monitor } }.
-python3 - "$T/g.dot" "$plant" "$ctrl" "$traj" "$mon" <<'PY' || fail "clusters: $(cat "$T/g.dot")"
+/usr/bin/python3 - "$T/g.dot" "$plant" "$ctrl" "$traj" "$mon" <<'PY' || fail "clusters: $(cat "$T/g.dot")"
 import re, sys
 dot, plant, ctrl, traj, mon = sys.argv[1], *sys.argv[2:]
 stack, where = [], {}
@@ -65,7 +65,7 @@ for p in (ctrl, traj, mon):
     assert where[p] == "arm/control", where
 PY
 "$ARD" graph --json >"$T/g.json"
-python3 - "$T/g.json" "$plant" <<'PY' || fail "graph json: $(cat "$T/g.json")"
+/usr/bin/python3 - "$T/g.json" "$plant" <<'PY' || fail "graph json: $(cat "$T/g.json")"
 import json, sys
 g = json.load(open(sys.argv[1]))
 c = {x["name"]: x for x in g["connections"]}

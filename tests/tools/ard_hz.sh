@@ -10,7 +10,7 @@ TEST_NAME=hz
 : "${TWRITER:?set TWRITER}"
 
 check() { # check NAME EXPECTED_HZ MEASURED_HZ
-    python3 -c "import sys; e,m=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(m-e)<=0.1*e else 1)" \
+    /usr/bin/python3 -c "import sys; e,m=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(m-e)<=0.1*e else 1)" \
         "$2" "$3" || fail "$1: ard hz says $3 Hz, the writer achieved $2 Hz"
     echo "$1: writer $2 Hz, ard hz $3 Hz"
 }
@@ -30,7 +30,7 @@ measure() { # measure NAME:RATE:TYPE... : start the writers, ard hz over 2.5 s, 
     for n in "${names[@]}"; do
         wait_for grep -q achieved "$T/$n.w"
         want=$(awk '{print $2}' "$T/$n.w")
-        got=$(python3 -c "import json,sys
+        got=$(/usr/bin/python3 -c "import json,sys
 for l in open(sys.argv[1]):
     d=json.loads(l)
     if d['connection']==sys.argv[2]: print(d['rate_hz'])" "$T/hz" "$n")
@@ -40,7 +40,7 @@ for l in open(sys.argv[1]):
 measure r10:10:n:u64 r200:200:n:u64 r2k:2000:n:u64 'big:200:b:u8[4194304]'
 measure r100k:100000:n:u64
 # Periods were measured too (min <= mean <= max).
-python3 - "$T/hz" <<'PY' || fail "period statistics: $(cat "$T/hz")"
+/usr/bin/python3 - "$T/hz" <<'PY' || fail "period statistics: $(cat "$T/hz")"
 import json, sys
 for l in open(sys.argv[1]):
     d = json.loads(l)
@@ -51,7 +51,7 @@ PY
 "$TWRITER" slow 'n:u64' stamped 10 8 >"$T/slow.w" &
 PIDS+=($!)
 wait_for grep -q sent "$T/slow.w"
-got=$("$ARD" hz slow -n 1 -i 0.2 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['rate_hz'])")
+got=$("$ARD" hz slow -n 1 -i 0.2 --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['rate_hz'])")
 check slow 0.1 "$got"
 "$ARD" hz slow -n 1 -i 0.2 | grep -qE '^slow: rate 0.1 Hz  period min 10.00 s max 10.00 s' ||
     fail "hz text: $("$ARD" hz slow -n 1 -i 0.2)"
@@ -64,7 +64,7 @@ PIDS+=($!)
 wait_for "$ARD" show d2k
 "$ARD" delay d200 d2k -n 1 -i 1.5 --json >"$T/delay"
 # Positive and below a second on this host.
-python3 - "$T/delay" <<'PY' || fail "delay: $(cat "$T/delay")"
+/usr/bin/python3 - "$T/delay" <<'PY' || fail "delay: $(cat "$T/delay")"
 import json, sys
 v = [json.loads(l) for l in open(sys.argv[1])]
 assert [d["connection"] for d in v] == ["d200", "d2k"], v

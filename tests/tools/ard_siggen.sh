@@ -6,13 +6,13 @@
 # Fields not generated keep their last value; bad configurations are refused with the cause.
 TEST_NAME=siggen
 . "$(dirname "$0")/common.sh"
-command -v python3 >/dev/null || exit 77
+[ -x /usr/bin/python3 ] || exit 77
 
 TYPE='t:f64 s:f64 c:f32 sq:f64 tri:f64 saw:f64 st:f64 rp:f64 ch:f64 u:f64 g:f64 k:i32 keep:u16 arr:f64[2]'
 # Created with its type; keep is set by hand first and must survive.
 "$ARD" siggen sig --type "$TYPE" -n 1 t=ramp >/dev/null || fail "siggen --type"
 "$ARD" set sig keep=4242 || fail "set keep"
-base=$("$ARD" show sig --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+base=$("$ARD" show sig --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
 # The reader follows from before the generator starts until after it ended.
 follow() { # follow OUTFILE [--field ...]: ard show -f in the background, attached when it returns
     local out=$1
@@ -32,7 +32,7 @@ follow "$T/pk"
 sleep 0.3
 kill -INT "$S"
 wait "$S" || fail "show -f"
-python3 - "$T/pk" "$base" <<'PY' || fail "values do not follow the formulas"
+/usr/bin/python3 - "$T/pk" "$base" <<'PY' || fail "values do not follow the formulas"
 import json, math, sys
 # Only the generator's packets: show -f starts with the newest one there was (set's).
 pk = [d["fields"] for d in map(json.loads, open(sys.argv[1])) if d["seq"] > int(sys.argv[2])]
@@ -84,13 +84,13 @@ signals:
   c: {shape: cosine, frequency: 2}
   k: 5
 YAML
-base=$("$ARD" show sig --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+base=$("$ARD" show sig --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
 follow "$T/pk2" --field t --field s --field c --field k
 "$ARD" siggen --config "$T/sig.yaml" -n 300 || fail "siggen --config"
 sleep 0.3
 kill -INT "$S"
 wait "$S" || fail "show -f"
-python3 - "$T/pk2" "$base" <<'PY' || fail "yaml values"
+/usr/bin/python3 - "$T/pk2" "$base" <<'PY' || fail "yaml values"
 import json, math, sys
 for l in open(sys.argv[1]):
     d = json.loads(l)

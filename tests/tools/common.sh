@@ -2,8 +2,8 @@
 # the known-rate writer. Each test uses its own domain and removes its objects at exit.
 set -euo pipefail
 : "${ARD:?set ARD}"
-# The tests read ard's JSON with python3 (scripts/deps.sh installs it).
-command -v python3 >/dev/null || { echo "SKIP: python3 is not installed" >&2; exit 77; }
+# The tests read ard's JSON with /usr/bin/python3 (scripts/deps.sh installs it).
+[ -x /usr/bin/python3 ] || { echo "SKIP: /usr/bin/python3 is not installed" >&2; exit 77; }
 export ARD_DOMAIN="t_ard_${TEST_NAME:-x}_$$"
 T=$(mktemp -d /tmp/ard_test.XXXXXX)
 PIDS=()

@@ -23,9 +23,14 @@ need_playwright() {
         why="Debian's chromium is needed at $CHROMIUM (apt install chromium)"
     elif [ ! -d "$cache/node_modules/playwright-core" ]; then
         mkdir -p "$cache"
+        local st=0
+        # 1.61: the last that runs on Debian 12's Node.js 18 (1.62 and later need Node.js 20).
         (cd "$cache" && flock "$cache/.lock" npm install --no-audit --no-fund --loglevel=error \
-            playwright-core@1 >"$cache/npm.log" 2>&1) ||
-            why="cannot install playwright-core from npm: $(tail -3 "$cache/npm.log")"
+            playwright-core@1.61 >"$cache/npm.log" 2>&1) || st=$?
+        if [ "$st" != 0 ]; then
+            . "$(dirname "${BASH_SOURCE[0]}")/../lib/npm.sh"
+            why="cannot install playwright-core from npm: $(npm_error "$cache/npm.log" "$st")"
+        fi
     fi
     if [ -n "$why" ]; then
         [ "${CI:-}" = true ] && fail "$why"

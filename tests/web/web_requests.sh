@@ -10,7 +10,7 @@
 TEST_NAME=webreq
 . "$SRCDIR/tests/tools/common.sh"
 . "$(dirname "$0")/common.sh"
-command -v python3 >/dev/null || exit 77
+[ -x /usr/bin/python3 ] || exit 77
 
 expect 100 "--listen 'nowhere': expected ADDR:PORT" "$ARD" web --listen nowhere
 expect 100 "--listen '127.0.0.1:99999'" "$ARD" web --listen 127.0.0.1:99999
@@ -41,9 +41,9 @@ wait_for "$ARD" show sig
 echo sesame-1234 >"$T/tok" && chmod 600 "$T/tok"
 start_web --allow-set --token-file "$T/tok"
 expect 111 "cannot serve on 127.0.0.1:${BASE##*:}" "$ARD" web --listen "127.0.0.1:${BASE##*:}"
-python3 "$(dirname "$0")/web_requests.py" "$BASE" sesame-1234 "$WEB_PID" ||
+/usr/bin/python3 "$(dirname "$0")/web_requests.py" "$BASE" sesame-1234 "$WEB_PID" ||
     fail "request table"
-python3 "$(dirname "$0")/web_recreate.py" "$ARD" "$BASE" sesame-1234 ||
+/usr/bin/python3 "$(dirname "$0")/web_recreate.py" "$ARD" "$BASE" sesame-1234 ||
     fail "a plot across a re-created connection"
 kill -0 "$WEB_PID" || fail "ard web died"
 kill "$WEB_PID"
