@@ -91,54 +91,58 @@ struct ardr_pval {
  * readers outside the group: every packet while one is attached (`watched`), else the newest
  * about every 100 ms and when the writer stops (docs/ardrun.md, "Running"). */
 struct ardr_handoff {
+    /* what a tick reads and writes, in the first cache line (the header is 64-byte aligned) */
     void *pub;            /* the last packet sent: pkt[0] or pkt[1] */
-    void *pkt[2];         /* packet buffers after this header, cache-line aligned (pkt[1]
-                           * only for a whole port, else NULL) */
     struct ard_info info; /* its sequence number (counted here) and send times; seq 0: none */
     size_t size;
-    int readers;          /* IN ports of the group on the connection */
     bool dirty;           /* pub is newer than the connection's newest packet */
     _Atomic bool watched; /* a reader outside the group is attached: publish every packet */
-    uint32_t hint;        /* control thread: the header's reader count when last looked at */
-    int64_t checked_ns;   /* control thread: when the peers were last counted exactly */
+    /* the rest: set up once, or the control thread's */
+    void *pkt[2];       /* packet buffers after this header, cache-line aligned (pkt[1]
+                         * only for a whole port, else NULL) */
+    int readers;        /* IN ports of the group on the connection */
+    uint32_t hint;      /* control thread: the header's reader count when last looked at */
+    int64_t checked_ns; /* control thread: when the peers were last counted exactly */
 };
 
 struct ardr_block {
     /* What a step touches comes first and per port in one small allocation (ardr_block_alloc),
      * so that a step of a block reads a handful of cache lines, not pieces of a 50 KiB
-     * structure. */
+     * structure: the context and the fields a tick reads in lines 0-3, and for a block of a
+     * few ports, the arrays a tick of private hand-offs reads in lines 4-5 (`inl`). */
     ard_block_ctx ctx;
     int (*step)(ard_block_ctx *ctx); /* the plugin's step (its descriptor's, cached) */
-    uint32_t nports;
-    int stagger; /* which tick of a refresh period publishes its private outputs */
-    bool said;   /* ard_block_fail was called during the current callback (why is set) */
     /* run time, written by its rate thread */
     _Atomic int state;
     _Atomic int req;
-    _Atomic uint64_t steps, fails;
+    uint32_t nports;
+    int stagger; /* which tick of a refresh period publishes its private outputs */
+    bool said;   /* ard_block_fail was called during the current callback (why is set) */
+    _Atomic uint64_t steps;
     _Atomic int64_t sum_ns, max_ns;
 
-    /* Per port, arrays of nports in one allocation: */
+    /* Per port, arrays of nports in one allocation (the ones a tick reads first): */
     /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
      * after the step) or, for a private connection, its own buffer; an IN port's own buffer,
      * or the writer's newest packet in place (src, hsrc). */
     void **bufs;
-    ard_port **port;
-    uint8_t *dir;   /* ARD_IN / ARD_OUT, from the descriptor */
-    uint8_t *whole; /* OUT port declared ARD_PORT_WHOLE: its buffer is not kept between steps */
+    uint8_t *dir; /* ARD_IN / ARD_OUT, from the descriptor */
     int8_t *fresh;
     uint8_t *send;
+    uint8_t *whole; /* OUT port declared ARD_PORT_WHOLE: its buffer is not kept between steps */
     struct ard_info *info;
-    /* IN port read in place: the OUT port of the block of the same rate thread that writes
-     * its connection (set by ardr_scheme_handoff), NULL: received with ard_tryrec. */
-    ard_port **src;
-    /* OUT port of a connection private to this block's rate thread (NULL: the loan above) */
+    /* OUT port of a connection private to this block's rate thread (NULL: the loan below) */
     struct ardr_handoff **ho;
     /* IN port of such a connection: its writer's hand-off (read in place, no system call) */
     const struct ardr_handoff **hsrc;
+    /* IN port read in place: the OUT port of the block of the same rate thread that writes
+     * its connection (set by ardr_scheme_handoff), NULL: received with ard_tryrec. */
+    ard_port **src;
+    ard_port **port;
     void **own;    /* private buffers (IN: received into; zeroes when none) */
     bool *delayed; /* IN port read one tick late (cycle broken here) */
-    void *hot;     /* the allocation of the arrays above: `inl` when they fit */
+    _Atomic uint64_t fails;
+    void *hot; /* the allocation of the arrays above: `inl` when they fit */
     _Alignas(64) uint8_t inl[320];
 
     /* Configuration. The large parts (about 60 KiB) are in an allocation of their own

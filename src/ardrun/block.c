@@ -127,6 +127,9 @@ static int host_fail(ard_block_ctx *ctx, int code, const char *fmt, va_list ap)
 
 static const struct ard_block_host host = {host_param, host_fail};
 
+/* a tick reads and writes only the first cache line of a hand-off's header */
+_Static_assert(offsetof(struct ardr_handoff, watched) < 64, "hand-off: hot fields in line 0");
+
 struct ardr_cold {
     char path[ARDR_PATH_MAX];
     struct ardr_kv wires[ARD_BLOCK_MAX_PORTS];
@@ -150,12 +153,15 @@ int ardr_block_new(struct ardr_block *b)
     return 0;
 }
 
-/* One allocation for the per-port arrays, in the order a step reads them. */
+/* One allocation for the per-port arrays, in the order a tick reads them: for a block of a
+ * few ports, what a tick of private hand-offs reads (bufs, ho, hsrc, the flags, info) is in
+ * the first two cache lines. */
 int ardr_block_alloc(struct ardr_block *b)
 {
     uint32_t n = b->pl.d->nports;
-    size_t ptrs = 6 * n * sizeof(void *), bytes = (4 * n + 7) & ~(size_t)7;
-    size_t total = ptrs + bytes + n * sizeof(struct ard_info) + n * sizeof(bool);
+    size_t ptrs = 3 * n * sizeof(void *), bytes = (4 * n + 7) & ~(size_t)7;
+    size_t infos = n * sizeof(struct ard_info);
+    size_t total = ptrs + bytes + infos + 3 * n * sizeof(void *) + n * sizeof(bool);
     total = (total + 63) & ~(size_t)63;
     /* next to the context when they fit (a block of a few ports): the same few cache lines */
     uint8_t *m = total <= sizeof b->inl ? b->inl : aligned_alloc(64, total);
@@ -165,17 +171,18 @@ int ardr_block_alloc(struct ardr_block *b)
     b->hot = m;
     b->nports = n;
     b->bufs = (void **)m;
-    b->port = (ard_port **)(m + n * sizeof(void *));
-    b->ho = (struct ardr_handoff **)(m + 2 * n * sizeof(void *));
-    b->hsrc = (const struct ardr_handoff **)(m + 3 * n * sizeof(void *));
-    b->src = (ard_port **)(m + 4 * n * sizeof(void *));
-    b->own = (void **)(m + 5 * n * sizeof(void *));
+    b->ho = (struct ardr_handoff **)(m + n * sizeof(void *));
+    b->hsrc = (const struct ardr_handoff **)(m + 2 * n * sizeof(void *));
     b->dir = m + ptrs;
     b->fresh = (int8_t *)(m + ptrs + n);
     b->send = m + ptrs + 2 * n;
     b->whole = m + ptrs + 3 * n;
     b->info = (struct ard_info *)(m + ptrs + bytes);
-    b->delayed = (bool *)(m + ptrs + bytes + n * sizeof(struct ard_info));
+    uint8_t *rest = m + ptrs + bytes + infos;
+    b->src = (ard_port **)rest;
+    b->port = (ard_port **)(rest + n * sizeof(void *));
+    b->own = (void **)(rest + 2 * n * sizeof(void *));
+    b->delayed = (bool *)(rest + 3 * n * sizeof(void *));
     for (uint32_t i = 0; i < n; i++)
         b->dir[i] = (uint8_t)b->pl.d->ports[i].dir;
     return 0;

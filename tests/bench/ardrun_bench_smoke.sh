@@ -19,4 +19,9 @@ done
     echo "FAIL: expected the overhead of both groups (with and without the flag)"
     exit 1
 }
+# the hand loop keeps per-block statistics (mean and max of every block's execution time)
+grep -Eq "hand loop's own per-block statistics \(last round\): mean [1-9][0-9]* ns, largest max [0-9.]+ us" <<<"$out" || {
+    echo "FAIL: no per-block statistics of the hand loop"
+    exit 1
+}
 echo "all rows printed"
