@@ -502,6 +502,14 @@ static int watchdog_check(struct ardr_group *g, struct watchdog *w, const bool *
     for (int r = 0; r < g->nrates; r++) {
         if (!running[r])
             continue;
+        /* Between ticks (in its period wait) a rate runs no block's code: waking late is the
+         * machine's delay (a stalled vCPU, an overloaded host), counted as an overrun, not a
+         * hang. After a stop signal the grace below still bounds the end. */
+        if (!w->stop_ns &&
+            atomic_load_explicit(&g->rates[r].current, memory_order_relaxed) == NULL) {
+            w->suspect_ns[r] = 0;
+            continue;
+        }
         uint64_t c = atomic_load_explicit(&g->rates[r].cycles, memory_order_relaxed);
         if (c != w->cycles[r] || w->cpu_ns[r] == INT64_MIN) {
             w->cycles[r] = c;
