@@ -34,7 +34,7 @@ _ard()
     local cur prev i sub="" conn=""
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local subs="list show hz delay set pub graph siggen record play export info web help"
+    local subs="list show hz bw delay set pub graph siggen record play export info web help"
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         -d | --domain) ((i++)) ;;
@@ -82,7 +82,7 @@ _ard()
     help) COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return ;;
     list) opts="-l --long --json" ;;
     show) opts="-f --follow --field --format --json -n --count" ;;
-    hz | delay) opts="--interval -n --count --json" ;;
+    hz | bw | delay) opts="--interval -n --count --json" ;;
     set) opts="" ;;
     pub) opts="--rate -n --count" ;;
     graph) opts="--format --json -o" ;;
@@ -99,7 +99,7 @@ _ard()
     fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
-    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = delay ] || [ "$sub" = list ]; then
+    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = bw ] || [ "$sub" = delay ] || [ "$sub" = list ]; then
         [ "$sub" = graph ] || COMPREPLY=($(compgen -W "$(_ard_connections)" -- "$cur"))
     elif [ "$sub" = set ] || [ "$sub" = pub ] || [ "$sub" = siggen ]; then
         compopt -o nospace 2>/dev/null
