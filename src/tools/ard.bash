@@ -69,7 +69,11 @@ _ard()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
-    -r | --rate | -n | --count | -i | --interval | --seed | -t | --type)
+    -n | --count)
+        [ "$sub" = pub ] || [ "$sub" = siggen ] && COMPREPLY=($(compgen -W "forever" -- "$cur"))
+        return
+        ;;
+    -r | --rate | -i | --interval | --seed | -t | --type | -s | --size)
         return
         ;;
     esac
@@ -83,8 +87,8 @@ _ard()
     list) opts="-l --long --json" ;;
     show) opts="-f --follow --field --format --json -n --count" ;;
     hz | bw | delay) opts="--interval -n --count --json" ;;
-    set) opts="" ;;
-    pub) opts="--rate -n --count" ;;
+    set) opts="--type --size" ;;
+    pub) opts="--rate -n --count --type --size" ;;
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
     record) opts="-o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
