@@ -61,7 +61,7 @@ _ard()
         fi
         return
         ;;
-    --field)
+    --field | --text)
         [ -n "$conn" ] && COMPREPLY=($(compgen -W "$(_ard_fields "$conn")" -- "$cur"))
         return
         ;;
@@ -71,6 +71,9 @@ _ard()
         ;;
     -n | --count)
         [ "$sub" = pub ] || [ "$sub" = siggen ] && COMPREPLY=($(compgen -W "forever" -- "$cur"))
+        return
+        ;;
+    --filter)
         return
         ;;
     -r | --rate | -i | --interval | --seed | -t | --type | -s | --size)
@@ -85,7 +88,7 @@ _ard()
     case $sub in
     help) COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return ;;
     list) opts="-l --long --json" ;;
-    show) opts="-f --follow --field --format --json -n --count" ;;
+    show) opts="-f --follow --field --format --json -n --count --on-change --filter --text" ;;
     hz | bw | delay) opts="--interval -n --count --json" ;;
     set) opts="--type --size" ;;
     pub) opts="--rate -n --count --type --size" ;;

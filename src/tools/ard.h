@@ -232,6 +232,16 @@ int ardt_check_created(const struct ardt_writer *w, const char *type, uint64_t s
  * Returns 0 or ARDT_USAGE after a message naming the path or value. */
 int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
 
+/* ---- show --filter (filter.c; grammar in docs/ard.md) ------------------------------------ */
+
+struct ardt_filter;
+/* Compile `src` against type t (which must outlive the filter). 0, or ARDT_USAGE after a
+ * message naming the column of the bad token. */
+int ardt_filter_new(const struct ardt_type *t, const char *src, struct ardt_filter **out);
+/* Does the packet pass (the expression's value is neither 0 nor NaN)? */
+bool ardt_filter_pass(const struct ardt_filter *x, const void *pkt);
+void ardt_filter_free(struct ardt_filter *x);
+
 /* ---- statistics and waiting ------------------------------------------------------------------ */
 
 struct ardt_stats {
