@@ -73,7 +73,7 @@ _ard()
         [ "$sub" = pub ] || [ "$sub" = siggen ] && COMPREPLY=($(compgen -W "forever" -- "$cur"))
         return
         ;;
-    --filter)
+    --filter | --exclude)
         return
         ;;
     -r | --rate | -i | --interval | --seed | -t | --type | -s | --size)
@@ -94,7 +94,7 @@ _ard()
     pub) opts="--rate -n --count --type --size" ;;
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
-    record) opts="-o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
+    record) opts="--exclude -o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
     play) opts="--rate --loop --start --end --remap --connections -q --quiet" ;;
     export) opts="--csv --field --resample --onto -o --output" ;;
     info) opts="--json" ;;
