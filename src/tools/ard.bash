@@ -95,7 +95,7 @@ _ard()
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
     record) opts="--exclude -o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
-    play) opts="--rate --loop --start --end --remap --connections -q --quiet" ;;
+    play) opts="--rate --loop --start --end --remap --connections --start-paused --clock -q --quiet" ;;
     export) opts="--csv --field --resample --onto -o --output" ;;
     info) opts="--json" ;;
     web) opts="--listen --allow-set --token" ;;
