@@ -69,6 +69,10 @@ _ard()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
+    --dir)
+        COMPREPLY=($(compgen -d -- "$cur"))
+        return
+        ;;
     -n | --count)
         [ "$sub" = pub ] || [ "$sub" = siggen ] && COMPREPLY=($(compgen -W "forever" -- "$cur"))
         return
@@ -96,7 +100,7 @@ _ard()
     siggen) opts="--rate --type -n --count --seed --config" ;;
     record) opts="--exclude -o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
     play) opts="--rate --loop --start --end --remap --connections --start-paused --clock -q --quiet" ;;
-    export) opts="--csv --field --resample --onto -o --output" ;;
+    export) opts="--csv --field --resample --onto -o --output --dir" ;;
     info) opts="--json" ;;
     web) opts="--listen --allow-set --token" ;;
     esac
