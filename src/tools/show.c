@@ -25,8 +25,8 @@ const char ardt_show_usage[] =
     "                      one printed (implies -f)\n"
     "  --filter EXPR       print only packets for which EXPR holds, e.g.\n"
     "                      'q[0] > 0.5 && tick % 10 == 0' (grammar: ard(1), docs/ard.md)\n"
-    "  --text FIELD        print the u8/i8 array FIELD as text (repeatable); u8 arrays of\n"
-    "                      NUL-terminated printable bytes are printed as text anyway\n";
+    "  --text FIELD        print the u8/i8 array FIELD as text (repeatable); in the text\n"
+    "                      format, u8 arrays of NUL-terminated printable bytes are text anyway\n";
 
 enum fmt { TEXT, CSV, JSON };
 
@@ -66,9 +66,10 @@ static bool as_text(const struct show *s, const struct ardt_sel *sel, const uint
     return sel->whole && ((s->text && s->text[sel->field]) || looks_text(f, pkt + f->offset));
 }
 
-/* The strings of a text field: the runs of bytes between NULs (empty runs left out), each
- * quoted, non-printable bytes as \xHH. text: "a" "b"; json: "a" or ["a","b"]; csv: one
- * quoted cell, the runs separated by a space. */
+/* The strings of a text field (the text format: --text or the automatic rule; JSON and CSV,
+ * whose types must not change with the content: --text only): the runs of bytes between NULs (empty
+ * runs left out), each quoted, non-printable bytes as \xHH. text: "a" "b"; json: "a" or ["a","b"];
+ * csv: one quoted cell, the runs separated by a space. */
 static void put_text(FILE *o, const struct ard_field *f, const uint8_t *pkt, enum fmt fmt)
 {
     const uint8_t *b = pkt + f->offset;
@@ -207,7 +208,7 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
             fputs(i ? "," : "", o);
             ardt_put_json_str(o, key);
             fputc(':', o);
-            if (as_text(s, sel, pkt)) {
+            if (sel->whole && s->text && s->text[sel->field]) { /* JSON: --text only */
                 put_text(o, f, pkt, JSON);
                 continue;
             }

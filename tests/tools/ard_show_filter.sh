@@ -43,7 +43,8 @@ grep -qx '  raw  = 1 2 3 0' "$T/text" || fail "non-printable bytes stay numbers:
 "$ARD" show s --text raw --json | python3 -c "
 import json, sys
 f = json.load(sys.stdin)['fields']
-assert f['name'] == 'hi' and f['raw'] == '\x01\x02\x03', f" || fail "json text: $("$ARD" show s --text raw --json)"
+assert f['name'] == [104, 105, 0, 0, 0, 0, 0, 0] and f['raw'] == '\x01\x02\x03', f" ||
+    fail "json: automatic text is for the text format only, --text for any: $("$ARD" show s --text raw --json)"
 "$ARD" show s --text raw --format csv | tail -1 | grep -q ',"\\x01\\x02\\x03"$' ||
     fail "csv --text: $("$ARD" show s --text raw --format csv)"
 expect 100 "--text tick: only a whole u8 or i8 array is text" "$ARD" show s --text tick
@@ -51,7 +52,8 @@ expect 100 "field 'nope' does not exist" "$ARD" show s --text nope
 # Several NUL-padded names (as GROUP.names holds them): each one a string.
 "$ARD" set names --type 'u8[12]' 'f0=97,0,0,0,98,99,0,0,0,0,0,0'
 "$ARD" show names | grep -qx '  f0 = "a" "bc"' || fail "names: $("$ARD" show names)"
-"$ARD" show names --json | grep -q '"f0":\["a","bc"\]' || fail "names json: $("$ARD" show names --json)"
+"$ARD" show names --json --text f0 | grep -q '"f0":\["a","bc"\]' ||
+    fail "names json: $("$ARD" show names --json --text f0)"
 
 # Following: a ramp tick=0,1,2,... at 200 Hz; only multiples of 10 pass.
 "$ARD" siggen ramp --type 'tick:u32 x:f64' 'tick=ramp,amplitude=200' 'x=square,frequency=4' \
