@@ -185,6 +185,20 @@ void ard_logr_summary(const ard_logr *r, struct ard_log_summary *s);
 /* Value of `key` in metadata record `name` ("ardnet": host, domain, version, start_ns), or
  * NULL. */
 const char *ard_logr_meta(const ard_logr *r, const char *name, const char *key);
+/* Every metadata record of the file (any writer's), in file order: record i's name, and its
+ * npairs key/value pairs in kv[0], kv[1], ... (key, value, key, value, ...); NULL when i is
+ * out of range. The strings live as long as the reader. */
+size_t ard_logr_nmeta(const ard_logr *r);
+const char *ard_logr_meta_at(const ard_logr *r, size_t i, const char *const **kv, size_t *npairs);
+
+/* An attachment record (its data is not kept: `ard info` lists them). */
+struct ard_log_attachment {
+    const char *name, *media_type;
+    uint64_t log_ns, create_ns; /* as the writer put them */
+    uint64_t size;              /* bytes of data */
+};
+size_t ard_logr_nattachments(const ard_logr *r);
+const struct ard_log_attachment *ard_logr_attachment(const ard_logr *r, size_t i);
 
 /* Position before the first message whose log time is >= log_ns (chunks that end earlier
  * are skipped by their index, not decompressed). ard_logr_seek(r, 0) rewinds. Returns 0. */

@@ -597,6 +597,28 @@ static _Noreturn void watchdog_fire(struct ardr_group *g, struct watchdog *w, in
 
 /* ---- the group -------------------------------------------------------------------------- */
 
+/* The group ends without crashing (--ticks, a stop signal, `ardrun ctl stop`, or nothing was
+ * started): its service objects (GROUP.ctl, .ctl-reply, .names, .stats) go, so that `ard list`
+ * does not fill with orphans (only those this group opened: never another user's). One another
+ * process still has open (`ard show -f GROUP.stats`)
+ * stays, as the library removes only objects nobody is attached to. After a crash they stay,
+ * listed as orphaned, for a look at the last stats. */
+static void service_remove(struct ardr_group *g, ard_port *ctl, ard_port *reply, ard_port *names,
+                           struct statsbuf *s)
+{
+    static const char *const sfx[] = {"ctl", "ctl-reply", "names", "stats"};
+    ard_port *ports[] = {ctl, reply, names, s->port}; /* only those this group opened */
+    s->port = NULL;
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+        if (ports[i] == NULL)
+            continue;
+        ard_close(ports[i]);
+        char conn[ARD_MAX_NAME + 16];
+        snprintf(conn, sizeof conn, "%s.%s", g->name, sfx[i]);
+        (void)!ard_conn_unlink(NULL, conn);
+    }
+}
+
 int ardr_run_group(struct ardr_group *g)
 {
     /* a block that crashes is named: in its rate thread (rates[].current) or here (init,
@@ -630,14 +652,17 @@ int ardr_run_group(struct ardr_group *g)
     ard_port *names = names_open(g);
     if (names == NULL) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        int e = ard_lasterror();
+        service_remove(g, ctl, reply, NULL, &s);
         free(s.buf);
-        return ard_lasterror() == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
+        return e == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
 
     int errors = ardr_scheme_check(g);
     if (errors != 0) {
         fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, abs(errors),
                 abs(errors) == 1 ? "" : "s");
+        service_remove(g, ctl, reply, names, &s);
         free(s.buf);
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
@@ -647,6 +672,7 @@ int ardr_run_group(struct ardr_group *g)
     if ((errors = ardr_scheme_handoff(g)) != 0) {
         fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, errors,
                 errors == 1 ? "" : "s");
+        service_remove(g, ctl, reply, names, &s);
         free(s.buf);
         return ARDR_EXIT_SCHEME;
     }
@@ -658,12 +684,14 @@ int ardr_run_group(struct ardr_group *g)
         if (ardr_block_init(b) < 0) {
             fprintf(stderr, "ardrun: %s: block '%s' (%s): %s\n", g->name, b->name, b->pl.d->name,
                     b->why);
+            service_remove(g, ctl, reply, names, &s);
             free(s.buf);
             return ARDR_EXIT_INIT;
         }
     }
     if (g->lock && ard_realtime(NULL, 1, 0) < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        service_remove(g, ctl, reply, names, &s);
         free(s.buf);
         return ARDR_EXIT_SYS;
     }
@@ -794,6 +822,7 @@ int ardr_run_group(struct ardr_group *g)
     summary(g);
     for (int i = 0; i < g->nblocks; i++)
         ardr_block_close(&g->blocks[i]);
+    service_remove(g, ctl, reply, names, &s);
     free(s.buf);
     return exitcode;
 }

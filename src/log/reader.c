@@ -36,6 +36,11 @@ struct rmeta {
     size_t n;
 };
 
+struct rattach {
+    struct ard_log_attachment a;
+    char *name, *media_type;
+};
+
 struct rchunk {
     uint64_t off;
     uint64_t start_ns, end_ns;
@@ -53,6 +58,8 @@ struct ard_logr {
     size_t ns;
     struct rmeta *m;
     size_t nm;
+    struct rattach *at;
+    size_t nat;
     struct rchunk *ch;
     size_t nch;
     struct ard_log_summary sum;
@@ -261,10 +268,10 @@ static int on_metadata(struct ard_logr *r, struct ardl_cur *c)
 static int on_attachment(struct ard_logr *r, struct ardl_cur *c, uint64_t off, const uint8_t *rec)
 {
     uint32_t nl, ml;
-    ardl_get64(c, "attachment log time");
-    ardl_get64(c, "attachment create time");
-    ardl_getstr(c, &nl, "attachment name");
-    ardl_getstr(c, &ml, "attachment media type");
+    uint64_t log_ns = ardl_get64(c, "attachment log time");
+    uint64_t create_ns = ardl_get64(c, "attachment create time");
+    const char *name = ardl_getstr(c, &nl, "attachment name");
+    const char *media = ardl_getstr(c, &ml, "attachment media type");
     uint64_t dl = ardl_get64(c, "attachment data length");
     if (!c->err && dl > ardl_cur_left(c))
         ardl_cur_fail(c, "attachment data runs past its record");
@@ -276,6 +283,20 @@ static int on_attachment(struct ard_logr *r, struct ardl_cur *c, uint64_t off, c
         return bad(r, c->err_off, c->err);
     if (crc && ardl_crc32(0, rec, covered) != crc)
         return bad(r, off, "attachment CRC does not match");
+    struct rattach *na = realloc(r->at, (r->nat + 1) * sizeof *na);
+    if (!na)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    r->at = na;
+    struct rattach *e = &r->at[r->nat];
+    e->name = dupn(name, nl);
+    e->media_type = dupn(media, ml);
+    if (!e->name || !e->media_type) {
+        free(e->name);
+        free(e->media_type);
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    }
+    e->a = (struct ard_log_attachment){e->name, e->media_type, log_ns, create_ns, dl};
+    r->nat++;
     return 0;
 }
 
@@ -612,6 +633,11 @@ static void free_reader(struct ard_logr *r)
         free(r->m[i].kv);
         free(r->m[i].name);
     }
+    for (size_t i = 0; i < r->nat; i++) {
+        free(r->at[i].name);
+        free(r->at[i].media_type);
+    }
+    free(r->at);
     free(r->c);
     free(r->s);
     free(r->m);
@@ -719,6 +745,30 @@ const char *ard_logr_meta(const ard_logr *r, const char *name, const char *key)
                 return r->m[i].kv[k + 1];
     }
     return NULL;
+}
+
+size_t ard_logr_nmeta(const ard_logr *r)
+{
+    return r->nm;
+}
+
+const char *ard_logr_meta_at(const ard_logr *r, size_t i, const char *const **kv, size_t *npairs)
+{
+    if (i >= r->nm)
+        return NULL;
+    *kv = (const char *const *)r->m[i].kv;
+    *npairs = r->m[i].n / 2;
+    return r->m[i].name;
+}
+
+size_t ard_logr_nattachments(const ard_logr *r)
+{
+    return r->nat;
+}
+
+const struct ard_log_attachment *ard_logr_attachment(const ard_logr *r, size_t i)
+{
+    return i < r->nat ? &r->at[i].a : NULL;
 }
 
 int ard_logr_seek(ard_logr *r, uint64_t log_ns)

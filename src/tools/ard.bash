@@ -34,7 +34,7 @@ _ard()
     local cur prev i sub="" conn=""
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local subs="list show hz delay set pub graph siggen record play export info web ros2-msgs help"
+    local subs="list show hz bw delay set pub graph siggen record play export info web ros2-msgs help"
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         -d | --domain) ((i++)) ;;
@@ -61,7 +61,7 @@ _ard()
         fi
         return
         ;;
-    --field)
+    --field | --text)
         [ -n "$conn" ] && COMPREPLY=($(compgen -W "$(_ard_fields "$conn")" -- "$cur"))
         return
         ;;
@@ -73,7 +73,18 @@ _ard()
         COMPREPLY=($(compgen -f -- "$cur")) # ard web's token
         return
         ;;
-    -r | --rate | -n | --count | -i | --interval | --seed | -t | --type)
+    --dir)
+        COMPREPLY=($(compgen -d -- "$cur"))
+        return
+        ;;
+    -n | --count)
+        [ "$sub" = pub ] || [ "$sub" = siggen ] && COMPREPLY=($(compgen -W "forever" -- "$cur"))
+        return
+        ;;
+    --filter | --exclude)
+        return
+        ;;
+    -r | --rate | -i | --interval | --seed | -t | --type | -s | --size)
         return
         ;;
     esac
@@ -85,15 +96,15 @@ _ard()
     case $sub in
     help) COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return ;;
     list) opts="-l --long --json" ;;
-    show) opts="-f --follow --field --format --json -n --count" ;;
-    hz | delay) opts="--interval -n --count --json" ;;
-    set) opts="" ;;
-    pub) opts="--rate -n --count" ;;
+    show) opts="-f --follow --field --format --json -n --count --on-change --filter --text" ;;
+    hz | bw | delay) opts="--interval -n --count --json" ;;
+    set) opts="--type --size" ;;
+    pub) opts="--rate -n --count --type --size" ;;
     graph) opts="--format --json -o" ;;
     siggen) opts="--rate --type -n --count --seed --config" ;;
-    record) opts="-o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
-    play) opts="--rate --loop --start --end --remap --connections -q --quiet" ;;
-    export) opts="--csv --field --resample --onto -o --output" ;;
+    record) opts="--exclude -o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
+    play) opts="--rate --loop --start --end --remap --connections --start-paused --clock -q --quiet" ;;
+    export) opts="--csv --field --resample --onto -o --output --dir" ;;
     info) opts="--json" ;;
     web) opts="--listen --allow-set --token-file --no-token --host-name --max-clients --idle-timeout" ;;
     esac
@@ -105,7 +116,7 @@ _ard()
     fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
-    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = delay ] || [ "$sub" = list ] || [ "$sub" = ros2-msgs ]; then
+    elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = bw ] || [ "$sub" = delay ] || [ "$sub" = list ] || [ "$sub" = ros2-msgs ]; then
         [ "$sub" = graph ] || COMPREPLY=($(compgen -W "$(_ard_connections)" -- "$cur"))
     elif [ "$sub" = set ] || [ "$sub" = pub ] || [ "$sub" = siggen ]; then
         compopt -o nospace 2>/dev/null

@@ -46,6 +46,7 @@ struct ardt_cmd {
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_hz(int argc, char **argv);
+int cmd_bw(int argc, char **argv);
 int cmd_delay(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_pub(int argc, char **argv);
@@ -59,8 +60,9 @@ int cmd_play(int argc, char **argv);
 int cmd_ros2msgs(int argc, char **argv);
 extern const char ardt_ros2msgs_usage[];
 extern const char ardt_record_usage[], ardt_info_usage[], ardt_export_usage[], ardt_play_usage[];
-extern const char ardt_list_usage[], ardt_show_usage[], ardt_hz_usage[], ardt_delay_usage[],
-    ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[], ardt_web_usage[];
+extern const char ardt_list_usage[], ardt_show_usage[], ardt_hz_usage[], ardt_bw_usage[],
+    ardt_delay_usage[], ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[],
+    ardt_web_usage[];
 
 /* ---- messages and exit codes ---------------------------------------------------------------- */
 
@@ -75,6 +77,9 @@ extern const char *ardt_sub;
 /* Options common to subcommands: returns 1 when argv[*i] was consumed (with its value). */
 int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out);
 int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out);
+/* -n of the writers (pub, siggen): packets to send, 1 or more, or "forever" (*out = 0);
+ * 0 is refused (it would send nothing). */
+int ardt_parse_packets(const char *opt, const char *s, uint64_t *out);
 
 /* The command line of the subcommands that watch connections over intervals (hz, delay):
  * --json, -i/--interval S, -n/--count N, and at least one connection name. names[] must have
@@ -219,9 +224,25 @@ struct ardt_writer {
 int ardt_writer_open(struct ardt_writer *w, const char *conn,
                      int (*check)(struct ardt_writer *w, void *arg), void *arg);
 void ardt_writer_close(struct ardt_writer *w);
+/* --type DESC / --size N (opaque when DESC is NULL): create connection `conn` unless it exists,
+ * through a port returned in *tmp that the caller closes once its writer is attached (NULL
+ * when nothing was created or neither was given). 0 or an exit code (message printed). */
+int ardt_create(const char *conn, const char *type, uint64_t size, ard_port **tmp);
+/* After ardt_writer_open: the connection (created or existing) matches --type / --size. */
+int ardt_check_created(const struct ardt_writer *w, const char *type, uint64_t size);
 /* Apply "PATH=VALUE" to pkt: q[2]=1.5, tick=3, q=0.5 (every element), q=1,2,3 (each).
  * Returns 0 or ARDT_USAGE after a message naming the path or value. */
 int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
+
+/* ---- show --filter (filter.c; grammar in docs/ard.md) ------------------------------------ */
+
+struct ardt_filter;
+/* Compile `src` against type t (which must outlive the filter). 0, or ARDT_USAGE after a
+ * message naming the column of the bad token. */
+int ardt_filter_new(const struct ardt_type *t, const char *src, struct ardt_filter **out);
+/* Does the packet pass (the expression's value is neither 0 nor NaN)? */
+bool ardt_filter_pass(const struct ardt_filter *x, const void *pkt);
+void ardt_filter_free(struct ardt_filter *x);
 
 /* ---- statistics and waiting ------------------------------------------------------------------ */
 

@@ -91,6 +91,20 @@ int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out
     return 0;
 }
 
+int ardt_parse_packets(const char *opt, const char *s, uint64_t *out)
+{
+    if (strcmp(s, "forever") == 0) {
+        *out = 0;
+        return 0;
+    }
+    int rc = ardt_parse_count(opt, s, UINT64_MAX, out);
+    if (rc == 0 && *out == 0)
+        return ardt_err(ARDT_USAGE,
+                        "%s 0: nothing would be sent; give 1 or more, or 'forever' (the default)",
+                        opt);
+    return rc;
+}
+
 int ardt_parse_watch(int argc, char **argv, struct ardt_watch *w)
 {
     w->interval = 1;

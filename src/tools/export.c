@@ -9,7 +9,7 @@
 
 const char ardt_export_usage[] =
     "usage: ard export FILE --csv [--field [CONN:]PATH...] [--resample HZ | --onto CONN]\n"
-    "                  [-o OUT]\n"
+    "                  [-o OUT | --dir DIR]\n"
     "  Fields of a recording as CSV, flattened to one column per element (q[0], q[1], ...).\n"
     "  time = receive (log) time in seconds since the first message of the file; real_time =\n"
     "  the writer's realtime stamp in seconds since the Unix epoch.\n"
@@ -18,6 +18,9 @@ const char ardt_export_usage[] =
     "  one time base, each column holding its connection's latest value at that time (empty\n"
     "  before its first message): a grid of HZ rows per second, or the times of CONN's\n"
     "  messages.\n"
+    "  A file of several connections without --field (and without --resample/--onto):\n"
+    "  one file per connection, NAME.csv in --dir DIR (default: the current directory),\n"
+    "  each named on stderr.\n"
     "options:\n"
     "  --csv                 CSV output (the only format so far; required)\n"
     "  --field [CONN:]PATH   a field or element: q, q[2], tick, arm.state:q (repeatable,\n"
@@ -26,6 +29,7 @@ const char ardt_export_usage[] =
     "  --resample HZ         rows on a grid of HZ per second\n"
     "  --onto CONN           rows at the messages of CONN\n"
     "  -o, --output OUT      write to OUT instead of stdout\n"
+    "  --dir DIR             where the per-connection files go (the directory must exist)\n"
     "  A file without any channel written by ardnet (another program's MCAP) is refused,\n"
     "  naming its channels.\n"
     "exit codes: 0 ok, 1 no such file or connection, 3 damaged file or no ardnet channel,\n"
@@ -145,10 +149,79 @@ static void row_values(struct exp *e, const bool *have)
     fputc('\n', e->o);
 }
 
+/* Several connections, no --field: NAME.csv per ardnet connection in dir, one pass over the
+ * file each (rows as for one connection: time, real_time, seq, every element). */
+static int export_each(struct exp *e, const char *path, const char *dir, uint64_t t0)
+{
+    size_t nc = ard_logr_nconns(e->r);
+    bool *have = calloc(nc, sizeof *have);
+    if (!have)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < nc && rc == 0; i++) {
+        const struct ard_log_conn *c = ard_logr_conn(e->r, i);
+        if (!c->ardnet) {
+            ardt_err(0, "'%s': connection '%s' is not an ardnet one (%s): not exported", path,
+                     c->name, c->encoding);
+            continue;
+        }
+        e->ncols = 0;
+        memset(e->used, 0, nc * sizeof *e->used);
+        if ((rc = add_all(e, i)) != 0)
+            break;
+        e->used[i] = true;
+        if (!e->last[i] && !(e->last[i] = calloc(1, c->size ? c->size : 1))) {
+            rc = ardt_err(ARDT_SYS, "out of memory");
+            break;
+        }
+        char *fn = malloc(strlen(dir) + strlen(c->name) + 8);
+        if (!fn) {
+            rc = ardt_err(ARDT_SYS, "out of memory");
+            break;
+        }
+        sprintf(fn, "%s/%s.csv", dir, c->name);
+        e->o = fopen(fn, "w");
+        if (!e->o) {
+            rc = ardt_err(ARDT_SYS, "cannot create '%s': %s", fn, strerror(errno));
+            free(fn);
+            break;
+        }
+        header(e, false, true);
+        uint64_t rows = 0;
+        struct ard_log_msg m;
+        int k = ard_logr_seek(e->r, 0);
+        while (k == 0 && (k = ard_logr_next(e->r, &m)) == 1) {
+            k = 0;
+            if (m.conn != i || !m.packet)
+                continue;
+            memcpy(e->last[i], m.packet, c->size);
+            have[i] = true;
+            put_usecs(e->o, m.log_ns - t0);
+            fputc(',', e->o);
+            put_usecs(e->o, m.real_ns);
+            fprintf(e->o, ",%" PRIu64, m.seq);
+            row_values(e, have);
+            rows++;
+        }
+        if (k < 0)
+            rc = ardt_liberr(k);
+        if (!ardt_flush(e->o) && rc == 0)
+            rc = ardt_err(ARDT_SYS, "writing '%s': %s", fn, strerror(errno));
+        if (fclose(e->o) != 0 && rc == 0)
+            rc = ardt_err(ARDT_SYS, "writing '%s': %s", fn, strerror(errno));
+        e->o = NULL;
+        if (rc == 0)
+            ardt_err(0, "%s: %" PRIu64 " row%s", fn, rows, rows == 1 ? "" : "s");
+        free(fn);
+    }
+    free(have);
+    return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
     struct exp e = {0};
-    const char *path = NULL, *onto = NULL, *out = NULL;
+    const char *path = NULL, *onto = NULL, *out = NULL, *dir = NULL;
     bool csv = false;
     double hz = 0;
     char **fields = calloc((size_t)argc, sizeof *fields);
@@ -158,7 +231,8 @@ int cmd_export(int argc, char **argv)
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         bool val = strcmp(a, "--field") == 0 || strcmp(a, "--resample") == 0 ||
-                   strcmp(a, "--onto") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0;
+                   strcmp(a, "--onto") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                   strcmp(a, "--dir") == 0;
         if (val && i + 1 >= argc) {
             rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
         } else if (strcmp(a, "--csv") == 0) {
@@ -171,6 +245,8 @@ int cmd_export(int argc, char **argv)
             onto = argv[++i];
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             out = argv[++i];
+        } else if (strcmp(a, "--dir") == 0) {
+            dir = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help export')", a);
         } else if (path) {
@@ -185,6 +261,9 @@ int cmd_export(int argc, char **argv)
         rc = ardt_err(ARDT_USAGE, "say --csv (the only export format so far)");
     if (rc == 0 && hz > 0 && onto)
         rc = ardt_err(ARDT_USAGE, "--resample and --onto exclude each other");
+    if (rc == 0 && dir && (out || nf || hz > 0 || onto))
+        rc = ardt_err(ARDT_USAGE, "--dir is for one file per connection: not with -o, --field, "
+                                  "--resample or --onto");
     if (rc) {
         free(fields);
         return rc;
@@ -249,14 +328,17 @@ int cmd_export(int argc, char **argv)
     if (rc == 0 && nf == 0) {
         if (onto_i >= 0)
             rc = add_all(&e, (size_t)onto_i);
-        else if (nc == 1)
+        else if (nc == 1 && !dir)
             rc = add_all(&e, 0);
-        else {
+        else if (hz > 0 || out) {
             list_conns(e.r, names, sizeof names);
             rc = ardt_err(ARDT_USAGE,
                           "the file has %zu connections (%s): choose with --field "
-                          "CONN:PATH",
+                          "CONN:PATH, or leave -o out for one NAME.csv each (--dir DIR)",
                           nc, names);
+        } else {
+            rc = export_each(&e, path, dir ? dir : ".", s.start_ns);
+            goto done;
         }
     }
     bool multi = hz > 0 || onto;

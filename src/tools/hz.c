@@ -1,6 +1,7 @@
 /* hz.c - `ard hz CONN...`: packet rate and period statistics from the writers' own send times
  * and sequence numbers, read from the objects' rings without attaching or copying packets, so
- * the figures are right for any packet size and for rates a reader could not keep up with. */
+ * the figures are right for any packet size and for rates a reader could not keep up with.
+ * `ard bw CONN...` is the same watch reported as bytes per second over each interval. */
 #include "ard.h"
 
 #include <stdlib.h>
@@ -16,6 +17,19 @@ const char ardt_hz_usage[] =
     "  a first figure at once, also for slow writers (0.1 Hz). Nothing is attached.\n"
     "options:\n"
     "  -i, --interval S  seconds between reports (default 1)\n"
+    "  -n, --count N     stop after N reports\n"
+    "  --json            one JSON object per connection and report\n";
+
+const char ardt_bw_usage[] =
+    "usage: ard bw CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
+    "  Bandwidth of each connection in bytes per second, printed every interval: the mean\n"
+    "  over the interval (packets sent in it, counted by sequence number, times the packet\n"
+    "  size, over the span of their send times), and the min and max of the rate between\n"
+    "  consecutive packets in it (packet size over period). Each report covers only the\n"
+    "  packets sent since the previous one (the window is the interval); measured as\n"
+    "  'ard hz' measures, from the writers' send times, attaching nothing.\n"
+    "options:\n"
+    "  -i, --interval S  seconds between reports, the window (default 1)\n"
     "  -n, --count N     stop after N reports\n"
     "  --json            one JSON object per connection and report\n";
 
@@ -54,6 +68,57 @@ static void poll_one(struct track *t)
     }
 }
 
+/* Bytes per second with a unit, 4 significant digits: "1.234 MB/s" (SI, as ros2 topic bw). */
+static void put_bw(double bps)
+{
+    static const char *const unit[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"};
+    size_t u = 0;
+    while (bps >= 1000 && u + 1 < sizeof unit / sizeof unit[0]) {
+        bps /= 1000;
+        u++;
+    }
+    printf("%.4g %s", bps, unit[u]);
+}
+
+/* One window of `ard bw`: then the window starts again at the newest packet. */
+static void report_bw(struct track *t, bool json)
+{
+    double span = (double)(t->last_mono - t->first_mono);
+    uint64_t n = t->last - t->first_seq;
+    double size = (double)t->v.geom.size;
+    double mean = n > 0 && span > 0 ? (double)n * size / span * 1e9 : 0;
+    const struct ardt_stats *p = &t->period;
+    double lo = p->n && p->max > 0 ? size / p->max * 1e9 : 0;
+    double hi = p->n && p->min > 0 ? size / p->min * 1e9 : 0;
+    if (json) {
+        fputs("{\"connection\":", stdout);
+        ardt_put_json_str(stdout, t->name);
+        printf(",\"size\":%llu,\"bytes_per_s\":%.9g,\"packets\":%llu",
+               (unsigned long long)t->v.geom.size, mean, (unsigned long long)n);
+        if (p->n)
+            printf(",\"min_bytes_per_s\":%.9g,\"max_bytes_per_s\":%.9g", lo, hi);
+        puts("}");
+    } else if (n == 0) {
+        printf("%s: no packets in the window\n", t->name);
+    } else {
+        printf("%s: mean ", t->name);
+        put_bw(mean);
+        if (p->n) {
+            fputs("  min ", stdout);
+            put_bw(lo);
+            fputs("  max ", stdout);
+            put_bw(hi);
+        }
+        printf("  over %llu packets of %llu B\n", (unsigned long long)n,
+               (unsigned long long)t->v.geom.size);
+    }
+    if (t->last) {
+        t->first_seq = t->last;
+        t->first_mono = t->last_mono;
+    }
+    memset(&t->period, 0, sizeof t->period);
+}
+
 static void report(const struct track *t, bool json)
 {
     double span = (double)(t->last_mono - t->first_mono);
@@ -88,7 +153,7 @@ static void report(const struct track *t, bool json)
     printf("  over %llu packets\n", (unsigned long long)n + 1);
 }
 
-int cmd_hz(int argc, char **argv)
+static int watch(int argc, char **argv, bool bw)
 {
     struct ardt_watch w = {.names = calloc((size_t)argc, sizeof(char *))};
     struct track *t = calloc((size_t)argc, sizeof *t);
@@ -119,7 +184,10 @@ int cmd_hz(int argc, char **argv)
             poll_one(&t[i]);
         if (ard_now_ns() >= next) {
             for (size_t i = 0; i < nt; i++)
-                report(&t[i], json);
+                if (bw)
+                    report_bw(&t[i], json);
+                else
+                    report(&t[i], json);
             if (!ardt_flush(stdout))
                 break;
             next += (int64_t)(interval * 1e9);
@@ -133,4 +201,14 @@ int cmd_hz(int argc, char **argv)
             ardt_view_close(&t[i].v);
     free(t);
     return rc;
+}
+
+int cmd_hz(int argc, char **argv)
+{
+    return watch(argc, argv, false);
+}
+
+int cmd_bw(int argc, char **argv)
+{
+    return watch(argc, argv, true);
 }

@@ -8,10 +8,63 @@
 const char ardt_info_usage[] =
     "usage: ard info FILE [--json]\n"
     "  Connections of a recording (type, size, messages, missed packets, rate), its duration,\n"
-    "  compression and whether it is complete. The whole file is checked first: a damaged\n"
+    "  compression and whether it is complete, then its attachments (name, media type, size)\n"
+    "  and metadata records (name, key = value) of any writer. A file without messages has\n"
+    "  no start time ('-', null in JSON). The whole file is checked first: a damaged\n"
     "  or foreign file is refused with the byte offset and the cause (exit 3); a file cut\n"
     "  short (recorder killed) is read up to its last complete chunk, with a warning.\n"
     "exit codes: 0 ok, 1 no such file, 3 not a recording or damaged, 100 usage, 111 system\n";
+
+/* Attachments and metadata records, of any writer. JSON: ,"attachments":[{name,media_type,
+ * size,log_ns,create_ns}...],"metadata":[{name,values:{k:v...}}...] after the connections. */
+static void put_extras(const ard_logr *r, FILE *o, bool json)
+{
+    size_t na = ard_logr_nattachments(r), nm = ard_logr_nmeta(r);
+    if (json) {
+        fputs("],\"attachments\":[", o);
+        for (size_t i = 0; i < na; i++) {
+            const struct ard_log_attachment *a = ard_logr_attachment(r, i);
+            fputs(i ? ",{\"name\":" : "{\"name\":", o);
+            ardt_put_json_str(o, a->name);
+            fputs(",\"media_type\":", o);
+            ardt_put_json_str(o, a->media_type);
+            fprintf(o, ",\"size\":%" PRIu64 ",\"log_ns\":%" PRIu64 ",\"create_ns\":%" PRIu64 "}",
+                    a->size, a->log_ns, a->create_ns);
+        }
+        fputs("],\"metadata\":[", o);
+        for (size_t i = 0; i < nm; i++) {
+            const char *const *kv;
+            size_t n;
+            const char *name = ard_logr_meta_at(r, i, &kv, &n);
+            fputs(i ? ",{\"name\":" : "{\"name\":", o);
+            ardt_put_json_str(o, name);
+            fputs(",\"values\":{", o);
+            for (size_t k = 0; k < n; k++) {
+                fputs(k ? "," : "", o);
+                ardt_put_json_str(o, kv[2 * k]);
+                fputc(':', o);
+                ardt_put_json_str(o, kv[2 * k + 1]);
+            }
+            fputs("}}", o);
+        }
+        fputc(']', o);
+        return;
+    }
+    fprintf(o, "attachments: %zu\n", na);
+    for (size_t i = 0; i < na; i++) {
+        const struct ard_log_attachment *a = ard_logr_attachment(r, i);
+        fprintf(o, "  %-22s %-24s %10" PRIu64 " bytes\n", a->name, a->media_type, a->size);
+    }
+    fprintf(o, "metadata:    %zu record%s\n", nm, nm == 1 ? "" : "s");
+    for (size_t i = 0; i < nm; i++) {
+        const char *const *kv;
+        size_t n;
+        const char *name = ard_logr_meta_at(r, i, &kv, &n);
+        fprintf(o, "  %s\n", name);
+        for (size_t k = 0; k < n; k++)
+            fprintf(o, "    %s = %s\n", kv[2 * k], kv[2 * k + 1]);
+    }
+}
 
 int cmd_info(int argc, char **argv)
 {
@@ -50,16 +103,21 @@ int cmd_info(int argc, char **argv)
         ardt_put_json_str(o, host ? host : "");
         fputs(",\"domain\":", o);
         ardt_put_json_str(o, dom ? dom : "");
-        fprintf(o,
-                ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"start_ns\":%" PRIu64
-                ",\"end_ns\":%" PRIu64 ",\"connections\":[",
-                s.messages, s.chunks, s.start_ns, s.end_ns);
+        fprintf(o, ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64, s.messages, s.chunks);
+        if (s.messages)
+            fprintf(o, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64, s.start_ns, s.end_ns);
+        else
+            fputs(",\"start_ns\":null,\"end_ns\":null", o);
+        fputs(",\"connections\":[", o);
     } else {
         fprintf(o, "file:        %s (%" PRIu64 " bytes%s)\n", path, s.file_size,
                 s.complete ? "" : ", cut short");
         fprintf(o, "recorded on: %s, domain %s\n", host ? host : "?", dom ? dom : "?");
         fprintf(o, "start:       ");
-        ardt_put_real(o, s.start_ns);
+        if (s.messages)
+            ardt_put_real(o, s.start_ns);
+        else
+            fputs("- (no messages)", o);
         fprintf(o,
                 "\nduration:    %.3f s\nmessages:    %" PRIu64 " in %" PRIu64
                 " chunks, compression %s\n",
@@ -88,8 +146,9 @@ int cmd_info(int argc, char **argv)
                     c->ardnet ? (c->type[0] ? c->type : "(opaque)") : "(not ardnet)");
         }
     }
+    put_extras(r, o, json);
     if (json)
-        fputs("]}\n", o);
+        fputs("}\n", o);
     ard_logr_close(r);
     return ARDT_OK;
 }

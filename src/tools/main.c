@@ -38,6 +38,7 @@ static const struct ardt_cmd cmds[] = {
     {"show", cmd_show, "the newest packet decoded by its type; -f follows every new one",
      ardt_show_usage, NULL},
     {"hz", cmd_hz, "packet rate and the statistics of the period", ardt_hz_usage, NULL},
+    {"bw", cmd_bw, "bytes per second: mean, min and max over each interval", ardt_bw_usage, NULL},
     {"delay", cmd_delay, "age of packets when they are received", ardt_delay_usage, NULL},
     {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", ardt_set_usage, NULL},
     {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage, NULL},

@@ -4,14 +4,20 @@
 #include <string.h>
 
 const char ardt_pub_usage[] =
-    "usage: ard pub CONNECTION [FIELD=VALUE...] [--rate HZ] [-n COUNT]\n"
+    "usage: ard pub CONNECTION [FIELD=VALUE...] [--rate HZ] [-n COUNT|forever]\n"
+    "                          [--type DESC | --size BYTES]\n"
     "  Write packets on CONNECTION at a fixed rate until interrupted (or COUNT packets): the\n"
     "  connection's last packet with the given fields changed, as for 'ard set'. The rate is\n"
     "  kept with ard_period (absolute deadlines; missed periods are skipped, not caught up).\n"
-    "  Refused (exit 2) while a live writer owns the connection: its pid is named.\n"
+    "  Refused (exit 2) while a live writer owns the connection: its pid is named. With\n"
+    "  --type (or --size for an opaque one) a connection that does not exist is created; one\n"
+    "  that exists must have that type (or size).\n"
     "options:\n"
-    "  -r, --rate HZ     packets per second, 0.001 to 100000 (default 1)\n"
-    "  -n, --count N     stop after N packets\n";
+    "  -r, --rate HZ      packets per second, 0.001 to 100000 (default 1)\n"
+    "  -n, --count N      stop after N packets (1 or more); 'forever' (the default) runs until\n"
+    "                     interrupted; 0 is refused\n"
+    "  -t, --type DESC    create the connection with this type if it does not exist\n"
+    "  -s, --size BYTES   create an opaque connection of this size if it does not exist\n";
 
 struct assigns {
     char **v;
@@ -35,20 +41,29 @@ static int check(struct ardt_writer *w, void *arg)
 int cmd_pub(int argc, char **argv)
 {
     double rate = 1;
-    uint64_t count = 0;
-    const char *conn = NULL;
+    uint64_t count = 0, size = 0;
+    const char *conn = NULL, *type = NULL;
     char *assign[argc];
     struct assigns a = {assign, 0};
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *o = argv[i];
-        if (strcmp(o, "-r") == 0 || strcmp(o, "--rate") == 0 || strcmp(o, "-n") == 0 ||
-            strcmp(o, "--count") == 0) {
+        bool r_ = !strcmp(o, "-r") || !strcmp(o, "--rate");
+        bool n_ = !strcmp(o, "-n") || !strcmp(o, "--count");
+        bool t_ = !strcmp(o, "-t") || !strcmp(o, "--type");
+        bool s_ = !strcmp(o, "-s") || !strcmp(o, "--size");
+        if (r_ || n_ || t_ || s_) {
             if (i + 1 >= argc)
                 return ardt_err(ARDT_USAGE, "%s needs a value", o);
             const char *v = argv[++i];
-            rc = o[1] == 'r' || o[2] == 'r' ? ardt_parse_double(o, v, 0.001, 100000, &rate)
-                                            : ardt_parse_count(o, v, UINT64_MAX, &count);
+            if (r_)
+                rc = ardt_parse_double(o, v, 0.001, 100000, &rate);
+            else if (n_)
+                rc = ardt_parse_packets(o, v, &count);
+            else if (t_)
+                type = v;
+            else if ((rc = ardt_parse_count(o, v, UINT32_MAX, &size)) == 0 && size == 0)
+                rc = ardt_err(ARDT_USAGE, "%s 0: a connection holds at least 1 byte", o);
         } else if (o[0] == '-' && o[1] != '\0')
             rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help pub')", o);
         else if (conn == NULL)
@@ -61,8 +76,14 @@ int cmd_pub(int argc, char **argv)
     if (conn == NULL)
         return ardt_err(ARDT_USAGE, "which connection? (usage: ard pub CONNECTION FIELD=VALUE...)");
     ardt_signals();
-    struct ardt_writer w;
-    rc = ardt_writer_open(&w, conn, check, &a);
+    ard_port *tmp = NULL;
+    struct ardt_writer w = {0};
+    rc = ardt_create(conn, type, size, &tmp);
+    if (rc == 0)
+        rc = ardt_writer_open(&w, conn, check, &a);
+    ard_close(tmp);
+    if (rc == 0)
+        rc = ardt_check_created(&w, type, size);
     for (int i = 0; rc == 0 && i < a.n; i++)
         rc = ardt_assign(&w.t, w.pkt, a.v[i]);
     ard_period per;

@@ -23,13 +23,17 @@
 #include <unistd.h>
 
 const char ardt_record_usage[] =
-    "usage: ard record [CONNECTION|GLOB...] -o FILE [options]\n"
+    "usage: ard record [CONNECTION|GLOB...] [-o FILE] [--exclude GLOB...] [options]\n"
     "  Record every packet of the matching connections (all of the domain by default) into\n"
     "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
     "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
-    "  the file; SIGHUP starts the next file.\n"
+    "  the file; SIGHUP starts the next file. The service connections of ardrun groups\n"
+    "  (G.ctl, G.ctl-reply, G.names of a group G that has both G.ctl and G.ctl-reply) are\n"
+    "  recorded only when named exactly.\n"
     "options:\n"
-    "  -o, --output FILE      file to write (required); later files FILE_1.mcap, ...\n"
+    "  -o, --output FILE      file to write (default ard_YYYY-MM-DD-HH-MM-SS.mcap, local\n"
+    "                         time, in the current directory); later files FILE_1.mcap, ...\n"
+    "  --exclude GLOB         do not record the connections matching GLOB (repeatable)\n"
     "  --compress zstd|none   compress chunks (default none)\n"
     "  --every N              record the packets whose sequence number N divides\n"
     "  --max-rate HZ          at most HZ packets per second of each connection\n"
@@ -48,7 +52,8 @@ const char ardt_record_usage[] =
     "                         normal priority, nice 10): fewer missed packets on a busy host\n"
     "  -n, --count N          stop after N packets in total\n"
     "  --duration S           stop after S seconds\n"
-    "  A CONNECTION or GLOB that matches nothing is warned about at start and at the end.\n"
+    "  A CONNECTION, GLOB or --exclude GLOB that matches nothing is warned about at start\n"
+    "  and at the end.\n"
     "  The final summary (stderr) gives per connection the messages in the file(s), the\n"
     "  packets missed (sequence gaps, also before the first one taken) and those lost after\n"
     "  a write error.\n"
@@ -81,6 +86,11 @@ struct rec {
     uint64_t every;
     double max_rate;
     bool *matched; /* per pattern: some connection matched it */
+    char **excl;   /* --exclude patterns */
+    int nexcl;
+    bool *excl_matched;
+    char **noted; /* groups whose service connections were said to be left out */
+    size_t nnoted;
     bool started;  /* the first scan is done: connections found later start at seq 1 */
     bool quiet;    /* a scan on an inotify event: an object being created is retried */
     bool retry;    /* that scan could not open a connection yet */
@@ -105,15 +115,82 @@ static bool own_channel(struct rec *r, int ch, size_t i)
     return true;
 }
 
-static bool wanted(const struct rec *r, const char *name)
+static bool conn_exists(const char *conn)
 {
-    if (r->npats == 0)
-        return true;
-    bool any = false;
-    for (int i = 0; i < r->npats; i++)
-        if (fnmatch(r->pats[i], name, 0) == 0)
-            any = r->matched[i] = true;
-    return any;
+    char shm[ARDI_SHM_NAME_MAX], path[ARDI_SHM_NAME_MAX + 16];
+    ardi_shm_name(shm, ardt_g.domain, conn);
+    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
+    return access(path, F_OK) == 0;
+}
+
+/* An ardrun group's service connection: G.ctl, G.ctl-reply or G.names where both G.ctl and
+ * G.ctl-reply exist (ardrun creates the two together; a user's own "x.ctl" alone is data).
+ * Writes the group's name into group. */
+static bool is_service(const char *name, char *group, size_t len)
+{
+    static const char *const sfx[] = {".ctl", ".ctl-reply", ".names"};
+    size_t l = strlen(name);
+    for (size_t k = 0; k < sizeof sfx / sizeof sfx[0]; k++) {
+        size_t sl = strlen(sfx[k]);
+        if (l <= sl || l - sl >= len || strcmp(name + l - sl, sfx[k]) != 0)
+            continue;
+        char c[ARD_MAX_NAME + 16];
+        snprintf(group, len, "%.*s", (int)(l - sl), name);
+        snprintf(c, sizeof c, "%s.ctl", group);
+        if (!conn_exists(c))
+            return false;
+        snprintf(c, sizeof c, "%s.ctl-reply", group);
+        return conn_exists(c);
+    }
+    return false;
+}
+
+/* Said once per group: its service connections are left out. */
+static void note_service(struct rec *r, const char *group)
+{
+    for (size_t i = 0; i < r->nnoted; i++)
+        if (strcmp(r->noted[i], group) == 0)
+            return;
+    char **nv = realloc(r->noted, (r->nnoted + 1) * sizeof *nv);
+    if (!nv || !(nv[r->nnoted] = strdup(group))) {
+        if (nv)
+            r->noted = nv;
+        return;
+    }
+    r->noted = nv;
+    r->nnoted++;
+    ardt_err(0,
+             "not recording the service connections of ardrun group '%s' (%s.ctl %s.ctl-reply "
+             "%s.names): name them to record them",
+             group, group, group, group);
+}
+
+static bool has_glob(const char *p)
+{
+    return strpbrk(p, "*?[") != NULL;
+}
+
+static bool wanted(struct rec *r, const char *name)
+{
+    char group[ARD_MAX_NAME + 1];
+    bool service = is_service(name, group, sizeof group);
+    bool any = r->npats == 0 && !service, glob_only = r->npats == 0 && service;
+    for (int i = 0; i < r->npats; i++) {
+        if (fnmatch(r->pats[i], name, 0) != 0)
+            continue;
+        if (service && has_glob(r->pats[i])) {
+            glob_only = true; /* a glob does not take a service connection */
+            continue;
+        }
+        any = r->matched[i] = true;
+    }
+    bool excluded = false;
+    for (int i = 0; i < r->nexcl; i++)
+        if (fnmatch(r->excl[i], name, 0) == 0)
+            excluded = r->excl_matched[i] = true;
+    if (glob_only && !any && !excluded)
+        note_service(r, group);
+    return any && !excluded;
 }
 
 /* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
@@ -294,6 +371,21 @@ static void warn_unmatched(const struct rec *r, const char *when)
         if (!r->matched[i])
             ardt_err(0, "warning: no connection of domain '%s' matches '%s'%s", ardt_g.domain,
                      r->pats[i], when);
+    for (int i = 0; i < r->nexcl; i++)
+        if (!r->excl_matched[i])
+            ardt_err(0, "warning: --exclude '%s' matches no connection of domain '%s'%s",
+                     r->excl[i], ardt_g.domain, *when ? " (yet)" : "");
+}
+
+static void free_rec(struct rec *r)
+{
+    free(r->pats);
+    free(r->matched);
+    free(r->excl);
+    free(r->excl_matched);
+    for (size_t i = 0; i < r->nnoted; i++)
+        free(r->noted[i]);
+    free(r->noted);
 }
 
 static char *split_name(const char *out, unsigned n)
@@ -319,28 +411,31 @@ int cmd_record(int argc, char **argv)
     r.every = 1;
     r.pats = calloc((size_t)argc, sizeof *r.pats);
     r.matched = calloc((size_t)argc, sizeof *r.matched);
-    if (!r.pats || !r.matched) {
-        free(r.pats);
-        free(r.matched);
+    r.excl = calloc((size_t)argc, sizeof *r.excl);
+    r.excl_matched = calloc((size_t)argc, sizeof *r.excl_matched);
+    if (!r.pats || !r.matched || !r.excl || !r.excl_matched) {
+        free_rec(&r);
         return ardt_err(ARDT_SYS, "out of memory");
     }
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                     strcmp(a, "--compress") == 0 || strcmp(a, "--every") == 0 ||
-                     strcmp(a, "--max-rate") == 0 || strcmp(a, "--split-size") == 0 ||
-                     strcmp(a, "--split-duration") == 0 || strcmp(a, "--poll-us") == 0 ||
-                     strcmp(a, "--chunk-size") == 0 || strcmp(a, "--buffer") == 0 ||
-                     strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0 ||
-                     strcmp(a, "--duration") == 0 || strcmp(a, "--prio") == 0;
+        bool takes =
+            strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--compress") == 0 ||
+            strcmp(a, "--every") == 0 || strcmp(a, "--max-rate") == 0 ||
+            strcmp(a, "--split-size") == 0 || strcmp(a, "--split-duration") == 0 ||
+            strcmp(a, "--poll-us") == 0 || strcmp(a, "--chunk-size") == 0 ||
+            strcmp(a, "--buffer") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0 ||
+            strcmp(a, "--duration") == 0 || strcmp(a, "--prio") == 0 || strcmp(a, "--exclude") == 0;
         if (takes && !v) {
             rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
             break;
         }
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
             out = argv[++i];
+        else if (strcmp(a, "--exclude") == 0)
+            r.excl[r.nexcl++] = argv[++i];
         else if (strcmp(a, "--compress") == 0) {
             comp = argv[++i];
             if (strcmp(comp, "none") == 0)
@@ -376,13 +471,24 @@ int cmd_record(int argc, char **argv)
         else
             r.pats[r.npats++] = argv[i];
     }
-    if (rc == 0 && !out)
-        rc = ardt_err(ARDT_USAGE, "no output file: -o FILE");
+    char defname[64];
+    if (rc == 0 && !out) { /* as lcm-logger and rosbag2 name theirs: by the local time */
+        time_t now = time(NULL);
+        struct tm tm;
+        if (localtime_r(&now, &tm) == NULL ||
+            strftime(defname, sizeof defname, "ard_%Y-%m-%d-%H-%M-%S.mcap", &tm) == 0)
+            rc = ardt_err(ARDT_SYS, "no local time for the file name: give -o FILE");
+        else if (access(defname, F_OK) == 0)
+            rc = ardt_err(ARDT_USAGE, "'%s' exists: give -o FILE", defname);
+        else {
+            out = defname;
+            ardt_err(0, "recording into %s", out);
+        }
+    }
     if (rc == 0 && (r.every == 0 || chunk_kb == 0 || buffer_mb == 0 || poll_us == 0))
         rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
     if (rc) {
-        free(r.pats);
-        free(r.matched);
+        free_rec(&r);
         return rc;
     }
     struct ard_logw_opts o = {.compression = comp,
@@ -393,15 +499,13 @@ int cmd_record(int argc, char **argv)
                               .no_crc = no_crc};
     r.w = ard_logw_open(out, &o);
     if (!r.w) {
-        free(r.pats);
-        free(r.matched);
+        free_rec(&r);
         return ardt_liberr(ard_lasterror());
     }
     /* After the log writer's thread exists: it keeps the normal policy. */
     if (prio && ard_realtime(NULL, 0, (int)prio) < 0) {
         ard_logw_close(r.w);
-        free(r.pats);
-        free(r.matched);
+        free_rec(&r);
         return ardt_err(ARDT_SYS, "--prio %d: %s", (int)prio, ard_errdetail());
     }
     ardt_signals();
@@ -517,8 +621,7 @@ int cmd_record(int argc, char **argv)
         ardt_view_close(&r.c[i].v);
     }
     free(r.c);
-    free(r.pats);
-    free(r.matched);
+    free_rec(&r);
     free(r.owner);
     return rc;
 }

@@ -5,12 +5,18 @@
 #include <string.h>
 
 const char ardt_set_usage[] =
-    "usage: ard set CONNECTION FIELD=VALUE...\n"
+    "usage: ard set CONNECTION FIELD=VALUE... [--type DESC]\n"
+    "       ard set CONNECTION --size BYTES\n"
     "  Write one packet on CONNECTION: the connection's last packet with the given fields\n"
     "  changed (zeros if nothing was sent yet). FIELD is a name, an element (q[2]) or fN for\n"
     "  unnamed field N; FIELD=V sets every element of an array, FIELD=V1,V2,... each one.\n"
     "  Integers are checked against their type's range; floats accept nan and inf.\n"
-    "  Refused (exit 2) while a live writer owns the connection: its pid is named.\n";
+    "  Refused (exit 2) while a live writer owns the connection: its pid is named. With\n"
+    "  --type (or --size for an opaque one, which gets one packet of zeros) a connection that\n"
+    "  does not exist is created; one that exists must have that type (or size).\n"
+    "options:\n"
+    "  -t, --type DESC    create the connection with this type if it does not exist\n"
+    "  -s, --size BYTES   create an opaque connection of this size if it does not exist\n";
 
 struct assigns {
     char **v;
@@ -21,7 +27,7 @@ struct assigns {
 static int check(struct ardt_writer *w, void *arg)
 {
     const struct assigns *a = arg;
-    if (w->t.nfields == 0)
+    if (w->t.nfields == 0 && a->n > 0)
         return ardt_err(ARDT_USAGE, "connection '%s' is opaque (no type): no fields to set",
                         w->conn);
     for (int i = 0; i < a->n; i++) {
@@ -34,17 +40,44 @@ static int check(struct ardt_writer *w, void *arg)
 
 int cmd_set(int argc, char **argv)
 {
-    if (argc < 2 || argv[1][0] == '-')
-        return ardt_err(ARDT_USAGE,
-                        argc < 2 ? "which connection? (usage: ard set CONNECTION "
-                                   "FIELD=VALUE...)"
-                                 : "unknown option '%s' (see 'ard help set')",
-                        argv[1]);
-    if (argc < 3)
+    const char *conn = NULL, *type = NULL;
+    uint64_t size = 0;
+    char *assign[argc];
+    struct assigns a = {assign, 0};
+    int rc = 0;
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *o = argv[i];
+        bool t_ = !strcmp(o, "-t") || !strcmp(o, "--type");
+        bool s_ = !strcmp(o, "-s") || !strcmp(o, "--size");
+        if (t_ || s_) {
+            if (i + 1 >= argc)
+                return ardt_err(ARDT_USAGE, "%s needs a value", o);
+            const char *v = argv[++i];
+            if (t_)
+                type = v;
+            else if ((rc = ardt_parse_count(o, v, UINT32_MAX, &size)) == 0 && size == 0)
+                rc = ardt_err(ARDT_USAGE, "%s 0: a connection holds at least 1 byte", o);
+        } else if (o[0] == '-' && o[1] != '\0' && (o[1] == '-' || !strchr(o, '=')))
+            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help set')", o);
+        else if (conn == NULL)
+            conn = o;
+        else
+            a.v[a.n++] = argv[i];
+    }
+    if (rc)
+        return rc;
+    if (conn == NULL)
+        return ardt_err(ARDT_USAGE, "which connection? (usage: ard set CONNECTION FIELD=VALUE...)");
+    if (a.n == 0 && size == 0)
         return ardt_err(ARDT_USAGE, "nothing to set (usage: ard set CONNECTION FIELD=VALUE...)");
-    struct assigns a = {argv + 2, argc - 2};
-    struct ardt_writer w;
-    int rc = ardt_writer_open(&w, argv[1], check, &a);
+    ard_port *tmp = NULL;
+    struct ardt_writer w = {0};
+    rc = ardt_create(conn, type, size, &tmp);
+    if (rc == 0)
+        rc = ardt_writer_open(&w, conn, check, &a);
+    ard_close(tmp);
+    if (rc == 0)
+        rc = ardt_check_created(&w, type, size);
     for (int i = 0; rc == 0 && i < a.n; i++)
         rc = ardt_assign(&w.t, w.pkt, a.v[i]);
     if (rc == 0) {

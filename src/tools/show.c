@@ -20,7 +20,13 @@ const char ardt_show_usage[] =
     "  --format FMT        text (default), csv (header row, then one row per packet) or json\n"
     "                      (one object per line)\n"
     "  --json              same as --format json\n"
-    "  -n, --count N       stop after N packets (with -f)\n";
+    "  -n, --count N       stop after N packets printed (with -f)\n"
+    "  --on-change         print a packet only when the selected fields differ from the last\n"
+    "                      one printed (implies -f)\n"
+    "  --filter EXPR       print only packets for which EXPR holds, e.g.\n"
+    "                      'q[0] > 0.5 && tick % 10 == 0' (grammar: ard(1), docs/ard.md)\n"
+    "  --text FIELD        print the u8/i8 array FIELD as text (repeatable); in the text\n"
+    "                      format, u8 arrays of NUL-terminated printable bytes are text anyway\n";
 
 enum fmt { TEXT, CSV, JSON };
 
@@ -31,7 +37,84 @@ struct show {
     size_t nsel;
     enum fmt fmt;
     bool header_done;
+    bool *text; /* per field: --text */
 };
+
+static bool printable(uint8_t c)
+{
+    return c >= 0x20 && c <= 0x7e;
+}
+
+/* The automatic text rule: a u8 array of 2 or more bytes whose bytes are all printable ASCII
+ * (0x20-0x7e) or NUL, with at least one printable byte and a NUL as the last byte. */
+static bool looks_text(const struct ard_field *f, const uint8_t *b)
+{
+    if (f->kind != ARD_U8 || f->count < 2 || b[f->count - 1] != 0)
+        return false;
+    bool any = false;
+    for (uint32_t i = 0; i < f->count; i++) {
+        if (b[i] != 0 && !printable(b[i]))
+            return false;
+        any |= b[i] != 0;
+    }
+    return any;
+}
+
+static bool as_text(const struct show *s, const struct ardt_sel *sel, const uint8_t *pkt)
+{
+    const struct ard_field *f = &s->t.fields[sel->field];
+    return sel->whole && ((s->text && s->text[sel->field]) || looks_text(f, pkt + f->offset));
+}
+
+/* The strings of a text field (the text format: --text or the automatic rule; JSON and CSV,
+ * whose types must not change with the content: --text only): the runs of bytes between NULs (empty
+ * runs left out), each quoted, non-printable bytes as \xHH. text: "a" "b"; json: "a" or ["a","b"];
+ * csv: one quoted cell, the runs separated by a space. */
+static void put_text(FILE *o, const struct ard_field *f, const uint8_t *pkt, enum fmt fmt)
+{
+    const uint8_t *b = pkt + f->offset;
+    uint32_t n = f->count, runs = 0;
+    for (uint32_t i = 0; i < n; i++)
+        runs += b[i] != 0 && (i == 0 || b[i - 1] == 0);
+    if (fmt == JSON && runs > 1)
+        fputc('[', o);
+    if (fmt == CSV || runs == 0)
+        fputc('"', o);
+    bool open = false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (b[i] == 0) {
+            if (open && fmt != CSV)
+                fputc('"', o);
+            open = false;
+            continue;
+        }
+        if (!open) {
+            if (k++)
+                fputs(fmt == JSON ? "," : " ", o);
+            if (fmt != CSV)
+                fputc('"', o);
+            open = true;
+        }
+        uint8_t c = b[i];
+        if (fmt == CSV && c == '"')
+            fputs("\"\"", o);
+        else if (fmt != CSV && (c == '"' || c == '\\'))
+            fprintf(o, "\\%c", c);
+        else if (printable(c))
+            fputc(c, o);
+        else if (fmt == JSON)
+            fprintf(o, "\\u%04x", c);
+        else
+            fprintf(o, "\\x%02x", c);
+    }
+    if (open && fmt != CSV)
+        fputc('"', o);
+    if (fmt == CSV || runs == 0)
+        fputc('"', o);
+    if (fmt == JSON && runs > 1)
+        fputc(']', o);
+}
 
 static void put_hex(FILE *o, const uint8_t *b, size_t n, bool lines)
 {
@@ -62,11 +145,17 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
             fputs("seq,mono_ns,real_ns,skipped", o);
             if (s->t.nfields == 0)
                 fputs(",hex", o);
-            for (size_t i = 0; i < s->nsel; i++)
+            for (size_t i = 0; i < s->nsel; i++) {
+                if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
+                    char b[24];
+                    fprintf(o, ",%s", ardt_field_name(&s->t, s->sel[i].field, b, sizeof b));
+                    continue;
+                }
                 for (uint32_t k = 0; k < s->sel[i].count; k++) {
                     fputc(',', o);
                     put_sel_name(o, s, &s->sel[i], k);
                 }
+            }
             fputc('\n', o);
             s->header_done = true;
         }
@@ -76,11 +165,18 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
             fputc(',', o);
             put_hex(o, pkt, s->t.size, false);
         }
-        for (size_t i = 0; i < s->nsel; i++)
+        for (size_t i = 0; i < s->nsel; i++) {
+            /* CSV columns are fixed by the header: only --text makes one text column. */
+            if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
+                fputc(',', o);
+                put_text(o, &s->t.fields[s->sel[i].field], pkt, CSV);
+                continue;
+            }
             for (uint32_t k = 0; k < s->sel[i].count; k++) {
                 fputc(',', o);
                 ardt_put_value(o, &s->t.fields[s->sel[i].field], pkt, s->sel[i].first + k, false);
             }
+        }
         fputc('\n', o);
         return;
     }
@@ -112,6 +208,10 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
             fputs(i ? "," : "", o);
             ardt_put_json_str(o, key);
             fputc(':', o);
+            if (sel->whole && s->text && s->text[sel->field]) { /* JSON: --text only */
+                put_text(o, f, pkt, JSON);
+                continue;
+            }
             bool arr = sel->whole && f->count > 1;
             fputs(arr ? "[" : "", o);
             for (uint32_t k = 0; k < sel->count; k++) {
@@ -152,6 +252,12 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
         else
             snprintf(key, sizeof key, "%s[%u]", n, sel->first);
         fprintf(o, "  %-*s =", w, key);
+        if (as_text(s, sel, pkt)) {
+            fputc(' ', o);
+            put_text(o, f, pkt, TEXT);
+            fputc('\n', o);
+            continue;
+        }
         for (uint32_t k = 0; k < sel->count; k++) {
             fputc(' ', o);
             ardt_put_value(o, f, pkt, sel->first + k, false);
@@ -176,6 +282,21 @@ static int add_sel(struct show *s, char *list)
     return 0;
 }
 
+/* --on-change: do the selected fields (the whole packet when opaque) hold the same bytes? */
+static bool same_sel(const struct show *s, const uint8_t *a, const uint8_t *b)
+{
+    if (s->t.nfields == 0)
+        return memcmp(a, b, s->t.size) == 0;
+    for (size_t i = 0; i < s->nsel; i++) {
+        const struct ard_field *f = &s->t.fields[s->sel[i].field];
+        size_t es = ard_basic_size(f->kind);
+        size_t off = f->offset + (size_t)s->sel[i].first * es;
+        if (memcmp(a + off, b + off, (size_t)s->sel[i].count * es) != 0)
+            return false;
+    }
+    return true;
+}
+
 /* Has the connection's object been removed or re-created since we attached? */
 static bool replaced(const ard_port *p, const char *conn)
 {
@@ -193,12 +314,17 @@ static bool replaced(const ard_port *p, const char *conn)
 int cmd_show(int argc, char **argv)
 {
     struct show s = {0};
-    bool follow = false;
+    bool follow = false, on_change = false;
     uint64_t count = 0;
+    const char *filter_src = NULL;
     char **fieldargs = calloc((size_t)argc, sizeof *fieldargs);
-    int nfa = 0, rc = 0;
-    if (!fieldargs)
+    char **textargs = calloc((size_t)argc, sizeof *textargs);
+    int nfa = 0, nta = 0, rc = 0;
+    if (!fieldargs || !textargs) {
+        free(fieldargs);
+        free(textargs);
         return ardt_err(ARDT_SYS, "out of memory");
+    }
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -206,8 +332,22 @@ int cmd_show(int argc, char **argv)
             follow = true;
         else if (strcmp(a, "--json") == 0)
             s.fmt = JSON;
-        else if (strcmp(a, "--field") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "-n") == 0 ||
-                 strcmp(a, "--count") == 0) {
+        else if (strcmp(a, "--on-change") == 0)
+            on_change = follow = true;
+        else if (strcmp(a, "--filter") == 0 || strcmp(a, "--text") == 0) {
+            if (!val) {
+                rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
+                break;
+            }
+            i++;
+            if (a[2] == 't')
+                textargs[nta++] = argv[i];
+            else if (filter_src)
+                rc = ardt_err(ARDT_USAGE, "--filter given twice (join them with &&)");
+            else
+                filter_src = val;
+        } else if (strcmp(a, "--field") == 0 || strcmp(a, "--format") == 0 ||
+                   strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0) {
             if (!val) {
                 rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
                 break;
@@ -239,12 +379,14 @@ int cmd_show(int argc, char **argv)
         rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");
     if (rc) {
         free(fieldargs);
+        free(textargs);
         return rc;
     }
     ardt_signals();
     ard_port *p = ardt_attach(s.conn, ARD_IN, &rc);
     if (!p) {
         free(fieldargs);
+        free(textargs);
         return rc;
     }
     size_t size = ard_port_size(p);
@@ -259,9 +401,27 @@ int cmd_show(int argc, char **argv)
             s.sel[s.nsel++] =
                 (struct ardt_sel){.field = i, .count = s.t.fields[i].count, .whole = true};
     }
+    for (int i = 0; i < nta && rc == 0; i++) {
+        struct ardt_sel sel;
+        if ((rc = ardt_sel_parse(&s.t, textargs[i], &sel)) != 0)
+            break;
+        const struct ard_field *f = &s.t.fields[sel.field];
+        if (!sel.whole || (f->kind != ARD_U8 && f->kind != ARD_I8))
+            rc =
+                ardt_err(ARDT_USAGE, "--text %s: only a whole u8 or i8 array is text", textargs[i]);
+        else if (!s.text && !(s.text = calloc(s.t.nfields, sizeof *s.text)))
+            rc = ardt_err(ARDT_SYS, "out of memory");
+        else
+            s.text[sel.field] = true;
+    }
+    struct ardt_filter *filter = NULL;
+    if (rc == 0 && filter_src)
+        rc = ardt_filter_new(&s.t, filter_src, &filter);
     uint8_t *pkt = rc == 0 ? malloc(size) : NULL;
-    if (rc == 0 && !pkt)
+    uint8_t *prev = rc == 0 && on_change ? malloc(size) : NULL;
+    if (rc == 0 && (!pkt || (on_change && !prev)))
         rc = ardt_err(ARDT_SYS, "out of memory");
+    bool have_prev = false;
     uint64_t shown = 0;
     while (rc == 0 && !ardt_stop) {
         int r = follow ? ard_rec_timed(p, pkt, 500000000) : ard_tryrec(p, pkt);
@@ -291,6 +451,22 @@ int cmd_show(int argc, char **argv)
             rc = ardt_liberr(r);
             break;
         }
+        if (filter && !ardt_filter_pass(filter, pkt)) {
+            if (!follow) {
+                rc = ardt_err(ARDT_NODATA,
+                              "connection '%s': the newest packet (seq %llu) does not pass "
+                              "--filter",
+                              s.conn, (unsigned long long)ard_port_info(p).seq);
+                break;
+            }
+            continue;
+        }
+        if (on_change) {
+            if (have_prev && same_sel(&s, prev, pkt))
+                continue;
+            memcpy(prev, pkt, size);
+            have_prev = true;
+        }
         put_packet(&s, pkt, ard_port_info(p), ard_now_ns());
         if (!ardt_flush(stdout))
             break; /* the reader of our output went away (head, less): a clean end */
@@ -300,8 +476,12 @@ int cmd_show(int argc, char **argv)
     }
     ard_close(p);
     free(pkt);
+    free(prev);
+    ardt_filter_free(filter);
+    free(s.text);
     free(s.sel);
     free(fieldargs);
+    free(textargs);
     ardt_type_free(&s.t);
     return rc;
 }

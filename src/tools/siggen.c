@@ -31,7 +31,7 @@ const char ardt_siggen_usage[] =
     "options:\n"
     "  -r, --rate HZ    packets per second, 0.001..100000 (default 100)\n"
     "  -t, --type DESC  create the connection with this type if it does not exist\n"
-    "  -n, --count N    stop after N packets\n"
+    "  -n, --count N    stop after N packets (1 or more; default forever: until interrupted)\n"
     "  --seed N         seed of the noise generators (default: from the clock)\n"
     "  -c, --config F   YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
     "                   {shape: SHAPE, amplitude: A, frequency: F, ...}}\n";
@@ -56,6 +56,9 @@ struct signal {
     char path[128];
     enum shape shape;
     double amp, freq, phase, offset, at, f1, sweep;
+    /* A shape that is not one: refused once the field is known to exist, so that a wrong
+     * field is named first (arm.cmd f0=wobble: no field f0). */
+    char bad_shape[64];
 };
 
 struct cfg {
@@ -169,10 +172,18 @@ static int set_shape(struct signal *s, const char *name)
         s->offset = v;
         return 0;
     }
+    snprintf(s->bad_shape, sizeof s->bad_shape, "%s", name);
+    return 0;
+}
+
+static int shape_known(const struct signal *s)
+{
+    if (s->bad_shape[0] == '\0')
+        return 0;
     return ardt_err(ARDT_USAGE,
                     "%s: unknown shape '%s' (sine cosine square triangle sawtooth step ramp "
                     "chirp uniform gaussian constant, or a number)",
-                    s->path, name);
+                    s->path, s->bad_shape);
 }
 
 static struct signal *new_signal(struct cfg *c, const char *path, size_t plen)
@@ -336,29 +347,12 @@ static int check(struct ardt_writer *w, void *arg)
                         w->conn);
     for (size_t i = 0; i < r->c->nsig; i++) {
         int rc = ardt_sel_parse(&w->t, r->c->sig[i].path, &r->sel[i]);
+        if (rc == 0)
+            rc = shape_known(&r->c->sig[i]);
         if (rc)
             return rc;
     }
     return 0;
-}
-
-/* With --type: create the connection unless it exists (ardt_writer_open checks the rest).
- * The port that created it stays until the writer is attached, then goes. */
-static int create(struct cfg *c, ard_port **tmp)
-{
-    size_t size;
-    if (ard_type_parse(c->type, NULL, 0, NULL, &size) < 0)
-        return ardt_err(ARDT_USAGE, "--type: %s", ard_errdetail());
-    struct ardt_probe pr;
-    int rc = ardt_probe(c->conn, &pr);
-    if (rc == 0)
-        return 0;
-    if (rc != ARD_ENOENT)
-        return ardt_liberr(rc);
-    if ((rc = ardt_lib_init()) != 0)
-        return rc;
-    *tmp = ard_create_on("siggen_new", c->conn, ARD_IN, size, c->type);
-    return *tmp ? 0 : ardt_liberr(ard_lasterror());
 }
 
 int cmd_siggen(int argc, char **argv)
@@ -379,7 +373,7 @@ int cmd_siggen(int argc, char **argv)
         else if (!strcmp(o, "-t") || !strcmp(o, "--type"))
             c.type = v;
         else if (!strcmp(o, "-n") || !strcmp(o, "--count"))
-            rc = ardt_parse_count(o, v, UINT64_MAX, &c.count);
+            rc = ardt_parse_packets(o, v, &c.count);
         else if (!strcmp(o, "--seed"))
             rc = ardt_parse_count(o, v, UINT64_MAX, &c.seed), c.seeded = true;
         else if (!strcmp(o, "-c") || !strcmp(o, "--config")) {
@@ -406,21 +400,16 @@ int cmd_siggen(int argc, char **argv)
     if (rc == 0 && !r.sel)
         rc = ardt_err(ARDT_SYS, "out of memory");
     ard_port *tmp = NULL;
-    if (rc == 0 && c.type)
-        rc = create(&c, &tmp);
+    if (rc == 0)
+        rc = ardt_create(c.conn, c.type, 0, &tmp);
     struct ardt_writer w = {0};
     if (rc == 0) {
         ardt_signals();
         rc = ardt_writer_open(&w, c.conn, check, &r);
     }
     ard_close(tmp);
-    if (rc == 0 && c.type) {
-        char a[ARD_MAX_TYPE + 1];
-        if (ardi_type_layout(c.type, a, sizeof a) < 0 ||
-            !ardi_type_same_layout(a, ard_port_type(w.out)))
-            rc = ardt_err(ARDT_USAGE, "connection '%s' exists with type '%s', --type says '%s'",
-                          c.conn, ard_port_type(w.out), c.type);
-    }
+    if (rc == 0)
+        rc = ardt_check_created(&w, c.type, 0);
     rng_state = c.seeded ? c.seed * 0x9E3779B97F4A7C15ULL + 1 : (uint64_t)ard_realtime_ns() | 1;
     ard_period per;
     if (rc == 0 && ard_period_init(&per, (int64_t)(1e9 / c.rate + 0.5)) < 0)

@@ -90,3 +90,44 @@ void ardt_writer_close(struct ardt_writer *w)
     ardt_type_free(&w->t);
     memset(w, 0, sizeof *w);
 }
+
+int ardt_create(const char *conn, const char *type, uint64_t size, ard_port **tmp)
+{
+    *tmp = NULL;
+    if (type == NULL && size == 0)
+        return 0;
+    size_t tsize = (size_t)size;
+    if (type && ard_type_parse(type, NULL, 0, NULL, &tsize) < 0)
+        return ardt_err(ARDT_USAGE, "--type: %s", ard_errdetail());
+    if (type && size && tsize != size)
+        return ardt_err(ARDT_USAGE, "--size %llu: type '%s' is %zu bytes (leave --size out)",
+                        (unsigned long long)size, type, tsize);
+    struct ardt_probe pr;
+    int rc = ardt_probe(conn, &pr);
+    if (rc == 0)
+        return 0;
+    if (rc != ARD_ENOENT)
+        return ardt_liberr(rc);
+    if ((rc = ardt_lib_init()) != 0)
+        return rc;
+    *tmp = ard_create_on("create", conn, ARD_IN, tsize, type);
+    return *tmp ? 0 : ardt_liberr(ard_lasterror());
+}
+
+int ardt_check_created(const struct ardt_writer *w, const char *type, uint64_t size)
+{
+    const char *have = ard_port_type(w->out);
+    size_t hsize = ard_port_size(w->out);
+    if (type) {
+        char a[ARD_MAX_TYPE + 1];
+        if (ardi_type_layout(type, a, sizeof a) < 0 || !ardi_type_same_layout(a, have))
+            return ardt_err(ARDT_USAGE, "connection '%s' exists with type '%s', --type says '%s'",
+                            w->conn, have[0] ? have : "(opaque)", type);
+    } else if (size && (have[0] || hsize != size)) {
+        return ardt_err(ARDT_USAGE,
+                        "connection '%s' exists with type '%s' (%zu bytes), --size says an "
+                        "opaque %llu",
+                        w->conn, have[0] ? have : "(opaque)", hsize, (unsigned long long)size);
+    }
+    return 0;
+}

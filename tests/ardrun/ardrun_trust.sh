@@ -28,14 +28,15 @@ Y
 chmod 644 "$B/tg.yaml"
 shm=/dev/shm/ard.$ARD_DOMAIN
 
-# Another user runs a group of the same name first and leaves its objects behind.
+# Another user runs a group of the same name first and leaves its objects behind (it is
+# killed: a group that ends normally removes them).
 "${NOBODY[@]}" "$B/ardrun" "$B/tg.yaml" 2>"$T/nobody.log" &
 pid=$!
 pids+=("$pid")
 for _ in $(seq 200); do [ -e "$shm.tg.names" ] && break; sleep 0.05; done
 sleep 0.2
-kill -TERM "$pid"
-wait "$pid"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
 for s in ctl ctl-reply stats names; do
     [ "$(stat -c %u "$shm.tg.$s" 2>/dev/null)" = 65534 ] || fail "nobody's group left no $shm.tg.$s: $(cat "$T/nobody.log")"
 done

@@ -74,8 +74,17 @@ for _ in $(seq 100); do
     "$ARD_TOOL" list 2>/dev/null | grep -Eq '^p\.b .* - +1 ' && break
     sleep 0.05
 done
-"$ARDRUN" --ticks $N "$T/w.yaml" 2>"$T/w.log" || fail "group: $(cat "$T/w.log")"
+# The statistics are followed while the group runs: it removes w.stats when it ends.
+"$ARDRUN" --ticks $N "$T/w.yaml" 2>"$T/w.log" &
+grp=$!
+for _ in $(seq 100); do [ -e "/dev/shm/ard.$ARD_DOMAIN.w.stats" ] && break; sleep 0.01; done
+"$ARD_TOOL" show -f w.stats >"$T/wstats.txt" 2>&1 &
+stf=$!
+pids+=("$stf")
+wait "$grp" || fail "group: $(cat "$T/w.log")"
 sleep 0.2
+kill "$stf" 2>/dev/null
+wait "$stf" 2>/dev/null
 kill "$sink" 2>/dev/null
 wait "$sink" 2>/dev/null
 # b saw a's packet k in its step k, whole (x[1] = 1), and the outside reader saw each of b's
@@ -90,7 +99,7 @@ show_ok p.a $N -1 >/dev/null && ok "p.a (read by nobody outside) holds its last 
     fail "p.a: $(show_ok p.a $N -1)"
 
 # the group's statistics have named fields (docs/ardrun.md, "Statistics")
-st=$("$ARD_TOOL" show w.stats)
+st=$(awk '/^w\.stats  seq/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$T/wstats.txt")
 if grep -Eq '^ *tick *= '$N'$' <<<"$st" && grep -Eq '^ *steps *= '$N' '$N'$' <<<"$st" &&
     grep -Eq '^ *fails *= 0 0$' <<<"$st" && grep -Eq '^ *state *= 1 1$' <<<"$st"; then
     ok "ard show w.stats decodes the statistics by field name (tick, steps, fails, state)"

@@ -52,8 +52,8 @@ wait_for grep -q sent "$T/w1"
 wait_for grep -q sent "$T/w2"
 "$ARD" record one two -o "$T/two.mcap" --duration 0.3 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
 rc=0
-"$ARD" export "$T/two.mcap" --csv >/dev/null 2>"$T/two.err" || rc=$?
-[ "$rc" = 100 ] || fail "export of two connections without --field exited $rc"
+"$ARD" export "$T/two.mcap" --csv -o "$T/x.csv" >/dev/null 2>"$T/two.err" || rc=$?
+[ "$rc" = 100 ] || fail "export of two connections into one -o file without --field exited $rc"
 grep -q "2 connections (one, two)" "$T/two.err" || fail "connections not listed: $(cat "$T/two.err")"
 
 # lz4: several frames one after the other are one chunk; a frame cut short or holding more

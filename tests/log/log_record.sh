@@ -88,7 +88,7 @@ awk -F, 'NR > 2 && $3 <= prev { restarts++ } NR > 1 { prev = $3; n++ }
 
 # Usage.
 code() { local rc=0; "$@" >/dev/null 2>"$T/u.err" || rc=$?; echo $rc; }
-[ "$(code "$ARD" record x)" = 100 ] || fail "no -o: not 100"
+[ "$(code "$ARD" record x --exclude)" = 100 ] || fail "--exclude without a value: not 100"
 [ "$(code "$ARD" record -o "$T/u.mcap" --every 0)" = 100 ] || fail "--every 0: not 100"
 [ "$(code "$ARD" record -o "$T/u.mcap" --compress lz4)" = 100 ] || fail "--compress lz4: not 100"
 [ "$(code "$ARD" record -o /nonexistent/dir/x.mcap)" = 111 ] || fail "bad path: not 111"
