@@ -97,8 +97,14 @@ run_case() { # KIND N ROUND
     wait 2>/dev/null || true
     PIDS=()
     rm -f /dev/shm/ard."$ARD_DOMAIN".*
-    local round=$3
-    set -- $m $(sed -n 's/.*received=\([0-9]*\) med_us=\([0-9.]*\) p99_us=\([0-9.]*\) first10_med_us=\([0-9.]*\) last10_med_us=\([0-9.]*\)/\1 \2 \3 \4 \5/p' "$W/peer.out")
+    local round=$3 res
+    res=$(sed -n 's/.*received=\([0-9]*\) med_us=\([0-9.]*\) p99_us=\([0-9.]*\) first10_med_us=\([0-9.]*\) last10_med_us=\([0-9.]*\)/\1 \2 \3 \4 \5/p' "$W/peer.out")
+    if [ -z "$res" ]; then # the peer printed no result: say so, with what it said
+        printf '%-6s N=%-3d round %d: the peer printed no result: %s\n' "$kind" "$n" "$round" \
+            "$(tail -n 3 "$W/peer.err" "$W/peer.out" 2>/dev/null | tr '\n' ' ')"
+        return
+    fi
+    set -- $m $res
     if [ "$2" = 0 ]; then # (the publisher was gone before the window: nothing to count)
         printf '%-6s N=%-3d round %d: no packets counted in the window (publisher gone?): left out\n' \
             "$kind" "$n" "$round"
