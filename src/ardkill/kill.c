@@ -50,7 +50,9 @@ static int stop_remote(const struct ak_opts *o, const char *host, const char *rs
         ardb_str_quote(&cmd, "--rsh");
         ardb_str_quote(&cmd, o->rsh);
     }
-    if (o->unlink && path)
+    /* Not for one entry of a whole-domain stop: other entries may still run on that host
+     * (they are stopped later), and its memory is removed when the host is swept, last. */
+    if (o->unlink && path && !o->all)
         ardb_str_quote(&cmd, "--unlink-domain");
     if (visited) {
         ardb_str_quote(&cmd, "--visited");
