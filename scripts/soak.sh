@@ -29,6 +29,11 @@ usage() {
     echo "usage: scripts/soak.sh DURATION [SEED]   (DURATION: seconds, or Nm, Nh; root)" >&2
     exit 2
 }
+case ${1:-} in -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 case $1 in
 *h) DUR=$((${1%h} * 3600)) ;;

@@ -14,7 +14,8 @@ PROBE_PATH = ("arm/sim/probe_w", "arm/sim/to_rt2", "arm/control/from_rt1")
 fails = []
 violations = {k: 0 for k in ("older", "torn", "wrongtype", "badvalue", "list_slow", "stuck",
                              "not_restarted", "ardkill_failed", "left_behind",
-                             "recovery_over_bound", "recording_bad", "recording_missed_mismatch")}
+                             "recovery_over_bound", "recording_bad", "recording_missed_mismatch",
+                             "sanitizer_reports")}
 
 
 def pct(v, p):
@@ -72,6 +73,14 @@ for log in glob.glob(os.path.join(d, "logs_*", "*probe_r.log")):
             probe[k] += last.get(k, 0)
 for k in ("older", "torn", "wrongtype", "badvalue"):
     violations[k] += probe[k]
+
+# ---- sanitizer reports (a sanitized build prints them to the entries' logs) -------------
+san = []
+for log in glob.glob(os.path.join(d, "logs_*", "*.log")) + glob.glob(os.path.join(d, "*.log")):
+    for line in open(log, errors="replace"):
+        if re.search(r"ERROR: (Address|Leak|Thread)Sanitizer|runtime error:|WARNING: ThreadSanitizer", line):
+            violations["sanitizer_reports"] += 1
+            san.append(f"{os.path.basename(log)}: {line.strip()[:160]}")
 
 # ---- recovery times -------------------------------------------------------------------
 back = {}      # kind -> [seconds until the entry / subsystem runs again]
@@ -196,6 +205,8 @@ for c in checks[:20]:
     print(f"  check: {c}")
 for o in over[:20]:
     print(f"  over bound: {o}")
+for x in san[:20]:
+    print(f"  sanitizer: {x}")
 print(f"recovery (seconds; back = until the entry or subsystem runs and is ready again; data = "
       f"from the action until the probe's packets arrive at rt2 again; bound {BOUND:.2f} s after ready):")
 print(f"  {'kind':14s} {'n':>4s} {'back median':>12s} {'p99':>7s} {'max':>7s}   {'data n':>6s} {'median':>7s} {'p99':>7s} {'max':>7s}")
