@@ -134,20 +134,20 @@ list_answers() {
 }
 
 sample_resources() {
-    local t=$1 h f pid sup path n
+    local t=$1 h path remote pid sup n
     for h in $SOAK_HOSTS; do
-        for f in $(netns_run "$h" sh -c "ls /run/ardnet/$D/e/*.entry 2>/dev/null" || true); do
-            path=$(netns_run "$h" sed -n 's/^path=//p' "$f" 2>/dev/null) || continue
-            [ "$(netns_run "$h" sed -n 's/^remote=//p' "$f" 2>/dev/null)" = 0 ] || continue
-            pid=$(netns_run "$h" sed -n 's/^pid=//p' "$f" 2>/dev/null)
-            sup=$(netns_run "$h" sed -n 's/^sup=//p' "$f" 2>/dev/null)
+        # one look into the host per sample: path, remote, pid and supervisor of every entry
+        while read -r path remote pid sup; do
+            [ -n "$path" ] && [ "$remote" = 0 ] || continue
             sample_pid "$t" "$h" "$path" "$pid"
             sample_pid "$t" "$h" "$path#supervisor" "$sup"
-        done
-        n=$(netns_run "$h" sh -c "ls /dev/shm | grep -c '^ard\.$D\.' || true")
-        echo "$t,$h,shm_objects,0,$n,0,0" >>"$SOAK_DIR/samples.csv"
-        n=$(netns_run "$h" sh -c "ls /run/ardnet/$D/e 2>/dev/null | grep -c '\.entry$' || true")
-        echo "$t,$h,books_entries,0,$n,0,0" >>"$SOAK_DIR/samples.csv"
+        done < <(netns_run "$h" sh -c "cat /run/ardnet/$D/e/*.entry 2>/dev/null" |
+            awk -F= '/^path=/ { p = $2 } /^remote=/ { r = $2 } /^pid=/ { i = $2 }
+                     /^sup=/ { print p, r, i, $2 }')
+        n=$(netns_run "$h" sh -c "ls /dev/shm | grep -c '^ard\.$D\.'; ls /run/ardnet/$D/e 2>/dev/null | grep -c '\.entry\$'" | tr '\n' ' ')
+        echo "$t,$h,shm_objects,0,${n%% *},0,0" >>"$SOAK_DIR/samples.csv"
+        n=${n#* }
+        echo "$t,$h,books_entries,0,${n%% *},0,0" >>"$SOAK_DIR/samples.csv"
     done
 }
 
