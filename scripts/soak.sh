@@ -167,6 +167,7 @@ on station ardstart --list
 declare -A WATCH=([station]=armg.state,armg.cmd,armg.ref [rt1]=arm.state,arm.cmd,soak.probe
     [rt2]=arm.state,arm.cmd,arm.ref,soak.probe)
 checker() {
+    set +e # a look that fails (a host in the middle of a restart) is retried, not fatal
     declare -A count since
     local h line name n now
     while :; do
@@ -199,6 +200,7 @@ for c in json.load(sys.stdin):
 checker &
 BG+=("$!")
 sampler() {
+    set +e # a look that fails (an entry removed meanwhile) is skipped, not fatal
     local t0=$1 t
     while :; do
         t=$(($(date +%s) - t0))

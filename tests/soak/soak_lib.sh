@@ -141,10 +141,10 @@ sample_resources() {
             [ -n "$path" ] && [ "$remote" = 0 ] || continue
             sample_pid "$t" "$h" "$path" "$pid"
             sample_pid "$t" "$h" "$path#supervisor" "$sup"
-        done < <(netns_run "$h" sh -c "cat /run/ardnet/$D/e/*.entry 2>/dev/null" |
+        done < <(netns_run "$h" sh -c "cat /run/ardnet/$D/e/*.entry 2>/dev/null || true" |
             awk -F= '/^path=/ { p = $2 } /^remote=/ { r = $2 } /^pid=/ { i = $2 }
                      /^sup=/ { print p, r, i, $2 }')
-        n=$(netns_run "$h" sh -c "ls /dev/shm | grep -c '^ard\.$D\.'; ls /run/ardnet/$D/e 2>/dev/null | grep -c '\.entry\$'" | tr '\n' ' ')
+        n=$(netns_run "$h" sh -c "ls /dev/shm | grep -c '^ard\.$D\.'; ls /run/ardnet/$D/e 2>/dev/null | grep -c '\.entry\$' || true" | tr '\n' ' ' || true)
         echo "$t,$h,shm_objects,0,${n%% *},0,0" >>"$SOAK_DIR/samples.csv"
         n=${n#* }
         echo "$t,$h,books_entries,0,${n%% *},0,0" >>"$SOAK_DIR/samples.csv"
@@ -154,9 +154,9 @@ sample_resources() {
 sample_pid() {
     local t=$1 h=$2 what=$3 pid=$4 fds rss thr
     [ -n "$pid" ] && [ "$pid" != 0 ] && [ -r "/proc/$pid/status" ] || return 0
-    fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
-    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
-    thr=$(awk '/^Threads:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+    fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l || true)
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+    thr=$(awk '/^Threads:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
     [ -n "$rss" ] || return 0
     echo "$t,$h,$what,$pid,$fds,$rss,$thr" >>"$SOAK_DIR/samples.csv"
 }
