@@ -3,7 +3,7 @@
 # configurations, each with warnings as errors:
 #   gcc     release build, every test (the multi-host ones need root)
 #   clang   release build, every test except the long stress and multi-host runs
-#   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test but the model
+#   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test but the model and the soak
 #   tsan    clang with ThreadSanitizer: the threaded library test
 #   fuzz    clang libFuzzer targets (ctest label "fuzz"): ardnet datagrams (60 s), type
 #           descriptors, --ard* options, ardnet route YAML, ardstart system YAML (45 s each);
@@ -39,7 +39,7 @@ for c in "${configs[@]}"; do
     case $c in
     gcc) run gcc gcc "-LE fuzz" "${parts[@]}" || failed+=(gcc) ;;
     clang) run clang clang "-LE fuzz|long|root" "${parts[@]}" || failed+=(clang) ;;
-    asan) run asan gcc "-LE fuzz|model" -DARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "${parts[@]}" || failed+=(asan) ;;
+    asan) run asan gcc "-LE fuzz|model|soak" -DARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "${parts[@]}" || failed+=(asan) ;;
     tsan) run tsan clang "-L threads" -DARD_TSAN=ON || failed+=(tsan) ;;
     fuzz) run fuzz clang "-L fuzz" -DARD_FUZZ=ON || failed+=(fuzz) ;;
     *) echo "test.sh: unknown configuration '$c' (gcc clang asan tsan fuzz)" >&2; exit 100 ;;

@@ -20,6 +20,7 @@ struct ak_opts {
     const char *rsh; /* overrides the transport recorded in remote entries */
     int64_t grace_ns;
     bool unlink; /* remove the domain's shared memory on every host reached */
+    bool all;    /* the whole domain: every host is swept (and its memory removed) at the end */
     bool quiet;
     const char *visited; /* hosts already covered by a whole-domain stop (comma list) */
 };

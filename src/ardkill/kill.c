@@ -50,7 +50,9 @@ static int stop_remote(const struct ak_opts *o, const char *host, const char *rs
         ardb_str_quote(&cmd, "--rsh");
         ardb_str_quote(&cmd, o->rsh);
     }
-    if (o->unlink && path)
+    /* Not for one entry of a whole-domain stop: other entries may still run on that host
+     * (they are stopped later), and its memory is removed when the host is swept, last. */
+    if (o->unlink && path && !o->all)
         ardb_str_quote(&cmd, "--unlink-domain");
     if (visited) {
         ardb_str_quote(&cmd, "--visited");
@@ -223,6 +225,36 @@ static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns)
     }
 }
 
+/* An entry with a restart policy: mark it `stopping` under the lock, so that its supervisor
+ * never restarts the command again, and take the entry as it is now (the command may have
+ * been restarted since the listing: that is the one to stop). 0, 1 if the entry is gone or
+ * is another start, -1 on error. */
+static int mark_stopping(struct ardb_books *b, struct ardb_entry *e)
+{
+    if (ardb_lock(b) < 0)
+        return -1;
+    struct ardb_entry now;
+    int rc = ardb_read(b, e->path, &now);
+    if (rc == 0 && now.seq != e->seq)
+        rc = 1;
+    if (rc == 0 && !now.stopping) {
+        now.stopping = true;
+        rc = ardb_write(b, &now);
+    }
+    ardb_unlock(b);
+    if (rc != 0)
+        return rc < 0 ? -1 : 1;
+    *e = now;
+    return 0;
+}
+
+/* Cut the supervisor's restart delay short (after the entry's state was taken: it exits). */
+static void wake_supervisor(const struct ardb_entry *e)
+{
+    if (e->sup > 1 && ardb_proc_alive(e->sup, e->sup_start))
+        kill((pid_t)e->sup, SIGUSR1);
+}
+
 static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e)
 {
     char st[96];
@@ -246,6 +278,33 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
             return AK_OK;
         *e = now;
         s = ardb_effective(e);
+    }
+    if (e->restart) {
+        int rc = mark_stopping(b, e);
+        if (rc < 0) {
+            fprintf(stderr, "ardkill: %s\n", ard_errdetail());
+            return AK_SYS;
+        }
+        if (rc == 1)
+            return AK_OK; /* gone meanwhile */
+        s = ardb_effective(e);
+        wake_supervisor(e); /* SIGUSR1: taken by its sigtimedwait in a restart delay */
+    }
+    if (s == ARDB_RESTARTING) {
+        /* Between two runs: nothing runs; the supervisor sees `stopping` and exits. */
+        char last[64];
+        ardb_state_text(e->last_state, e->last_code, last, sizeof last);
+        if (!wait_gone(e, o->grace_ns + 5000000000LL)) {
+            fprintf(stderr,
+                    "ardkill: %s on %s: its supervisor (pid %ld) did not end; kept in the "
+                    "books\n",
+                    e->path, e->host, e->sup);
+            return AK_SURVIVED;
+        }
+        say(o, "stopped %s on %s: was waiting to restart (last run %s, %d restart%s)", e->path,
+            e->host, last, e->restarts, e->restarts == 1 ? "" : "s");
+        ardb_remove_seq(b, e->path, e->seq);
+        return AK_OK;
     }
     if (s != ARDB_RUNNING && s != ARDB_STARTING) {
         ardb_state_text(s, e->code, st, sizeof st);

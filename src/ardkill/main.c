@@ -164,15 +164,18 @@ static int cmd_stop(struct ak_opts *o, char **paths, int npaths)
     bool all = npaths == 0;
     if (all) {
         o->unlink = true;
+        o->all = true;
         rc = ak_stop(&b, o, NULL);
     } else {
         for (int i = 0; i < npaths; i++)
             rc = worst(rc, ak_stop(&b, o, paths[i]));
     }
-    if (o->unlink)
-        rc = worst(rc, unlink_domain(o));
+    /* The whole domain: the other hosts first, so that this host's memory goes last, when
+     * nothing anywhere is left running. */
     if (all)
         rc = worst(rc, ak_sweep_hosts(&b, o));
+    if (o->unlink)
+        rc = worst(rc, unlink_domain(o));
     ardb_close(&b);
     return rc;
 }

@@ -18,6 +18,14 @@ enum {
     AS_SYS = 111,
 };
 
+/* Restart policy of an entry (--restart). */
+enum { AS_RESTART_NO, AS_RESTART_ON_FAILURE, AS_RESTART_ALWAYS };
+#define AS_RESTART_MAX_N 1000            /* --restart-limit N */
+#define AS_RESTART_MAX_S 86400           /* seconds of --restart-delay and --restart-limit */
+#define AS_RESTART_DELAY_NS 1000000000LL /* default --restart-delay: 1 s */
+#define AS_RESTART_LIMIT_N 5             /* default --restart-limit: 5/10 */
+#define AS_RESTART_LIMIT_NS 10000000000LL
+
 struct as_opts {
     const char *host;   /* -H: start there through the transport */
     const char *name;   /* -n */
@@ -37,6 +45,11 @@ struct as_opts {
     int nhostmap;
     char **argv; /* command and arguments */
     int argc;
+    int restart;               /* AS_RESTART_* */
+    int64_t restart_delay_ns;  /* --restart-delay */
+    int restart_limit;         /* --restart-limit N (0: no limit) */
+    int64_t restart_window_ns; /* ... within SECONDS */
+    bool restart_given;        /* any --restart* option (refused with --system) */
 };
 
 /* main.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; -1 after printing
@@ -59,6 +72,13 @@ void as_print_log_tail(const char *log, int lines);
 int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *file);
 /* list.c */
 int as_list(struct ardb_books *b, const char *prefix, bool raw);
+
+/* restart.c: values of --restart, --restart-delay and --restart-limit (also the YAML keys);
+ * 0, or -1 with the cause in why. */
+int as_parse_restart(const char *v, int *policy, char *why, size_t len);
+int as_parse_restart_delay(const char *v, int64_t *ns, char *why, size_t len);
+int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t len);
+const char *as_restart_word(int policy);
 
 void as_quote_argv(char **argv, int argc, char *buf, size_t len);
 

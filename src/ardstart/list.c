@@ -3,7 +3,9 @@
  * of that host (fetched through the transport, recursively), merged by path.
  *
  * --raw prints one tab-separated line per entry (the form fetched from remote hosts):
- *   path host pid state code uptime_ms cmd
+ *   path host pid state code uptime_ms cmd restarts last
+ * (last: how the last run ended before a restart, e.g. "killed by SIGKILL", or "-"; hosts
+ * with an older ardstart send the first 7 fields only).
  */
 #include "ardstart.h"
 
@@ -22,6 +24,8 @@ struct row {
     int code;
     int64_t uptime_ms;
     char cmd[ARDB_MAX_CMD];
+    int restarts;
+    char last[64]; /* "-" or e.g. "exited 1" */
 };
 
 struct rows {
@@ -54,18 +58,18 @@ static void parse_raw(char *text, struct rows *r)
 {
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *f[7];
+        char *f[9];
         int n = 0;
         char *p = line;
-        while (n < 7) {
+        while (n < 9) {
             f[n++] = p;
-            char *tab = n < 7 ? strchr(p, '\t') : NULL;
+            char *tab = n < 9 ? strchr(p, '\t') : NULL;
             if (!tab)
                 break;
             *tab = '\0';
             p = tab + 1;
         }
-        if (n != 7 || ardb_check_path(f[0]) < 0)
+        if ((n != 7 && n != 9) || ardb_check_path(f[0]) < 0)
             continue;
         struct row *w = add(r);
         ardb_copy(w->path, sizeof w->path, f[0]);
@@ -75,6 +79,8 @@ static void parse_raw(char *text, struct rows *r)
         w->code = atoi(f[4]);
         w->uptime_ms = atoll(f[5]);
         ardb_copy(w->cmd, sizeof w->cmd, f[6]);
+        w->restarts = n == 9 ? atoi(f[7]) : 0;
+        ardb_copy(w->last, sizeof w->last, n == 9 ? f[8] : "-");
     }
 }
 
@@ -109,6 +115,7 @@ static void fetch_remote(const struct ardb_books *b, const struct ardb_entry *e,
             ardb_copy(w->path, sizeof w->path, e->path);
             ardb_copy(w->host, sizeof w->host, e->host);
             snprintf(w->state, sizeof w->state, "gone");
+            snprintf(w->last, sizeof w->last, "-");
             ardb_copy(w->cmd, sizeof w->cmd, e->cmd);
         }
     } else if (strcmp(path, e->path) == 0) {
@@ -116,6 +123,7 @@ static void fetch_remote(const struct ardb_books *b, const struct ardb_entry *e,
         ardb_copy(w->path, sizeof w->path, e->path);
         ardb_copy(w->host, sizeof w->host, e->host);
         snprintf(w->state, sizeof w->state, "unreachable");
+        snprintf(w->last, sizeof w->last, "-");
         ardb_copy(w->cmd, sizeof w->cmd, e->cmd);
     }
     ardb_str_free(&out);
@@ -137,6 +145,11 @@ static void add_local(const struct ardb_entry *e, struct rows *r)
     ardb_copy(w->cmd, sizeof w->cmd, e->cmd);
     clean(w->cmd);
     clean(w->host);
+    w->restarts = e->restarts;
+    if (e->restarts > 0 || (e->state == ARDB_FAILED && e->code == ARDB_CODE_LIMIT))
+        ardb_state_text(e->last_state, e->last_code, w->last, sizeof w->last);
+    else
+        snprintf(w->last, sizeof w->last, "-");
 }
 
 /* Tree order: compare path by path, '/' before every name character. */
@@ -225,8 +238,9 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
         qsort(r.v, r.n, sizeof r.v[0], tree_order);
     if (raw) {
         for (size_t i = 0; i < r.n; i++)
-            printf("%s\t%s\t%ld\t%s\t%d\t%lld\t%s\n", r.v[i].path, r.v[i].host, r.v[i].pid,
-                   r.v[i].state, r.v[i].code, (long long)r.v[i].uptime_ms, r.v[i].cmd);
+            printf("%s\t%s\t%ld\t%s\t%d\t%lld\t%s\t%d\t%s\n", r.v[i].path, r.v[i].host, r.v[i].pid,
+                   r.v[i].state, r.v[i].code, (long long)r.v[i].uptime_ms, r.v[i].cmd,
+                   r.v[i].restarts, r.v[i].last);
         free(r.v);
         return rc;
     }
@@ -239,25 +253,31 @@ int as_list(struct ardb_books *b, const char *prefix, bool raw)
     }
     /* Columns as wide as their widest cell (a long state such as "failed: Permission
      * denied" or a long host never shifts the columns after it). */
-    int wname = 4, whost = 4, wst = 5;
+    int wname = 4, whost = 4, wst = 5, wre = 8;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
-            printf("%-*s %-*s %7s  %-*s %9s  %s\n", wname, "NAME", whost, "HOST", "PID", wst,
-                   "STATE", "UPTIME", "COMMAND");
+            printf("%-*s %-*s %7s  %-*s %9s  %-*s  %s\n", wname, "NAME", whost, "HOST", "PID", wst,
+                   "STATE", "UPTIME", wre, "RESTARTS", "COMMAND");
         for (size_t i = 0; i < r.n; i++) {
             const struct row *w = &r.v[i];
-            char name[ARDB_MAX_PATH + 64], st[ARDB_MAX_CMD], up[32];
+            char name[ARDB_MAX_PATH + 64], st[ARDB_MAX_CMD], up[32], re[96];
             row_cells(w, name, sizeof name, st, sizeof st, up, sizeof up);
+            /* the count, and how the last run ended: "2 (killed by SIGKILL)" */
+            if (strcmp(w->last, "-") != 0)
+                snprintf(re, sizeof re, "%d (%s)", w->restarts, w->last);
+            else
+                snprintf(re, sizeof re, "%d", w->restarts);
             if (pass == 0) {
                 wname = max_int(wname, (int)strlen(name));
                 whost = max_int(whost, (int)strlen(w->host));
                 wst = max_int(wst, (int)strlen(st));
+                wre = max_int(wre, (int)strlen(re));
                 continue;
             }
             /* Long commands (a system's generated scripts) are cut: --raw has them whole. */
             int cut = strlen(w->cmd) > 72;
-            printf("%-*s %-*s %7ld  %-*s %9s  %.*s%s\n", wname, name, whost, w->host, w->pid, wst,
-                   st, up, cut ? 69 : 72, w->cmd, cut ? "..." : "");
+            printf("%-*s %-*s %7ld  %-*s %9s  %-*s  %.*s%s\n", wname, name, whost, w->host, w->pid,
+                   wst, st, up, wre, re, cut ? 69 : 72, w->cmd, cut ? "..." : "");
         }
     }
     free(r.v);

@@ -38,6 +38,11 @@ static void usage(FILE *f)
         "                           (default: $ARD_REMOTE_BINDIR, else found in PATH)\n"
         "  -C, --chdir DIR          working directory of the command\n"
         "  -E, --env NAME=VALUE     set an environment variable for the command\n"
+        "      --restart=POLICY     restart the command when it ends: on-failure, always\n"
+        "                           or no (default no)\n"
+        "      --restart-delay=S    wait S seconds before a restart (default 1)\n"
+        "      --restart-limit=N/S  give up (state failed) after N restarts within S\n"
+        "                           seconds (default 5/10; none: no limit)\n"
         "  -q, --quiet              print errors only\n"
         "  -h, --help               this text\n"
         "      --version            print the version\n"
@@ -125,6 +130,9 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
         OPT_SYSTEM,
         OPT_SET_HOST,
         OPT_DRY_RUN,
+        OPT_RESTART,
+        OPT_RESTART_DELAY,
+        OPT_RESTART_LIMIT,
         OPT_VERSION
     };
     static const struct option longopts[] = {
@@ -149,11 +157,18 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
         {"system", required_argument, NULL, OPT_SYSTEM},
         {"set-host", required_argument, NULL, OPT_SET_HOST},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"restart", required_argument, NULL, OPT_RESTART},
+        {"restart-delay", required_argument, NULL, OPT_RESTART_DELAY},
+        {"restart-limit", required_argument, NULL, OPT_RESTART_LIMIT},
         {NULL, 0, NULL, 0},
     };
     struct as_opts *o = &c->o;
     o->env = c->env;
     o->hostmap = c->hostmap;
+    o->restart_delay_ns = AS_RESTART_DELAY_NS;
+    o->restart_limit = AS_RESTART_LIMIT_N;
+    o->restart_window_ns = AS_RESTART_LIMIT_NS;
+    char why[160];
     int ch;
     while ((ch = getopt_long(argc, argv, "+H:n:p:w::d:e:C:E:lqh", longopts, NULL)) != -1) {
         switch (ch) {
@@ -250,6 +265,25 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
         case OPT_DRY_RUN:
             o->dry_run = true;
             break;
+        case OPT_RESTART:
+        case OPT_RESTART_DELAY:
+        case OPT_RESTART_LIMIT: {
+            int r = ch == OPT_RESTART ? as_parse_restart(optarg, &o->restart, why, sizeof why)
+                    : ch == OPT_RESTART_DELAY
+                        ? as_parse_restart_delay(optarg, &o->restart_delay_ns, why, sizeof why)
+                        : as_parse_restart_limit(optarg, &o->restart_limit, &o->restart_window_ns,
+                                                 why, sizeof why);
+            if (r < 0) {
+                fprintf(stderr, "ardstart: --%s '%s': %s\n",
+                        ch == OPT_RESTART         ? "restart"
+                        : ch == OPT_RESTART_DELAY ? "restart-delay"
+                                                  : "restart-limit",
+                        optarg, why);
+                return -1;
+            }
+            o->restart_given = true;
+            break;
+        }
         default:
             usage(stderr);
             return -1;
@@ -344,6 +378,11 @@ static int cmd_system(struct as_opts *o, const char *system)
     if (o->argc > 0 || o->host) {
         fprintf(stderr, "ardstart: --system takes no command and no -H (hosts are in the "
                         "file, or --set-host)\n");
+        return AS_USAGE;
+    }
+    if (o->restart_given) {
+        fprintf(stderr, "ardstart: --system: give the restart policy in the file (keys "
+                        "restart, restart_delay, restart_limit), not as an option\n");
         return AS_USAGE;
     }
     if (o->name && ardi_check_name("entry", o->name, true) < 0) {

@@ -61,7 +61,7 @@ int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e)
     const int64_t exec_limit = 10000000000LL;
     int64_t t0 = ardb_mono_ns();
     int64_t deadline = t0 + exec_limit;
-    bool started = false;
+    bool started = false, restarted = false;
     long pid = 0, early[8] = {0}; /* "ready PID" lines seen before "started" */
     size_t nearly = 0;
     char buf[512];
@@ -107,6 +107,7 @@ int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e)
             if (sscanf(line, "%15s %ld", word, &v) != 2)
                 word[0] = '\0';
             if (!strcmp(word, "started")) {
+                bool again = started;
                 started = true;
                 pid = v;
                 if (o->wait_ms <= 0) {
@@ -114,7 +115,8 @@ int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e)
                         printf("ardstart: started %s on %s (pid %ld)\n", e->path, host, pid);
                     return AS_OK;
                 }
-                deadline = ardb_mono_ns() + (int64_t)o->wait_ms * 1000000LL;
+                if (!again) /* a restart keeps the time of the first start */
+                    deadline = ardb_mono_ns() + (int64_t)o->wait_ms * 1000000LL;
                 bool was_ready = false;
                 for (size_t i = 0; i < nearly; i++)
                     was_ready |= early[i] == pid;
@@ -132,10 +134,27 @@ int as_wait_report(int fd, const struct as_opts *o, const struct ardb_entry *e)
                     early[nearly++] = v;
                 } else {
                     if (!o->quiet)
-                        printf("ardstart: started %s on %s (pid %ld), ready after %s\n", e->path,
-                               host, pid, ms_text(ardb_mono_ns() - t0, tbuf, sizeof tbuf));
+                        printf("ardstart: started %s on %s (pid %ld), ready after %s%s\n", e->path,
+                               host, pid, ms_text(ardb_mono_ns() - t0, tbuf, sizeof tbuf),
+                               restarted ? " (restarted)" : "");
                     return AS_OK;
                 }
+            } else if (!strcmp(word, "rexited") || !strcmp(word, "rkilled")) {
+                /* Ended before it was ready, and its supervisor restarts it: the restarted
+                 * command is awaited, within the same time. */
+                char st[64];
+                ardb_state_text(word[1] == 'e' ? ARDB_EXITED : ARDB_KILLED, (int)v, st, sizeof st);
+                fprintf(stderr,
+                        "ardstart: %s (pid %ld on %s) %s before it was ready; restarting it\n",
+                        e->path, pid, host, st);
+                restarted = true;
+            } else if (!strcmp(word, "limit")) {
+                fprintf(stderr,
+                        "ardstart: %s (pid %ld on %s): restart limit reached (%ld restarts within "
+                        "%.1f s) before it was ready; it stays failed\n",
+                        e->path, pid, host, v, (double)o->restart_window_ns / 1e9);
+                as_print_log_tail(e->log, 10);
+                return AS_DIED;
             } else if (!strcmp(word, "failed")) {
                 fprintf(stderr, "ardstart: %s: cannot execute '%s': %s\n", e->path, o->argv[0],
                         strerror((int)v));

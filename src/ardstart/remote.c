@@ -47,6 +47,15 @@ static void remote_command(const struct as_opts *o, const char *path, struct ard
         ardb_str_addf(s, " --wait=%.3f", o->wait_ms / 1000.0);
     if (o->quiet)
         ardb_str_quote(s, "--quiet");
+    if (o->restart != AS_RESTART_NO) {
+        ardb_str_addf(s, " --restart=%s --restart-delay=%.3f", as_restart_word(o->restart),
+                      (double)o->restart_delay_ns / 1e9);
+        if (o->restart_limit > 0)
+            ardb_str_addf(s, " --restart-limit=%d/%.3f", o->restart_limit,
+                          (double)o->restart_window_ns / 1e9);
+        else
+            ardb_str_add(s, " --restart-limit=none");
+    }
     if (o->chdir) {
         ardb_str_quote(s, "--chdir");
         ardb_str_quote(s, o->chdir);

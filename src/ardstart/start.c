@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,18 +60,20 @@ static void log_line(const char *fmt, const char *a, const char *b)
 }
 
 /* Update our own entry under the lock; `seq` identifies it (a later start of the same path
- * has another seq, and a removed entry - ardkill - is never recreated). Returns 0 if the
- * entry was ours and updated, 1 if it is gone or not ours, -1 on error. */
+ * has another seq, and a removed entry - ardkill - is never recreated). fn returns 0 to
+ * write the entry, 1 to leave it as it is. Returns 0 if the entry was ours and updated, 1
+ * if it is gone, not ours or fn refused, -1 on error. */
 static int update(struct ardb_books *b, const char *path, uint64_t seq,
-                  void (*fn)(struct ardb_entry *, void *), void *arg)
+                  int (*fn)(struct ardb_entry *, void *), void *arg)
 {
     if (ardb_lock(b) < 0)
         return -1;
     struct ardb_entry e;
     int rc = ardb_read(b, path, &e);
     if (rc == 0 && e.seq == seq && !e.remote) {
-        fn(&e, arg);
-        rc = ardb_write(b, &e);
+        rc = fn(&e, arg);
+        if (rc == 0)
+            rc = ardb_write(b, &e);
     } else if (rc == 0) {
         rc = 1;
     }
@@ -77,20 +81,45 @@ static int update(struct ardb_books *b, const char *path, uint64_t seq,
     return rc;
 }
 
-static void set_sup(struct ardb_entry *e, void *arg)
+static int set_sup(struct ardb_entry *e, void *arg)
 {
     (void)arg;
     e->sup = getpid();
     e->sup_start = ardb_proc_start(e->sup);
+    return 0;
 }
 
-static void set_pid(struct ardb_entry *e, void *arg)
+struct run {
+    pid_t pid;
+    bool await_ready; /* state "starting" until the command reports ready */
+    bool again;       /* a restart: a new start time */
+};
+
+/* The command of this run is recorded - unless ardkill is stopping the entry: then it is
+ * never started (it is held before exec until this is written). */
+static int set_pid(struct ardb_entry *e, void *arg)
 {
-    e->pid = *(pid_t *)arg;
+    const struct run *r = arg;
+    if (e->stopping)
+        return 1;
+    e->pid = r->pid;
     e->pid_start = ardb_proc_start(e->pid);
     e->pgid = e->pid;
     e->pgid_start = e->pid_start;
+    e->state = r->await_ready ? ARDB_STARTING : ARDB_RUNNING;
+    if (r->again) {
+        e->start_ns = ardb_realtime_ns();
+        e->end_ns = 0;
+    }
+    return 0;
+}
+
+static int set_ready(struct ardb_entry *e, void *arg)
+{
+    if (e->pid != *(pid_t *)arg || e->state != ARDB_STARTING)
+        return 1;
     e->state = ARDB_RUNNING;
+    return 0;
 }
 
 struct ending {
@@ -98,12 +127,47 @@ struct ending {
     int code;
 };
 
-static void set_end(struct ardb_entry *e, void *arg)
+static int set_end(struct ardb_entry *e, void *arg)
 {
     const struct ending *end = arg;
     e->state = end->state;
     e->code = end->code;
     e->end_ns = ardb_realtime_ns();
+    return 0;
+}
+
+enum outcome { END_STOP, END_RESTART, END_LIMIT };
+
+struct decision {
+    struct ending end;
+    bool want;     /* the policy asks for a restart */
+    bool limit_ok; /* and the restart limit allows it */
+    enum outcome out;
+};
+
+/* How the run ended, and what comes next - decided under the lock, so that an ardkill that
+ * marked the entry `stopping` is never answered by a restart. */
+static int decide(struct ardb_entry *e, void *arg)
+{
+    struct decision *d = arg;
+    if (e->stopping || !d->want) {
+        d->out = END_STOP;
+        return set_end(e, &d->end);
+    }
+    e->last_state = d->end.state;
+    e->last_code = d->end.code;
+    e->end_ns = ardb_realtime_ns();
+    if (!d->limit_ok) {
+        d->out = END_LIMIT;
+        e->state = ARDB_FAILED;
+        e->code = ARDB_CODE_LIMIT;
+        return 0;
+    }
+    d->out = END_RESTART;
+    e->state = ARDB_RESTARTING;
+    e->code = 0;
+    e->restarts++;
+    return 0;
 }
 
 /* The command's side of the fork: never returns. */
@@ -116,11 +180,13 @@ static void default_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static void exec_command(const struct as_opts *o, const char *path, int report_fd, int exec_fd)
+/* ready_fd: the pipe to give as ARD_READY_FD, or -1 for none. */
+static void exec_command(const struct as_opts *o, const char *path, int report_fd, int ready_fd,
+                         int exec_fd)
 {
-    if (o->wait_ms > 0) {
+    if (ready_fd >= 0) {
         /* The command (or a script's `ardstart --ready`) writes "ready PID" here. */
-        int fd = dup(report_fd);
+        int fd = dup(ready_fd);
         struct stat ps;
         char v[80];
         if (fd >= 0 && fstat(fd, &ps) == 0) {
@@ -129,6 +195,8 @@ static void exec_command(const struct as_opts *o, const char *path, int report_f
         } else {
             unsetenv("ARD_READY_FD");
         }
+        if (ready_fd != report_fd)
+            close(ready_fd);
     } else {
         unsetenv("ARD_READY_FD");
     }
@@ -161,18 +229,131 @@ static void exec_command(const struct as_opts *o, const char *path, int report_f
     ardb_exec_failed(exec_fd, e);
 }
 
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* Wait for the command `pid` to end; meanwhile, with a restart policy, read its readiness
+ * from ready_fd (the supervisor's own pipe), record it and pass it on to the starter. A
+ * restarted command that is not ready within ready_ns (> 0) is stopped: TERM to its group,
+ * KILL 2 s later. Returns the wait status; *not_ready tells whether it was stopped so. */
+static int wait_command(struct ardb_books *b, const struct ardb_entry *en, pid_t pid, int ready_fd,
+                        int report_fd, int64_t ready_ns, bool *not_ready)
+{
+    int pidfd = open_pidfd(pid);
+    int64_t deadline = ready_ns > 0 ? ardb_mono_ns() + ready_ns : 0, kill_at = 0;
+    bool ready = ready_fd < 0;
+    char buf[256];
+    size_t have = 0;
+    *not_ready = false;
+    for (;;) {
+        struct pollfd pf[2];
+        nfds_t n = 0;
+        if (pidfd >= 0)
+            pf[n++] = (struct pollfd){pidfd, POLLIN, 0};
+        if (ready_fd >= 0)
+            pf[n++] = (struct pollfd){ready_fd, POLLIN, 0};
+        int64_t now = ardb_mono_ns();
+        int64_t until = kill_at ? kill_at : !ready && deadline ? deadline : 0;
+        int timeout = until ? (int)((until - now) / 1000000 + 1) : -1;
+        if (until && until <= now)
+            timeout = 0;
+        if (pidfd < 0 && (timeout < 0 || timeout > 20))
+            timeout = 20; /* no pidfd: look every 20 ms */
+        int pr = n ? poll(pf, n, timeout) : (ardb_sleep_ns((int64_t)timeout * 1000000), 0);
+        if (pr < 0 && errno != EINTR)
+            ardb_sleep_ns(1000000);
+        int st;
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) {
+            if (pidfd >= 0)
+                close(pidfd);
+            if (ready_fd >= 0)
+                close(ready_fd);
+            return st;
+        }
+        if (ready_fd >= 0 && pr > 0 && pf[n - 1].revents) {
+            ssize_t r = read(ready_fd, buf + have, sizeof buf - 1 - have);
+            if (r <= 0 && !(r < 0 && errno == EINTR)) {
+                close(ready_fd); /* every writer is gone: nothing more to come */
+                ready_fd = -1;
+            } else if (r > 0) {
+                have += (size_t)r;
+                buf[have] = '\0';
+                char *line = buf, *nl;
+                while ((nl = strchr(line, '\n')) != NULL) {
+                    *nl = '\0';
+                    long v = 0;
+                    if (sscanf(line, "ready %ld", &v) == 1) {
+                        /* Recorded first: whoever the starter tells may look at the books. */
+                        if (v == (long)pid && !ready) {
+                            ready = true;
+                            update(b, en->path, en->seq, set_ready, &pid);
+                        }
+                        report(report_fd, "ready %ld\n", v);
+                    }
+                    line = nl + 1;
+                }
+                have = strlen(line);
+                memmove(buf, line, have + 1);
+                if (have >= sizeof buf - 1)
+                    have = 0;
+            }
+        }
+        now = ardb_mono_ns();
+        if (!ready && deadline && !*not_ready && now >= deadline) {
+            *not_ready = true;
+            char secs[32];
+            snprintf(secs, sizeof secs, "%.1f", (double)ready_ns / 1e9);
+            log_line("%s: not ready after %s s: stopping it", en->path, secs);
+            kill(-pid, SIGTERM);
+            kill_at = now + 2000000000LL;
+        } else if (kill_at && now >= kill_at) {
+            kill(-pid, SIGKILL);
+            kill_at = 0;
+        }
+    }
+}
+
+/* The restart delay: cut short by SIGUSR1 (ardkill, once it marked the entry stopping). */
+static void restart_delay(int64_t ns)
+{
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    int64_t end = ardb_mono_ns() + ns;
+    for (;;) {
+        int64_t left = end - ardb_mono_ns();
+        if (left <= 0)
+            return;
+        struct timespec ts = {(time_t)(left / 1000000000LL), (long)(left % 1000000000LL)};
+        if (sigtimedwait(&usr1, NULL, &ts) == SIGUSR1)
+            return;
+    }
+}
+
 /* The supervisor: never returns. */
 static void supervise(struct ardb_books *b, const struct as_opts *o, const struct ardb_entry *en,
                       int report_fd)
 {
     setsid();
     /* The supervisor stays until the command ended, to record how. SIGPIPE: the starter may
-     * have gone. */
+     * have gone. SIGUSR1 (ardkill: "stopping, do not restart") is taken by sigtimedwait. */
     signal(SIGTERM, SIG_IGN);
     signal(SIGINT, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, NULL);
     int fd = open("/dev/null", O_RDONLY);
     if (fd >= 0 && fd != 0) {
         dup2(fd, 0);
@@ -199,82 +380,158 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
     }
     log_line("starting %s: %s", en->path, en->cmd);
 
-    int ex[2], go[2];
-    if (pipe2(ex, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
-        report(report_fd, "failed %ld\n", errno);
-        _exit(111);
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        struct ending end = {ARDB_FAILED, e};
-        update(b, en->path, en->seq, set_end, &end);
-        report(report_fd, "failed %ld\n", e);
-        _exit(111);
-    }
-    if (pid == 0) {
-        /* At once: a SIGTERM from ardkill must count from the moment the pid is recorded. */
-        default_signals();
-        setpgid(0, 0);
-        close(ex[0]);
-        close(go[1]);
-        ardb_close(b);
-        char c;
-        ssize_t g;
-        do
-            g = read(go[0], &c, 1);
-        while (g < 0 && errno == EINTR);
-        if (g != 1)
-            _exit(127); /* not recorded (supervisor died, or ardkill cancelled the start) */
+    /* With a restart policy and --wait, readiness comes to the supervisor (which records
+     * it and passes it on), so that it is awaited again after each restart. */
+    bool own_ready = o->restart != AS_RESTART_NO && o->wait_ms > 0;
+    int64_t *times = NULL; /* the last restart_limit restarts (monotonic), a ring */
+    if (o->restart != AS_RESTART_NO && o->restart_limit > 0)
+        times = calloc((size_t)o->restart_limit, sizeof *times);
+    int restarts = 0;
+    for (int run = 0;; run++) {
+        int ex[2], go[2], rp[2] = {-1, -1};
+        if (pipe2(ex, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
+            (own_ready && pipe2(rp, O_CLOEXEC) < 0)) {
+            int e = errno;
+            struct ending end = {ARDB_FAILED, e};
+            update(b, en->path, en->seq, set_end, &end);
+            report(report_fd, "failed %ld\n", e);
+            _exit(111);
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            int e = errno;
+            struct ending end = {ARDB_FAILED, e};
+            update(b, en->path, en->seq, set_end, &end);
+            report(report_fd, "failed %ld\n", e);
+            _exit(111);
+        }
+        if (pid == 0) {
+            /* At once: a SIGTERM from ardkill must count from the moment the pid is
+             * recorded. */
+            default_signals();
+            setpgid(0, 0);
+            close(ex[0]);
+            close(go[1]);
+            ardb_close(b);
+            char c;
+            ssize_t g;
+            do
+                g = read(go[0], &c, 1);
+            while (g < 0 && errno == EINTR);
+            if (g != 1)
+                _exit(127); /* not recorded (supervisor died, or ardkill cancelled the start) */
+            close(go[0]);
+            exec_command(o, en->path, report_fd,
+                         own_ready        ? rp[1]
+                         : o->wait_ms > 0 ? report_fd
+                                          : -1,
+                         ex[1]);
+        }
+        setpgid(pid, pid); /* also here: the group exists whichever side runs first */
+        close(ex[1]);
         close(go[0]);
-        exec_command(o, en->path, report_fd, ex[1]);
-    }
-    setpgid(pid, pid); /* also here: the group exists whichever side runs first */
-    close(ex[1]);
-    close(go[0]);
-    if (update(b, en->path, en->seq, set_pid, &pid) != 0) {
+        if (rp[1] >= 0)
+            close(rp[1]);
+        struct run r = {pid, own_ready, run > 0};
+        if (update(b, en->path, en->seq, set_pid, &r) != 0) {
+            close(go[1]);
+            if (rp[0] >= 0)
+                close(rp[0]);
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+            log_line("%s: %s", en->path,
+                     run ? "stopped by ardkill: not restarted"
+                         : "entry vanished before start (stopped by ardkill?)");
+            report(report_fd, "failed %ld\n", ECANCELED);
+            _exit(0);
+        }
+        if (run)
+            log_line("restarting %s: %s", en->path, en->cmd);
+        ssize_t gw;
+        do
+            gw = write(go[1], "g", 1);
+        while (gw < 0 && errno == EINTR);
         close(go[1]);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        int e = ardb_exec_result(ex[0]);
+        int st;
+        if (e != 0) {
+            /* Never restarted: the command cannot be executed. */
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+            }
+            if (rp[0] >= 0)
+                close(rp[0]);
+            struct ending end = {ARDB_FAILED, e};
+            update(b, en->path, en->seq, set_end, &end);
+            log_line("%s: cannot execute: %s", en->path, strerror(e));
+            report(report_fd, "failed %ld\n", e);
+            _exit(0);
         }
-        log_line("%s: entry vanished before start (%s)", en->path, "stopped by ardkill?");
-        report(report_fd, "failed %ld\n", ECANCELED);
-        _exit(0);
-    }
-    ssize_t gw;
-    do
-        gw = write(go[1], "g", 1);
-    while (gw < 0 && errno == EINTR);
-    close(go[1]);
-    int e = ardb_exec_result(ex[0]);
-    int st;
-    if (e != 0) {
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-        }
-        struct ending end = {ARDB_FAILED, e};
-        update(b, en->path, en->seq, set_end, &end);
-        log_line("%s: cannot execute: %s", en->path, strerror(e));
-        report(report_fd, "failed %ld\n", e);
-        _exit(0);
-    }
-    report(report_fd, "started %ld\n", pid);
+        report(report_fd, "started %ld\n", pid);
 
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) {
-            st = 0;
-            break;
+        bool not_ready = false;
+        if (o->restart == AS_RESTART_NO) {
+            while (waitpid(pid, &st, 0) < 0) {
+                if (errno != EINTR) {
+                    st = 0;
+                    break;
+                }
+            }
+        } else {
+            /* The first run's readiness is the starter's to wait for (it leaves a slow
+             * command running); a restarted one that is not ready in time has failed. */
+            st = wait_command(b, en, pid, rp[0], report_fd,
+                              run > 0 && own_ready ? (int64_t)o->wait_ms * 1000000LL : 0,
+                              &not_ready);
         }
+        struct decision d = {0};
+        if (WIFSIGNALED(st))
+            d.end = (struct ending){ARDB_KILLED, WTERMSIG(st)};
+        else
+            d.end = (struct ending){ARDB_EXITED, WEXITSTATUS(st)};
+        bool failure = not_ready || d.end.state != ARDB_EXITED || d.end.code != 0;
+        d.want =
+            o->restart == AS_RESTART_ALWAYS || (o->restart == AS_RESTART_ON_FAILURE && failure);
+        int64_t now = ardb_mono_ns();
+        d.limit_ok = true;
+        if (times && restarts >= o->restart_limit) {
+            /* the oldest of the last N restarts, within the window: N restarts already */
+            int64_t oldest = times[restarts % o->restart_limit];
+            d.limit_ok = now - oldest > o->restart_window_ns;
+        }
+        char text[64];
+        ardb_state_text(d.end.state, d.end.code, text, sizeof text);
+        if (update(b, en->path, en->seq, decide, &d) != 0) {
+            log_line("%s: %s", en->path, text);
+            report(report_fd, d.end.state == ARDB_KILLED ? "killed %ld\n" : "exited %ld\n",
+                   d.end.code);
+            _exit(0);
+        }
+        if (d.out == END_STOP) {
+            log_line("%s: %s", en->path, text);
+            report(report_fd, d.end.state == ARDB_KILLED ? "killed %ld\n" : "exited %ld\n",
+                   d.end.code);
+            _exit(0);
+        }
+        if (d.out == END_LIMIT) {
+            char lim[160];
+            snprintf(lim, sizeof lim,
+                     "%s; %d restarts within %.1f s: restart limit reached, failed", text,
+                     o->restart_limit, (double)o->restart_window_ns / 1e9);
+            log_line("%s: %s", en->path, lim);
+            report(report_fd, "limit %ld\n", o->restart_limit);
+            _exit(0);
+        }
+        if (times)
+            times[restarts % o->restart_limit] = now;
+        restarts++;
+        char next[96];
+        snprintf(next, sizeof next, "%s; restart %d in %.1f s", text, restarts,
+                 (double)o->restart_delay_ns / 1e9);
+        log_line("%s: %s", en->path, next);
+        report(report_fd, d.end.state == ARDB_KILLED ? "rkilled %ld\n" : "rexited %ld\n",
+               d.end.code);
+        restart_delay(o->restart_delay_ns);
     }
-    struct ending end;
-    if (WIFSIGNALED(st))
-        end = (struct ending){ARDB_KILLED, WTERMSIG(st)};
-    else
-        end = (struct ending){ARDB_EXITED, WEXITSTATUS(st)};
-    update(b, en->path, en->seq, set_end, &end);
-    char text[64];
-    ardb_state_text(end.state, end.code, text, sizeof text);
-    log_line("%s: %s", en->path, text);
-    report(report_fd, end.state == ARDB_KILLED ? "killed %ld\n" : "exited %ld\n", end.code);
-    _exit(0);
 }
 
 int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
@@ -299,7 +556,7 @@ int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
     }
     if (had == 0 && !old->remote) {
         enum ardb_state st = ardb_effective(old);
-        if (st == ARDB_RUNNING || st == ARDB_STARTING) {
+        if (st == ARDB_RUNNING || st == ARDB_STARTING || st == ARDB_RESTARTING) {
             ardb_unlock(b);
             fprintf(stderr,
                     "ardstart: '%s' is already running here (pid %ld); stop it first "
@@ -328,6 +585,7 @@ int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *pa
     ardb_host_label(e.host, sizeof e.host);
     e.state = ARDB_STARTING;
     e.start_ns = ardb_realtime_ns();
+    e.restart = o->restart;
     as_quote_argv(o->argv, o->argc, e.cmd, sizeof e.cmd);
     ardb_log_path(b, path, e.log, sizeof e.log);
 

@@ -40,8 +40,15 @@ struct wire {
     bool out;
 };
 
+/* A restart policy as given (checked; NULL: not given, the system's default applies). */
+struct rpol {
+    const char *restart, *delay, *limit;
+    yaml_node_t *node;
+};
+
 struct block {
     char name[ARDB_MAX_NAME + 1];
+    struct rpol rp;
     const char *cmd;
     const char *plugin;  /* a block plugin instead of cmd */
     int group;           /* index in groups, -1: none */
@@ -67,6 +74,7 @@ struct rate {
 
 struct group {
     char name[RNAME + 1];
+    struct rpol rp;
     const char *rate_hz, *lock, *strict;
     char host[ARDB_MAX_HOST];
     bool has_host;
@@ -106,6 +114,7 @@ struct sys {
     struct group groups[MAXB];
     int ngroups;
     char dir[ARDB_MAX_PATH]; /* the description's directory, absolute: for plugin paths */
+    struct rpol rp;          /* top level: the default of every block, group and bridge */
 };
 
 static int bad(const struct sys *s, const yaml_node_t *n, const char *fmt, ...) ARDB_PRINTF(3, 4);
@@ -136,6 +145,36 @@ static const char *scalar(struct sys *s, yaml_node_t *n, const char *what)
         return NULL;
     }
     return (const char *)n->data.scalar.value;
+}
+
+/* restart, restart_delay, restart_limit: 1 if `key` is one of them (taken into rp, checked:
+ * 0 or -1), else 0 with *handled false. */
+static int rpol_pair(struct sys *s, struct rpol *rp, const char *key, yaml_node_t *v, bool *handled)
+{
+    char why[200];
+    int r = 0, pol;
+    int64_t ns;
+    const char **dst = !strcmp(key, "restart")         ? &rp->restart
+                       : !strcmp(key, "restart_delay") ? &rp->delay
+                       : !strcmp(key, "restart_limit") ? &rp->limit
+                                                       : NULL;
+    *handled = dst != NULL;
+    if (!dst)
+        return 0;
+    const char *val = scalar(s, v, key);
+    if (!val)
+        return -1;
+    if (dst == &rp->restart)
+        r = as_parse_restart(val, &pol, why, sizeof why);
+    else if (dst == &rp->delay)
+        r = as_parse_restart_delay(val, &ns, why, sizeof why);
+    else
+        r = as_parse_restart_limit(val, &pol, &ns, why, sizeof why);
+    if (r < 0)
+        return bad(s, v, "%s '%s': %s", key, val, why);
+    *dst = val;
+    rp->node = v;
+    return 0;
 }
 
 /* Walk a mapping: calls fn(key, value) for each pair; fn returns 0 or -1. */
@@ -348,6 +387,11 @@ static const struct group *find_group(const struct sys *s, const char *name)
 static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
 {
     struct block *b = arg;
+    bool handled;
+    if (rpol_pair(s, &b->rp, key, v, &handled) < 0)
+        return -1;
+    if (handled)
+        return 0;
     if (!strcmp(key, "plugin")) {
         if (!(b->plugin = scalar(s, v, "plugin")))
             return -1;
@@ -400,7 +444,8 @@ static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
     } else {
         return bad(s, k,
                    "unknown key '%s' in a block (name, cmd, in, out) or a plugin block "
-                   "(plugin, group, rate, rate_hz, trigger, params)",
+                   "(plugin, group, rate, rate_hz, trigger, params), or restart, "
+                   "restart_delay, restart_limit",
                    key);
     }
     return 0;
@@ -413,6 +458,11 @@ static int block_ok(struct sys *s, struct block *b)
         return bad(s, b->node,
                    "a block needs 'name' and 'cmd' (a command) or 'plugin' (a block "
                    "plugin)");
+    if (b->group >= 0 && b->rp.node)
+        return bad(s, b->rp.node,
+                   "block '%s' runs in group '%s': a group is restarted as a whole, give "
+                   "its restart keys to the group",
+                   b->name, s->groups[b->group].name);
     if (b->cmd && b->plugin)
         return bad(s, b->plugin_node,
                    "block '%s': give 'cmd' (a command) or 'plugin' (a block "
@@ -545,6 +595,11 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
 {
     struct group_arg *a = arg;
     struct group *g = a->g;
+    bool handled;
+    if (rpol_pair(s, &g->rp, key, v, &handled) < 0)
+        return -1;
+    if (handled)
+        return 0;
     if (!strcmp(key, "name")) {
         const char *n = scalar(s, v, "name");
         if (!n || name_ok(s, v, "group", n) < 0 || rname_ok(s, v, "group", n) < 0)
@@ -598,7 +653,7 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
     } else {
         return bad(s, k,
                    "unknown key '%s' in a group (name, host, rate_hz, prio, cpu, rates, lock, "
-                   "strict)",
+                   "strict), or restart, restart_delay, restart_limit",
                    key);
     }
     return 0;
@@ -643,6 +698,11 @@ struct top_arg {
 static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t *v, void *arg)
 {
     struct top_arg *t = arg;
+    bool handled;
+    if (rpol_pair(s, &s->rp, key, v, &handled) < 0)
+        return -1;
+    if (handled)
+        return 0;
     if (!strcmp(key, "name")) {
         if (take_name(s, v, "system", s->name) < 0)
             return -1;
@@ -670,7 +730,7 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
     } else {
         return bad(s, k,
                    "unknown key '%s' (name, hosts, local_host, bridge_port, connections, "
-                   "groups, subsystems)",
+                   "groups, subsystems), or restart, restart_delay, restart_limit",
                    key);
     }
     return 0;
@@ -890,9 +950,22 @@ struct hostpair {
     int last_writer; /* the sending ardnet: right after the last block that writes one */
 };
 
-static void start_line(struct ardb_str *out, const char *name, const char *cmd, int wait_s)
+/* rp over the system's default d: the ardstart options of an entry's restart policy. */
+static void start_line(struct ardb_str *out, const char *name, const char *cmd, int wait_s,
+                       const struct rpol *rp, const struct rpol *d)
 {
-    ardb_str_addf(out, "ardstart -q --wait=%d -n %s -- %s\n", wait_s, name, cmd);
+    ardb_str_addf(out, "ardstart -q --wait=%d", wait_s);
+    const char *v[3][2] = {{"restart", rp && rp->restart ? rp->restart : d->restart},
+                           {"restart-delay", rp && rp->delay ? rp->delay : d->delay},
+                           {"restart-limit", rp && rp->limit ? rp->limit : d->limit}};
+    for (int i = 0; i < 3; i++)
+        if (v[i][1]) {
+            struct ardb_str opt = {0};
+            ardb_str_addf(&opt, "--%s=%s", v[i][0], v[i][1]);
+            ardb_str_quote(out, opt.s);
+            ardb_str_free(&opt);
+        }
+    ardb_str_addf(out, " -n %s -- %s\n", name, cmd);
 }
 
 /* prefix + the network name of a host, as a valid entry name: "to_10_0_0_2". */
@@ -943,7 +1016,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
         pair_cmd(s, br, nbr, k, &hp[k], true, &cmd);
         bridge_name(name, sizeof name, "from_", hp[k].whost[0] ? hp[k].whost : s->local);
         ardb_str_addf(&cmd, " --counters ardnet.%s", name);
-        start_line(out, name, cmd.s, wait_s);
+        start_line(out, name, cmd.s, wait_s, NULL, &s->rp);
         ardb_str_free(&cmd);
     }
     for (int b = 0; b < s->nblocks; b++) {
@@ -954,7 +1027,8 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
         if (bl->group < 0 || s->groups[bl->group].first == b) {
             struct ardb_str cmd = {0};
             block_cmd(s, bl, &cmd);
-            start_line(out, bl->group < 0 ? bl->name : s->groups[bl->group].name, cmd.s, wait_s);
+            start_line(out, bl->group < 0 ? bl->name : s->groups[bl->group].name, cmd.s, wait_s,
+                       bl->group < 0 ? &bl->rp : &s->groups[bl->group].rp, &s->rp);
             ardb_str_free(&cmd);
         }
         /* Sending bridges right after the last block that writes one of their connections. */
@@ -965,7 +1039,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
             pair_cmd(s, br, nbr, k, &hp[k], false, &cmd);
             bridge_name(name, sizeof name, "to_", hp[k].rhost[0] ? hp[k].rhost : s->local);
             ardb_str_addf(&cmd, " --counters ardnet.%s", name);
-            start_line(out, name, cmd.s, wait_s);
+            start_line(out, name, cmd.s, wait_s, NULL, &s->rp);
             ardb_str_free(&cmd);
         }
     }

@@ -589,6 +589,13 @@ int ardb_format(const struct ardb_entry *e, char *buf, size_t len)
     putf(&p, end, "end_ns", "%" PRId64, e->end_ns);
     put(&p, end, "cmd", e->cmd);
     put(&p, end, "log", e->log);
+    if (e->restart || e->restarts || e->stopping) {
+        putf(&p, end, "restart", "%d", e->restart);
+        putf(&p, end, "restarts", "%d", e->restarts);
+        put(&p, end, "last_state", ardb_state_word(e->last_state));
+        putf(&p, end, "last_code", "%d", e->last_code);
+        putf(&p, end, "stopping", "%d", e->stopping ? 1 : 0);
+    }
     if (p >= end)
         return ardi_fail(ARD_EINVAL, "entry '%s' too long", e->path);
     *p = '\0';
@@ -692,6 +699,20 @@ int ardb_parse(const char *text, struct ardb_entry *e)
         } else if (!strcmp(key, "end_ns")) {
             if ((rc = num(key, v, 0, LLONG_MAX, &x)) == 0)
                 e->end_ns = x;
+        } else if (!strcmp(key, "restart")) {
+            if ((rc = num(key, v, 0, 2, &x)) == 0)
+                e->restart = (int)x;
+        } else if (!strcmp(key, "restarts")) {
+            if ((rc = num(key, v, 0, INT_MAX, &x)) == 0)
+                e->restarts = (int)x;
+        } else if (!strcmp(key, "last_state")) {
+            rc = ardb_state_parse(v, &e->last_state);
+        } else if (!strcmp(key, "last_code")) {
+            if ((rc = num(key, v, INT_MIN, INT_MAX, &x)) == 0)
+                e->last_code = (int)x;
+        } else if (!strcmp(key, "stopping")) {
+            if ((rc = num(key, v, 0, 1, &x)) == 0)
+                e->stopping = x != 0;
         } /* other keys (parent) are derived or from a newer version: ignored */
         if (rc < 0)
             return ard_lasterror();

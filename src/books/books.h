@@ -36,11 +36,15 @@
 enum ardb_state {
     ARDB_STARTING, /* reserved, process not (yet) known to run */
     ARDB_RUNNING,
-    ARDB_EXITED, /* code = exit status */
-    ARDB_KILLED, /* code = signal number */
-    ARDB_FAILED, /* could not be executed; code = errno */
-    ARDB_LOST,   /* books say running, but neither process nor group exists (status unknown) */
+    ARDB_EXITED,     /* code = exit status */
+    ARDB_KILLED,     /* code = signal number */
+    ARDB_FAILED,     /* could not be executed; code = errno */
+    ARDB_LOST,       /* books say running, but neither process nor group exists (status unknown) */
+    ARDB_RESTARTING, /* ended; its supervisor restarts it after the restart delay */
 };
+
+/* code of ARDB_FAILED when the restart limit was reached (else code is an errno). */
+#define ARDB_CODE_LIMIT (-1)
 
 struct ardb_entry {
     char path[ARDB_MAX_PATH]; /* hierarchy path, e.g. "robot/arm/driver" */
@@ -58,6 +62,14 @@ struct ardb_entry {
     int code;
     char cmd[ARDB_MAX_CMD]; /* command line, shell-quoted, for display */
     char log[PATH_MAX];
+    /* Restart policy (ardstart --restart): how often the supervisor restarted the command,
+     * how its last run ended, and whether ardkill is stopping it (then it is never
+     * restarted again). Entries of older versions have none of these: 0. */
+    int restart; /* policy: 0 none, 1 on-failure, 2 always (ardstart's AS_RESTART_*) */
+    int restarts;
+    enum ardb_state last_state; /* ARDB_EXITED or ARDB_KILLED when restarts > 0 */
+    int last_code;
+    bool stopping;
 };
 
 struct ardb_books {

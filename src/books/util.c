@@ -213,10 +213,13 @@ enum ardb_state ardb_effective(const struct ardb_entry *e)
             return ARDB_STARTING;
         return ARDB_LOST;
     }
+    if (e->state == ARDB_RESTARTING)
+        return ardb_proc_alive(e->sup, e->sup_start) ? ARDB_RESTARTING : ARDB_LOST;
     return e->state;
 }
 
-static const char *const words[] = {"starting", "running", "exited", "killed", "failed", "lost"};
+static const char *const words[] = {"starting", "running", "exited",    "killed",
+                                    "failed",   "lost",    "restarting"};
 
 const char *ardb_state_word(enum ardb_state st)
 {
@@ -243,7 +246,10 @@ void ardb_state_text(enum ardb_state st, int code, char *buf, size_t len)
         snprintf(buf, len, "killed by SIG%s", sigabbrev_np(code) ? sigabbrev_np(code) : "?");
         break;
     case ARDB_FAILED:
-        snprintf(buf, len, "failed: %s", strerror(code));
+        if (code == ARDB_CODE_LIMIT)
+            snprintf(buf, len, "failed: restart limit reached");
+        else
+            snprintf(buf, len, "failed: %s", strerror(code));
         break;
     default:
         snprintf(buf, len, "%s", ardb_state_word(st));

@@ -84,6 +84,44 @@ static void test_entry_text_round_trip_keeps_every_field(void **state)
     assert_true(f.start_ns == e.start_ns && f.end_ns == e.end_ns);
 }
 
+/* The restart fields: written only when a policy is in force, read back whole, and absent
+ * (zero) in entries of older versions; a state "restarting" and the limit's failure. */
+static void test_restart_fields_round_trip(void **state)
+{
+    (void)state;
+    struct ardb_entry e = sample("robot/drv", 5), f;
+    char buf[16384];
+    assert_true(ardb_format(&e, buf, sizeof buf) > 0);
+    assert_null(strstr(buf, "restarts="));
+    assert_int_equal(ardb_parse(buf, &f), 0);
+    assert_int_equal(f.restart, 0);
+    assert_int_equal(f.restarts, 0);
+    assert_false(f.stopping);
+    e.restart = 1;
+    e.restarts = 7;
+    e.state = ARDB_RESTARTING;
+    e.last_state = ARDB_KILLED;
+    e.last_code = 9;
+    e.stopping = true;
+    assert_true(ardb_format(&e, buf, sizeof buf) > 0);
+    assert_non_null(strstr(buf, "state=restarting\n"));
+    assert_int_equal(ardb_parse(buf, &f), 0);
+    assert_int_equal(f.state, ARDB_RESTARTING);
+    assert_int_equal(f.restart, 1);
+    assert_int_equal(f.restarts, 7);
+    assert_int_equal(f.last_state, ARDB_KILLED);
+    assert_int_equal(f.last_code, 9);
+    assert_true(f.stopping);
+    char text[64];
+    ardb_state_text(ARDB_FAILED, ARDB_CODE_LIMIT, text, sizeof text);
+    assert_string_equal(text, "failed: restart limit reached");
+    /* a damaged value is refused, naming it */
+    char *p = strstr(buf, "restarts=7");
+    memcpy(p, "restarts=x", 10);
+    assert_true(ardb_parse(buf, &f) < 0);
+    assert_non_null(strstr(ard_errdetail(), "restarts"));
+}
+
 static void test_parse_rejects_damaged_entries(void **state)
 {
     (void)state;
@@ -352,6 +390,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entry_text_round_trip_keeps_every_field),
+        cmocka_unit_test(test_restart_fields_round_trip),
         cmocka_unit_test(test_parse_rejects_damaged_entries),
         cmocka_unit_test(test_names_paths_and_domains_are_checked),
         cmocka_unit_test(test_under_matches_whole_names_only),

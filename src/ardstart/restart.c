@@ -1,0 +1,73 @@
+/*
+ * restart.c - the restart policy's values: --restart, --restart-delay, --restart-limit and
+ * the YAML keys restart, restart_delay, restart_limit (docs/ardstart.md, "Restarting").
+ * Each parser returns 0, or -1 with the cause in `why` (the caller names the option).
+ */
+#include "ardstart.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int as_parse_restart(const char *v, int *policy, char *why, size_t len)
+{
+    if (!strcmp(v, "no"))
+        *policy = AS_RESTART_NO;
+    else if (!strcmp(v, "on-failure"))
+        *policy = AS_RESTART_ON_FAILURE;
+    else if (!strcmp(v, "always"))
+        *policy = AS_RESTART_ALWAYS;
+    else {
+        snprintf(why, len, "expected on-failure, always or no");
+        return -1;
+    }
+    return 0;
+}
+
+static int seconds(const char *v, bool zero_ok, double max, int64_t *ns)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(zero_ok ? x >= 0 : x > 0) || x > max)
+        return -1;
+    *ns = (int64_t)(x * 1e9 + 0.5);
+    return 0;
+}
+
+int as_parse_restart_delay(const char *v, int64_t *ns, char *why, size_t len)
+{
+    if (seconds(v, true, AS_RESTART_MAX_S, ns) < 0) {
+        snprintf(why, len, "expected seconds >= 0, at most %d", AS_RESTART_MAX_S);
+        return -1;
+    }
+    return 0;
+}
+
+int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t len)
+{
+    if (!strcmp(v, "none")) {
+        *n = 0;
+        *ns = 0;
+        return 0;
+    }
+    const char *slash = strchr(v, '/');
+    char *end;
+    long count = slash ? strtol(v, &end, 10) : 0;
+    if (!slash || end != slash || slash == v || v[0] == '-' || v[0] == '+' || count < 1 ||
+        count > AS_RESTART_MAX_N || seconds(slash + 1, false, AS_RESTART_MAX_S, ns) < 0) {
+        snprintf(why, len,
+                 "expected N/SECONDS (at most N restarts within SECONDS, as in 5/10; N 1..%d, "
+                 "SECONDS > 0) or none",
+                 AS_RESTART_MAX_N);
+        return -1;
+    }
+    *n = (int)count;
+    return 0;
+}
+
+const char *as_restart_word(int policy)
+{
+    return policy == AS_RESTART_ALWAYS       ? "always"
+           : policy == AS_RESTART_ON_FAILURE ? "on-failure"
+                                             : "no";
+}
