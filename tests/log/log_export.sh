@@ -47,7 +47,7 @@ rows=$(($(wc -l <"$T/r.csv") - 1))
 
 code() { local rc=0; "$@" >/dev/null 2>"$T/u.err" || rc=$?; echo $rc; }
 [ "$(code "$ARD" export "$T/x.mcap")" = 100 ] || fail "no --csv: not 100"
-[ "$(code "$ARD" export "$T/x.mcap" --csv)" = 100 ] || fail "two connections, no field: not 100"
+[ "$(code "$ARD" export "$T/x.mcap" --csv -o "$T/two.csv")" = 100 ] || fail "two connections, no field, one -o: not 100"
 grep -q "choose with --field" "$T/u.err" || fail "message: $(cat "$T/u.err")"
 [ "$(code "$ARD" export "$T/x.mcap" --csv --field nope:x)" = 1 ] || fail "unknown connection: not 1"
 [ "$(code "$ARD" export "$T/x.mcap" --csv --field opaquex:data)" = 100 ] || fail "opaque: not 100"

@@ -107,7 +107,7 @@ cmake --install "$B" --prefix "$T/p" >"$T/install.log" 2>&1 || {
 [ -f "$T/p/include/ardnet.h" ] || fail "ardnet.h not installed"
 [ -z "$(find "$T/p" -name 'ardnet_log*' -o -name 'libardnet_log*')" ] ||
     fail "the core install has the recording library: $(find "$T/p" -name '*ardnet_log*')"
-grep -q 'local subs="list show hz delay set pub graph siggen help"' \
+grep -q 'local subs="list show hz bw delay set pub graph siggen help"' \
     "$T/p/share/bash-completion/completions/ard" || fail "the installed completion"
 
 # The bindings without the recording library (a third tree: ARD_LOG off, the bindings on).
