@@ -158,10 +158,14 @@ EOF
     cmake -S . -B b >/dev/null
     cmake --build b >/dev/null
     for exe in b/controller b/controller_static; do
-        "$exe" --ard-help | grep -Eq '^ *state +out +112 ' || fail "find_package block $exe: no port state"
+        help=$("$exe" --ard-help) # (a grep -q in a pipe could cut the writer: pipefail)
+        grep -Eq '^ *state +out +112 ' <<<"$help" || fail "find_package block $exe: no port state"
     done
-    ldd b/controller | grep -Eq 'libardnet.so.0 => (/usr)?/lib/' || fail "b/controller: not on the installed library"
-    ! ldd b/controller_static | grep -q libardnet || fail "b/controller_static: linked the shared library"
+    libs=$(ldd b/controller)
+    grep -Eq 'libardnet.so.0 => (/usr)?/lib/' <<<"$libs" ||
+        fail "b/controller: not on the installed library: $(tr '\n' ' ' <<<"$libs")"
+    libs=$(ldd b/controller_static)
+    ! grep -q libardnet <<<"$libs" || fail "b/controller_static: linked the shared library"
     echo "ok: built with pkg-config, with find_package (ardnet::ardnet and ardnet::ardnet_static)"
 )
 
