@@ -224,12 +224,11 @@ struct ardt_writer {
 int ardt_writer_open(struct ardt_writer *w, const char *conn,
                      int (*check)(struct ardt_writer *w, void *arg), void *arg);
 void ardt_writer_close(struct ardt_writer *w);
-/* --type DESC / --size N (opaque when DESC is NULL): create connection `conn` unless it exists,
- * through a port returned in *tmp that the caller closes once its writer is attached (NULL
- * when nothing was created or neither was given). 0 or an exit code (message printed). */
-int ardt_create(const char *conn, const char *type, uint64_t size, ard_port **tmp);
-/* After ardt_writer_open: the connection (created or existing) matches --type / --size. */
-int ardt_check_created(const struct ardt_writer *w, const char *type, uint64_t size);
+/* ardt_writer_open, after creating `conn` when it does not exist and --type DESC or --size N
+ * (opaque when DESC is NULL) was given; the connection, created or existing, must then match
+ * them. 0 or an exit code (message printed). */
+int ardt_writer_create(struct ardt_writer *w, const char *conn, const char *type, uint64_t size,
+                       int (*check)(struct ardt_writer *w, void *arg), void *arg);
 /* Apply "PATH=VALUE" to pkt: q[2]=1.5, tick=3, q=0.5 (every element), q=1,2,3 (each).
  * Returns 0 or ARDT_USAGE after a message naming the path or value. */
 int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);

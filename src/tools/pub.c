@@ -76,14 +76,8 @@ int cmd_pub(int argc, char **argv)
     if (conn == NULL)
         return ardt_err(ARDT_USAGE, "which connection? (usage: ard pub CONNECTION FIELD=VALUE...)");
     ardt_signals();
-    ard_port *tmp = NULL;
     struct ardt_writer w = {0};
-    rc = ardt_create(conn, type, size, &tmp);
-    if (rc == 0)
-        rc = ardt_writer_open(&w, conn, check, &a);
-    ard_close(tmp);
-    if (rc == 0)
-        rc = ardt_check_created(&w, type, size);
+    rc = ardt_writer_create(&w, conn, type, size, check, &a);
     for (int i = 0; rc == 0 && i < a.n; i++)
         rc = ardt_assign(&w.t, w.pkt, a.v[i]);
     ard_period per;

@@ -70,14 +70,8 @@ int cmd_set(int argc, char **argv)
         return ardt_err(ARDT_USAGE, "which connection? (usage: ard set CONNECTION FIELD=VALUE...)");
     if (a.n == 0 && size == 0)
         return ardt_err(ARDT_USAGE, "nothing to set (usage: ard set CONNECTION FIELD=VALUE...)");
-    ard_port *tmp = NULL;
     struct ardt_writer w = {0};
-    rc = ardt_create(conn, type, size, &tmp);
-    if (rc == 0)
-        rc = ardt_writer_open(&w, conn, check, &a);
-    ard_close(tmp);
-    if (rc == 0)
-        rc = ardt_check_created(&w, type, size);
+    rc = ardt_writer_create(&w, conn, type, size, check, &a);
     for (int i = 0; rc == 0 && i < a.n; i++)
         rc = ardt_assign(&w.t, w.pkt, a.v[i]);
     if (rc == 0) {

@@ -399,17 +399,11 @@ int cmd_siggen(int argc, char **argv)
     struct run r = {&c, calloc(c.nsig + 1, sizeof *r.sel)};
     if (rc == 0 && !r.sel)
         rc = ardt_err(ARDT_SYS, "out of memory");
-    ard_port *tmp = NULL;
-    if (rc == 0)
-        rc = ardt_create(c.conn, c.type, 0, &tmp);
     struct ardt_writer w = {0};
     if (rc == 0) {
         ardt_signals();
-        rc = ardt_writer_open(&w, c.conn, check, &r);
+        rc = ardt_writer_create(&w, c.conn, c.type, 0, check, &r);
     }
-    ard_close(tmp);
-    if (rc == 0)
-        rc = ardt_check_created(&w, c.type, 0);
     rng_state = c.seeded ? c.seed * 0x9E3779B97F4A7C15ULL + 1 : (uint64_t)ard_realtime_ns() | 1;
     ard_period per;
     if (rc == 0 && ard_period_init(&per, (int64_t)(1e9 / c.rate + 0.5)) < 0)

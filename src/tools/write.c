@@ -91,7 +91,9 @@ void ardt_writer_close(struct ardt_writer *w)
     memset(w, 0, sizeof *w);
 }
 
-int ardt_create(const char *conn, const char *type, uint64_t size, ard_port **tmp)
+/* Create `conn` unless it exists, through a port returned in *tmp that the caller closes once
+ * its writer is attached (NULL when nothing was created or neither option was given). */
+static int create(const char *conn, const char *type, uint64_t size, ard_port **tmp)
 {
     *tmp = NULL;
     if (type == NULL && size == 0)
@@ -114,7 +116,8 @@ int ardt_create(const char *conn, const char *type, uint64_t size, ard_port **tm
     return *tmp ? 0 : ardt_liberr(ard_lasterror());
 }
 
-int ardt_check_created(const struct ardt_writer *w, const char *type, uint64_t size)
+/* The connection (created or existing) matches --type / --size. */
+static int check_created(const struct ardt_writer *w, const char *type, uint64_t size)
 {
     const char *have = ard_port_type(w->out);
     size_t hsize = ard_port_size(w->out);
@@ -130,4 +133,17 @@ int ardt_check_created(const struct ardt_writer *w, const char *type, uint64_t s
                         w->conn, have[0] ? have : "(opaque)", hsize, (unsigned long long)size);
     }
     return 0;
+}
+
+int ardt_writer_create(struct ardt_writer *w, const char *conn, const char *type, uint64_t size,
+                       int (*check)(struct ardt_writer *w, void *arg), void *arg)
+{
+    ard_port *tmp = NULL;
+    int rc = create(conn, type, size, &tmp);
+    if (rc == 0)
+        rc = ardt_writer_open(w, conn, check, arg);
+    ard_close(tmp); /* the writer holds the connection now */
+    if (rc == 0)
+        rc = check_created(w, type, size);
+    return rc;
 }
