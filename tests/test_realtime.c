@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -75,7 +76,13 @@ static bool wait_in_futex(pid_t pid)
         close(fd);
         if (n > 0) {
             buf[n] = '\0';
-            if (strtol(buf, NULL, 10) == SYS_futex)
+            /* "nr addr op ...": the library's own sleep is FUTEX_WAIT_BITSET on a shared
+             * word; a private futex (a libc lock during start-up) is not it. */
+            char *end;
+            long nr = strtol(buf, &end, 10);
+            strtoull(end, &end, 16);
+            unsigned long op = strtoul(end, NULL, 16);
+            if (nr == SYS_futex && op == FUTEX_WAIT_BITSET)
                 return true;
         }
         struct timespec ts = {0, 1000000};
@@ -462,7 +469,12 @@ static void test_fast_paths_make_no_system_call(void **state)
 
 static void one_wake_of_a_blocked_reader(bool commit)
 {
-    pid_t reader = fork_blocked_reader("pc", 5);
+    /* The writer takes the connection before the reader starts: a new writer wakes every
+     * sleeper once, and a reader caught still inside that old sleep would look blocked
+     * while its announcement is already gone. */
+    int ready[2], pids[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(pids), 0);
     fflush(stdout);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -471,6 +483,9 @@ static void one_wake_of_a_blocked_reader(bool commit)
         char *argv[] = {"t", NULL};
         int argc = 1;
         if (out == NULL || ard_init(&argc, argv) != 0)
+            _exit(250);
+        pid_t reader;
+        if (write(ready[1], "r", 1) != 1 || read(pids[0], &reader, sizeof reader) != sizeof reader)
             _exit(250);
         if (!wait_in_futex(reader))
             _exit(251);
@@ -490,8 +505,16 @@ static void one_wake_of_a_blocked_reader(bool commit)
         /* The trapped wake did not run: exactly one call, and it was futex. */
         filtered_exit(bad ? 252 : trapped_other ? 100 + exit_code() : exit_code());
     }
+    char r;
+    assert_int_equal(read(ready[0], &r, 1), 1);
+    pid_t reader = fork_blocked_reader("pc", 5);
+    assert_int_equal(write(pids[1], &reader, sizeof reader), (ssize_t)sizeof reader);
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
+    for (int i = 0; i < 2; i++) {
+        close(ready[i]);
+        close(pids[i]);
+    }
     /* The wake never ran, so the reader still sleeps. */
     kill(reader, SIGKILL);
     waitpid(reader, NULL, 0);

@@ -47,6 +47,8 @@ def run(script):
 def read_until(fd, pat, out, timeout=5):
     end = time.time() + timeout
     while time.time() < end:
+        if re.search(pat, out):  # an earlier read may have brought it already
+            return out
         if not select.select([fd], [], [], 0.2)[0]:
             continue
         try:
@@ -56,8 +58,8 @@ def read_until(fd, pat, out, timeout=5):
         if not b:
             break
         out += b.decode(errors="replace")
-        if re.search(pat, out):
-            return out
+    if re.search(pat, out):
+        return out
     raise SystemExit("no %r in output: %r" % (pat, out))
 
 def show(conn):
