@@ -56,6 +56,7 @@ enum ard_err {
     ARD_ERTREFUSED = -12, /* a realtime request (priority, affinity, memory lock) was refused */
     ARD_ESTATE = -13,     /* call not valid in this state (e.g. send before ard_init) */
     ARD_EINTR = -14,      /* a blocking call was interrupted by a signal handler */
+    ARD_EAGAIN = -15,     /* a view's packet was overwritten while read: try again */
 };
 
 /* Text for an error code ("connection busy: it has a live writer"); never NULL. */

@@ -29,7 +29,7 @@ function(ard_lib_test name)
 endfunction()
 
 foreach(t test_types test_options test_port test_conn test_period test_realtime test_stress
-          test_threads test_segment test_loan)
+          test_threads test_segment test_loan test_view)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
     ard_lib_test(${t})
   endif()
@@ -53,7 +53,7 @@ if(TARGET test_port)
                        SKIP_RETURN_CODE 77)
 endif()
 
-foreach(t conn period segment loan)
+foreach(t conn period segment loan view)
   if(TARGET test_${t})
     add_test(NAME lib.${t} COMMAND test_${t})
     set_tests_properties(lib.${t} PROPERTIES TIMEOUT 60 LABELS "lib")

@@ -162,6 +162,13 @@ ARDI_HIDDEN void ardi_seg_unmap(struct ardi_map *m);
  * *writer_listed = whether the live writer has an entry. */
 ARDI_HIDDEN int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max,
                                uint32_t *unlisted, bool *writer_listed);
+/* Does a live process hold the writer lock / the attach marker of a mapped object? */
+ARDI_HIDDEN bool ardi_seg_writer_live(const struct ardi_map *m);
+ARDI_HIDDEN bool ardi_seg_attached(const struct ardi_map *m);
+/* Fill *st (as ard_conn_stat) from a mapped object: 0, or ARD_ESTALE when the newest slot
+ * never settles (*st filled but for the newest packet). */
+ARDI_HIDDEN int ardi_conn_fill(const struct ardi_map *m, const struct ardi_geom *g, unsigned mode,
+                               const char *name, struct ard_conn_stat *st);
 /* Remove object `name` of `domain` unless a port is attached to it (ARD_EBUSY). */
 ARDI_HIDDEN int ardi_seg_remove(const char *domain, const char *name);
 /* Refuse an object (fd open, `st` its fstat) that another uid created or whose mode gives

@@ -89,6 +89,45 @@ int ard_conn_list(const char *domain, int (*fn)(const char *name, void *arg), vo
     return rc != 0 ? rc : visited;
 }
 
+int ardi_conn_fill(const struct ardi_map *m, const struct ardi_geom *g, unsigned mode,
+                   const char *name, struct ard_conn_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "%s", name);
+    memcpy(st->type, g->type, sizeof st->type);
+    st->size = (size_t)g->size;
+    st->mode = mode;
+    /* Readers and writer from the table of live peers: exact, whoever was killed. */
+    struct ard_peer peers[ARDI_MAX_PEERS];
+    uint32_t unlisted;
+    bool writer_listed;
+    int n = ardi_seg_peers(m, peers, ARDI_MAX_PEERS, &unlisted, &writer_listed);
+    /* The pid field outlives a killed writer; the writer lock does not. */
+    bool writer_live = ardi_seg_writer_live(m);
+    if (writer_live) {
+        int32_t pid = writer_listed ? peers[0].pid : atomic_load(&m->seg->writer_pid);
+        st->writer_pid = pid > 0 ? pid : 0;
+    }
+    st->readers = (uint32_t)n - (writer_listed ? 1u : 0u) + unlisted -
+                  (writer_live && !writer_listed && unlisted > 0 ? 1u : 0u);
+    st->unlisted = unlisted;
+    /* The newest packet's times, read like a reader reads them. */
+    uint64_t seq = 0;
+    int64_t mono = 0, real = 0;
+    int rc = ardi_read_newest(m, NULL, 0, &seq, &mono, &real);
+    if (rc < 0)
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': the newest packet's slot never settles: the "
+                         "object's header was damaged or rewritten",
+                         name);
+    if (rc == 1) {
+        st->seq = seq;
+        st->mono_ns = mono;
+        st->real_ns = real;
+    }
+    return 0;
+}
+
 int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st)
 {
     char dom[ARD_MAX_NAME + 1];
@@ -102,42 +141,9 @@ int ard_conn_stat(const char *domain, const char *name, struct ard_conn_stat *st
     unsigned mode;
     if ((rc = ardi_seg_inspect(dom, name, &m, &g, &mode)) < 0)
         return rc;
-    memset(st, 0, sizeof *st);
-    snprintf(st->name, sizeof st->name, "%s", name);
-    memcpy(st->type, g.type, sizeof st->type);
-    st->size = (size_t)g.size;
-    st->mode = mode;
-    /* Readers and writer from the table of live peers: exact, whoever was killed. */
-    struct ard_peer peers[ARDI_MAX_PEERS];
-    uint32_t unlisted;
-    bool writer_listed;
-    int n = ardi_seg_peers(&m, peers, ARDI_MAX_PEERS, &unlisted, &writer_listed);
-    /* The pid field outlives a killed writer; the writer lock does not. */
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 1};
-    bool writer_live = fcntl(m.fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-    if (writer_live) {
-        int32_t pid = writer_listed ? peers[0].pid : atomic_load(&m.seg->writer_pid);
-        st->writer_pid = pid > 0 ? pid : 0;
-    }
-    st->readers = (uint32_t)n - (writer_listed ? 1u : 0u) + unlisted -
-                  (writer_live && !writer_listed && unlisted > 0 ? 1u : 0u);
-    st->unlisted = unlisted;
-    /* The newest packet's times, read like a reader reads them. */
-    uint64_t seq = 0;
-    int64_t mono = 0, real = 0;
-    rc = ardi_read_newest(&m, NULL, 0, &seq, &mono, &real);
+    rc = ardi_conn_fill(&m, &g, mode, name, st);
     ardi_seg_unmap(&m);
-    if (rc < 0)
-        return ardi_fail(ARD_ESTALE,
-                         "connection '%s': the newest packet's slot never settles: the "
-                         "object's header was damaged or rewritten",
-                         name);
-    if (rc == 1) {
-        st->seq = seq;
-        st->mono_ns = mono;
-        st->real_ns = real;
-    }
-    return 0;
+    return rc;
 }
 
 int ard_conn_peers(const char *domain, const char *name, struct ard_peer *out, size_t max)

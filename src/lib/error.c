@@ -41,6 +41,8 @@ const char *ard_strerror(int code)
         return "call not valid in this state";
     case ARD_EINTR:
         return "interrupted by a signal";
+    case ARD_EAGAIN:
+        return "packet overwritten while read; try again";
     default:
         return "unknown error code";
     }

@@ -383,6 +383,16 @@ static bool locked(int fd, long from, long n)
     return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 }
 
+bool ardi_seg_writer_live(const struct ardi_map *m)
+{
+    return locked(m->fd, LOCK_WRITER, 1);
+}
+
+bool ardi_seg_attached(const struct ardi_map *m)
+{
+    return locked(m->fd, LOCK_ATTACHED, 1);
+}
+
 int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max, uint32_t *unlisted,
                    bool *writer_listed)
 {
