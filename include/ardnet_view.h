@@ -52,6 +52,11 @@ void ard_view_stat(const ard_view *view, struct ard_conn_stat *st);
 uint32_t ard_view_uid(const ard_view *view);
 uint64_t ard_view_inode(const ard_view *view);
 
+/* Packets the ring holds: packet `seq` can be read while seq > head - slots (sooner or later
+ * the writer reuses its slot; the slot lock says when). For a reader that follows every
+ * packet: what it missed while away. */
+uint32_t ard_view_slots(const ard_view *view);
+
 /* Newest complete sequence number, 0 if nothing was sent. One atomic load. */
 uint64_t ard_view_head(const ard_view *view);
 
@@ -98,6 +103,11 @@ int ard_port_readers(const ard_port *port);
 /* ard_view_recreated for the object an attached port maps (a reader that waits in vain on a
  * connection that was removed and created anew reattaches). False for a port not attached. */
 bool ard_port_recreated(const ard_port *port);
+
+/* The owner's uid of the object an attached port maps (ardrun accepts its control
+ * connections only from its own user, whatever allow-foreign says); (uint32_t)-1 for NULL or
+ * a port not attached. */
+uint32_t ard_port_uid(const ard_port *port);
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop

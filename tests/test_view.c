@@ -106,6 +106,8 @@ static void test_open_stat_and_peers_describe_the_connection(void **state)
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal(ard_view_uid(v), sb.st_uid);
+    assert_int_equal(ard_port_uid(i1), sb.st_uid);
+    assert_int_equal(ard_port_uid(NULL), (uint32_t)-1);
     assert_int_equal(ard_view_inode(v), sb.st_ino);
 
     /* The view is no port: the readers do not count it, and the writer sees two. */
@@ -170,6 +172,7 @@ static void test_latest_read_take_and_stamps(void **state)
     }
     struct ard_info inf;
     assert_int_equal(ard_view_head(v), 5);
+    assert_int_equal(ard_view_slots(v), 8);
     assert_int_equal(ard_view_latest(v, buf, &inf), 0);
     assert_int_equal(get_u32(buf), 1005);
     assert_int_equal(inf.seq, 5);

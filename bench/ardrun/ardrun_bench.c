@@ -28,7 +28,6 @@
  * on: the machine's speed drifts by tens of percent over seconds, so only figures measured
  * side by side are compared. The 40 processes and the hand loop with copies run once.
  */
-#include "ardi.h"
 #include "ardnet_block.h"
 
 #include <dlfcn.h>
@@ -38,6 +37,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,10 @@
  * measured in the same run). A child process holds every connection as a writer and has sent
  * 8 packets on each, so list reads real writers, rates and ages.
  *
- *   ard_list_bench [N] [RUNS]      prints the median and min wall time of each command
+ *   ard_list_bench [N] [RUNS] [OTHER]   prints the median and min wall time of each command
+ *
+ * OTHER: another `ard` binary (e.g. one built from an earlier commit) whose list commands are
+ * measured in the same run, after this tree's, for a before/after comparison on one load.
  */
 #include "ardnet.h"
 
@@ -138,6 +141,12 @@ int main(int argc, char **argv)
     measure("ard list", list, runs);
     measure("ard list --json", json, runs);
     measure("ard list -l (+ attached processes)", lng, runs);
+    if (argc > 3) {
+        list[0] = json[0] = lng[0] = argv[3];
+        measure("other ard: ard list", list, runs);
+        measure("other ard: ard list --json", json, runs);
+        measure("other ard: ard list -l", lng, runs);
+    }
 
     kill(holder, SIGTERM);
     waitpid(holder, NULL, 0);

@@ -6,6 +6,9 @@
  * conditions take turns in every round, so that a drift of the shared machine hits them alike.
  *
  *   ard_send_cost [ROUNDS] [BATCHES] [SENDS]    (default 5 rounds of 51 batches of 10000)
+ *
+ * With $ARD_OTHER naming another `ard` binary (e.g. one built from an earlier commit), its
+ * `ard list` loop and `ard show -f` take their turns too: a before/after comparison on one load.
  */
 #include "ardnet.h"
 
@@ -22,13 +25,16 @@
 #define ARD_BIN "ard"
 #endif
 
-enum { NCOND = 6 };
+enum { NCOND = 8 };
 static const char *const names[NCOND] = {"nobody looking (baseline)",
                                          "a plain reader (ard_rec)",
                                          "ard hz",
                                          "ard list, in a loop",
                                          "ard show -f",
-                                         "ard delay"};
+                                         "ard delay",
+                                         "other ard: list, in a loop",
+                                         "other ard: show -f"};
+static const char *other; /* $ARD_OTHER */
 
 /* Condition 1: an ordinary block reading the connection, for comparison with the tools. */
 static int reader(const char *domain)
@@ -74,8 +80,15 @@ static pid_t spawn(int cond, const char *dom)
     case 4:
         execl(ARD_BIN, ARD_BIN, dom, "show", "-f", "x", (char *)NULL);
         break;
-    default:
+    case 5:
         execl(ARD_BIN, ARD_BIN, dom, "delay", "x", (char *)NULL);
+        break;
+    case 6:
+        execl("/bin/sh", "sh", "-c", "while :; do \"$0\" \"$1\" list; done", other, dom,
+              (char *)NULL);
+        break;
+    default:
+        execl(other, other, dom, "show", "-f", "x", (char *)NULL);
     }
     _exit(127);
 }
@@ -88,6 +101,8 @@ int main(int argc, char **argv)
         sends = argc > 3 ? atoi(argv[3]) : 10000;
     if (rounds < 1 || batches < 1 || sends < 1)
         return 100;
+    other = getenv("ARD_OTHER");
+    const int ncond = other && *other ? NCOND : NCOND - 2;
     char domain[32], dom[48];
     snprintf(domain, sizeof domain, "sendcost%d", (int)getpid());
     snprintf(dom, sizeof dom, "--domain=%s", domain);
@@ -106,7 +121,7 @@ int main(int argc, char **argv)
         if ((v[c] = calloc((size_t)(rounds * batches), sizeof *v[c])) == NULL)
             return 111;
     for (int r = 0; r < rounds; r++)
-        for (int c = 0; c < NCOND; c++) {
+        for (int c = 0; c < ncond; c++) {
             pid_t pid = spawn(c, dom);
             struct timespec settle = {0, 300000000};
             nanosleep(&settle, NULL); /* the tool is up and attached */
@@ -129,7 +144,7 @@ int main(int argc, char **argv)
         }
     printf("ard_send of 112 bytes, %d rounds x %d batches of %d sends, ns per send\n", rounds,
            batches, sends);
-    for (int c = 0; c < NCOND; c++) {
+    for (int c = 0; c < ncond; c++) {
         int n = rounds * batches;
         qsort(v[c], (size_t)n, sizeof *v[c], cmp);
         printf("  %-28s median %7.1f   p10 %7.1f   p90 %7.1f\n", names[c], v[c][n / 2],

@@ -4,15 +4,16 @@
 #ifndef ARDKILL_H
 #define ARDKILL_H
 
+#include "ard_common.h"
 #include "books.h"
 
 /* Exit codes (documented in docs/ardkill.md). */
 enum {
-    AK_OK = 0,       /* everything asked for is stopped (or was not running) */
-    AK_SURVIVED = 1, /* a process survived SIGKILL or could not be signalled */
-    AK_HOST = 2,     /* a host could not be reached; its part is not stopped */
-    AK_USAGE = 100,
-    AK_SYS = 111,
+    AK_OK = ARDC_EXIT_OK, /* everything asked for is stopped (or was not running) */
+    AK_SURVIVED = 1,      /* a process survived SIGKILL or could not be signalled */
+    AK_HOST = 2,          /* a host could not be reached; its part is not stopped */
+    AK_USAGE = ARDC_EXIT_USAGE,
+    AK_SYS = ARDC_EXIT_SYS,
 };
 
 struct ak_opts {

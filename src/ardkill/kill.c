@@ -5,8 +5,6 @@
  */
 #include "ardkill.h"
 
-#include "ardi.h"
-
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

@@ -4,8 +4,6 @@
  */
 #include "ardkill.h"
 
-#include "ardi.h"
-
 #include "ardnet.h"
 
 #include <getopt.h>

@@ -4,6 +4,7 @@
 #ifndef ARDN_H
 #define ARDN_H
 
+#include "ard_common.h"
 #include "ardnet.h"
 #include "reducer.h"
 #include "wire.h"
@@ -18,9 +19,10 @@
 #include <sys/uio.h>
 
 /* Exit codes (docs/ardnet.md). */
-#define ARDN_EXIT_OK 0
-#define ARDN_EXIT_USAGE 100  /* bad option, bad YAML, unknown host, unknown size */
-#define ARDN_EXIT_SYSTEM 111 /* socket/bind failure, port in use, attach or realtime refused */
+#define ARDN_EXIT_OK ARDC_EXIT_OK
+#define ARDN_EXIT_USAGE ARDC_EXIT_USAGE /* bad option, bad YAML, unknown host, unknown size */
+#define ARDN_EXIT_SYSTEM                                                                           \
+    ARDC_EXIT_SYS /* socket/bind failure, port in use, attach or realtime refused */
 
 #define ARDN_MAX_OUT 16
 #define ARDN_EP_TEXT 256

@@ -1,5 +1,5 @@
 /* config.c - route options (shared by the command line and YAML) and the YAML file. */
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardn.h"
 #include "ardyaml.h"
 

@@ -1,6 +1,6 @@
 /* counters.c - per-route counters as text (on SIGUSR1, at exit, and in --stats-file) and as
  * a local connection (--counters CONN) that the tools read while ardnet runs. */
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardn.h"
 
 #include <stdio.h>

@@ -14,7 +14,7 @@
  * and type name): the builtin publication and subscription topics show it, and each route
  * reports the first one and counts them (drop_type).
  */
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardn.h"
 #include "logi.h"
 

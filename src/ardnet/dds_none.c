@@ -1,7 +1,7 @@
 /* dds_none.c - ardnet built without ROS 2 (ARD_ROS2 off or Cyclone DDS not found): a ros2:
  * endpoint is refused when it is parsed (endpoint.c), so none of these is ever reached with
  * one. */
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardn.h"
 
 const bool ardn_have_ros2 = false;

@@ -1,7 +1,7 @@
 /* endpoint.c - endpoint strings ("udp://HOST:PORT", "ros2:/TOPIC" or a connection name) and
  * addresses. */
 #include "ardn.h"
-#include "ardi.h"
+#include "ard_common.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

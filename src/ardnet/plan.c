@@ -6,7 +6,7 @@
  * that listen on one address share its socket and receiving thread, told apart by connection
  * id.
  */
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardn.h"
 
 #include <arpa/inet.h>

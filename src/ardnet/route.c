@@ -1,6 +1,6 @@
 /* route.c - one route: attach the endpoints, check what comes in, forward it. */
 #include "ardn.h"
-#include "ardi.h"
+#include "ard_common.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -4,8 +4,9 @@
 #ifndef ARDRUN_H
 #define ARDRUN_H
 
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardnet_block.h"
+#include "ardnet_view.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -18,14 +19,14 @@
 #include <stdint.h>
 
 /* Exit codes (docs/ardrun.md). */
-#define ARDR_EXIT_USAGE 100  /* bad command line or group YAML */
-#define ARDR_EXIT_PLUGIN 101 /* a plugin could not be loaded or was refused */
-#define ARDR_EXIT_SCHEME 102 /* the scheme check failed (nothing was run) */
-#define ARDR_EXIT_INIT 103   /* a block's init (or first start) failed */
+#define ARDR_EXIT_USAGE ARDC_EXIT_USAGE /* bad command line or group YAML */
+#define ARDR_EXIT_PLUGIN 101            /* a plugin could not be loaded or was refused */
+#define ARDR_EXIT_SCHEME 102            /* the scheme check failed (nothing was run) */
+#define ARDR_EXIT_INIT 103              /* a block's init (or first start) failed */
 #define ARDR_EXIT_CTL 104    /* ctl: no reply from the group, or the command was refused */
 #define ARDR_EXIT_FAILED 105 /* --block: the block's step failed */
 #define ARDR_EXIT_HUNG 106   /* a block's tick did not end within the watchdog time */
-#define ARDR_EXIT_SYS 111
+#define ARDR_EXIT_SYS ARDC_EXIT_SYS
 
 #define ARDR_NAME_MAX 31 /* instance, port and parameter names */
 #define ARDR_MAX_BLOCKS 256

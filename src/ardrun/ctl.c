@@ -60,11 +60,15 @@ ard_port *ardr_ctl_open(const char *port, const char *conn, enum ard_dir dir, si
     }
     /* The object attached is the one checked: an object of another user that replaced the
      * one looked at above is refused here, even with --ard-allow-foreign. */
-    if (fstat(p->map.fd, &st) < 0 || st.st_uid != geteuid()) {
-        if (st.st_uid != geteuid())
+    uint32_t owner = ard_port_uid(p);
+    if (owner != (uint32_t)geteuid()) {
+        if (owner != (uint32_t)-1 && stat(path, &st) == 0 && st.st_uid == owner)
             refuse_foreign(conn, &st);
         else
-            ardi_fail_errno(ARD_ESYS, errno, "connection '%s': fstat", conn);
+            ardi_fail(ARD_EACCES,
+                      "connection '%s' is owned by uid %u, not by uid %u who runs the group: "
+                      "a group's control connections are never accepted from another user",
+                      conn, (unsigned)owner, (unsigned)geteuid());
         int e = ard_lasterror();
         char why[512];
         snprintf(why, sizeof why, "%s", ard_errdetail());

@@ -400,13 +400,14 @@ static ard_port *names_open(struct ardr_group *g)
 
 /* ---- readers outside the group --------------------------------------------------------- */
 
-/* IN ports attached to an OUT port's connection as its header counts them: one load, no
- * system call. The count goes up when a port attaches and down when it is closed, so it can
- * only be too high (a reader killed with kill -9 stays counted), never too low. (Read through
- * the library's internal header: a public ard_port_readers() would be its proper home.) */
+/* IN ports attached to an OUT port's connection as its header counts them (ard_port_readers:
+ * one load, no system call). The count goes up when a port attaches and down when it is
+ * closed, so it can only be too high (a reader killed with kill -9 stays counted), never too
+ * low. A port that cannot be asked counts as read. */
 static uint32_t readers_hint(const ard_port *out)
 {
-    return atomic_load_explicit(&out->map.seg->readers, memory_order_relaxed);
+    int n = ard_port_readers(out);
+    return n < 0 ? UINT32_MAX : (uint32_t)n;
 }
 
 /* Mark each private connection watched while a reader outside the group is attached to it,

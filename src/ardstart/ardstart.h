@@ -4,18 +4,19 @@
 #ifndef ARDSTART_H
 #define ARDSTART_H
 
+#include "ard_common.h"
 #include "books.h"
 
 /* Exit codes (documented in docs/ardstart.md). */
 enum {
-    AS_OK = 0,
+    AS_OK = ARDC_EXIT_OK,
     AS_EXEC = 1,    /* the command could not be executed */
     AS_DIED = 2,    /* --wait: the command ended before it was ready */
     AS_TIMEOUT = 3, /* --wait: not ready in time (left running) */
     AS_HOST = 4,    /* the host could not be reached through the transport */
     AS_RUNNING = 5, /* an entry of that path is already running */
-    AS_USAGE = 100,
-    AS_SYS = 111,
+    AS_USAGE = ARDC_EXIT_USAGE,
+    AS_SYS = ARDC_EXIT_SYS,
 };
 
 /* Restart policy of an entry (--restart). */

@@ -9,8 +9,6 @@
  */
 #include "ardstart.h"
 
-#include "ardi.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  */
 #include "ardstart.h"
 
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardnet.h"
 
 #include <errno.h>

@@ -11,8 +11,6 @@
  */
 #include "ardstart.h"
 
-#include "ardi.h"
-
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
  */
 #include "ardstart.h"
 
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardyaml.h"
 
 #include "ardnet.h"

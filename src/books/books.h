@@ -93,7 +93,7 @@ static inline void ardb_copy(char *dst, size_t size, const char *src)
 
 /* Errors: like libardnet, every ardb_ function that can fail returns a negative ARD_E* code
  * (ardnet.h) and leaves a thread-local detail that names the file or thing and the cause
- * (ard_errdetail(); set with ardi_fail from "ardi.h"). "-1" below means such a code. */
+ * (ard_errdetail(); set with ardi_fail from "ard_common.h"). "-1" below means such a code. */
 
 /* Books of `domain` on this host: $ARD_BOOKS_DIR/<domain>, else /run/ardnet/<domain> for
  * root, else $XDG_RUNTIME_DIR/ardnet/<domain>, else /tmp/ardnet-<uid>/<domain>. Created
@@ -167,8 +167,6 @@ bool ardb_under(const char *path, const char *prefix);
 void ardb_default_name(const char *cmd, char *buf, size_t len);
 /* Host label of this host: $ARD_HOST, else the hostname. */
 void ardb_host_label(char *buf, size_t len);
-/* Domain in force: `opt` if not NULL, else $ARD_DOMAIN, else "default". */
-const char *ardb_domain(const char *opt);
 
 /* ---- processes ------------------------------------------------------------------------ */
 
@@ -207,7 +205,8 @@ void ardb_main_init(void);
  * "PROG: OPT 'S': expected ..." and returns -1. */
 ARDB_NODISCARD int ardb_opt_seconds(const char *prog, const char *opt, const char *s, bool zero_ok,
                                     double max, int64_t *ns);
-/* Domain in force (see ardb_domain), checked; NULL after printing "PROG: cause". */
+/* Domain in force (ardi_default_domain: `opt` if not NULL, else $ARD_DOMAIN, else
+ * "default"), checked; NULL after printing "PROG: cause". */
 const char *ardb_opt_domain(const char *prog, const char *opt);
 
 /* ---- transport (rsh.c) --------------------------------------------------------------- */

@@ -4,7 +4,7 @@
  */
 #include "books.h"
 
-#include "ardi.h"
+#include "ard_common.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -46,8 +46,8 @@ int ardb_opt_seconds(const char *prog, const char *opt, const char *s, bool zero
 
 const char *ardb_opt_domain(const char *prog, const char *opt)
 {
-    const char *d = ardb_domain(opt);
-    if (ardb_check_domain(d) < 0) {
+    const char *d;
+    if (ardi_default_domain(opt, "option '--domain'", &d) < 0) {
         fprintf(stderr, "%s: %s\n", prog, ard_errdetail());
         return NULL;
     }

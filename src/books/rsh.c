@@ -3,7 +3,7 @@
  */
 #include "books.h"
 
-#include "ardi.h"
+#include "ard_common.h"
 
 #include <errno.h>
 #include <fcntl.h>

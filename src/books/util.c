@@ -3,7 +3,7 @@
  */
 #include "books.h"
 
-#include "ardi.h"
+#include "ard_common.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -92,14 +92,6 @@ void ardb_host_label(char *buf, size_t len)
     if (gethostname(buf, len) < 0 || !*buf)
         snprintf(buf, len, "localhost");
     buf[len - 1] = '\0';
-}
-
-const char *ardb_domain(const char *opt)
-{
-    if (opt && *opt)
-        return opt;
-    const char *env = getenv("ARD_DOMAIN");
-    return env && *env ? env : "default";
 }
 
 unsigned long long ardb_proc_start(long pid)

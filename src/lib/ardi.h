@@ -1,9 +1,12 @@
 /*
- * ardi.h - internal declarations shared by the library's source files. Never installed.
- */
+ * ardi.h - internal declarations shared by the library's source files, the layout of a
+ * connection's shared-memory object among them. Never installed, and included by nothing
+ * outside src/lib (the programs share src/common/ard_common.h; tests/test_hostile.c forges
+ * hostile headers with it). */
 #ifndef ARDI_H
 #define ARDI_H
 
+#include "ard_common.h"
 #include "ardnet.h"
 
 #include <stdatomic.h>
@@ -12,45 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-
-#define ARDI_HIDDEN __attribute__((visibility("hidden")))
-/* Exported by libardnet.so although internal (declared in no installed header): the recording
- * library (libardnet_log, src/log/) records its failures through them in this library's
- * thread-local detail, so that ard_errdetail() works after its calls as after any other. */
-#define ARDI_SHARED __attribute__((visibility("default")))
-#define ARDI_PRINTF(a, b) __attribute__((format(printf, a, b)))
-
-/* ---- error.c ---------------------------------------------------------------------------- */
-
-/* Record `code` and a formatted detail for this thread; returns `code`. */
-ARDI_SHARED int ardi_fail(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
-/* Like ardi_fail, appending ": strerror(err)". */
-ARDI_SHARED int ardi_fail_errno(int code, int err, const char *fmt, ...) ARDI_PRINTF(3, 4);
-
-/* ---- ready.c ---------------------------------------------------------------------------- */
-
-/* ard_ready on behalf of process `pid` (the line says "ready PID"): `ardstart --ready` reports
- * for the script that runs it. Same checks and return values as ard_ready. */
-ARDI_HIDDEN int ardi_ready_for(long pid);
-
-/* ---- names ------------------------------------------------------------------------------ */
-
-/* 0 if `s` is a valid name ([A-Za-z0-9_.-], 1..ARD_MAX_NAME; no '.' when !dots). */
-ARDI_HIDDEN int ardi_check_name(const char *what, const char *s, bool dots);
-/* "/ard.<domain>.<conn>" into buf (size >= ARDI_SHM_NAME_MAX). */
-#define ARDI_SHM_NAME_MAX (2 * ARD_MAX_NAME + 8)
-ARDI_HIDDEN void ardi_shm_name(char *buf, const char *domain, const char *conn);
-#define ARDI_SHM_DIR "/dev/shm"
-#define ARDI_SHM_PREFIX "ard."
-
-/* ---- types.c ---------------------------------------------------------------------------- */
-
-/* Canonical form without field names ("f64[7] u32"): the layout alone. Like
- * ard_type_normalize. */
-ARDI_HIDDEN int ardi_type_layout(const char *desc, char *buf, size_t buflen);
-/* Do two descriptors describe the same layout (names ignored)? Unparsable ones compare as
- * text. */
-ARDI_HIDDEN bool ardi_type_same_layout(const char *a, const char *b);
 
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 

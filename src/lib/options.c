@@ -72,14 +72,28 @@ void ardi_trust(unsigned *mode, bool *allow_foreign)
 
 /* ---- domain ----------------------------------------------------------------------------- */
 
+int ardi_default_domain(const char *given, const char *what, const char **out)
+{
+    const char *env = getenv("ARD_DOMAIN");
+    const char *d = given != NULL ? given : env != NULL && *env != '\0' ? env : "default";
+    if (ardi_check_name("domain", d, false) < 0) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        return ardi_fail(ARD_EOPTION, "%s: %s", d == given ? what : "environment ARD_DOMAIN", why);
+    }
+    *out = d;
+    return 0;
+}
+
+/* Before ard_init (which refuses a bad $ARD_DOMAIN), ard_domain() falls back to "default". */
 static void default_domain(void)
 {
     if (ardi_g.domain_set)
         return;
-    const char *env = getenv("ARD_DOMAIN");
-    if (env == NULL || *env == '\0' || ardi_check_name("domain", env, false) < 0)
-        env = "default";
-    snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", env);
+    const char *d;
+    if (ardi_default_domain(NULL, NULL, &d) < 0)
+        d = "default";
+    snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", d);
 }
 
 const char *ard_domain(void)
@@ -362,24 +376,13 @@ static int init_locked(int *argc, char **argv)
     if (spin && *spin && ardi_parse_i64(spin, 0, 1000000000, &ardi_g.spin_ns) < 0)
         return ardi_fail(ARD_EOPTION, "%s '%s': not a spin time in ns 0..1000000000",
                          o.spin ? "option '--ard-spin'" : "ARD_SPIN_NS", spin);
-    if (o.domain) {
-        if (ardi_check_name("domain", o.domain, false) < 0) {
-            char why[600];
-            snprintf(why, sizeof why, "%s", ard_errdetail());
-            return ardi_fail(ARD_EOPTION, "option '--ard-domain': %s", why);
-        }
-        snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", o.domain);
-        ardi_g.domain_set = true;
+    if (o.domain || !ardi_g.domain_set) {
+        const char *d;
+        if (ardi_default_domain(o.domain, "option '--ard-domain'", &d) < 0)
+            return ARD_EOPTION;
+        snprintf(ardi_g.domain, sizeof ardi_g.domain, "%s", d);
+        ardi_g.domain_set = ardi_g.domain_set || o.domain;
     }
-    if (!ardi_g.domain_set) {
-        const char *env = getenv("ARD_DOMAIN");
-        if (env != NULL && *env != '\0' && ardi_check_name("domain", env, false) < 0) {
-            char why[600];
-            snprintf(why, sizeof why, "%s", ard_errdetail());
-            return ardi_fail(ARD_EOPTION, "environment ARD_DOMAIN: %s", why);
-        }
-    }
-    default_domain();
 
     for (size_t i = 0; i < ardi_g.nwires; i++) {
         ard_port *p = ardi_g.ports;

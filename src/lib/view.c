@@ -108,6 +108,11 @@ uint64_t ard_view_inode(const ard_view *view)
     return (uint64_t)view->ino;
 }
 
+uint32_t ard_view_slots(const ard_view *view)
+{
+    return view->geom.nslots;
+}
+
 uint64_t ard_view_head(const ard_view *view)
 {
     return atomic_load_explicit(&view->map.seg->head, memory_order_acquire);
@@ -259,4 +264,12 @@ bool ard_port_recreated(const ard_port *port)
     char path[ARDI_SHM_NAME_MAX + sizeof ARDI_SHM_DIR];
     object_path(path, sizeof path, ard_domain(), port->conn);
     return other_object(path, st.st_dev, st.st_ino);
+}
+
+uint32_t ard_port_uid(const ard_port *port)
+{
+    struct stat st;
+    if (port == NULL || !port->attached || port->map.seg == NULL || fstat(port->map.fd, &st) < 0)
+        return (uint32_t)-1;
+    return (uint32_t)st.st_uid;
 }

@@ -11,7 +11,7 @@
 #ifndef ARDL_H
 #define ARDL_H
 
-#include "ardi.h"
+#include "ard_common.h"
 #include "ardnet_log.h"
 
 #include <stdbool.h>

@@ -8,7 +8,8 @@
 #ifndef ARD_TOOLS_H
 #define ARD_TOOLS_H
 
-#include "ardi.h"
+#include "ard_common.h"
+#include "ardnet_view.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,14 +17,14 @@
 
 /* Exit codes of every subcommand. */
 enum {
-    ARDT_OK = 0,
+    ARDT_OK = ARDC_EXIT_OK,
     ARDT_NOENT = 1,    /* connection does not exist (in this domain) */
     ARDT_BUSY = 2,     /* set/pub: the connection has a live writer */
     ARDT_STALE = 3,    /* object damaged, foreign, of another version, or not accessible */
     ARDT_NODATA = 4,   /* show: nothing was ever sent (and not following) */
     ARDT_NOTBUILT = 5, /* the subcommand's part was not built into this ard */
-    ARDT_USAGE = 100,  /* bad option, field path or value, unknown subcommand */
-    ARDT_SYS = 111,    /* system error */
+    ARDT_USAGE = ARDC_EXIT_USAGE, /* bad option, field path or value, unknown subcommand */
+    ARDT_SYS = ARDC_EXIT_SYS,     /* system error */
 };
 
 /* Global options, parsed by main before the subcommand. */
@@ -102,6 +103,9 @@ bool ardt_flush(FILE *f);
 
 /* ---- reading a connection's object without attaching ----------------------------------------- */
 
+/* Entries of a connection's table of attached ports (ard_conn_peers). */
+#define ARDT_MAX_PEERS 64
+
 struct ardt_probe {
     char name[ARD_MAX_NAME + 1];
     char type[ARD_MAX_TYPE + 1];
@@ -119,27 +123,15 @@ struct ardt_probe {
     uint64_t ino;   /* inode of the object (changes when re-created) */
 };
 
-/* A read-only mapping of one connection's object, validated by the library's one validator
- * (ardi_seg_inspect: owner, mode, geometry) and used through its private geometry only. */
-struct ardt_view {
-    struct ardi_map map;
-    struct ardi_geom geom;
-    unsigned mode;
-    char name[ARD_MAX_NAME + 1];
-};
-
-/* Map connection `name` of the global domain read-only. Returns 0 or an ARD_E* code with
- * ard_errdetail() naming the connection and the cause. */
-int ardt_view_open(const char *name, struct ardt_view *v);
-void ardt_view_close(struct ardt_view *v);
-/* Newest complete seq (0 if none). */
-uint64_t ardt_view_head(const struct ardt_view *v);
-/* Send times of packet `seq` if it is still in the ring and complete: true, else false. */
-bool ardt_view_stamp(const struct ardt_view *v, uint64_t seq, int64_t *mono, int64_t *real);
-/* Fill a probe (header, writer, readers, newest packet, rate from the ring). */
-void ardt_view_probe(const struct ardt_view *v, struct ardt_probe *p);
+/* Open connection `name` of the global domain as a read-only view (ardnet_view.h). Returns 0
+ * or an ARD_E* code with ard_errdetail() naming the connection and the cause. */
+int ardt_view_open(const char *name, ard_view **v);
+/* Fill a probe from a view (header, writer, readers, newest packet, rate from the ring). */
+void ardt_view_probe(ard_view *v, struct ardt_probe *p);
 /* Open, probe, close. */
 int ardt_probe(const char *name, struct ardt_probe *p);
+/* Send times of packet `seq` while the ring holds it complete: true, else false. */
+bool ardt_stamp(ard_view *v, uint64_t seq, int64_t *mono, int64_t *real);
 
 /* Program name (comm) of a pid, "?" if it is gone. */
 void ardt_comm(int32_t pid, char *buf, size_t len);

@@ -158,122 +158,70 @@ bool ardt_flush(FILE *f)
 
 /* ---- reading a connection's object without attaching ----------------------------------------- */
 
-int ardt_view_open(const char *name, struct ardt_view *v)
+int ardt_view_open(const char *name, ard_view **v)
 {
-    memset(v, 0, sizeof *v);
-    v->map.fd = -1;
-    int rc = ardi_check_name("connection", name, true);
-    if (rc < 0)
-        return rc;
-    snprintf(v->name, sizeof v->name, "%s", name);
-    return ardi_seg_inspect(ardt_g.domain, name, &v->map, &v->geom, &v->mode);
+    return ard_view_open(ardt_g.domain, name, v);
 }
 
-void ardt_view_close(struct ardt_view *v)
+bool ardt_stamp(ard_view *v, uint64_t seq, int64_t *mono, int64_t *real)
 {
-    if (v->map.seg)
-        ardi_seg_unmap(&v->map);
-    v->map.seg = NULL;
-}
-
-uint64_t ardt_view_head(const struct ardt_view *v)
-{
-    return atomic_load_explicit(&v->map.seg->head, memory_order_acquire);
-}
-
-bool ardt_view_stamp(const struct ardt_view *v, uint64_t seq, int64_t *mono, int64_t *real)
-{
-    if (seq == 0)
+    struct ard_info inf;
+    int code;
+    if (seq == 0 || ard_view_take(v, seq, &inf, &code) == NULL || ard_view_done(v, seq) != 0)
         return false;
-    struct ardi_slot *sl =
-        (struct ardi_slot *)(v->map.slots + (seq & v->map.slot_mask) * v->map.stride);
-    uint64_t a = atomic_load_explicit(&sl->lock, memory_order_acquire);
-    int64_t m = atomic_load_explicit(&sl->mono_ns, memory_order_relaxed);
-    int64_t r = atomic_load_explicit(&sl->real_ns, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    uint64_t b = atomic_load_explicit(&sl->lock, memory_order_relaxed);
-    if (a != 2 * seq || b != a)
-        return false;
-    *mono = m;
+    *mono = inf.mono_ns;
     if (real)
-        *real = r;
+        *real = inf.real_ns;
     return true;
 }
 
-static bool lock_held(int fd, int byte)
+void ardt_view_probe(ard_view *v, struct ardt_probe *p)
 {
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1};
-    return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-}
-
-void ardt_view_probe(const struct ardt_view *v, struct ardt_probe *p)
-{
-    struct ardi_seg *s = v->map.seg;
-    struct stat sb;
+    struct ard_conn_stat st;
+    ard_view_stat(v, &st);
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%s", v->name);
-    snprintf(p->type, sizeof p->type, "%s", v->geom.type);
-    p->size = (size_t)v->geom.size;
-    p->mode = v->mode;
-    if (fstat(v->map.fd, &sb) == 0) {
-        p->uid = sb.st_uid;
-        p->ino = sb.st_ino;
+    snprintf(p->name, sizeof p->name, "%s", st.name);
+    snprintf(p->type, sizeof p->type, "%s", st.type);
+    p->size = st.size;
+    p->mode = st.mode;
+    p->uid = ard_view_uid(v);
+    p->ino = ard_view_inode(v);
+    p->writer_pid = st.writer_pid;
+    p->readers = st.readers;
+    p->unlisted = st.unlisted;
+    p->attached = st.writer_pid > 0 || st.readers > 0 || st.unlisted > 0;
+    p->seq = st.seq;
+    p->mono_ns = st.mono_ns;
+    p->real_ns = st.real_ns;
+    /* The writer's program from the object's table of who is attached (listed first). */
+    if (p->writer_pid > 0) {
+        struct ard_peer w;
+        if (ard_view_peers(v, &w, 1, NULL) > 0 && w.dir == ARD_OUT && w.pid == p->writer_pid)
+            snprintf(p->writer_program, sizeof p->writer_program, "%s", w.program);
+        else
+            ardt_comm(p->writer_pid, p->writer_program, sizeof p->writer_program);
     }
-    if (lock_held(v->map.fd, 2))
-        p->writer_pid = atomic_load(&s->writer_pid);
-    p->attached = lock_held(v->map.fd, 1);
-    /* Readers and the writer's program from the object's table of who is attached. */
-    struct ard_peer peers[ARDI_MAX_PEERS];
-    bool writer_listed = false;
-    int np = p->attached
-                 ? ardi_seg_peers(&v->map, peers, ARDI_MAX_PEERS, &p->unlisted, &writer_listed)
-                 : 0;
-    for (int i = 0; i < np && i < ARDI_MAX_PEERS; i++) {
-        if (peers[i].dir == ARD_IN)
-            p->readers++;
-        else if (peers[i].pid == p->writer_pid)
-            snprintf(p->writer_program, sizeof p->writer_program, "%s", peers[i].program);
-    }
-    /* Ports without a table entry are readers, but for an unlisted live writer. */
-    p->readers += p->unlisted - (p->unlisted && p->writer_pid > 0 && !writer_listed ? 1 : 0);
-    if (p->writer_pid > 0 && p->writer_program[0] == '\0')
-        ardt_comm(p->writer_pid, p->writer_program, sizeof p->writer_program);
-    /* The newest packet and the send times of those before it still in the ring. */
-    for (int tries = 0; tries < 100; tries++) {
-        uint64_t h = ardt_view_head(v);
-        if (h == 0 || ardt_view_stamp(v, h, &p->mono_ns, &p->real_ns)) {
-            p->seq = h;
-            break;
-        }
-    }
-    if (p->seq < 2)
+    /* The rate from the send times of the packets still in the ring, newest first. */
+    int64_t t[64];
+    size_t n = ard_view_stamps(v, t, sizeof t / sizeof t[0]);
+    if (n < 2 || t[0] <= t[n - 1])
         return;
-    uint64_t oldest = p->seq;
-    int64_t mono_old = p->mono_ns, m;
-    for (uint64_t q = p->seq - 1; q >= 1 && p->seq - q < v->map.slot_mask; q--) {
-        if (!ardt_view_stamp(v, q, &m, NULL) || m > mono_old)
-            break;
-        oldest = q;
-        mono_old = m;
-    }
-    if (oldest == p->seq || p->mono_ns <= mono_old)
-        return;
-    double span = (double)(p->mono_ns - mono_old), n = (double)(p->seq - oldest);
-    double age = (double)(ard_now_ns() - p->mono_ns);
+    double span = (double)(t[0] - t[n - 1]), k = (double)(n - 1);
+    double age = (double)(ard_now_ns() - t[0]);
     /* A writer that stopped: the rate decays with the time since its last packet. */
-    if (age > 2 * span / n)
-        span = (double)(ard_now_ns() - mono_old);
-    p->rate_hz = n / span * 1e9;
+    if (age > 2 * span / k)
+        span = (double)(ard_now_ns() - t[n - 1]);
+    p->rate_hz = k / span * 1e9;
 }
 
 int ardt_probe(const char *name, struct ardt_probe *p)
 {
-    struct ardt_view v;
+    ard_view *v;
     int rc = ardt_view_open(name, &v);
     if (rc < 0)
         return rc;
-    ardt_view_probe(&v, p);
-    ardt_view_close(&v);
+    ardt_view_probe(v, p);
+    ard_view_close(v);
     return 0;
 }
 
@@ -294,16 +242,12 @@ void ardt_comm(int32_t pid, char *buf, size_t len)
 
 int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted)
 {
-    struct ardt_view v;
+    ard_view *v;
     int rc = ardt_view_open(conn, &v);
     if (rc < 0)
         return rc;
-    uint32_t ul = 0;
-    bool wl = false;
-    int n = ardi_seg_peers(&v.map, out, max, &ul, &wl);
-    ardt_view_close(&v);
-    if (unlisted)
-        *unlisted = ul;
+    int n = ard_view_peers(v, out, max, unlisted);
+    ard_view_close(v);
     return n < 0 ? n : n > (int)max ? (int)max : n;
 }
 

@@ -22,7 +22,7 @@ const char ardt_graph_usage[] =
     "  --json         same as --format json\n"
     "  -o FILE        write to FILE instead of stdout\n";
 
-#define MAXPEERS ARDI_MAX_PEERS
+#define MAXPEERS ARDT_MAX_PEERS
 
 struct conn {
     struct ardt_probe p;

@@ -35,7 +35,8 @@ const char ardt_bw_usage[] =
 
 struct track {
     const char *name;
-    struct ardt_view v;
+    ard_view *v;
+    size_t size;        /* packet size */
     uint64_t last;      /* newest seq seen */
     int64_t last_mono;  /* its send time */
     uint64_t first_seq; /* oldest seq seen */
@@ -45,16 +46,16 @@ struct track {
 
 static void poll_one(struct track *t)
 {
-    uint64_t h = ardt_view_head(&t->v);
+    uint64_t h = ard_view_head(t->v);
     if (h == 0 || h <= t->last)
         return;
-    uint64_t nslots = t->v.map.slot_mask + 1;
+    uint64_t nslots = ard_view_slots(t->v);
     uint64_t from = h >= nslots ? h - nslots + 2 : 1;
     if (from <= t->last)
         from = t->last + 1;
     for (uint64_t q = from; q <= h; q++) {
         int64_t m;
-        if (!ardt_view_stamp(&t->v, q, &m, NULL))
+        if (!ardt_stamp(t->v, q, &m, NULL))
             continue;
         if (t->last == 0) {
             t->first_seq = q;
@@ -85,7 +86,7 @@ static void report_bw(struct track *t, bool json)
 {
     double span = (double)(t->last_mono - t->first_mono);
     uint64_t n = t->last - t->first_seq;
-    double size = (double)t->v.geom.size;
+    double size = (double)t->size;
     double mean = n > 0 && span > 0 ? (double)n * size / span * 1e9 : 0;
     const struct ardt_stats *p = &t->period;
     double lo = p->n && p->max > 0 ? size / p->max * 1e9 : 0;
@@ -93,8 +94,8 @@ static void report_bw(struct track *t, bool json)
     if (json) {
         fputs("{\"connection\":", stdout);
         ardt_put_json_str(stdout, t->name);
-        printf(",\"size\":%llu,\"bytes_per_s\":%.9g,\"packets\":%llu",
-               (unsigned long long)t->v.geom.size, mean, (unsigned long long)n);
+        printf(",\"size\":%llu,\"bytes_per_s\":%.9g,\"packets\":%llu", (unsigned long long)t->size,
+               mean, (unsigned long long)n);
         if (p->n)
             printf(",\"min_bytes_per_s\":%.9g,\"max_bytes_per_s\":%.9g", lo, hi);
         puts("}");
@@ -110,7 +111,7 @@ static void report_bw(struct track *t, bool json)
             put_bw(hi);
         }
         printf("  over %llu packets of %llu B\n", (unsigned long long)n,
-               (unsigned long long)t->v.geom.size);
+               (unsigned long long)t->size);
     }
     if (t->last) {
         t->first_seq = t->last;
@@ -173,8 +174,13 @@ static int watch(int argc, char **argv, bool bw)
     size_t opened = 0;
     for (; rc == 0 && opened < nt; opened++) {
         int r = ardt_view_open(t[opened].name, &t[opened].v);
-        if (r < 0)
+        if (r < 0) {
             rc = ardt_liberr(r);
+            break;
+        }
+        struct ard_conn_stat st;
+        ard_view_stat(t[opened].v, &st);
+        t[opened].size = st.size;
     }
     if (rc == 0)
         ardt_signals();
@@ -197,8 +203,7 @@ static int watch(int argc, char **argv, bool bw)
         ardt_sleep(500000); /* 0.5 ms: the ring holds 8 packets, the seq counts the rest */
     }
     for (size_t i = 0; i < opened; i++)
-        if (t[i].v.map.seg)
-            ardt_view_close(&t[i].v);
+        ard_view_close(t[i].v);
     free(t);
     return rc;
 }

@@ -80,8 +80,8 @@ static bool foreign(const struct ardt_probe *p)
 /* -l: every attached port, as `ard list -l` prints them. */
 static void put_json_ports(const char *name)
 {
-    struct ard_peer peers[ARDI_MAX_PEERS];
-    int n = ardt_peers(name, peers, ARDI_MAX_PEERS, NULL);
+    struct ard_peer peers[ARDT_MAX_PEERS];
+    int n = ardt_peers(name, peers, ARDT_MAX_PEERS, NULL);
     fputs(",\"ports\":[", stdout);
     for (int k = 0; k < n; k++) {
         printf("%s{\"role\":\"%s\",\"pid\":%d,\"program\":", k ? "," : "",
@@ -181,9 +181,9 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
         putchar('\n');
         if (lng) {
             printf("%*s mode %04o uid %u\n", wn, "", p->mode, p->uid);
-            struct ard_peer peers[ARDI_MAX_PEERS];
+            struct ard_peer peers[ARDT_MAX_PEERS];
             uint32_t unlisted = 0;
-            int n = ardt_peers(w->name, peers, ARDI_MAX_PEERS, &unlisted);
+            int n = ardt_peers(w->name, peers, ARDT_MAX_PEERS, &unlisted);
             for (int k = 0; k < n; k++) {
                 printf("%*s %-6s pid %d %s port %s attached ", wn, "",
                        peers[k].dir == ARD_OUT ? "writer" : "reader", (int)peers[k].pid,

@@ -111,11 +111,7 @@ static int take_domain(int *argc, char **argv)
     }
     argv[o] = NULL;
     *argc = o;
-    if (ardt_g.domain == NULL)
-        ardt_g.domain = getenv("ARD_DOMAIN");
-    if (ardt_g.domain == NULL || ardt_g.domain[0] == '\0')
-        ardt_g.domain = "default";
-    if (ardi_check_name("domain", ardt_g.domain, false) < 0)
+    if (ardi_default_domain(ardt_g.domain, "option '--domain'", &ardt_g.domain) < 0)
         return ardt_err(ARDT_USAGE, "%s", ard_errdetail());
     return 0;
 }

@@ -70,7 +70,8 @@ static void on_hup(int sig)
 
 struct rconn {
     char name[ARD_MAX_NAME + 1];
-    struct ardt_view v;
+    ard_view *v;
+    struct ard_conn_stat st; /* name, size and type as opened */
     int ch;
     uint64_t last;                            /* last seq taken (or skipped on purpose) */
     uint64_t seen, recorded, missed, dropped; /* recorded: taken into the file's chunks */
@@ -198,29 +199,27 @@ static bool wanted(struct rec *r, const char *name)
  * name (MCAP allows several per topic). */
 static void follow_replaced(struct rec *r, struct rconn *c)
 {
-    char shm[ARDI_SHM_NAME_MAX], path[ARDI_SHM_NAME_MAX + 16];
-    ardi_shm_name(shm, ardt_g.domain, c->name);
-    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
-    struct stat a, b;
-    if (fstat(c->v.map.fd, &a) < 0 || stat(path, &b) < 0 ||
-        (a.st_ino == b.st_ino && a.st_dev == b.st_dev))
+    if (!ard_view_recreated(c->v))
         return;
-    struct ardt_view v;
+    ard_view *v;
     if (ardt_view_open(c->name, &v) < 0)
         return; /* being created: next scan */
-    bool same = v.geom.size == c->v.geom.size && strcmp(v.geom.type, c->v.geom.type) == 0;
+    struct ard_conn_stat st;
+    ard_view_stat(v, &st);
+    bool same = st.size == c->st.size && strcmp(st.type, c->st.type) == 0;
     if (!same) {
-        int ch = ard_logw_add(r->w, c->name, v.geom.type, v.geom.size);
+        int ch = ard_logw_add(r->w, c->name, st.type, st.size);
         if (ch < 0) {
             ardt_err(0, "connection '%s' re-created, not followed: %s", c->name, ard_errdetail());
-            ardt_view_close(&v);
+            ard_view_close(v);
             return;
         }
         c->ch = ch;
         own_channel(r, ch, (size_t)(c - r->c));
     }
-    ardt_view_close(&c->v);
+    ard_view_close(c->v);
     c->v = v;
+    c->st = st;
     c->last = 0;
 }
 
@@ -232,7 +231,7 @@ static int add_one(const char *name, void *arg)
     for (size_t i = 0; i < r->nc; i++)
         if (strcmp(r->c[i].name, name) == 0)
             return 0;
-    struct ardt_view v;
+    ard_view *v;
     if (ardt_view_open(name, &v) < 0) {
         if (r->quiet)
             r->retry = true; /* just created: the next rounds try again */
@@ -242,7 +241,7 @@ static int add_one(const char *name, void *arg)
     }
     struct rconn *nc = realloc(r->c, (r->nc + 1) * sizeof *nc);
     if (!nc) {
-        ardt_view_close(&v);
+        ard_view_close(v);
         return ARD_ENOMEM;
     }
     r->c = nc;
@@ -250,49 +249,52 @@ static int add_one(const char *name, void *arg)
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);
     c->v = v;
-    c->ch = ard_logw_add(r->w, name, v.geom.type, v.geom.size);
+    ard_view_stat(v, &c->st);
+    c->ch = ard_logw_add(r->w, name, c->st.type, c->st.size);
     if (c->ch < 0) {
         ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
-        ardt_view_close(&v);
+        ard_view_close(v);
         return 0;
     }
     if (!own_channel(r, c->ch, r->nc)) {
-        ardt_view_close(&v);
+        ard_view_close(v);
         return ARD_ENOMEM;
     }
     /* Found at start: the newest packet already there is recorded too (the older ones were
      * sent before the recording). Found later: from its first packet on, and the packets
      * already overwritten in its ring count as missed. */
-    uint64_t h = ardt_view_head(&v);
+    uint64_t h = ard_view_head(v);
     c->last = r->started && h ? 0 : h ? h - 1 : 0;
     r->nc++;
     return 0;
 }
 
 struct take {
-    const struct ardt_view *v;
+    ard_view *v;
     uint64_t seq;
+    const void *pkt; /* ard_view_take's slot */
+    size_t size;
 };
 
-/* Copy the slot's packet straight into the file's chunk; false if the writer reused the slot
- * meanwhile (the slot's sequence lock changed). */
+/* Copy the taken slot straight into the file's chunk; false if the writer reused the slot
+ * meanwhile (ard_view_done). */
 static bool take_copy(void *dst, void *arg)
 {
     struct take *t = arg;
-    int64_t mono, real;
-    return ardi_slot_read(&t->v->map, t->seq, dst, t->v->geom.size, &mono, &real);
+    memcpy(dst, t->pkt, t->size);
+    return ard_view_done(t->v, t->seq) == 0;
 }
 
 /* Take every new packet of c; returns 0 or an exit code. */
 static int poll_conn(struct rec *r, struct rconn *c)
 {
-    uint64_t h = ardt_view_head(&c->v);
+    uint64_t h = ard_view_head(c->v);
     if (h < c->last) /* the writer's object was reset: its sequence restarted */
         c->last = 0;
     if (h == c->last)
         return 0;
     uint64_t first = c->last + 1;
-    uint64_t n = c->v.geom.nslots;
+    uint64_t n = ard_view_slots(c->v);
     uint64_t oldest = h > n - 1 ? h - (n - 1) : 1;
     if (first < oldest) {
         c->missed += oldest - first;
@@ -307,16 +309,17 @@ static int poll_conn(struct rec *r, struct rconn *c)
         if (r->max_rate > 0 && c->recorded &&
             (double)(ard_realtime_ns() - c->last_rec_ns) < 1e9 / r->max_rate)
             continue;
-        struct take t = {&c->v, s};
-        int64_t mono, real;
-        if (!ardt_view_stamp(&c->v, s, &mono, &real)) {
+        struct ard_info inf;
+        int code;
+        struct take t = {c->v, s, ard_view_take(c->v, s, &inf, &code), c->st.size};
+        if (t.pkt == NULL) {
             c->missed++; /* overwritten (or being overwritten) before we came */
             ard_logw_missed(r->w, c->ch, 1);
             continue;
         }
         /* The receive time: read now that the packet is there, never before its send stamp. */
         int64_t now_real = ard_realtime_ns();
-        int rc = ard_logw_write_with(r->w, c->ch, s, now_real, real, take_copy, &t);
+        int rc = ard_logw_write_with(r->w, c->ch, s, now_real, inf.real_ns, take_copy, &t);
         if (rc == 0) {
             c->missed++;
             ard_logw_missed(r->w, c->ch, 1);
@@ -618,7 +621,7 @@ int cmd_record(int argc, char **argv)
         rc = ardt_err(ARDT_NODATA, "'%s' holds no message: nothing was recorded", out);
     ard_logw_close(r.w);
     for (size_t i = 0; i < r.nc; i++) {
-        ardt_view_close(&r.c[i].v);
+        ard_view_close(r.c[i].v);
     }
     free(r.c);
     free_rec(&r);

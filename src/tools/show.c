@@ -297,20 +297,6 @@ static bool same_sel(const struct show *s, const uint8_t *a, const uint8_t *b)
     return true;
 }
 
-/* Has the connection's object been removed or re-created since we attached? */
-static bool replaced(const ard_port *p, const char *conn)
-{
-    char path[ARDI_SHM_NAME_MAX + 16], shm[ARDI_SHM_NAME_MAX];
-    ardi_shm_name(shm, ardt_g.domain, conn);
-    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
-    struct stat a, b;
-    if (fstat(p->map.fd, &a) < 0)
-        return false;
-    if (stat(path, &b) < 0)
-        return false; /* gone: keep the old one until a new one appears */
-    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-}
-
 int cmd_show(int argc, char **argv)
 {
     struct show s = {0};
@@ -430,7 +416,7 @@ int cmd_show(int argc, char **argv)
             break;
         }
         if (r == ARD_ETIMEDOUT || r == ARD_EINTR) {
-            if (r == ARD_ETIMEDOUT && replaced(p, s.conn)) {
+            if (r == ARD_ETIMEDOUT && ard_port_recreated(p)) {
                 /* ardkill removed it and a new run created it afresh: follow the new one. */
                 ard_close(p);
                 size_t old = size;

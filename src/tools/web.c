@@ -112,18 +112,6 @@ struct web {
 };
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-/* Has the connection's object been removed and created afresh (ardkill, then a new run)? */
-static bool replaced(const ard_port *p, const char *conn)
-{
-    char path[ARDI_SHM_NAME_MAX + 16], shm[ARDI_SHM_NAME_MAX];
-    ardi_shm_name(shm, ardt_g.domain, conn);
-    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
-    struct stat a, b;
-    if (fstat(p->map.fd, &a) < 0 || stat(path, &b) < 0)
-        return false; /* gone: keep the old one until a new one appears */
-    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-}
-
 /* Follow a re-created connection of the same layout; another layout ends the source (its
  * plots get an error and are picked again). */
 static void source_reattach(struct source *s)
@@ -151,7 +139,7 @@ static void *source_run(void *arg)
         return NULL;
     while (!s->stop && !s->gone) {
         int r = ard_rec_timed(s->port, buf, 200000000);
-        if (r == ARD_ETIMEDOUT && replaced(s->port, s->name))
+        if (r == ARD_ETIMEDOUT && ard_port_recreated(s->port))
             source_reattach(s);
         if (r < 0)
             continue; /* timeout, interrupt, nothing sent yet: look at stop again */

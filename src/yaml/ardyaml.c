@@ -1,7 +1,7 @@
 /* ardyaml.c - the nesting-depth guard of the project's YAML loaders. */
 #include "ardyaml.h"
 
-#include "ardi.h"
+#include "ard_common.h"
 
 #include <errno.h>
 #include <stdbool.h>

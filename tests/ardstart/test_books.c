@@ -2,7 +2,7 @@
  * test_books.c - units of the books (src/books): entry text, names and paths, storage,
  * and the start counter under concurrent writers.
  */
-#include "ardi.h"
+#include "ard_common.h"
 #include "books.h"
 
 #include <setjmp.h>
