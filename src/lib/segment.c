@@ -393,16 +393,32 @@ bool ardi_seg_attached(const struct ardi_map *m)
     return locked(m->fd, LOCK_ATTACHED, 1);
 }
 
+/* Count the bytes base + [from, from + n) locked by others, storing their offsets (if `out`)
+ * in order from out[k] on; returns k plus the count. A range nobody holds costs one call, so
+ * the range is searched by halves: a few calls per held byte instead of one per byte. */
+static int held_bytes(int fd, long base, int from, int n, int *out, int k)
+{
+    if (!locked(fd, base + from, n))
+        return k;
+    if (n == 1) {
+        if (out)
+            out[k] = from;
+        return k + 1;
+    }
+    k = held_bytes(fd, base, from, n / 2, out, k);
+    return held_bytes(fd, base, from + n / 2, n - n / 2, out, k);
+}
+
 int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max, uint32_t *unlisted,
                    bool *writer_listed)
 {
     struct ard_peer found[ARDI_MAX_PEERS];
     int n = 0;
     uint32_t bad = 0;
-    bool any = locked(m->fd, PEER_LIVE, ARDI_MAX_PEERS);
-    for (int i = 0; any && i < ARDI_MAX_PEERS; i++) {
-        if (!locked(m->fd, PEER_LIVE + i, 1))
-            continue;
+    int live[ARDI_MAX_PEERS];
+    int nlive = held_bytes(m->fd, PEER_LIVE, 0, ARDI_MAX_PEERS, live, 0);
+    for (int li = 0; li < nlive; li++) {
+        int i = live[li];
         const struct ardi_peer *e = &m->seg->peers[i];
         struct ardi_peer c;
         bool ok = false;
@@ -435,9 +451,7 @@ int ardi_seg_peers(const struct ardi_map *m, struct ard_peer *out, size_t max, u
         memcpy(p->port, c.port, sizeof p->port);
         p->attach_real_ns = c.attach_real_ns;
     }
-    if (locked(m->fd, OVERFLOW, OVERFLOW_N))
-        for (int j = 0; j < OVERFLOW_N; j++)
-            bad += locked(m->fd, OVERFLOW + j, 1);
+    bad += (uint32_t)held_bytes(m->fd, OVERFLOW, 0, OVERFLOW_N, NULL, 0);
     /* Writer first, then the readers in table order. */
     size_t k = 0;
     *writer_listed = false;
