@@ -58,8 +58,8 @@ static const char usage_text[] =
 
 int ardn_exit_code(int code)
 {
-    return code == ARD_EINVAL || code == ARD_EOPTION || code == ARD_ETYPE ? ARDN_EXIT_USAGE
-                                                                          : ARDN_EXIT_SYSTEM;
+    /* A size or type that differs from the connection's comes from the route file here. */
+    return code == ARD_ETYPE ? ARDN_EXIT_USAGE : ardc_exit_code(code);
 }
 
 static int usage_error(const char *fmt, const char *a)

@@ -118,7 +118,7 @@ int ardr_cmd_group(int argc, char **argv)
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
         ardr_config_free(g);
         free(g);
-        return rc == ARD_EOPTION ? ARDR_EXIT_USAGE : ARDR_EXIT_SYS;
+        return ardc_exit_code(rc);
     }
     if (readyfd[0])
         setenv("ARD_READY_FD", readyfd, 1);

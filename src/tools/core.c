@@ -41,8 +41,6 @@ int ardt_err(int code, const char *fmt, ...)
 int ardt_code(int e)
 {
     switch (e) {
-    case ARD_OK:
-        return ARDT_OK;
     case ARD_ENOENT:
         return ARDT_NOENT;
     case ARD_EBUSY:
@@ -53,11 +51,8 @@ int ardt_code(int e)
         return ARDT_STALE;
     case ARD_ENODATA:
         return ARDT_NODATA;
-    case ARD_EINVAL:
-    case ARD_EOPTION:
-        return ARDT_USAGE;
-    default:
-        return ARDT_SYS;
+    default: /* bad argument or option: 100, the rest: 111 */
+        return ardc_exit_code(e);
     }
 }
 
