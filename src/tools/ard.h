@@ -126,12 +126,8 @@ struct ardt_probe {
 /* Open connection `name` of the global domain as a read-only view (ardnet_view.h). Returns 0
  * or an ARD_E* code with ard_errdetail() naming the connection and the cause. */
 int ardt_view_open(const char *name, ard_view **v);
-/* Fill a probe from a view (header, writer, readers, newest packet, rate from the ring). */
-void ardt_view_probe(ard_view *v, struct ardt_probe *p);
-/* Open, probe, close. */
+/* Open, probe (header, writer, readers, newest packet, rate from the ring), close. */
 int ardt_probe(const char *name, struct ardt_probe *p);
-/* Send times of packet `seq` while the ring holds it complete: true, else false. */
-bool ardt_stamp(ard_view *v, uint64_t seq, int64_t *mono, int64_t *real);
 
 /* Program name (comm) of a pid, "?" if it is gone. */
 void ardt_comm(int32_t pid, char *buf, size_t len);

@@ -158,19 +158,7 @@ int ardt_view_open(const char *name, ard_view **v)
     return ard_view_open(ardt_g.domain, name, v);
 }
 
-bool ardt_stamp(ard_view *v, uint64_t seq, int64_t *mono, int64_t *real)
-{
-    struct ard_info inf;
-    int code;
-    if (seq == 0 || ard_view_take(v, seq, &inf, &code) == NULL || ard_view_done(v, seq) != 0)
-        return false;
-    *mono = inf.mono_ns;
-    if (real)
-        *real = inf.real_ns;
-    return true;
-}
-
-void ardt_view_probe(ard_view *v, struct ardt_probe *p)
+static void view_probe(ard_view *v, struct ardt_probe *p)
 {
     struct ard_conn_stat st;
     ard_view_stat(v, &st);
@@ -215,7 +203,7 @@ int ardt_probe(const char *name, struct ardt_probe *p)
     int rc = ardt_view_open(name, &v);
     if (rc < 0)
         return rc;
-    ardt_view_probe(v, p);
+    view_probe(v, p);
     ard_view_close(v);
     return 0;
 }

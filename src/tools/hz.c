@@ -44,6 +44,18 @@ struct track {
     struct ardt_stats period;
 };
 
+/* Send time of packet `seq` while the ring holds it complete (taken and confirmed, not
+ * copied): true, else false. */
+static bool stamp_of(ard_view *v, uint64_t seq, int64_t *mono)
+{
+    struct ard_info inf;
+    int code;
+    if (seq == 0 || ard_view_take(v, seq, &inf, &code) == NULL || ard_view_done(v, seq) != 0)
+        return false;
+    *mono = inf.mono_ns;
+    return true;
+}
+
 static void poll_one(struct track *t)
 {
     uint64_t h = ard_view_head(t->v);
@@ -55,7 +67,7 @@ static void poll_one(struct track *t)
         from = t->last + 1;
     for (uint64_t q = from; q <= h; q++) {
         int64_t m;
-        if (!ardt_stamp(t->v, q, &m, NULL))
+        if (!stamp_of(t->v, q, &m))
             continue;
         if (t->last == 0) {
             t->first_seq = q;
