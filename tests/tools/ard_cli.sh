@@ -17,6 +17,21 @@ expect 100 "'frobnicate' is not a subcommand" "$ARD" frobnicate
 expect 100 "no subcommand 'nope'" "$ARD" help nope
 expect 100 "" "$ARD"
 expect 100 "domain" "$ARD" --domain 'bad.domain' list
+# One rule for the domain in every program: the option, else $ARD_DOMAIN, else "default"; a
+# bad name is refused with exit 100, naming where it came from.
+expect 100 "option '--domain': domain name 'bad.domain'" "$ARD" --domain 'bad.domain' list
+expect 100 "option '--domain': domain name is empty" "$ARD" --domain= list
+expect 100 "environment ARD_DOMAIN: domain name 'bad.domain'" env ARD_DOMAIN=bad.domain "$ARD" list
+if [ -n "${ARDSTART:-}" ]; then
+    expect 100 "environment ARD_DOMAIN: domain name 'bad.domain'" \
+        env ARD_DOMAIN=bad.domain "$ARDSTART" --list
+    expect 100 "option '--domain': domain name 'bad.domain'" "$ARDSTART" --domain bad.domain --list
+    expect 100 "environment ARD_DOMAIN: domain name 'bad.domain'" env ARD_DOMAIN=bad.domain "$ARDKILL"
+fi
+if [ -n "${ARDNET:-}" ]; then
+    expect 100 "environment ARD_DOMAIN: domain name 'bad.domain'" \
+        env ARD_DOMAIN=bad.domain "$ARDNET" --in x --out udp://127.0.0.1:9
+fi
 expect 100 "unknown option '--bogus'" "$ARD" list --bogus
 expect 100 "which connection" "$ARD" show
 expect 100 "--format 'xml'" "$ARD" show x --format xml
