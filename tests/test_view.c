@@ -25,10 +25,16 @@
 #include "testutil.h"
 
 static char domain[64];
+static pid_t writer_pid; /* a writer process still running when a test failed */
 
 static int teardown(void **state)
 {
     (void)state;
+    if (writer_pid > 0) {
+        kill(writer_pid, SIGKILL);
+        waitpid(writer_pid, NULL, 0);
+        writer_pid = 0;
+    }
     ard_fini();
     if (ard_domain_unlink(domain) < 0)
         fprintf(stderr, "ard_domain_unlink: %s\n", ard_errdetail());
@@ -242,6 +248,8 @@ static void test_never_torn_under_a_fast_writer(void **state)
     fflush(stdout);
     pid_t w = fork();
     assert_true(w >= 0);
+    if (w > 0)
+        writer_pid = w;
     if (w == 0) {
         close(go[0]);
         ard_port *o = ard_create("o", ARD_OUT, BIG, NULL);
@@ -311,6 +319,7 @@ static void test_never_torn_under_a_fast_writer(void **state)
                          (unsigned long long)buf[i]);
         taken++;
     }
+    writer_pid = 0;
     if (ended == 0) {
         kill(w, SIGTERM);
         waitpid(w, &status, 0);
