@@ -24,15 +24,7 @@ int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int ardn_parse_double(const char *s, double min, double max, double *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    return ardy_double(s, min, max, out);
 }
 
 int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
@@ -177,38 +169,30 @@ int ardn_route_finish(struct ardn_route *r)
 
 /* ---- YAML --------------------------------------------------------------------------------- */
 
-struct ycx {
-    const char *path;
-    yaml_document_t *doc;
-};
-
-static int yerr(const struct ycx *y, const yaml_node_t *n, const char *fmt, const char *a)
+/* An error at node n of the file: printed (FILE:LINE:COLUMN: ...), -1. */
+static int yerr(const struct ardy_doc *y, const yaml_node_t *n, const char *fmt, const char *a)
 {
-    fprintf(stderr, "%s:%zu:%zu: ", y->path, n->start_mark.line + 1, n->start_mark.column + 1);
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
+    ardy_fail(y, n, fmt, a);
+    fprintf(stderr, "%s\n", ard_errdetail());
     return -1;
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-    return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key, yaml_node_t *v,
-                      struct ardn_global *g)
+static int global_key(const struct ardy_doc *y, const yaml_node_t *k, const char *key,
+                      yaml_node_t *v, struct ardn_global *g)
 {
     static const char *const known[] = {"bind", "dev",        "dscp",     "sock-prio", "prio",
                                         "cpu",  "stats-file", "counters", "ros-domain"};
     size_t i = 0;
     while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
         i++;
-    if (i == sizeof known / sizeof known[0])
-        return yerr(y, k,
-                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
-                    "prio, cpu, stats-file, counters, ros-domain)",
-                    key);
-    const char *s = scalar(v);
+    if (i == sizeof known / sizeof known[0]) {
+        ardy_unknown_key(y, k, key,
+                         "(expected routes, bind, dev, dscp, sock-prio, prio, cpu, stats-file, "
+                         "counters, ros-domain)");
+        fprintf(stderr, "%s\n", ard_errdetail());
+        return -1;
+    }
+    const char *s = ardy_text(v);
     uint64_t u;
     if (!s)
         return yerr(y, v, "'%s' must be a single value", key);
@@ -250,31 +234,29 @@ static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key
     return 0;
 }
 
-static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
+static int load_route(const struct ardy_doc *y, yaml_node_t *m, struct ardn_route *r)
 {
     if (m->type != YAML_MAPPING_NODE)
         return yerr(y, m, "%s", "a route must be a mapping (in: ..., out: ...)");
     ardn_route_init(r);
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
-        const char *key = scalar(k);
+    ARDY_FOR_PAIRS(y, m, k, v)
+    {
+        const char *key = ardy_text(k);
         if (!key)
             return yerr(y, k, "%s", "a key must be a plain word");
         if (strcmp(key, "out") == 0 && v->type == YAML_SEQUENCE_NODE) {
-            for (yaml_node_item_t *it = v->data.sequence.items.start;
-                 it < v->data.sequence.items.top; it++) {
-                yaml_node_t *o = yaml_document_get_node(y->doc, *it);
-                if (!scalar(o))
+            ARDY_FOR_ITEMS(y, v, o)
+            {
+                if (!ardy_text(o))
                     return yerr(y, o, "%s", "an output must be a single endpoint");
-                if (ardn_route_option(r, "out", scalar(o)) < 0)
+                if (ardn_route_option(r, "out", ardy_text(o)) < 0)
                     return yerr(y, o, "%s", ard_errdetail());
             }
             continue;
         }
-        if (!scalar(v))
+        if (!ardy_text(v))
             return yerr(y, v, "'%s' must be a single value", key);
-        if (ardn_route_option(r, key, scalar(v)) < 0)
+        if (ardn_route_option(r, key, ardy_text(v)) < 0)
             return yerr(y, strncmp(ard_errdetail(), "unknown route key", 17) == 0 ? k : v, "%s",
                         ard_errdetail());
     }
@@ -291,25 +273,15 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
         return -1;
     }
     /* A route file needs 4 levels. */
-    if (ardy_check_depth(path, &f, 16) < 0) {
+    struct ardy_doc y;
+    int rc = ardy_load(&y, path, &f, 16, true);
+    fclose(f);
+    if (rc < 0) {
         fprintf(stderr, "%s\n", ard_errdetail());
-        fclose(f);
         return -1;
     }
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    int rc = -1;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-        fprintf(stderr, "%s:%zu:%zu: %s\n", path, parser.problem_mark.line + 1,
-                parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
-        yaml_parser_delete(&parser);
-        fclose(f);
-        return -1;
-    }
-    struct ycx y = {path, &doc};
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    rc = -1;
+    yaml_node_t *root = ardy_root(&y);
     if (!root) {
         fprintf(stderr, "%s:1:1: the file is empty\n", path);
         goto out;
@@ -319,11 +291,9 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
         goto out;
     }
     bool have_routes = false;
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-         p++) {
-        yaml_node_t *k = yaml_document_get_node(&doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-        const char *key = scalar(k);
+    ARDY_FOR_PAIRS(&y, root, k, v)
+    {
+        const char *key = ardy_text(k);
         if (!key) {
             yerr(&y, k, "%s", "a key must be a plain word");
             goto out;
@@ -338,15 +308,15 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
             goto out;
         }
         have_routes = true;
-        for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-             it++) {
+        ARDY_FOR_ITEMS(&y, v, item)
+        {
             struct ardn_route *nr = realloc(*routes, (size_t)(*n + 1) * sizeof **routes);
             if (!nr) {
                 fprintf(stderr, "%s: out of memory\n", path);
                 goto out;
             }
             *routes = nr;
-            if (load_route(&y, yaml_document_get_node(&doc, *it), &nr[*n]) < 0)
+            if (load_route(&y, item, &nr[*n]) < 0)
                 goto out;
             (*n)++;
         }
@@ -357,8 +327,6 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
     }
     rc = 0;
 out:
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    fclose(f);
+    ardy_free(&y);
     return rc;
 }

@@ -99,9 +99,8 @@ struct conn {
 };
 
 struct sys {
-    const char *file;
+    struct ardy_doc y;         /* the description (y.file: as given) */
     char shown[ARDB_MAX_PATH]; /* file for the scripts' comments: no line break, no control */
-    yaml_document_t doc;
     char name[ARDB_MAX_NAME + 1];
     char local[ARDB_MAX_HOST]; /* how other hosts reach the starting host */
     int port;
@@ -125,26 +124,26 @@ static int bad(const struct sys *s, const yaml_node_t *n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (n)
-        fprintf(stderr, "ardstart: %s:%lu: %s\n", s->file, (unsigned long)n->start_mark.line + 1,
-                msg);
-    else
-        fprintf(stderr, "ardstart: %s: %s\n", s->file, msg);
+    ardy_fail(&s->y, n, "%s", msg);
+    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return -1;
 }
 
-static yaml_node_t *node(struct sys *s, int id)
+/* An unknown key, printed as bad() does. */
+static int unknown_key(const struct sys *s, const yaml_node_t *k, const char *key,
+                       const char *known)
 {
-    return yaml_document_get_node(&s->doc, id);
+    ardy_unknown_key(&s->y, k, key, known);
+    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+    return -1;
 }
 
 static const char *scalar(struct sys *s, yaml_node_t *n, const char *what)
 {
-    if (!n || n->type != YAML_SCALAR_NODE) {
+    const char *t = ardy_text(n);
+    if (!t)
         bad(s, n, "%s: expected a plain value", what);
-        return NULL;
-    }
-    return (const char *)n->data.scalar.value;
+    return t;
 }
 
 /* restart, restart_delay, restart_limit: 1 if `key` is one of them (taken into rp, checked:
@@ -183,9 +182,8 @@ static int each_pair(struct sys *s, yaml_node_t *map, const char *what, pair_fn 
 {
     if (!map || map->type != YAML_MAPPING_NODE)
         return bad(s, map, "%s: expected a mapping (key: value lines)", what);
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-         p++) {
-        yaml_node_t *k = node(s, p->key), *v = node(s, p->value);
+    ARDY_FOR_PAIRS(&s->y, map, k, v)
+    {
         const char *key = scalar(s, k, what);
         if (!key || fn(s, key, k, v, arg) < 0)
             return -1;
@@ -248,13 +246,9 @@ static const char *resolve_host(struct sys *s, yaml_node_t *hosts, const char *r
     for (int i = 0; i < o->nhostmap; i++)
         if (!strncmp(o->hostmap[i], role, n) && o->hostmap[i][n] == '=')
             return o->hostmap[i] + n + 1;
-    if (hosts && hosts->type == YAML_MAPPING_NODE)
-        for (yaml_node_pair_t *p = hosts->data.mapping.pairs.start;
-             p < hosts->data.mapping.pairs.top; p++) {
-            yaml_node_t *k = node(s, p->key), *v = node(s, p->value);
-            if (k->type == YAML_SCALAR_NODE && !strcmp((char *)k->data.scalar.value, role))
-                return v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
-        }
+    yaml_node_t *v = ardy_lookup(&s->y, hosts, role);
+    if (v)
+        return ardy_text(v) ? ardy_text(v) : "";
     return role;
 }
 
@@ -328,12 +322,8 @@ static int take_long(struct sys *s, yaml_node_t *v, const char *what, long lo, l
     const char *t = scalar(s, v, what);
     if (!t)
         return -1;
-    char *end;
-    errno = 0;
-    long x = strtol(t, &end, 10);
-    if (end == t || *end || errno || x < lo || x > hi)
+    if (ardy_long(t, lo, hi, out) < 0)
         return bad(s, v, "%s: expected an integer %ld..%ld, got '%s'", what, lo, hi, t);
-    *out = x;
     return 0;
 }
 
@@ -343,9 +333,8 @@ static const char *take_hz(struct sys *s, yaml_node_t *v, const char *what)
     const char *t = scalar(s, v, what);
     if (!t)
         return NULL;
-    char *end;
-    double hz = strtod(t, &end);
-    if (end == t || *end || !(hz >= 0.001 && hz <= 100000)) {
+    double hz;
+    if (ardy_double(t, 0.001, 100000, &hz) < 0) {
         bad(s, v, "%s: expected a rate in Hz, 0.001..100000, got '%s'", what, t);
         return NULL;
     }
@@ -357,10 +346,9 @@ static const char *take_bool(struct sys *s, yaml_node_t *v, const char *what)
     const char *t = scalar(s, v, what);
     if (!t)
         return NULL;
-    if (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on"))
-        return "true";
-    if (!strcmp(t, "false") || !strcmp(t, "no") || !strcmp(t, "off"))
-        return "false";
+    bool b;
+    if (ardy_bool(t, &b) == 0)
+        return b ? "true" : "false";
     bad(s, v, "%s: expected true or false, got '%s'", what, t);
     return NULL;
 }
@@ -442,11 +430,10 @@ static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
         struct wire_arg w = {b, key[0] == 'o'};
         return each_pair(s, v, key, wire_pair, &w);
     } else {
-        return bad(s, k,
-                   "unknown key '%s' in a block (name, cmd, in, out) or a plugin block "
-                   "(plugin, group, rate, rate_hz, trigger, params), or restart, "
-                   "restart_delay, restart_limit",
-                   key);
+        return unknown_key(s, k, key,
+                           "in a block (name, cmd, in, out) or a plugin block "
+                           "(plugin, group, rate, rate_hz, trigger, params), or restart, "
+                           "restart_delay, restart_limit");
     }
     return 0;
 }
@@ -539,14 +526,14 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
     } else if (!strcmp(key, "blocks")) {
         if (v->type != YAML_SEQUENCE_NODE)
             return bad(s, v, "blocks: expected a list (- name: ...)");
-        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
-             i++) {
+        ARDY_FOR_ITEMS(&s->y, v, item)
+        {
             if (s->nblocks == MAXB)
                 return bad(s, v, "more than %d blocks", MAXB);
             struct block *b = &s->blocks[s->nblocks];
             memset(b, 0, sizeof *b);
             b->sub = (int)(a->sub - s->subs);
-            yaml_node_t *bn = node(s, *i);
+            yaml_node_t *bn = item;
             b->node = bn;
             b->group = -1;
             if (each_pair(s, bn, "block", block_pair, b) < 0 || block_ok(s, b) < 0)
@@ -557,7 +544,7 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
             s->nblocks++;
         }
     } else {
-        return bad(s, k, "unknown key '%s' in a subsystem (name, host, blocks)", key);
+        return unknown_key(s, k, key, "in a subsystem (name, host, blocks)");
     }
     return 0;
 }
@@ -580,7 +567,7 @@ static int rate_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t
         if (strlen(r->cpu) > 200)
             return bad(s, v, "cpu: a CPU list of at most 200 characters");
     } else {
-        return bad(s, k, "unknown key '%s' in a rate (name, divide, prio, cpu)", key);
+        return unknown_key(s, k, key, "in a rate (name, divide, prio, cpu)");
     }
     return 0;
 }
@@ -634,9 +621,9 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
             return bad(s, v, "rates: expected a list of rates (- name: ..., divide: N)");
         g->rates_given = true;
         g->nrates = 0;
-        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
-             i++) {
-            yaml_node_t *rn = node(s, *i);
+        ARDY_FOR_ITEMS(&s->y, v, item)
+        {
+            yaml_node_t *rn = item;
             if (g->nrates == MAXR)
                 return bad(s, rn, "group '%s': more than %d rates", g->name, MAXR);
             struct rate *r = &g->rates[g->nrates];
@@ -651,10 +638,9 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
             g->nrates++;
         }
     } else {
-        return bad(s, k,
-                   "unknown key '%s' in a group (name, host, rate_hz, prio, cpu, rates, lock, "
-                   "strict), or restart, restart_delay, restart_limit",
-                   key);
+        return unknown_key(s, k, key,
+                           "in a group (name, host, rate_hz, prio, cpu, rates, lock, "
+                           "strict), or restart, restart_delay, restart_limit");
     }
     return 0;
 }
@@ -664,14 +650,14 @@ static int parse_groups(struct sys *s, yaml_node_t *list, yaml_node_t *hosts,
 {
     if (list->type != YAML_SEQUENCE_NODE)
         return bad(s, list, "'groups' must be a list (- name: ...)");
-    for (yaml_node_item_t *i = list->data.sequence.items.start; i < list->data.sequence.items.top;
-         i++) {
+    ARDY_FOR_ITEMS(&s->y, list, item)
+    {
         if (s->ngroups == MAXB)
             return bad(s, list, "more than %d groups", MAXB);
         struct group *g = &s->groups[s->ngroups];
         memset(g, 0, sizeof *g);
         g->first = -1;
-        g->node = node(s, *i);
+        g->node = item;
         struct group_arg a = {g, hosts, o};
         if (each_pair(s, g->node, "group", group_pair, &a) < 0)
             return -1;
@@ -728,10 +714,9 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
     } else if (!strcmp(key, "groups")) {
         t->groups = v;
     } else {
-        return bad(s, k,
-                   "unknown key '%s' (name, hosts, local_host, bridge_port, connections, "
-                   "groups, subsystems), or restart, restart_delay, restart_limit",
-                   key);
+        return unknown_key(s, k, key,
+                           "(name, hosts, local_host, bridge_port, connections, "
+                           "groups, subsystems), or restart, restart_delay, restart_limit");
     }
     return 0;
 }
@@ -859,8 +844,8 @@ static void group_yaml(const struct sys *s, int gi, struct ardb_str *out)
             ardb_str_add(out, "    params:\n");
             for (yaml_node_pair_t *p = bl->params->data.mapping.pairs.start;
                  p < bl->params->data.mapping.pairs.top; p++) {
-                yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&s->doc, p->key);
-                yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&s->doc, p->value);
+                yaml_node_t *k = ardy_node(&s->y, p->key);
+                yaml_node_t *v = ardy_node(&s->y, p->value);
                 ardb_str_add(out, "      ");
                 yaml_quote(out, (const char *)k->data.scalar.value);
                 ardb_str_add(out, ": ");
@@ -900,8 +885,8 @@ static void block_cmd(const struct sys *s, const struct block *bl, struct ardb_s
         ardb_str_addf(cmd, " --name %s", bl->name);
         for (yaml_node_pair_t *p = bl->params ? bl->params->data.mapping.pairs.start : NULL;
              p && p < bl->params->data.mapping.pairs.top; p++) {
-            yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&s->doc, p->key);
-            yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&s->doc, p->value);
+            yaml_node_t *k = ardy_node(&s->y, p->key);
+            yaml_node_t *v = ardy_node(&s->y, p->value);
             struct ardb_str kv = {0};
             ardb_str_addf(&kv, "%s=%s", (const char *)k->data.scalar.value,
                           (const char *)v->data.scalar.value);
@@ -1048,7 +1033,7 @@ static void sub_script(const struct sys *s, int i, const struct bridge *br, int 
 
 static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master)
 {
-    yaml_node_t *root = yaml_document_get_root_node(&s->doc);
+    yaml_node_t *root = ardy_root(&s->y);
     if (!root)
         return bad(s, NULL, "empty file");
     struct top_arg t = {0};
@@ -1063,14 +1048,14 @@ static int build(struct sys *s, const struct as_opts *o, struct ardb_str *master
         return -1;
     if (!t.subs || t.subs->type != YAML_SEQUENCE_NODE)
         return bad(s, t.subs ? t.subs : root, "'subsystems' must be a list (- name: ...)");
-    for (yaml_node_item_t *i = t.subs->data.sequence.items.start;
-         i < t.subs->data.sequence.items.top; i++) {
+    ARDY_FOR_ITEMS(&s->y, t.subs, item)
+    {
         if (s->nsubs == MAXB)
             return bad(s, t.subs, "more than %d subsystems", MAXB);
         struct subsys *sub = &s->subs[s->nsubs++];
         memset(sub, 0, sizeof *sub);
         struct sub_arg a = {sub, t.hosts, o};
-        yaml_node_t *sn = node(s, *i);
+        yaml_node_t *sn = item;
         if (each_pair(s, sn, "subsystem", sub_pair, &a) < 0)
             return -1;
         if (!sub->name[0])
@@ -1175,7 +1160,6 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     struct sys *s = calloc(1, sizeof *s);
     if (!s)
         return AS_SYS;
-    s->file = file;
     /* The name goes into comments of the generated scripts: a line break there would start
      * a command. */
     ardb_copy(s->shown, sizeof s->shown, file);
@@ -1196,26 +1180,14 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
         return AS_USAGE;
     }
     /* A description needs 6 levels. */
-    if (ardy_check_depth(file, &f, 16) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        fclose(f);
-        free(s);
-        return AS_USAGE;
-    }
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    int rc = AS_USAGE;
-    if (!yaml_parser_load(&parser, &s->doc)) {
-        fprintf(stderr, "ardstart: %s:%lu: %s\n", file, (unsigned long)parser.problem_mark.line + 1,
-                parser.problem ? parser.problem : "YAML error");
-        yaml_parser_delete(&parser);
-        fclose(f);
-        free(s);
-        return AS_USAGE;
-    }
-    yaml_parser_delete(&parser);
+    int rc = ardy_load(&s->y, file, &f, 16, false);
     fclose(f);
+    if (rc < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        free(s);
+        return rc == ARD_ENOMEM ? AS_SYS : AS_USAGE;
+    }
+    rc = AS_USAGE;
     /* Plugin paths are relative to the description's directory. */
     char *full = realpath(file, NULL);
     if (full) {
@@ -1247,7 +1219,7 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     }
 out:
     ardb_str_free(&master);
-    yaml_document_delete(&s->doc);
+    ardy_free(&s->y);
     free(s);
     return rc;
 }
