@@ -45,21 +45,15 @@ static int get_bool(const struct ardy_doc *c, yaml_node_t *n, const char *key, b
     return 0;
 }
 
-static int get_name(const struct ardy_doc *c, yaml_node_t *n, const char *key, char *out,
-                    size_t max)
+/* A name by ardrun's rule (ardr_names.h) into out (ARDR_NAME_MAX + 1 bytes). */
+static int get_name(const struct ardy_doc *c, yaml_node_t *n, const char *key, char *out)
 {
     const char *s = scalar(c, n, key);
     if (s == NULL)
         return ARD_EINVAL;
-    size_t len = strlen(s);
-    bool ok = len >= 1 && len <= max;
-    for (const char *p = s; ok && *p; p++)
-        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-             *p == '_' || *p == '-';
-    if (!ok)
-        return ardy_fail(c, n, "'%s': '%s' is not a name ([A-Za-z0-9_-], at most 31 characters)",
-                         key, s);
-    snprintf(out, max + 1, "%s", s);
+    if (!ardr_name_ok(s))
+        return ardy_fail(c, n, "'%s': '%s' is not a name (" ARDR_NAME_RULE ")", key, s);
+    snprintf(out, ARDR_NAME_MAX + 1, "%s", s);
     return 0;
 }
 
@@ -162,12 +156,12 @@ static int load_rate(struct ardy_doc *c, yaml_node_t *n, struct ardr_rate *r)
     {
         long x;
         if (!strcmp(ks, "name"))
-            rc = get_name(c, v, "name", r->name, ARDR_NAME_MAX);
+            rc = get_name(c, v, "name", r->name);
         else if (!strcmp(ks, "divide")) {
-            rc = get_int(c, v, "divide", 1, 1000000, &x);
+            rc = get_int(c, v, "divide", 1, ARDR_DIVIDE_MAX, &x);
             r->divide = (int)x;
         } else if (!strcmp(ks, "prio")) {
-            rc = get_int(c, v, "prio", 0, 99, &x);
+            rc = get_int(c, v, "prio", 0, ARDR_PRIO_MAX, &x);
             r->prio = (int)x;
         } else if (!strcmp(ks, "cpu")) {
             const char *s = scalar(c, v, "cpu");
@@ -197,16 +191,16 @@ static int load_block(struct ardy_doc *c, yaml_node_t *n, struct ardr_group *g,
     FOR_PAIRS(c, n, k, v, ks)
     {
         if (!strcmp(ks, "name"))
-            rc = get_name(c, v, "name", b->name, ARDR_NAME_MAX);
+            rc = get_name(c, v, "name", b->name);
         else if (!strcmp(ks, "plugin")) {
             const char *s = scalar(c, v, "plugin");
             if (s == NULL)
                 return ARD_EINVAL;
-            if (!*s || strlen(s) > 2000)
+            if (!*s || strlen(s) > ARDR_PLUGIN_MAX)
                 return ardy_fail(c, v, "'plugin' must be a file name");
             ardr_plugin_path(b->path, ARDR_PATH_MAX, s, g->file);
         } else if (!strcmp(ks, "rate")) {
-            rc = get_name(c, v, "rate", rate, ARDR_NAME_MAX);
+            rc = get_name(c, v, "rate", rate);
             rate_node = v;
         } else if (!strcmp(ks, "params"))
             rc = get_kvs(c, v, "params", b->params, ARD_BLOCK_MAX_PARAMS, &b->nparams, false);
@@ -248,16 +242,16 @@ static int load_root(struct ardy_doc *c, struct ardr_group *g)
     FOR_PAIRS(c, root, k, v, ks)
     {
         if (!strcmp(ks, "name"))
-            rc = get_name(c, v, "name", g->name, ARDR_NAME_MAX);
+            rc = get_name(c, v, "name", g->name);
         else if (!strcmp(ks, "domain"))
-            rc = get_name(c, v, "domain", g->domain, ARDR_NAME_MAX);
+            rc = get_name(c, v, "domain", g->domain);
         else if (!strcmp(ks, "rate_hz")) {
             const char *s = scalar(c, v, "rate_hz");
             if (s == NULL)
                 return ARD_EINVAL;
-            if (ardy_double(s, 0.001, 100000, &hz) < 0)
-                return ardy_fail(c, v, "'rate_hz' must be a rate in Hz, 0.001..100000, not '%s'",
-                                 s);
+            if (ardy_double(s, ARDR_HZ_MIN, ARDR_HZ_MAX, &hz) < 0)
+                return ardy_fail(c, v, "'rate_hz' must be a rate in Hz, %g..%g, not '%s'",
+                                 ARDR_HZ_MIN, ARDR_HZ_MAX, s);
         } else if (!strcmp(ks, "lock"))
             rc = get_bool(c, v, "lock", &g->lock);
         else if (!strcmp(ks, "strict"))

@@ -18,6 +18,7 @@
 #include "ardstart.h"
 
 #include "ardi.h"
+#include "ardr_names.h"
 #include "ardyaml.h"
 
 #include "ardnet.h"
@@ -63,22 +64,19 @@ struct block {
     yaml_node_t *node; /* for the line in messages */
 };
 
-#define MAXR 16  /* rates of a group, as ardrun */
-#define RNAME 31 /* ardrun's names: [A-Za-z0-9_-], at most 31 characters */
-
 struct rate {
-    char name[RNAME + 1];
+    char name[ARDR_NAME_MAX + 1];
     long divide, prio;
     const char *cpu;
 };
 
 struct group {
-    char name[RNAME + 1];
+    char name[ARDR_NAME_MAX + 1];
     struct rpol rp;
     const char *rate_hz, *lock, *strict;
     char host[ARDB_MAX_HOST];
     bool has_host;
-    struct rate rates[MAXR];
+    struct rate rates[ARDR_MAX_RATES];
     int nrates;
     long prio; /* prio and cpu of the one rate when no 'rates' is given */
     const char *cpu;
@@ -306,13 +304,8 @@ static int wire_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t
 /* ardrun's rule for the names of groups, instances and rates. */
 static int rname_ok(struct sys *s, yaml_node_t *n, const char *what, const char *v)
 {
-    size_t len = strlen(v);
-    bool ok = len >= 1 && len <= RNAME;
-    for (const char *p = v; ok && *p; p++)
-        ok = isalnum((unsigned char)*p) || *p == '_' || *p == '-';
-    if (!ok)
-        return bad(s, n, "%s '%s': ardrun needs a name of [A-Za-z0-9_-], at most %d characters",
-                   what, v, RNAME);
+    if (!ardr_name_ok(v))
+        return bad(s, n, "%s '%s': ardrun needs a name of " ARDR_NAME_RULE, what, v);
     return 0;
 }
 
@@ -327,15 +320,15 @@ static int take_long(struct sys *s, yaml_node_t *v, const char *what, long lo, l
     return 0;
 }
 
-/* A rate in Hz as ardrun takes it (0.001..100000), kept as text. */
+/* A rate in Hz as ardrun takes it, kept as text. */
 static const char *take_hz(struct sys *s, yaml_node_t *v, const char *what)
 {
     const char *t = scalar(s, v, what);
     if (!t)
         return NULL;
     double hz;
-    if (ardy_double(t, 0.001, 100000, &hz) < 0) {
-        bad(s, v, "%s: expected a rate in Hz, 0.001..100000, got '%s'", what, t);
+    if (ardy_double(t, ARDR_HZ_MIN, ARDR_HZ_MAX, &hz) < 0) {
+        bad(s, v, "%s: expected a rate in Hz, %g..%g, got '%s'", what, ARDR_HZ_MIN, ARDR_HZ_MAX, t);
         return NULL;
     }
     return t;
@@ -359,8 +352,8 @@ static int param_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
     const char *val = scalar(s, v, key);
     if (!val || rname_ok(s, k, "parameter", key) < 0)
         return -1;
-    if (strlen(val) > 255)
-        return bad(s, v, "parameter '%s': a value of at most 255 bytes", key);
+    if (strlen(val) > ARDR_STR_MAX)
+        return bad(s, v, "parameter '%s': a value of at most %d bytes", key, ARDR_STR_MAX);
     return 0;
 }
 
@@ -384,7 +377,7 @@ static int block_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
         if (!(b->plugin = scalar(s, v, "plugin")))
             return -1;
         b->plugin_node = v;
-        if (!*b->plugin || strlen(b->plugin) > 2000 || strpbrk(b->plugin, "\n\r"))
+        if (!*b->plugin || strlen(b->plugin) > ARDR_PLUGIN_MAX || strpbrk(b->plugin, "\n\r"))
             return bad(s, v, "plugin: expected the file name of a block plugin (.so)");
     } else if (!strcmp(key, "group")) {
         const char *g = scalar(s, v, "group");
@@ -558,14 +551,14 @@ static int rate_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t
             return -1;
         ardb_copy(r->name, sizeof r->name, n);
     } else if (!strcmp(key, "divide")) {
-        return take_long(s, v, "divide", 1, 1000000, &r->divide);
+        return take_long(s, v, "divide", 1, ARDR_DIVIDE_MAX, &r->divide);
     } else if (!strcmp(key, "prio")) {
-        return take_long(s, v, "prio", 0, 99, &r->prio);
+        return take_long(s, v, "prio", 0, ARDR_PRIO_MAX, &r->prio);
     } else if (!strcmp(key, "cpu")) {
         if (!(r->cpu = scalar(s, v, "cpu")))
             return -1;
-        if (strlen(r->cpu) > 200)
-            return bad(s, v, "cpu: a CPU list of at most 200 characters");
+        if (strlen(r->cpu) > ARDR_CPUS_MAX)
+            return bad(s, v, "cpu: a CPU list of at most %d characters", ARDR_CPUS_MAX);
     } else {
         return unknown_key(s, k, key, "in a rate (name, divide, prio, cpu)");
     }
@@ -609,12 +602,13 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
         return (g->strict = take_bool(s, v, "strict")) ? 0 : -1;
     } else if (!strcmp(key, "prio")) {
         g->prio_given = true;
-        return take_long(s, v, "prio", 0, 99, &g->prio);
+        return take_long(s, v, "prio", 0, ARDR_PRIO_MAX, &g->prio);
     } else if (!strcmp(key, "cpu")) {
         g->prio_given = true;
-        return (g->cpu = scalar(s, v, "cpu")) && strlen(g->cpu) <= 200
-                   ? 0
-                   : (g->cpu ? bad(s, v, "cpu: a CPU list of at most 200 characters") : -1);
+        if (!(g->cpu = scalar(s, v, "cpu")))
+            return -1;
+        if (strlen(g->cpu) > ARDR_CPUS_MAX)
+            return bad(s, v, "cpu: a CPU list of at most %d characters", ARDR_CPUS_MAX);
     } else if (!strcmp(key, "rates")) {
         if (v->type != YAML_SEQUENCE_NODE ||
             v->data.sequence.items.top == v->data.sequence.items.start)
@@ -624,8 +618,8 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
         ARDY_FOR_ITEMS(&s->y, v, item)
         {
             yaml_node_t *rn = item;
-            if (g->nrates == MAXR)
-                return bad(s, rn, "group '%s': more than %d rates", g->name, MAXR);
+            if (g->nrates == ARDR_MAX_RATES)
+                return bad(s, rn, "group '%s': more than %d rates", g->name, ARDR_MAX_RATES);
             struct rate *r = &g->rates[g->nrates];
             *r = (struct rate){.divide = 1};
             if (each_pair(s, rn, "rate", rate_pair, r) < 0)
