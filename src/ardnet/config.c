@@ -180,57 +180,20 @@ static int yerr(const struct ardy_doc *y, const yaml_node_t *n, const char *fmt,
 static int global_key(const struct ardy_doc *y, const yaml_node_t *k, const char *key,
                       yaml_node_t *v, struct ardn_global *g)
 {
-    static const char *const known[] = {"bind", "dev",        "dscp",     "sock-prio", "prio",
-                                        "cpu",  "stats-file", "counters", "ros-domain"};
-    size_t i = 0;
-    while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
-        i++;
-    if (i == sizeof known / sizeof known[0]) {
-        ardy_unknown_key(y, k, key,
-                         "(expected routes, bind, dev, dscp, sock-prio, prio, cpu, stats-file, "
-                         "counters, ros-domain)");
+    const struct ardn_opt *o = ardn_opt_find(key);
+    if (!o || !ardn_opt_is_global(o)) {
+        char keys[512], known[600];
+        ardn_yaml_keys(keys, sizeof keys);
+        snprintf(known, sizeof known, "(expected %s)", keys);
+        ardy_unknown_key(y, k, key, known);
         fprintf(stderr, "%s\n", ard_errdetail());
         return -1;
     }
     const char *s = ardy_text(v);
-    uint64_t u;
     if (!s)
         return yerr(y, v, "'%s' must be a single value", key);
-    if (strcmp(key, "bind") == 0) {
-        if (strlen(s) >= sizeof g->bind)
-            return yerr(y, v, "bind: '%s' is too long", s);
-        strcpy(g->bind, s);
-    } else if (strcmp(key, "dev") == 0) {
-        if (strlen(s) >= sizeof g->dev)
-            return yerr(y, v, "dev: '%s' is too long", s);
-        strcpy(g->dev, s);
-    } else if (strcmp(key, "dscp") == 0) {
-        if (ardn_parse_u64(s, 0, 63, &u) < 0)
-            return yerr(y, v, "dscp: '%s' is not a number 0..63", s);
-        g->dscp = (int)u;
-    } else if (strcmp(key, "sock-prio") == 0) {
-        if (ardn_parse_u64(s, 0, 6, &u) < 0)
-            return yerr(y, v, "sock-prio: '%s' is not a number 0..6", s);
-        g->sock_prio = (int)u;
-    } else if (strcmp(key, "prio") == 0) {
-        if (ardn_parse_u64(s, 1, 99, &u) < 0)
-            return yerr(y, v, "prio: '%s' is not a number 1..99", s);
-        g->prio = (int)u;
-    } else if (strcmp(key, "cpu") == 0) {
-        if (strlen(s) >= sizeof g->cpu)
-            return yerr(y, v, "cpu: '%s' is too long", s);
-        strcpy(g->cpu, s);
-    } else if (strcmp(key, "ros-domain") == 0) {
-        if (ardn_ros_domain_option(g, s) < 0)
-            return yerr(y, v, "%s", ard_errdetail());
-    } else if (strcmp(key, "counters") == 0) {
-        if (ardn_counters_option(g, s) < 0)
-            return yerr(y, v, "%s", ard_errdetail());
-    } else { /* stats-file */
-        if (strlen(s) >= sizeof g->stats_file)
-            return yerr(y, v, "stats-file: '%s' is too long", s);
-        strcpy(g->stats_file, s);
-    }
+    if (ardn_global_option(g, o, s) < 0)
+        return yerr(y, v, "%s", ard_errdetail());
     return 0;
 }
 
