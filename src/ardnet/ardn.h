@@ -42,7 +42,6 @@ struct ardn_ep {
     ard_port *port;           /* LOCAL, once attached */
     char topic[ARDN_EP_TEXT]; /* ROS2: the ROS 2 topic name ("/arm/state") */
     struct ardn_dds_ep *dds;  /* ROS2: once opened (dds.c) */
-    bool reported;            /* UDP output: a send error was reported */
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */
@@ -70,7 +69,9 @@ struct ardn_counters {
 struct ardn_dest;
 struct ardn_input;
 
-struct ardn_route {
+/* A route as its configuration gives it (the command line or a route file: config.c), checked
+ * by ardn_route_finish; ardn_route_open works out the rest from it into struct ardn_route. */
+struct ardn_route_cfg {
     char name[ARD_MAX_NAME + 1];
     struct ardn_ep in;
     struct ardn_ep out[ARDN_MAX_OUT];
@@ -90,6 +91,19 @@ struct ardn_route {
     unsigned qos;     /* ros2: endpoints: ARDN_QOS_* */
     bool qos_given;
     char ros2_type[ARD_MAX_NAME + 48]; /* --ros2-type: DDS type name, "" for the default */
+};
+
+/* A route: its configuration, and its run-time state (set up by ardn_route_open and
+ * ardn_plan_open, used by the route's threads). */
+struct ardn_route {
+    struct ardn_route_cfg cfg;
+
+    /* What ardn_route_open works out from cfg and the connections (a UDP input may learn
+     * size and type from its sender later). */
+    size_t size;                 /* packet size, 0: not known yet */
+    char type[ARD_MAX_TYPE + 1]; /* type descriptor, "" for none */
+    bool type_given;             /* the type is known (given, the connection's or learnt) */
+    uint32_t conn_id;            /* connection id on the wire */
 
     /* Set up by ardn_route_open, then ardn_plan_open (the sockets, shared between routes). */
     int fd_in;                /* UDP input socket, -1 (its input's, shared) */

@@ -31,29 +31,29 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
 {
     uint64_t u;
     if (strcmp(key, "in") == 0) {
-        if (r->in.text[0])
-            return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->in.text);
-        return ardn_ep_parse(&r->in, val, true);
+        if (r->cfg.in.text[0])
+            return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->cfg.in.text);
+        return ardn_ep_parse(&r->cfg.in, val, true);
     }
     if (strcmp(key, "out") == 0) {
-        if (r->nout == ARDN_MAX_OUT)
+        if (r->cfg.nout == ARDN_MAX_OUT)
             return ardi_fail(ARD_EINVAL, "too many outputs (at most %d)", ARDN_MAX_OUT);
-        int rc = ardn_ep_parse(&r->out[r->nout], val, false);
+        int rc = ardn_ep_parse(&r->cfg.out[r->cfg.nout], val, false);
         if (rc < 0)
             return rc;
-        r->nout++;
+        r->cfg.nout++;
         return 0;
     }
     if (strcmp(key, "name") == 0) {
         if (!*val || strlen(val) > ARD_MAX_NAME)
             return ardi_fail(ARD_EINVAL, "name must have 1..%d characters", ARD_MAX_NAME);
-        snprintf(r->name, sizeof r->name, "%s", val);
+        snprintf(r->cfg.name, sizeof r->cfg.name, "%s", val);
         return 0;
     }
     if (strcmp(key, "size") == 0) {
         if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0)
             return ardi_fail(ARD_EINVAL, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
-        r->size = (size_t)u;
+        r->cfg.size = (size_t)u;
         return 0;
     }
     if (strcmp(key, "type") == 0) {
@@ -61,43 +61,43 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
         int rc;
         if (*val && (rc = ard_type_parse(val, NULL, 0, &n, NULL)) < 0)
             return rc; /* its detail names the problem */
-        if (strlen(val) >= sizeof r->type)
+        if (strlen(val) >= sizeof r->cfg.type)
             return ardi_fail(ARD_EINVAL, "type too long");
-        strcpy(r->type, val);
-        r->type_given = true;
+        strcpy(r->cfg.type, val);
+        r->cfg.type_given = true;
         return 0;
     }
     if (strcmp(key, "conn-id") == 0) {
         if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
             return ardi_fail(ARD_EINVAL, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
-        r->conn_id = (uint32_t)u;
-        r->conn_id_given = true;
+        r->cfg.conn_id = (uint32_t)u;
+        r->cfg.conn_id_given = true;
         return 0;
     }
     if (strcmp(key, "from") == 0) {
-        if (strlen(val) >= sizeof r->from || !*val)
+        if (strlen(val) >= sizeof r->cfg.from || !*val)
             return ardi_fail(ARD_EINVAL, "from: bad peer '%s'", val);
-        int rc = ardn_resolve(val, &r->from_addr, &r->from_len, &r->from_port);
+        int rc = ardn_resolve(val, &r->cfg.from_addr, &r->cfg.from_len, &r->cfg.from_port);
         if (rc < 0)
             return ardn_fail_prefix(rc, "from: ");
-        strcpy(r->from, val);
+        strcpy(r->cfg.from, val);
         return 0;
     }
     if (strcmp(key, "every") == 0) {
         if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
             return ardi_fail(ARD_EINVAL, "every '%s' is not a number >= 1", val);
-        r->every = u;
+        r->cfg.every = u;
         return 0;
     }
     if (strcmp(key, "max-datagram") == 0) {
         if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0)
             return ardi_fail(ARD_EINVAL, "max-datagram '%s' is not a number %u..%u", val,
                              ARDW_MIN_DGRAM, ARDW_MAX_DGRAM);
-        r->max_dgram = (size_t)u;
+        r->cfg.max_dgram = (size_t)u;
         return 0;
     }
     if (strcmp(key, "max-rate") == 0) {
-        if (ardn_parse_double(val, 1e-3, 1e6, &r->max_rate) < 0)
+        if (ardn_parse_double(val, 1e-3, 1e6, &r->cfg.max_rate) < 0)
             return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
         return 0;
     }
@@ -105,12 +105,12 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
         if (!ardn_have_ros2)
             return ardi_fail(ARD_EINVAL,
                              "ros2: endpoints not built (configure with cyclonedds-dev)");
-        return ardn_ros2_type_parse(val, r->ros2_type, sizeof r->ros2_type);
+        return ardn_ros2_type_parse(val, r->cfg.ros2_type, sizeof r->cfg.ros2_type);
     }
     if (strcmp(key, "qos") == 0) {
         int rc = ardn_qos_parse(r, val);
         if (rc == 0)
-            r->qos_given = true;
+            r->cfg.qos_given = true;
         return rc;
     }
     return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
@@ -142,27 +142,27 @@ int ardn_counters_option(struct ardn_global *g, const char *val)
 
 int ardn_route_finish(struct ardn_route *r)
 {
-    if (!r->in.text[0])
+    if (!r->cfg.in.text[0])
         return ardi_fail(ARD_EINVAL, "the route has no input (in)");
-    if (r->nout == 0)
+    if (r->cfg.nout == 0)
         return ardi_fail(ARD_EINVAL, "the route has no output (out)");
-    if (r->from[0] && r->in.kind != ARDN_EP_UDP)
+    if (r->cfg.from[0] && r->cfg.in.kind != ARDN_EP_UDP)
         return ardi_fail(ARD_EINVAL, "from: only a udp:// input has a peer");
-    bool ros2 = r->in.kind == ARDN_EP_ROS2;
-    for (int i = 0; i < r->nout; i++)
-        ros2 |= r->out[i].kind == ARDN_EP_ROS2;
-    if (r->qos_given && !ros2)
+    bool ros2 = r->cfg.in.kind == ARDN_EP_ROS2;
+    for (int i = 0; i < r->cfg.nout; i++)
+        ros2 |= r->cfg.out[i].kind == ARDN_EP_ROS2;
+    if (r->cfg.qos_given && !ros2)
         return ardi_fail(ARD_EINVAL, "qos: only ros2: endpoints have a DDS QoS");
-    if (r->ros2_type[0] && !ros2)
+    if (r->cfg.ros2_type[0] && !ros2)
         return ardi_fail(ARD_EINVAL, "ros2-type: only ros2: endpoints have a ROS 2 type");
-    if (!r->name[0]) {
-        const char *n = r->in.kind == ARDN_EP_LOCAL ? r->in.conn : r->in.text;
-        for (int i = 0; i < r->nout && r->in.kind != ARDN_EP_LOCAL; i++)
-            if (r->out[i].kind == ARDN_EP_LOCAL) {
-                n = r->out[i].conn;
+    if (!r->cfg.name[0]) {
+        const char *n = r->cfg.in.kind == ARDN_EP_LOCAL ? r->cfg.in.conn : r->cfg.in.text;
+        for (int i = 0; i < r->cfg.nout && r->cfg.in.kind != ARDN_EP_LOCAL; i++)
+            if (r->cfg.out[i].kind == ARDN_EP_LOCAL) {
+                n = r->cfg.out[i].conn;
                 break;
             }
-        snprintf(r->name, sizeof r->name, "%.63s", n);
+        snprintf(r->cfg.name, sizeof r->cfg.name, "%.63s", n);
     }
     return 0;
 }

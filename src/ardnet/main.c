@@ -92,13 +92,13 @@ static struct ardn_plan plan;
 static int check_local_names(void)
 {
     for (int i = 0; i < nroutes; i++)
-        for (int a = -1; a < routes[i].nout; a++) {
-            const struct ardn_ep *x = a < 0 ? &routes[i].in : &routes[i].out[a];
+        for (int a = -1; a < routes[i].cfg.nout; a++) {
+            const struct ardn_ep *x = a < 0 ? &routes[i].cfg.in : &routes[i].cfg.out[a];
             if (x->kind != ARDN_EP_LOCAL)
                 continue;
             for (int j = i; j < nroutes; j++)
-                for (int b = (j == i ? a + 1 : -1); b < routes[j].nout; b++) {
-                    const struct ardn_ep *y = b < 0 ? &routes[j].in : &routes[j].out[b];
+                for (int b = (j == i ? a + 1 : -1); b < routes[j].cfg.nout; b++) {
+                    const struct ardn_ep *y = b < 0 ? &routes[j].cfg.in : &routes[j].cfg.out[b];
                     if (y->kind != ARDN_EP_LOCAL || strcmp(x->conn, y->conn) != 0)
                         continue;
                     bool twice = a >= 0 && b >= 0, loop = i == j && (a < 0) != (b < 0);
@@ -109,7 +109,7 @@ static int check_local_names(void)
                             "connection has one writer, and a route must not write its own "
                             "input\n",
                             x->conn, twice ? "written twice" : "both input and output",
-                            routes[i].name, routes[j].name);
+                            routes[i].cfg.name, routes[j].cfg.name);
                     return ARDN_EXIT_USAGE;
                 }
         }
@@ -180,14 +180,14 @@ static int check_counters_name(void)
     char names[ARD_MAX_NAME + 8];
     snprintf(names, sizeof names, "%.*s.names", ARDN_COUNTERS_MAX_NAME, ardn_g.counters);
     for (int i = 0; i < nroutes; i++)
-        for (int a = 0; a < routes[i].nout; a++) {
-            const struct ardn_ep *x = &routes[i].out[a];
+        for (int a = 0; a < routes[i].cfg.nout; a++) {
+            const struct ardn_ep *x = &routes[i].cfg.out[a];
             if (x->kind == ARDN_EP_LOCAL &&
                 (strcmp(x->conn, ardn_g.counters) == 0 || strcmp(x->conn, names) == 0)) {
                 fprintf(stderr,
                         "ardnet: connection '%s' is written by route '%s' and by --counters %s; a "
                         "connection has one writer\n",
-                        x->conn, routes[i].name, ardn_g.counters);
+                        x->conn, routes[i].cfg.name, ardn_g.counters);
                 return ARDN_EXIT_USAGE;
             }
         }
@@ -226,7 +226,7 @@ static void print_counters_index(void)
 {
     for (int i = 0; i < plan.nroutes; i++)
         fprintf(stderr, "ardnet: counters %s: route %d '%s'\n", ardn_g.counters, i,
-                plan.routes[i].name);
+                plan.routes[i].cfg.name);
     for (int k = 0, n = 0; k < plan.ndests; k++)
         if (plan.dests[k].nroutes > 1)
             fprintf(stderr, "ardnet: counters %s: output %d '%s'\n", ardn_g.counters, n++,
