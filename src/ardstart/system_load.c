@@ -147,6 +147,21 @@ static const char *resolve_host(struct sys *s, yaml_node_t *hosts, const char *r
     return role;
 }
 
+/* host: ROLE or HOST, resolved (--set-host, then 'hosts') and checked into dst
+ * (ARDB_MAX_HOST bytes). */
+static int take_host(struct sys *s, yaml_node_t *v, yaml_node_t *hosts, const struct as_opts *o,
+                     char *dst)
+{
+    const char *h = scalar(s, v, "host");
+    if (!h)
+        return -1;
+    const char *r = resolve_host(s, hosts, h, o);
+    if (*r && host_ok(s, v, "host", r) < 0)
+        return -1;
+    ardb_copy(dst, ARDB_MAX_HOST, r);
+    return 0;
+}
+
 const struct conn *sys_find_conn(const struct sys *s, const char *name)
 {
     for (int i = 0; i < s->nconns; i++)
@@ -408,13 +423,8 @@ static int sub_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
         if (take_name(s, v, "subsystem", a->sub->name) < 0)
             return -1;
     } else if (!strcmp(key, "host")) {
-        const char *h = scalar(s, v, "host");
-        if (!h)
+        if (take_host(s, v, a->hosts, a->o, a->sub->host) < 0)
             return -1;
-        const char *r = resolve_host(s, a->hosts, h, a->o);
-        if (*r && host_ok(s, v, "host", r) < 0)
-            return -1;
-        ardb_copy(a->sub->host, sizeof a->sub->host, r);
     } else if (!strcmp(key, "blocks")) {
         if (v->type != YAML_SEQUENCE_NODE)
             return sys_bad(s, v, "blocks: expected a list (- name: ...)");
@@ -485,13 +495,8 @@ static int group_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_
             return -1;
         ardb_copy(g->name, sizeof g->name, n);
     } else if (!strcmp(key, "host")) {
-        const char *h = scalar(s, v, "host");
-        if (!h)
+        if (take_host(s, v, a->hosts, a->o, g->host) < 0)
             return -1;
-        const char *r = resolve_host(s, a->hosts, h, a->o);
-        if (*r && host_ok(s, v, "host", r) < 0)
-            return -1;
-        ardb_copy(g->host, sizeof g->host, r);
         g->has_host = true;
     } else if (!strcmp(key, "rate_hz")) {
         return (g->rate_hz = take_hz(s, v, "rate_hz")) ? 0 : -1;
