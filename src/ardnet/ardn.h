@@ -44,7 +44,6 @@ struct ardn_ep {
     ard_port *port;           /* LOCAL, once attached */
     char topic[ARDN_EP_TEXT]; /* ROS2: the ROS 2 topic name ("/arm/state") */
     struct ardn_dds_ep *dds;  /* ROS2: once opened (dds.c) */
-    bool reported;            /* UDP output: a send error was reported */
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */
@@ -72,7 +71,9 @@ struct ardn_counters {
 struct ardn_dest;
 struct ardn_input;
 
-struct ardn_route {
+/* A route as its configuration gives it (the command line or a route file: config.c), checked
+ * by ardn_route_finish; ardn_route_open works out the rest from it into struct ardn_route. */
+struct ardn_route_cfg {
     char name[ARD_MAX_NAME + 1];
     struct ardn_ep in;
     struct ardn_ep out[ARDN_MAX_OUT];
@@ -92,6 +93,19 @@ struct ardn_route {
     unsigned qos;     /* ros2: endpoints: ARDN_QOS_* */
     bool qos_given;
     char ros2_type[ARD_MAX_NAME + 48]; /* --ros2-type: DDS type name, "" for the default */
+};
+
+/* A route: its configuration, and its run-time state (set up by ardn_route_open and
+ * ardn_plan_open, used by the route's threads). */
+struct ardn_route {
+    struct ardn_route_cfg cfg;
+
+    /* What ardn_route_open works out from cfg and the connections (a UDP input may learn
+     * size and type from its sender later). */
+    size_t size;                 /* packet size, 0: not known yet */
+    char type[ARD_MAX_TYPE + 1]; /* type descriptor, "" for none */
+    bool type_given;             /* the type is known (given, the connection's or learnt) */
+    uint32_t conn_id;            /* connection id on the wire */
 
     /* Set up by ardn_route_open, then ardn_plan_open (the sockets, shared between routes). */
     int fd_in;                /* UDP input socket, -1 (its input's, shared) */
@@ -211,6 +225,7 @@ struct ardn_global {
     char counters[ARD_MAX_NAME + 1]; /* --counters: connection of the counters, "" for none */
     uint64_t epoch;
     int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
+    uint32_t given; /* the options set (bit i: ardn_opts[i]) */
 };
 
 extern struct ardn_global ardn_g;
@@ -348,6 +363,43 @@ int ardn_ros_domain_option(struct ardn_global *g, const char *val);
 int ardn_route_finish(struct ardn_route *r);
 /* The exit code for a failure code: ARDN_EXIT_USAGE for configuration, else _SYSTEM. */
 int ardn_exit_code(int code);
+
+/* options.c: every option of ardnet, in one table (the order of --help). */
+enum ardn_opt_kind {
+    ARDN_OPT_ROUTE, /* a route key (command line and each route of a file): ardn_route_option */
+    ARDN_OPT_TEXT,  /* a process option (command line and top level of a file): text */
+    ARDN_OPT_INT,   /* a process option: an integer min..max */
+    ARDN_OPT_CHECK, /* a process option set by its own function */
+    ARDN_OPT_ARGV,  /* command line only, handled by main.c */
+    ARDN_OPT_LIB,   /* taken by ard_init before ardnet sees it (--ard-domain): documented */
+};
+struct ardn_opt {
+    const char *name; /* --NAME, and the YAML key of route and process options */
+    char letter;      /* -LETTER, 0: none */
+    const char *arg;  /* the value's name in the usage, NULL: takes no value */
+    enum ardn_opt_kind kind;
+    long min, max;    /* ARDN_OPT_INT */
+    size_t off, size; /* process options: their field of struct ardn_global */
+    int (*check)(struct ardn_global *g, const char *val); /* ARDN_OPT_CHECK */
+    const char *doc; /* the usage line; a '\n' starts a continuation line */
+};
+extern const struct ardn_opt ardn_opts[];
+extern const int ardn_nopts;
+/* The option of that name (without "--"), NULL: none. */
+const struct ardn_opt *ardn_opt_find(const char *name);
+/* A process option (TEXT, INT or CHECK: also a top-level key of a route file)? */
+bool ardn_opt_is_global(const struct ardn_opt *o);
+/* Listed under "Route" in the usage (the route options and --next)? */
+bool ardn_opt_in_route_section(const struct ardn_opt *o);
+/* Set process option o from val into g (and mark it given): 0, or ARD_EINVAL with a detail
+ * that starts with the option's name ("dscp '64': expected a number 0..63"). */
+int ardn_global_option(struct ardn_global *g, const struct ardn_opt *o, const char *val);
+/* The process options given in src override those of dst. */
+void ardn_global_merge(struct ardn_global *dst, const struct ardn_global *src);
+/* The usage lines of the route section (route) or the process section. */
+void ardn_usage_options(FILE *out, bool route);
+/* "routes, bind, dev, ...": the top-level keys of a route file. */
+void ardn_yaml_keys(char *buf, size_t len);
 
 /* main.c helpers shared with config.c */
 int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

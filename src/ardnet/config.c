@@ -24,44 +24,36 @@ int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int ardn_parse_double(const char *s, double min, double max, double *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    return ardy_double(s, min, max, out);
 }
 
 int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
 {
     uint64_t u;
     if (strcmp(key, "in") == 0) {
-        if (r->in.text[0])
-            return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->in.text);
-        return ardn_ep_parse(&r->in, val, true);
+        if (r->cfg.in.text[0])
+            return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->cfg.in.text);
+        return ardn_ep_parse(&r->cfg.in, val, true);
     }
     if (strcmp(key, "out") == 0) {
-        if (r->nout == ARDN_MAX_OUT)
+        if (r->cfg.nout == ARDN_MAX_OUT)
             return ardi_fail(ARD_EINVAL, "too many outputs (at most %d)", ARDN_MAX_OUT);
-        int rc = ardn_ep_parse(&r->out[r->nout], val, false);
+        int rc = ardn_ep_parse(&r->cfg.out[r->cfg.nout], val, false);
         if (rc < 0)
             return rc;
-        r->nout++;
+        r->cfg.nout++;
         return 0;
     }
     if (strcmp(key, "name") == 0) {
         if (!*val || strlen(val) > ARD_MAX_NAME)
             return ardi_fail(ARD_EINVAL, "name must have 1..%d characters", ARD_MAX_NAME);
-        snprintf(r->name, sizeof r->name, "%s", val);
+        snprintf(r->cfg.name, sizeof r->cfg.name, "%s", val);
         return 0;
     }
     if (strcmp(key, "size") == 0) {
         if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0)
             return ardi_fail(ARD_EINVAL, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
-        r->size = (size_t)u;
+        r->cfg.size = (size_t)u;
         return 0;
     }
     if (strcmp(key, "type") == 0) {
@@ -69,43 +61,43 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
         int rc;
         if (*val && (rc = ard_type_parse(val, NULL, 0, &n, NULL)) < 0)
             return rc; /* its detail names the problem */
-        if (strlen(val) >= sizeof r->type)
+        if (strlen(val) >= sizeof r->cfg.type)
             return ardi_fail(ARD_EINVAL, "type too long");
-        strcpy(r->type, val);
-        r->type_given = true;
+        strcpy(r->cfg.type, val);
+        r->cfg.type_given = true;
         return 0;
     }
     if (strcmp(key, "conn-id") == 0) {
         if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
             return ardi_fail(ARD_EINVAL, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
-        r->conn_id = (uint32_t)u;
-        r->conn_id_given = true;
+        r->cfg.conn_id = (uint32_t)u;
+        r->cfg.conn_id_given = true;
         return 0;
     }
     if (strcmp(key, "from") == 0) {
-        if (strlen(val) >= sizeof r->from || !*val)
+        if (strlen(val) >= sizeof r->cfg.from || !*val)
             return ardi_fail(ARD_EINVAL, "from: bad peer '%s'", val);
-        int rc = ardn_resolve(val, &r->from_addr, &r->from_len, &r->from_port);
+        int rc = ardn_resolve(val, &r->cfg.from_addr, &r->cfg.from_len, &r->cfg.from_port);
         if (rc < 0)
             return ardn_fail_prefix(rc, "from: ");
-        strcpy(r->from, val);
+        strcpy(r->cfg.from, val);
         return 0;
     }
     if (strcmp(key, "every") == 0) {
         if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
             return ardi_fail(ARD_EINVAL, "every '%s' is not a number >= 1", val);
-        r->every = u;
+        r->cfg.every = u;
         return 0;
     }
     if (strcmp(key, "max-datagram") == 0) {
         if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0)
             return ardi_fail(ARD_EINVAL, "max-datagram '%s' is not a number %u..%u", val,
                              ARDW_MIN_DGRAM, ARDW_MAX_DGRAM);
-        r->max_dgram = (size_t)u;
+        r->cfg.max_dgram = (size_t)u;
         return 0;
     }
     if (strcmp(key, "max-rate") == 0) {
-        if (ardn_parse_double(val, 1e-3, 1e6, &r->max_rate) < 0)
+        if (ardn_parse_double(val, 1e-3, 1e6, &r->cfg.max_rate) < 0)
             return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
         return 0;
     }
@@ -113,12 +105,12 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
         if (!ardn_have_ros2)
             return ardi_fail(ARD_EINVAL,
                              "ros2: endpoints not built (configure with cyclonedds-dev)");
-        return ardn_ros2_type_parse(val, r->ros2_type, sizeof r->ros2_type);
+        return ardn_ros2_type_parse(val, r->cfg.ros2_type, sizeof r->cfg.ros2_type);
     }
     if (strcmp(key, "qos") == 0) {
         int rc = ardn_qos_parse(r, val);
         if (rc == 0)
-            r->qos_given = true;
+            r->cfg.qos_given = true;
         return rc;
     }
     return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
@@ -150,131 +142,84 @@ int ardn_counters_option(struct ardn_global *g, const char *val)
 
 int ardn_route_finish(struct ardn_route *r)
 {
-    if (!r->in.text[0])
+    if (!r->cfg.in.text[0])
         return ardi_fail(ARD_EINVAL, "the route has no input (in)");
-    if (r->nout == 0)
+    if (r->cfg.nout == 0)
         return ardi_fail(ARD_EINVAL, "the route has no output (out)");
-    if (r->from[0] && r->in.kind != ARDN_EP_UDP)
+    if (r->cfg.from[0] && r->cfg.in.kind != ARDN_EP_UDP)
         return ardi_fail(ARD_EINVAL, "from: only a udp:// input has a peer");
-    bool ros2 = r->in.kind == ARDN_EP_ROS2;
-    for (int i = 0; i < r->nout; i++)
-        ros2 |= r->out[i].kind == ARDN_EP_ROS2;
-    if (r->qos_given && !ros2)
+    bool ros2 = r->cfg.in.kind == ARDN_EP_ROS2;
+    for (int i = 0; i < r->cfg.nout; i++)
+        ros2 |= r->cfg.out[i].kind == ARDN_EP_ROS2;
+    if (r->cfg.qos_given && !ros2)
         return ardi_fail(ARD_EINVAL, "qos: only ros2: endpoints have a DDS QoS");
-    if (r->ros2_type[0] && !ros2)
+    if (r->cfg.ros2_type[0] && !ros2)
         return ardi_fail(ARD_EINVAL, "ros2-type: only ros2: endpoints have a ROS 2 type");
-    if (!r->name[0]) {
-        const char *n = r->in.kind == ARDN_EP_LOCAL ? r->in.conn : r->in.text;
-        for (int i = 0; i < r->nout && r->in.kind != ARDN_EP_LOCAL; i++)
-            if (r->out[i].kind == ARDN_EP_LOCAL) {
-                n = r->out[i].conn;
+    if (!r->cfg.name[0]) {
+        const char *n = r->cfg.in.kind == ARDN_EP_LOCAL ? r->cfg.in.conn : r->cfg.in.text;
+        for (int i = 0; i < r->cfg.nout && r->cfg.in.kind != ARDN_EP_LOCAL; i++)
+            if (r->cfg.out[i].kind == ARDN_EP_LOCAL) {
+                n = r->cfg.out[i].conn;
                 break;
             }
-        snprintf(r->name, sizeof r->name, "%.63s", n);
+        snprintf(r->cfg.name, sizeof r->cfg.name, "%.63s", n);
     }
     return 0;
 }
 
 /* ---- YAML --------------------------------------------------------------------------------- */
 
-struct ycx {
-    const char *path;
-    yaml_document_t *doc;
-};
-
-static int yerr(const struct ycx *y, const yaml_node_t *n, const char *fmt, const char *a)
+/* An error at node n of the file: printed (FILE:LINE:COLUMN: ...), -1. */
+static int yerr(const struct ardy_doc *y, const yaml_node_t *n, const char *fmt, const char *a)
 {
-    fprintf(stderr, "%s:%zu:%zu: ", y->path, n->start_mark.line + 1, n->start_mark.column + 1);
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
+    ardy_fail(y, n, fmt, a);
+    fprintf(stderr, "%s\n", ard_errdetail());
     return -1;
 }
 
-static const char *scalar(const yaml_node_t *n)
+static int global_key(const struct ardy_doc *y, const yaml_node_t *k, const char *key,
+                      yaml_node_t *v, struct ardn_global *g)
 {
-    return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static int global_key(const struct ycx *y, const yaml_node_t *k, const char *key, yaml_node_t *v,
-                      struct ardn_global *g)
-{
-    static const char *const known[] = {"bind", "dev",        "dscp",     "sock-prio", "prio",
-                                        "cpu",  "stats-file", "counters", "ros-domain"};
-    size_t i = 0;
-    while (i < sizeof known / sizeof known[0] && strcmp(key, known[i]) != 0)
-        i++;
-    if (i == sizeof known / sizeof known[0])
-        return yerr(y, k,
-                    "unknown key '%s' (expected routes, bind, dev, dscp, sock-prio, "
-                    "prio, cpu, stats-file, counters, ros-domain)",
-                    key);
-    const char *s = scalar(v);
-    uint64_t u;
+    const struct ardn_opt *o = ardn_opt_find(key);
+    if (!o || !ardn_opt_is_global(o)) {
+        char keys[512], known[600];
+        ardn_yaml_keys(keys, sizeof keys);
+        snprintf(known, sizeof known, "(expected %s)", keys);
+        ardy_unknown_key(y, k, key, known);
+        fprintf(stderr, "%s\n", ard_errdetail());
+        return -1;
+    }
+    const char *s = ardy_text(v);
     if (!s)
         return yerr(y, v, "'%s' must be a single value", key);
-    if (strcmp(key, "bind") == 0) {
-        if (strlen(s) >= sizeof g->bind)
-            return yerr(y, v, "bind: '%s' is too long", s);
-        strcpy(g->bind, s);
-    } else if (strcmp(key, "dev") == 0) {
-        if (strlen(s) >= sizeof g->dev)
-            return yerr(y, v, "dev: '%s' is too long", s);
-        strcpy(g->dev, s);
-    } else if (strcmp(key, "dscp") == 0) {
-        if (ardn_parse_u64(s, 0, 63, &u) < 0)
-            return yerr(y, v, "dscp: '%s' is not a number 0..63", s);
-        g->dscp = (int)u;
-    } else if (strcmp(key, "sock-prio") == 0) {
-        if (ardn_parse_u64(s, 0, 6, &u) < 0)
-            return yerr(y, v, "sock-prio: '%s' is not a number 0..6", s);
-        g->sock_prio = (int)u;
-    } else if (strcmp(key, "prio") == 0) {
-        if (ardn_parse_u64(s, 1, 99, &u) < 0)
-            return yerr(y, v, "prio: '%s' is not a number 1..99", s);
-        g->prio = (int)u;
-    } else if (strcmp(key, "cpu") == 0) {
-        if (strlen(s) >= sizeof g->cpu)
-            return yerr(y, v, "cpu: '%s' is too long", s);
-        strcpy(g->cpu, s);
-    } else if (strcmp(key, "ros-domain") == 0) {
-        if (ardn_ros_domain_option(g, s) < 0)
-            return yerr(y, v, "%s", ard_errdetail());
-    } else if (strcmp(key, "counters") == 0) {
-        if (ardn_counters_option(g, s) < 0)
-            return yerr(y, v, "%s", ard_errdetail());
-    } else { /* stats-file */
-        if (strlen(s) >= sizeof g->stats_file)
-            return yerr(y, v, "stats-file: '%s' is too long", s);
-        strcpy(g->stats_file, s);
-    }
+    if (ardn_global_option(g, o, s) < 0)
+        return yerr(y, v, "%s", ard_errdetail());
     return 0;
 }
 
-static int load_route(const struct ycx *y, yaml_node_t *m, struct ardn_route *r)
+static int load_route(const struct ardy_doc *y, yaml_node_t *m, struct ardn_route *r)
 {
     if (m->type != YAML_MAPPING_NODE)
         return yerr(y, m, "%s", "a route must be a mapping (in: ..., out: ...)");
     ardn_route_init(r);
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
-        const char *key = scalar(k);
+    ARDY_FOR_PAIRS(y, m, k, v)
+    {
+        const char *key = ardy_text(k);
         if (!key)
             return yerr(y, k, "%s", "a key must be a plain word");
         if (strcmp(key, "out") == 0 && v->type == YAML_SEQUENCE_NODE) {
-            for (yaml_node_item_t *it = v->data.sequence.items.start;
-                 it < v->data.sequence.items.top; it++) {
-                yaml_node_t *o = yaml_document_get_node(y->doc, *it);
-                if (!scalar(o))
+            ARDY_FOR_ITEMS(y, v, o)
+            {
+                if (!ardy_text(o))
                     return yerr(y, o, "%s", "an output must be a single endpoint");
-                if (ardn_route_option(r, "out", scalar(o)) < 0)
+                if (ardn_route_option(r, "out", ardy_text(o)) < 0)
                     return yerr(y, o, "%s", ard_errdetail());
             }
             continue;
         }
-        if (!scalar(v))
+        if (!ardy_text(v))
             return yerr(y, v, "'%s' must be a single value", key);
-        if (ardn_route_option(r, key, scalar(v)) < 0)
+        if (ardn_route_option(r, key, ardy_text(v)) < 0)
             return yerr(y, strncmp(ard_errdetail(), "unknown route key", 17) == 0 ? k : v, "%s",
                         ard_errdetail());
     }
@@ -291,25 +236,15 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
         return -1;
     }
     /* A route file needs 4 levels. */
-    if (ardy_check_depth(path, &f, 16) < 0) {
+    struct ardy_doc y;
+    int rc = ardy_load(&y, path, &f, 16, true);
+    fclose(f);
+    if (rc < 0) {
         fprintf(stderr, "%s\n", ard_errdetail());
-        fclose(f);
         return -1;
     }
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    int rc = -1;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-        fprintf(stderr, "%s:%zu:%zu: %s\n", path, parser.problem_mark.line + 1,
-                parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
-        yaml_parser_delete(&parser);
-        fclose(f);
-        return -1;
-    }
-    struct ycx y = {path, &doc};
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    rc = -1;
+    yaml_node_t *root = ardy_root(&y);
     if (!root) {
         fprintf(stderr, "%s:1:1: the file is empty\n", path);
         goto out;
@@ -319,11 +254,9 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
         goto out;
     }
     bool have_routes = false;
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-         p++) {
-        yaml_node_t *k = yaml_document_get_node(&doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-        const char *key = scalar(k);
+    ARDY_FOR_PAIRS(&y, root, k, v)
+    {
+        const char *key = ardy_text(k);
         if (!key) {
             yerr(&y, k, "%s", "a key must be a plain word");
             goto out;
@@ -338,15 +271,15 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
             goto out;
         }
         have_routes = true;
-        for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-             it++) {
+        ARDY_FOR_ITEMS(&y, v, item)
+        {
             struct ardn_route *nr = realloc(*routes, (size_t)(*n + 1) * sizeof **routes);
             if (!nr) {
                 fprintf(stderr, "%s: out of memory\n", path);
                 goto out;
             }
             *routes = nr;
-            if (load_route(&y, yaml_document_get_node(&doc, *it), &nr[*n]) < 0)
+            if (load_route(&y, item, &nr[*n]) < 0)
                 goto out;
             (*n)++;
         }
@@ -357,8 +290,6 @@ int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struc
     }
     rc = 0;
 out:
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    fclose(f);
+    ardy_free(&y);
     return rc;
 }

@@ -27,7 +27,7 @@ void ardn_counters_print(FILE *f, const struct ardn_plan *p)
 {
     for (int i = 0; i < p->nroutes; i++) {
         struct ardn_route *r = &p->routes[i];
-        fprintf(f, "route %s:", r->name);
+        fprintf(f, "route %s:", r->cfg.name);
         for (int c = 0; c < ARDN_C_NCOUNTERS; c++)
             fprintf(f, " %s=%llu", counter_names[c], (unsigned long long)get(&r->cnt.c[c]));
         uint64_t total = 0;
@@ -214,7 +214,7 @@ static uint8_t *put_name(uint8_t *o, const char *s)
 static void fill_names(const struct ardn_plan *p, uint8_t *o)
 {
     for (int i = 0; i < p->nroutes; i++)
-        o = put_name(o, p->routes[i].name);
+        o = put_name(o, p->routes[i].cfg.name);
     for (int k = 0; k < p->ndests; k++)
         if (p->dests[k].nroutes > 1)
             o = put_name(o, p->dests[k].text);

@@ -348,7 +348,7 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
                              "transient-local, or several joined by commas)",
                              val, t);
     }
-    r->qos = q;
+    r->cfg.qos = q;
     return 0;
 }
 
@@ -356,18 +356,18 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
  * output, else the connection its first ros2: endpoint's topic maps to. */
 static void route_conn(const struct ardn_route *r, char *conn, size_t len)
 {
-    if (r->in.kind == ARDN_EP_LOCAL) {
-        snprintf(conn, len, "%s", r->in.conn);
+    if (r->cfg.in.kind == ARDN_EP_LOCAL) {
+        snprintf(conn, len, "%s", r->cfg.in.conn);
         return;
     }
-    for (int i = 0; i < r->nout; i++)
-        if (r->out[i].kind == ARDN_EP_LOCAL) {
-            snprintf(conn, len, "%s", r->out[i].conn);
+    for (int i = 0; i < r->cfg.nout; i++)
+        if (r->cfg.out[i].kind == ARDN_EP_LOCAL) {
+            snprintf(conn, len, "%s", r->cfg.out[i].conn);
             return;
         }
-    const struct ardn_ep *ep = &r->in;
-    for (int i = 0; ep->kind != ARDN_EP_ROS2 && i < r->nout; i++)
-        ep = &r->out[i];
+    const struct ardn_ep *ep = &r->cfg.in;
+    for (int i = 0; ep->kind != ARDN_EP_ROS2 && i < r->cfg.nout; i++)
+        ep = &r->cfg.out[i];
     if (ardl_ros2_conn(ep->topic, conn, len) < 0)
         snprintf(conn, len, "C");
 }
@@ -383,8 +383,8 @@ static int open_ep(struct ardn_dds_ep *e)
     struct ardn_route *r = e->r;
     char conn[ARD_MAX_NAME + 1];
     route_conn(r, conn, sizeof conn);
-    if (r->ros2_type[0])
-        snprintf(e->type, sizeof e->type, "%s", r->ros2_type);
+    if (r->cfg.ros2_type[0])
+        snprintf(e->type, sizeof e->type, "%s", r->cfg.ros2_type);
     else
         ardl_ros2_dds_type_name(conn, e->type, sizeof e->type);
     snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
@@ -414,11 +414,12 @@ static int open_ep(struct ardn_dds_ep *e)
     dds_qos_t *q = dds_create_qos();
     if (!q)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
-    dds_qset_reliability(
-        q, (r->qos & ARDN_QOS_RELIABLE) ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
-        DDS_MSECS(100));
-    dds_qset_durability(q, (r->qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
-                                                               : DDS_DURABILITY_VOLATILE);
+    dds_qset_reliability(q,
+                         (r->cfg.qos & ARDN_QOS_RELIABLE) ? DDS_RELIABILITY_RELIABLE
+                                                          : DDS_RELIABILITY_BEST_EFFORT,
+                         DDS_MSECS(100));
+    dds_qset_durability(q, (r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
+                                                                   : DDS_DURABILITY_VOLATILE);
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
     dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &rep);
@@ -458,9 +459,9 @@ int ardn_dds_open(struct ardn_plan *p)
     int n = 0;
     for (int i = 0; i < p->nroutes; i++) {
         struct ardn_route *r = &p->routes[i];
-        n += r->in.kind == ARDN_EP_ROS2;
-        for (int o = 0; o < r->nout; o++)
-            n += r->out[o].kind == ARDN_EP_ROS2;
+        n += r->cfg.in.kind == ARDN_EP_ROS2;
+        for (int o = 0; o < r->cfg.nout; o++)
+            n += r->cfg.out[o].kind == ARDN_EP_ROS2;
     }
     if (n == 0)
         return 0;
@@ -494,8 +495,8 @@ int ardn_dds_open(struct ardn_plan *p)
         return ardi_fail(ARD_ESYS, "cannot set up the DDS waitset and discovery readers");
     for (int i = 0; i < p->nroutes; i++) {
         struct ardn_route *r = &p->routes[i];
-        for (int o = -1; o < r->nout; o++) {
-            struct ardn_ep *ep = o < 0 ? &r->in : &r->out[o];
+        for (int o = -1; o < r->cfg.nout; o++) {
+            struct ardn_ep *ep = o < 0 ? &r->cfg.in : &r->cfg.out[o];
             if (ep->kind != ARDN_EP_ROS2)
                 continue;
             struct ardn_dds_ep *e = &dds.eps[dds.neps++];

@@ -10,7 +10,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...] [--next ROUTE...]\n"
     "       ardnet [OPTIONS] --config FILE\n"
     "\n"
@@ -19,42 +19,20 @@ static const char usage_text[] =
     "input, udp://[ADDR]:PORT (listen on; udp://:PORT for any address), or a ROS 2 topic\n"
     "ros2:/TOPIC (DDS, when built with Cyclone DDS).\n"
     "\n"
-    "Route (the command-line route; a YAML file has the same keys):\n"
-    "  -i, --in ENDPOINT       input endpoint\n"
-    "  -o, --out ENDPOINT      output endpoint (repeatable: a multiplier)\n"
-    "  -s, --size N            packet size, when no local connection tells it\n"
-    "  -t, --type DESC         type descriptor, e.g. \"f64[7] u32\" (with --size)\n"
-    "      --conn-id N         connection id on the wire (default: hash of the local name)\n"
-    "      --from HOST[:PORT]  accept datagrams only from this peer (UDP input)\n"
-    "  -e, --every N           forward every N-th packet\n"
-    "  -r, --max-rate HZ       forward at most HZ packets a second, always the newest\n"
-    "      --max-datagram N    largest datagram sent, 512..65507 bytes (default 1472, IPv6\n"
-    "                          1452: no IP fragmentation on Ethernet); larger packets are\n"
-    "                          sent as fragments\n"
-    "      --qos QOS           ros2: endpoints: best-effort (default), reliable,\n"
-    "                          transient-local (reliable, kept for late readers)\n"
-    "      --ros2-type TYPE    ros2: endpoints: the ROS 2 type, Name or package/msg/Name\n"
-    "                          (default: ardnet_msgs/msg/ + the connection in CamelCase)\n"
-    "      --name NAME         route name in counters and messages\n"
-    "      --next              end this route, the options after it make another one\n"
-    "Process:\n"
-    "  -c, --config FILE       read routes (and the options below) from a YAML file\n"
-    "      --bind ADDR         source address of all sockets\n"
-    "      --dev IFACE         bind all sockets to a network interface (SO_BINDTODEVICE)\n"
-    "      --dscp N            DSCP 0..63 of sent datagrams (e.g. 46 = EF)\n"
-    "      --sock-prio N       SO_PRIORITY 0..6 of the sockets\n"
-    "      --prio N            run with SCHED_FIFO priority N (1..99)\n"
-    "      --cpu LIST          pin to CPUs, e.g. 1 or 0,2-3\n"
-    "      --stats-file PATH   rewrite the counters to PATH every second and at exit\n"
-    "      --counters CONN     write the counters to local connection CONN (and the\n"
-    "                          route names to CONN.names) every 0.1 s and at exit\n"
-    "      --ros-domain N      DDS domain of ros2: endpoints (default: ROS_DOMAIN_ID or 0)\n"
-    "      --ard-domain NAME   domain of local connections (and the other --ard-* options)\n"
-    "  -h, --help              this text\n"
-    "      --version           print the version\n"
+    "Route (the command-line route; a YAML file has the same keys):\n";
+static const char usage_tail[] =
     "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
     "Exit codes: 0 clean exit, 100 usage or configuration error (also: ros2: endpoints in an\n"
     "ardnet built without ROS 2), 111 system error.\n";
+
+static void usage(FILE *out)
+{
+    fputs(usage_head, out);
+    ardn_usage_options(out, true);
+    fputs("Process:\n", out);
+    ardn_usage_options(out, false);
+    fputs(usage_tail, out);
+}
 
 int ardn_exit_code(int code)
 {
@@ -70,117 +48,39 @@ static int usage_error(const char *fmt, const char *a)
     return ARDN_EXIT_USAGE;
 }
 
-/* Merge: what the command line set wins over the file. */
-static void merge_globals(const struct ardn_global *file, const struct ardn_global *cli)
+/* getopt's view of the table: an option's val is 256 + its index (its letter for -LETTER). */
+static struct option long_opts[64];
+static char short_opts[64];
+
+static void getopt_tables(void)
 {
-    ardn_g = *file;
-    if (cli->bind[0])
-        strcpy(ardn_g.bind, cli->bind);
-    if (cli->dev[0])
-        strcpy(ardn_g.dev, cli->dev);
-    if (cli->dscp >= 0)
-        ardn_g.dscp = cli->dscp;
-    if (cli->sock_prio >= 0)
-        ardn_g.sock_prio = cli->sock_prio;
-    if (cli->prio > 0)
-        ardn_g.prio = cli->prio;
-    if (cli->cpu[0])
-        strcpy(ardn_g.cpu, cli->cpu);
-    if (cli->stats_file[0])
-        strcpy(ardn_g.stats_file, cli->stats_file);
-    if (cli->counters[0])
-        strcpy(ardn_g.counters, cli->counters);
-    if (cli->ros_domain >= 0)
-        ardn_g.ros_domain = cli->ros_domain;
-}
-
-static int copy_opt(char *dst, size_t len, const char *val, const char *opt)
-{
-    if (strlen(val) >= len)
-        return usage_error("%s: value too long", opt);
-    strcpy(dst, val);
-    return 0;
-}
-
-enum {
-    OPT_CONN_ID = 256,
-    OPT_FROM,
-    OPT_NAME,
-    OPT_BIND,
-    OPT_DEV,
-    OPT_DSCP,
-    OPT_SOCK_PRIO,
-    OPT_PRIO,
-    OPT_CPU,
-    OPT_STATS,
-    OPT_COUNTERS,
-    OPT_VERSION,
-    OPT_MAX_DGRAM,
-    OPT_NEXT,
-    OPT_QOS,
-    OPT_ROS_DOMAIN,
-    OPT_ROS2_TYPE
-};
-
-static const struct option long_opts[] = {
-    {"in", required_argument, NULL, 'i'},
-    {"out", required_argument, NULL, 'o'},
-    {"size", required_argument, NULL, 's'},
-    {"type", required_argument, NULL, 't'},
-    {"conn-id", required_argument, NULL, OPT_CONN_ID},
-    {"from", required_argument, NULL, OPT_FROM},
-    {"every", required_argument, NULL, 'e'},
-    {"max-rate", required_argument, NULL, 'r'},
-    {"name", required_argument, NULL, OPT_NAME},
-    {"max-datagram", required_argument, NULL, OPT_MAX_DGRAM},
-    {"next", no_argument, NULL, OPT_NEXT},
-    {"qos", required_argument, NULL, OPT_QOS},
-    {"ros2-type", required_argument, NULL, OPT_ROS2_TYPE},
-    {"ros-domain", required_argument, NULL, OPT_ROS_DOMAIN},
-    {"config", required_argument, NULL, 'c'},
-    {"bind", required_argument, NULL, OPT_BIND},
-    {"dev", required_argument, NULL, OPT_DEV},
-    {"dscp", required_argument, NULL, OPT_DSCP},
-    {"sock-prio", required_argument, NULL, OPT_SOCK_PRIO},
-    {"prio", required_argument, NULL, OPT_PRIO},
-    {"cpu", required_argument, NULL, OPT_CPU},
-    {"stats-file", required_argument, NULL, OPT_STATS},
-    {"counters", required_argument, NULL, OPT_COUNTERS},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
-};
-
-static const char *route_key(int opt)
-{
-    switch (opt) {
-    case 'i':
-        return "in";
-    case 'o':
-        return "out";
-    case 's':
-        return "size";
-    case 't':
-        return "type";
-    case 'e':
-        return "every";
-    case 'r':
-        return "max-rate";
-    case OPT_CONN_ID:
-        return "conn-id";
-    case OPT_FROM:
-        return "from";
-    case OPT_NAME:
-        return "name";
-    case OPT_MAX_DGRAM:
-        return "max-datagram";
-    case OPT_QOS:
-        return "qos";
-    case OPT_ROS2_TYPE:
-        return "ros2-type";
-    default:
-        return NULL;
+    int n = 0, k = 0;
+    short_opts[k++] = ':';
+    for (int i = 0; i < ardn_nopts && n < (int)(sizeof long_opts / sizeof long_opts[0]) - 1; i++) {
+        const struct ardn_opt *o = &ardn_opts[i];
+        if (o->kind == ARDN_OPT_LIB)
+            continue; /* ard_init took it */
+        long_opts[n++] =
+            (struct option){o->name, o->arg ? required_argument : no_argument, NULL, 256 + i};
+        if (o->letter && k < (int)sizeof short_opts - 3) {
+            short_opts[k++] = o->letter;
+            if (o->arg)
+                short_opts[k++] = ':';
+        }
     }
+    long_opts[n] = (struct option){NULL, 0, NULL, 0};
+    short_opts[k] = '\0';
+}
+
+/* The table entry of getopt's answer, NULL for '?' and ':'. */
+static const struct ardn_opt *opt_of(int opt)
+{
+    if (opt >= 256 && opt < 256 + ardn_nopts)
+        return &ardn_opts[opt - 256];
+    for (int i = 0; opt > 0 && opt < 256 && i < ardn_nopts; i++)
+        if (ardn_opts[i].letter == opt)
+            return &ardn_opts[i];
+    return NULL;
 }
 
 static struct ardn_route *routes;
@@ -192,13 +92,13 @@ static struct ardn_plan plan;
 static int check_local_names(void)
 {
     for (int i = 0; i < nroutes; i++)
-        for (int a = -1; a < routes[i].nout; a++) {
-            const struct ardn_ep *x = a < 0 ? &routes[i].in : &routes[i].out[a];
+        for (int a = -1; a < routes[i].cfg.nout; a++) {
+            const struct ardn_ep *x = a < 0 ? &routes[i].cfg.in : &routes[i].cfg.out[a];
             if (x->kind != ARDN_EP_LOCAL)
                 continue;
             for (int j = i; j < nroutes; j++)
-                for (int b = (j == i ? a + 1 : -1); b < routes[j].nout; b++) {
-                    const struct ardn_ep *y = b < 0 ? &routes[j].in : &routes[j].out[b];
+                for (int b = (j == i ? a + 1 : -1); b < routes[j].cfg.nout; b++) {
+                    const struct ardn_ep *y = b < 0 ? &routes[j].cfg.in : &routes[j].cfg.out[b];
                     if (y->kind != ARDN_EP_LOCAL || strcmp(x->conn, y->conn) != 0)
                         continue;
                     bool twice = a >= 0 && b >= 0, loop = i == j && (a < 0) != (b < 0);
@@ -209,7 +109,7 @@ static int check_local_names(void)
                             "connection has one writer, and a route must not write its own "
                             "input\n",
                             x->conn, twice ? "written twice" : "both input and output",
-                            routes[i].name, routes[j].name);
+                            routes[i].cfg.name, routes[j].cfg.name);
                     return ARDN_EXIT_USAGE;
                 }
         }
@@ -233,80 +133,41 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
 {
     struct ardn_route cl;
     bool have_cl = false;
-    uint64_t u;
     ardn_route_init(&cl);
+    getopt_tables();
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":i:o:s:t:e:r:c:h", long_opts, NULL)) != -1) {
-        const char *key = route_key(opt);
-        if (key) {
-            if (ardn_route_option(&cl, key, optarg) < 0)
+    while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+        const struct ardn_opt *o = opt_of(opt);
+        if (opt == ':')
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        if (!o)
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        int rc = 0;
+        if (o->kind == ARDN_OPT_ROUTE) {
+            if (ardn_route_option(&cl, o->name, optarg) < 0)
                 return usage_error("%s", ard_errdetail());
             have_cl = true;
-            continue;
-        }
-        int rc = 0;
-        switch (opt) {
-        case OPT_NEXT:
+        } else if (ardn_opt_is_global(o)) {
+            if (ardn_global_option(cli, o, optarg) < 0)
+                return usage_error("--%s", ard_errdetail());
+        } else if (!strcmp(o->name, "next")) {
             if (!have_cl)
                 return usage_error("%s", "--next: no route before it (give --in and --out first)");
             if ((rc = push_route(&cl)) != 0)
                 return rc;
             ardn_route_init(&cl);
             have_cl = false;
-            break;
-        case 'c':
+        } else if (!strcmp(o->name, "config")) {
             *config = optarg;
-            break;
-        case OPT_BIND:
-            rc = copy_opt(cli->bind, sizeof cli->bind, optarg, "--bind");
-            break;
-        case OPT_DEV:
-            rc = copy_opt(cli->dev, sizeof cli->dev, optarg, "--dev");
-            break;
-        case OPT_CPU:
-            rc = copy_opt(cli->cpu, sizeof cli->cpu, optarg, "--cpu");
-            break;
-        case OPT_STATS:
-            rc = copy_opt(cli->stats_file, sizeof cli->stats_file, optarg, "--stats-file");
-            break;
-        case OPT_ROS_DOMAIN:
-            if (ardn_ros_domain_option(cli, optarg) < 0)
-                return usage_error("--%s", ard_errdetail());
-            break;
-        case OPT_COUNTERS:
-            if (ardn_counters_option(cli, optarg) < 0)
-                return usage_error("--%s", ard_errdetail());
-            break;
-        case OPT_DSCP:
-            if (ardn_parse_u64(optarg, 0, 63, &u) < 0)
-                return usage_error("--dscp '%s': expected a number 0..63", optarg);
-            cli->dscp = (int)u;
-            break;
-        case OPT_SOCK_PRIO:
-            if (ardn_parse_u64(optarg, 0, 6, &u) < 0)
-                return usage_error("--sock-prio '%s': expected a number 0..6", optarg);
-            cli->sock_prio = (int)u;
-            break;
-        case OPT_PRIO:
-            if (ardn_parse_u64(optarg, 1, 99, &u) < 0)
-                return usage_error("--prio '%s': expected a number 1..99", optarg);
-            cli->prio = (int)u;
-            break;
-        case 'h':
-            fputs(usage_text, stdout);
+        } else if (!strcmp(o->name, "help")) {
+            usage(stdout);
             exit(0);
-        case OPT_VERSION:
+        } else if (!strcmp(o->name, "version")) {
             printf("ardnet (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
                    ARD_VERSION_PATCH);
             exit(0);
-        case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
-        if (rc)
-            return rc;
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
@@ -319,14 +180,14 @@ static int check_counters_name(void)
     char names[ARD_MAX_NAME + 8];
     snprintf(names, sizeof names, "%.*s.names", ARDN_COUNTERS_MAX_NAME, ardn_g.counters);
     for (int i = 0; i < nroutes; i++)
-        for (int a = 0; a < routes[i].nout; a++) {
-            const struct ardn_ep *x = &routes[i].out[a];
+        for (int a = 0; a < routes[i].cfg.nout; a++) {
+            const struct ardn_ep *x = &routes[i].cfg.out[a];
             if (x->kind == ARDN_EP_LOCAL &&
                 (strcmp(x->conn, ardn_g.counters) == 0 || strcmp(x->conn, names) == 0)) {
                 fprintf(stderr,
                         "ardnet: connection '%s' is written by route '%s' and by --counters %s; a "
                         "connection has one writer\n",
-                        x->conn, routes[i].name, ardn_g.counters);
+                        x->conn, routes[i].cfg.name, ardn_g.counters);
                 return ARDN_EXIT_USAGE;
             }
         }
@@ -347,7 +208,8 @@ static int configure(int argc, char **argv)
         return rc;
     if (config && ardn_config_load(config, &routes, &nroutes, &file) < 0)
         return ARDN_EXIT_USAGE;
-    merge_globals(&file, &cli);
+    ardn_g = file; /* what the command line set wins over the file */
+    ardn_global_merge(&ardn_g, &cli);
     if (ardn_g.counters[0] && (rc = check_counters_name()) != 0)
         return rc;
     if (nroutes == 0 && config)
@@ -364,7 +226,7 @@ static void print_counters_index(void)
 {
     for (int i = 0; i < plan.nroutes; i++)
         fprintf(stderr, "ardnet: counters %s: route %d '%s'\n", ardn_g.counters, i,
-                plan.routes[i].name);
+                plan.routes[i].cfg.name);
     for (int k = 0, n = 0; k < plan.ndests; k++)
         if (plan.dests[k].nroutes > 1)
             fprintf(stderr, "ardnet: counters %s: output %d '%s'\n", ardn_g.counters, n++,

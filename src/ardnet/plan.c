@@ -300,7 +300,7 @@ static void *sender_main(void *arg)
             struct ardn_route *r = s->routes[k];
             timeout = ardn_reducer_timeout(&r->red, now, timeout);
             if (r->bad_until <= now) {
-                s->ports[nw] = r->in.port;
+                s->ports[nw] = r->cfg.in.port;
                 s->wait_r[nw++] = r;
             } else if (r->bad_until - now < timeout) {
                 timeout = r->bad_until - now;
@@ -546,15 +546,15 @@ static int group(struct ardn_plan *p)
 {
     int nout = 0;
     for (int i = 0; i < p->nroutes; i++)
-        nout += p->routes[i].nout;
+        nout += p->routes[i].cfg.nout;
     p->dests = calloc((size_t)nout + 1, sizeof *p->dests);
     p->inputs = calloc((size_t)p->nroutes + 1, sizeof *p->inputs);
     if (!p->dests || !p->inputs)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     for (int i = 0; i < p->nroutes; i++) {
         struct ardn_route *r = &p->routes[i];
-        for (int o = 0; o < r->nout; o++) {
-            struct ardn_ep *ep = &r->out[o];
+        for (int o = 0; o < r->cfg.nout; o++) {
+            struct ardn_ep *ep = &r->cfg.out[o];
             if (ep->kind != ARDN_EP_UDP)
                 continue;
             int k = 0;
@@ -570,23 +570,23 @@ static int group(struct ardn_plan *p)
                 d->fd = -1;
                 d->limit = ARDW_MAX_DGRAM;
             }
-            if (r->max_dgram < d->limit)
-                d->limit = r->max_dgram;
+            if (r->cfg.max_dgram < d->limit)
+                d->limit = r->cfg.max_dgram;
             d->nroutes++;
             r->dest[o] = d;
         }
-        if (r->in.kind != ARDN_EP_UDP)
+        if (r->cfg.in.kind != ARDN_EP_UDP)
             continue;
         int k = 0;
-        while (k < p->ninputs &&
-               !same_addr(&p->inputs[k].addr, p->inputs[k].addrlen, &r->in.addr, r->in.addrlen))
+        while (k < p->ninputs && !same_addr(&p->inputs[k].addr, p->inputs[k].addrlen,
+                                            &r->cfg.in.addr, r->cfg.in.addrlen))
             k++;
         struct ardn_input *in = &p->inputs[k];
         if (k == p->ninputs) {
             p->ninputs++;
-            in->addr = r->in.addr;
-            in->addrlen = r->in.addrlen;
-            snprintf(in->text, sizeof in->text, "%s", r->in.text);
+            in->addr = r->cfg.in.addr;
+            in->addrlen = r->cfg.in.addrlen;
+            snprintf(in->text, sizeof in->text, "%s", r->cfg.in.text);
             in->fd = -1;
         }
         in->nroutes++;
@@ -619,14 +619,14 @@ static int group(struct ardn_plan *p)
             return ardi_fail(ARD_EINVAL,
                              "route '%s' takes any connection id (a relay without --conn-id), "
                              "so it cannot share %s with route '%s': give it --conn-id",
-                             rr[0]->name, in->text, rr[1]->name);
+                             rr[0]->cfg.name, in->text, rr[1]->cfg.name);
         for (int j = 1; j < in->nroutes; j++)
             if (rr[j]->conn_id == rr[j - 1]->conn_id)
                 return ardi_fail(ARD_EINVAL,
                                  "routes '%s' and '%s' both listen on %s with connection id "
                                  "%u: give one of them another --conn-id (the same on the "
                                  "sending side)",
-                                 rr[j - 1]->name, rr[j]->name, in->text, rr[j]->conn_id);
+                                 rr[j - 1]->cfg.name, rr[j]->cfg.name, in->text, rr[j]->conn_id);
     }
     return 0;
 }
@@ -636,16 +636,16 @@ static int by_first_dest(const void *a, const void *b)
     const struct ardn_route *x = *(struct ardn_route *const *)a;
     const struct ardn_route *y = *(struct ardn_route *const *)b;
     uintptr_t dx = 0, dy = 0;
-    for (int o = x->nout - 1; o >= 0; o--)
+    for (int o = x->cfg.nout - 1; o >= 0; o--)
         dx = x->dest[o] ? (uintptr_t)x->dest[o] : dx;
-    for (int o = y->nout - 1; o >= 0; o--)
+    for (int o = y->cfg.nout - 1; o >= 0; o--)
         dy = y->dest[o] ? (uintptr_t)y->dest[o] : dy;
     return dx < dy ? -1 : dx > dy;
 }
 
 static struct ardn_dest *first_dest(const struct ardn_route *r)
 {
-    for (int o = 0; o < r->nout; o++)
+    for (int o = 0; o < r->cfg.nout; o++)
         if (r->dest[o])
             return r->dest[o];
     return NULL;
@@ -659,7 +659,7 @@ static int plan_queues(struct ardn_sender *s)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     for (int k = 0; k < s->n; k++) {
         struct ardn_route *r = s->routes[k];
-        for (int o = 0; o < r->nout; o++) {
+        for (int o = 0; o < r->cfg.nout; o++) {
             if (!r->dest[o])
                 continue;
             int i = 0;
@@ -701,7 +701,7 @@ static int plan_senders(struct ardn_plan *p)
 {
     int nlocal = 0;
     for (int i = 0; i < p->nroutes; i++)
-        nlocal += p->routes[i].in.kind == ARDN_EP_LOCAL;
+        nlocal += p->routes[i].cfg.in.kind == ARDN_EP_LOCAL;
     struct ardn_route **loc = calloc((size_t)nlocal + 1, sizeof *loc);
     p->senders = calloc((size_t)nlocal + 1, sizeof *p->senders);
     if (!loc || !p->senders) {
@@ -710,7 +710,7 @@ static int plan_senders(struct ardn_plan *p)
     }
     int n = 0;
     for (int i = 0; i < p->nroutes; i++)
-        if (p->routes[i].in.kind == ARDN_EP_LOCAL)
+        if (p->routes[i].cfg.in.kind == ARDN_EP_LOCAL)
             loc[n++] = &p->routes[i];
     qsort(loc, (size_t)n, sizeof *loc, by_first_dest);
     int rc = 0;
@@ -772,7 +772,7 @@ int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n)
         size_t want = 0;
         bool grow = d->nroutes > 1;
         for (int i = 0; i < n; i++)
-            for (int o = 0; o < routes[i].nout; o++)
+            for (int o = 0; o < routes[i].cfg.nout; o++)
                 if (routes[i].dest[o] == d) {
                     first = first ? first : &routes[i];
                     struct ardn_route *rp = &routes[i];
@@ -781,7 +781,7 @@ int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n)
                 }
         rc = open_dest(d, first, grow ? want : 0);
         for (int i = 0; i < n; i++)
-            for (int o = 0; o < routes[i].nout; o++)
+            for (int o = 0; o < routes[i].cfg.nout; o++)
                 if (routes[i].dest[o] == d)
                     routes[i].out_fd[o] = d->fd;
     }

@@ -22,7 +22,7 @@ int ardn_route_fail(const struct ardn_route *r, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ardi_fail(code, "route '%s': %s", r->name, msg);
+    return ardi_fail(code, "route '%s': %s", r->cfg.name, msg);
 }
 
 /* A running route's message on stderr (its thread cannot return an error). */
@@ -30,7 +30,7 @@ void ardn_route_warn(const struct ardn_route *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ardnet: route '%s': ", r->name);
+    fprintf(stderr, "ardnet: route '%s': ", r->cfg.name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -136,8 +136,8 @@ static int attach_outputs(struct ardn_route *r)
 {
     int rc;
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < r->nout; i++) {
-            struct ardn_ep *ep = &r->out[i];
+        for (int i = 0; i < r->cfg.nout; i++) {
+            struct ardn_ep *ep = &r->cfg.out[i];
             struct ard_conn_stat st;
             if (ep->kind != ARDN_EP_LOCAL || ep->port ||
                 (pass == 0 && ard_conn_stat(NULL, ep->conn, &st) < 0))
@@ -175,16 +175,17 @@ static int setup_packet(struct ardn_route *r)
             return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
     }
     r->type_hash = r->type[0] ? ard_type_hash(r->type) : 0;
-    for (int i = 0; i < r->nout && r->in.kind == ARDN_EP_UDP; i++) {
+    for (int i = 0; i < r->cfg.nout && r->cfg.in.kind == ARDN_EP_UDP; i++) {
         struct ard_conn_stat st;
-        if (r->out[i].kind == ARDN_EP_LOCAL && ard_conn_stat(NULL, r->out[i].conn, &st) == 0 &&
-            st.seq > 0 && (!r->track.floor || st.real_ns > r->track.floor_real_ns)) {
+        if (r->cfg.out[i].kind == ARDN_EP_LOCAL &&
+            ard_conn_stat(NULL, r->cfg.out[i].conn, &st) == 0 && st.seq > 0 &&
+            (!r->track.floor || st.real_ns > r->track.floor_real_ns)) {
             r->track.floor = true;
             r->track.floor_real_ns = st.real_ns;
         }
     }
     /* At most ARDW_MAX_FRAGS: max_dgram >= ARDW_MIN_DGRAM (tests/ardnet/test_wire.c). */
-    r->nfrag = ardw_frag_plan(r->size, r->max_dgram, &r->chunk);
+    r->nfrag = ardw_frag_plan(r->size, r->cfg.max_dgram, &r->chunk);
     r->buf = calloc(1, r->size);
     r->held = calloc(1, r->size);
     r->tx = calloc(1, r->size);
@@ -194,8 +195,8 @@ static int setup_packet(struct ardn_route *r)
     if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
     bool udp_out = false;
-    for (int i = 0; i < r->nout; i++)
-        udp_out |= r->out[i].kind == ARDN_EP_UDP;
+    for (int i = 0; i < r->cfg.nout; i++)
+        udp_out |= r->cfg.out[i].kind == ARDN_EP_UDP;
     if (udp_out && r->conn_id != 0) { /* (a relay that passes any id on has no one type) */
         r->desc = malloc(ARDW_HDR_SIZE + ARD_MAX_TYPE);
         if (!r->desc)
@@ -206,7 +207,7 @@ static int setup_packet(struct ardn_route *r)
                               .type_hash = r->type_hash};
         r->desc_len = ardw_put_desc(r->desc, &dh, r->type);
     }
-    if (r->in.kind == ARDN_EP_UDP) {
+    if (r->cfg.in.kind == ARDN_EP_UDP) {
         /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
         r->reasm.data = malloc(r->size);
         r->reasm.cap = (uint32_t)r->size;
@@ -238,7 +239,12 @@ static void free_packet(struct ardn_route *r)
 int ardn_route_open(struct ardn_route *r)
 {
     int rc;
-    if (r->nout == 0)
+    /* What the configuration gives; the connections and the sender may tell the rest. */
+    r->size = r->cfg.size;
+    snprintf(r->type, sizeof r->type, "%s", r->cfg.type);
+    r->type_given = r->cfg.type_given;
+    r->conn_id = r->cfg.conn_id;
+    if (r->cfg.nout == 0)
         return ardn_route_fail(r, ARD_EINVAL, "no output (--out)");
     if (r->type_given && r->type[0]) {
         size_t tsize;
@@ -249,38 +255,38 @@ int ardn_route_open(struct ardn_route *r)
                                    r->type, tsize, r->size);
         r->size = tsize;
     }
-    if (r->in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->in, ARD_IN)) != 0)
+    if (r->cfg.in.kind == ARDN_EP_LOCAL && (rc = attach_local(r, &r->cfg.in, ARD_IN)) != 0)
         return rc;
     /* A UDP input whose local outputs do not exist yet, with no --size or --type: the size
      * and type come from the sender's descriptor datagram (start order is free). */
     bool any_local = false, any_exists = false;
-    for (int i = 0; i < r->nout; i++) {
+    for (int i = 0; i < r->cfg.nout; i++) {
         struct ard_conn_stat st;
-        if (r->out[i].kind != ARDN_EP_LOCAL)
+        if (r->cfg.out[i].kind != ARDN_EP_LOCAL)
             continue;
         any_local = true;
-        any_exists |= ard_conn_stat(NULL, r->out[i].conn, &st) == 0;
+        any_exists |= ard_conn_stat(NULL, r->cfg.out[i].conn, &st) == 0;
     }
     r->learning =
-        r->in.kind == ARDN_EP_UDP && r->size == 0 && !r->type_given && any_local && !any_exists;
+        r->cfg.in.kind == ARDN_EP_UDP && r->size == 0 && !r->type_given && any_local && !any_exists;
     if (!r->learning && (rc = attach_outputs(r)) != 0)
         return rc;
-    if (!r->conn_id_given) {
-        if (r->in.kind == ARDN_EP_LOCAL)
-            r->conn_id = ardw_conn_id(r->in.conn);
-        for (int i = 0; i < r->nout && r->conn_id == 0; i++)
-            if (r->out[i].kind == ARDN_EP_LOCAL)
-                r->conn_id = ardw_conn_id(r->out[i].conn);
+    if (!r->cfg.conn_id_given) {
+        if (r->cfg.in.kind == ARDN_EP_LOCAL)
+            r->conn_id = ardw_conn_id(r->cfg.in.conn);
+        for (int i = 0; i < r->cfg.nout && r->conn_id == 0; i++)
+            if (r->cfg.out[i].kind == ARDN_EP_LOCAL)
+                r->conn_id = ardw_conn_id(r->cfg.out[i].conn);
     }
-    if (r->max_dgram == 0) {
-        r->max_dgram = ARDW_DEFAULT_DGRAM;
-        for (int i = 0; i < r->nout; i++)
-            if (r->out[i].kind == ARDN_EP_UDP && r->out[i].addr.ss_family == AF_INET6)
-                r->max_dgram = ARDW_DEFAULT_DGRAM6;
+    if (r->cfg.max_dgram == 0) {
+        r->cfg.max_dgram = ARDW_DEFAULT_DGRAM;
+        for (int i = 0; i < r->cfg.nout; i++)
+            if (r->cfg.out[i].kind == ARDN_EP_UDP && r->cfg.out[i].addr.ss_family == AF_INET6)
+                r->cfg.max_dgram = ARDW_DEFAULT_DGRAM6;
     }
     if (!r->learning && (rc = setup_packet(r)) != 0)
         return rc;
-    ardn_reducer_init(&r->red, r->every, r->max_rate);
+    ardn_reducer_init(&r->red, r->cfg.every, r->cfg.max_rate);
     return 0;
 }
 
@@ -304,9 +310,9 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
         ardn_route_warn(r, "cannot take the sender's size %u and type '%s': %s", h->size, type,
                         ard_errdetail());
     r->learn_reported = true;
-    for (int i = 0; i < r->nout; i++) {
-        ard_close(r->out[i].port);
-        r->out[i].port = NULL;
+    for (int i = 0; i < r->cfg.nout; i++) {
+        ard_close(r->cfg.out[i].port);
+        r->cfg.out[i].port = NULL;
     }
     free_packet(r);
     r->size = 0;
@@ -372,13 +378,13 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
     bool encoded = false, desc = r->desc && now >= r->desc_next_ns;
     if (desc)
         r->desc_next_ns = now + ARDW_DESC_EVERY_NS;
-    for (int i = 0; i < r->nout; i++) {
-        struct ardn_ep *ep = &r->out[i];
+    for (int i = 0; i < r->cfg.nout; i++) {
+        struct ardn_ep *ep = &r->cfg.out[i];
         if (ep->kind == ARDN_EP_LOCAL) {
             /* Republish with the writer's CLOCK_REALTIME so that logs on both hosts line up;
              * its CLOCK_MONOTONIC is meaningful only on the writer's own host: a received
              * packet carries the time of the wake-up that took it in (now). */
-            int64_t mono = r->in.kind == ARDN_EP_LOCAL ? h->mono_ns : now;
+            int64_t mono = r->cfg.in.kind == ARDN_EP_LOCAL ? h->mono_ns : now;
             if (r->wire ? send_wire(r, ep->port, mono, h->real_ns) == 0
                         : ard_send_stamped(ep->port, r->held, mono, h->real_ns) == 0)
                 ardn_count(r, ARDN_C_SENT, 1);
@@ -436,8 +442,8 @@ void ardn_offer(struct ardn_route *r, const struct ardw_hdr *h, int64_t now, str
     }
     if (r->wire) {
         bool local = true;
-        for (int i = 0; i < r->nout; i++)
-            local &= r->out[i].kind == ARDN_EP_LOCAL;
+        for (int i = 0; i < r->cfg.nout; i++)
+            local &= r->cfg.out[i].kind == ARDN_EP_LOCAL;
         if (a == ARDN_RED_SEND && local) {
             /* Published from the receive buffer, converted straight into the connection's
              * slot: one copy of the payload (r->held keeps what it had; nothing is held). */
@@ -462,9 +468,9 @@ void ardn_offer(struct ardn_route *r, const struct ardw_hdr *h, int64_t now, str
 
 int ardn_take_local(struct ardn_route *r, int64_t now, struct ardn_sender *s)
 {
-    int rc = ard_tryrec(r->in.port, r->buf);
+    int rc = ard_tryrec(r->cfg.in.port, r->buf);
     if (rc == 1) {
-        struct ard_info info = ard_port_info(r->in.port);
+        struct ard_info info = ard_port_info(r->cfg.in.port);
         ardn_count(r, ARDN_C_RECEIVED, 1);
         ardn_count(r, ARDN_C_SKIPPED, info.skipped);
         struct ardw_hdr h = {.conn_id = r->conn_id,
@@ -480,27 +486,27 @@ int ardn_take_local(struct ardn_route *r, int64_t now, struct ardn_sender *s)
     if (rc == 0 || rc == ARD_ENODATA)
         return 0;
     if (!r->in_reported)
-        ardn_route_warn(r, "receive from '%s': %s", r->in.conn, ard_strerror(rc));
+        ardn_route_warn(r, "receive from '%s': %s", r->cfg.in.conn, ard_strerror(rc));
     r->in_reported = true;
     return rc;
 }
 
 static bool from_peer(const struct ardn_route *r, const struct sockaddr_storage *src)
 {
-    if (!r->from[0])
+    if (!r->cfg.from[0])
         return true;
-    if (src->ss_family != r->from_addr.ss_family)
+    if (src->ss_family != r->cfg.from_addr.ss_family)
         return false;
     if (src->ss_family == AF_INET) {
         const struct sockaddr_in *a = (const struct sockaddr_in *)src;
-        const struct sockaddr_in *b = (const struct sockaddr_in *)&r->from_addr;
+        const struct sockaddr_in *b = (const struct sockaddr_in *)&r->cfg.from_addr;
         return a->sin_addr.s_addr == b->sin_addr.s_addr &&
-               (!r->from_port || a->sin_port == b->sin_port);
+               (!r->cfg.from_port || a->sin_port == b->sin_port);
     }
     const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)src;
-    const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&r->from_addr;
+    const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&r->cfg.from_addr;
     return memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0 &&
-           (!r->from_port || a->sin6_port == b->sin6_port);
+           (!r->cfg.from_port || a->sin6_port == b->sin6_port);
 }
 
 /* Record the delivery of a whole packet (h, payload in wire order) and convert it into
@@ -768,12 +774,12 @@ size_t ardn_rx_slot(const struct ardn_route *r)
 void ardn_route_close(struct ardn_route *r)
 {
     r->fd_in = -1; /* (the sockets are the plan's) */
-    for (int i = 0; i < r->nout; i++) {
+    for (int i = 0; i < r->cfg.nout; i++) {
         r->out_fd[i] = -1;
-        ard_close(r->out[i].port);
-        r->out[i].port = NULL;
+        ard_close(r->cfg.out[i].port);
+        r->cfg.out[i].port = NULL;
     }
-    ard_close(r->in.port);
-    r->in.port = NULL;
+    ard_close(r->cfg.in.port);
+    r->cfg.in.port = NULL;
     free_packet(r);
 }

@@ -5,6 +5,7 @@
 #define ARDRUN_H
 
 #include "ard_common.h"
+#include "ardr_names.h"
 #include "ardnet_block.h"
 #include "ardnet_view.h"
 
@@ -28,10 +29,6 @@
 #define ARDR_EXIT_HUNG 106   /* a block's tick did not end within the watchdog time */
 #define ARDR_EXIT_SYS ARDC_EXIT_SYS
 
-#define ARDR_NAME_MAX 31 /* instance, port and parameter names */
-#define ARDR_MAX_BLOCKS 256
-#define ARDR_MAX_RATES 16
-#define ARDR_STR_MAX 255
 #define ARDR_DELAY_BINS 2048
 /* Private connections nobody outside the group reads are published this often (ns). */
 #define ARDR_REFRESH_NS 100000000
@@ -269,7 +266,7 @@ struct ardr_rate {
     char name[ARDR_NAME_MAX + 1];
     int divide; /* period = base period * divide */
     int prio;   /* SCHED_FIFO priority, 0 = leave the policy alone */
-    char cpus[64];
+    char cpus[ARDR_CPUS_MAX + 1];
     int order[ARDR_MAX_BLOCKS]; /* block indices in tick order */
     int n;
     /* run time */

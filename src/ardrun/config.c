@@ -14,95 +14,67 @@
 #include <unistd.h>
 #include <yaml.h>
 
-struct cx {
-    yaml_document_t doc;
-    const char *file;
-};
-
 #define LINE(n) ((int)(n)->start_mark.line + 1)
 
-static int bad(const struct cx *c, yaml_node_t *n, const char *fmt, const char *a, const char *b)
+static const char *scalar(const struct ardy_doc *c, yaml_node_t *n, const char *key)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, a, b);
-    return ardi_fail(ARD_EINVAL, "%s:%d: %s", c->file, n ? LINE(n) : 0, msg);
+    const char *s = ardy_text(n);
+    if (s == NULL)
+        ardy_fail(c, n, "'%s' must be a single value", key);
+    return s;
 }
 
-static const char *scalar(const struct cx *c, yaml_node_t *n, const char *key)
-{
-    if (n == NULL || n->type != YAML_SCALAR_NODE) {
-        bad(c, n, "'%s' must be a single value%s", key, "");
-        return NULL;
-    }
-    return (const char *)n->data.scalar.value;
-}
-
-static int get_int(const struct cx *c, yaml_node_t *n, const char *key, long min, long max,
+static int get_int(const struct ardy_doc *c, yaml_node_t *n, const char *key, long min, long max,
                    long *out)
 {
     const char *s = scalar(c, n, key);
     if (s == NULL)
         return ARD_EINVAL;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max) {
-        char range[64];
-        snprintf(range, sizeof range, "an integer %ld..%ld", min, max);
-        return bad(c, n, "'%s' must be %s", key, range);
-    }
-    *out = v;
+    if (ardy_long(s, min, max, out) < 0)
+        return ardy_fail(c, n, "'%s' must be an integer %ld..%ld", key, min, max);
     return 0;
 }
 
-static int get_bool(const struct cx *c, yaml_node_t *n, const char *key, bool *out)
+static int get_bool(const struct ardy_doc *c, yaml_node_t *n, const char *key, bool *out)
 {
     const char *s = scalar(c, n, key);
     if (s == NULL)
         return ARD_EINVAL;
-    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
-        *out = true;
-    else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
-        *out = false;
-    else
-        return bad(c, n, "'%s' must be true or false, not '%s'", key, s);
+    if (ardy_bool(s, out) < 0)
+        return ardy_fail(c, n, "'%s' must be true or false, not '%s'", key, s);
     return 0;
 }
 
-static int get_name(const struct cx *c, yaml_node_t *n, const char *key, char *out, size_t max)
+/* A name by ardrun's rule (ardr_names.h) into out (ARDR_NAME_MAX + 1 bytes). */
+static int get_name(const struct ardy_doc *c, yaml_node_t *n, const char *key, char *out)
 {
     const char *s = scalar(c, n, key);
     if (s == NULL)
         return ARD_EINVAL;
-    size_t len = strlen(s);
-    bool ok = len >= 1 && len <= max;
-    for (const char *p = s; ok && *p; p++)
-        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-             *p == '_' || *p == '-';
-    if (!ok)
-        return bad(c, n, "'%s': '%s' is not a name ([A-Za-z0-9_-], at most 31 characters)", key, s);
-    snprintf(out, max + 1, "%s", s);
+    if (!ardr_name_ok(s))
+        return ardy_fail(c, n, "'%s': '%s' is not a name (" ARDR_NAME_RULE ")", key, s);
+    snprintf(out, ARDR_NAME_MAX + 1, "%s", s);
     return 0;
 }
 
 /* A mapping of names to scalar values (params, ard), or for `ard` also a list "PORT=CONN". */
-static int get_kvs(const struct cx *c, yaml_node_t *n, const char *key, struct ardr_kv *kv, int max,
-                   int *count, bool list_ok)
+static int get_kvs(const struct ardy_doc *c, yaml_node_t *n, const char *key, struct ardr_kv *kv,
+                   int max, int *count, bool list_ok)
 {
     *count = 0;
     if (n->type == YAML_SEQUENCE_NODE && list_ok) {
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
              it++) {
-            yaml_node_t *e = yaml_document_get_node((yaml_document_t *)&c->doc, *it);
+            yaml_node_t *e = ardy_node(c, *it);
             const char *s = scalar(c, e, key);
             if (s == NULL)
                 return ARD_EINVAL;
             const char *eq = strchr(s, '=');
             if (eq == NULL || eq == s || !eq[1] || (size_t)(eq - s) > ARDR_NAME_MAX ||
                 strlen(eq + 1) > ARD_MAX_NAME)
-                return bad(c, e, "'%s': '%s' is not PORT=CONNECTION", key, s);
+                return ardy_fail(c, e, "'%s': '%s' is not PORT=CONNECTION", key, s);
             if (*count >= max)
-                return bad(c, e, "'%s': too many entries%s", key, "");
+                return ardy_fail(c, e, "'%s': too many entries", key);
             snprintf(kv[*count].key, sizeof kv[*count].key, "%.*s", (int)(eq - s), s);
             snprintf(kv[*count].val, sizeof kv[*count].val, "%s", eq + 1);
             (*count)++;
@@ -110,20 +82,20 @@ static int get_kvs(const struct cx *c, yaml_node_t *n, const char *key, struct a
         return 0;
     }
     if (n->type != YAML_MAPPING_NODE)
-        return bad(c, n, "'%s' must be a mapping (name: value)%s", key, "");
+        return ardy_fail(c, n, "'%s' must be a mapping (name: value)", key);
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&c->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&c->doc, p->value);
+        yaml_node_t *k = ardy_node(c, p->key);
+        yaml_node_t *v = ardy_node(c, p->value);
         const char *ks = scalar(c, k, key), *vs = ks ? scalar(c, v, ks) : NULL;
         if (vs == NULL)
             return ARD_EINVAL;
         if (strlen(ks) > ARDR_NAME_MAX || strlen(vs) > ARDR_STR_MAX)
-            return bad(c, k, "'%s': entry '%s' is too long", key, ks);
+            return ardy_fail(c, k, "'%s': entry '%s' is too long", key, ks);
         if (*count >= max)
-            return bad(c, k, "'%s': too many entries%s", key, "");
+            return ardy_fail(c, k, "'%s': too many entries", key);
         for (int i = 0; i < *count; i++)
             if (!strcmp(kv[i].key, ks))
-                return bad(c, k, "'%s': '%s' is given twice", key, ks);
+                return ardy_fail(c, k, "'%s': '%s' is given twice", key, ks);
         snprintf(kv[*count].key, sizeof kv[*count].key, "%s", ks);
         snprintf(kv[*count].val, sizeof kv[*count].val, "%s", vs);
         (*count)++;
@@ -169,51 +141,48 @@ void ardr_plugin_path(char *out, size_t n, const char *name, const char *yaml)
     snprintf(out, n, "%.*s/%s", dlen, slash ? yaml : ".", name);
 }
 
+/* for each pair of mapping n: k, v and ks, the key's text (an error ends the walk with rc). */
 #define FOR_PAIRS(c, n, k, v, ks)                                                                  \
-    for (yaml_node_pair_t *p_ = (n)->data.mapping.pairs.start; p_ < (n)->data.mapping.pairs.top;   \
-         p_++)                                                                                     \
-        for (yaml_node_t *k = yaml_document_get_node(&(c)->doc, p_->key),                          \
-                         *v = yaml_document_get_node(&(c)->doc, p_->value);                        \
-             k; k = NULL)                                                                          \
-            for (const char *ks = scalar(c, k, "key"); ks; ks = NULL)
+    ARDY_FOR_PAIRS(c, n, k, v)                                                                     \
+    for (const char *ks = scalar(c, k, "key"); ks; ks = NULL)
 
-static int load_rate(struct cx *c, yaml_node_t *n, struct ardr_rate *r)
+static int load_rate(struct ardy_doc *c, yaml_node_t *n, struct ardr_rate *r)
 {
     if (n->type != YAML_MAPPING_NODE)
-        return bad(c, n, "each entry of 'rates' must be a mapping%s%s", "", "");
+        return ardy_fail(c, n, "each entry of 'rates' must be a mapping");
     r->divide = 1;
     int rc = 0;
     FOR_PAIRS(c, n, k, v, ks)
     {
         long x;
         if (!strcmp(ks, "name"))
-            rc = get_name(c, v, "name", r->name, ARDR_NAME_MAX);
+            rc = get_name(c, v, "name", r->name);
         else if (!strcmp(ks, "divide")) {
-            rc = get_int(c, v, "divide", 1, 1000000, &x);
+            rc = get_int(c, v, "divide", 1, ARDR_DIVIDE_MAX, &x);
             r->divide = (int)x;
         } else if (!strcmp(ks, "prio")) {
-            rc = get_int(c, v, "prio", 0, 99, &x);
+            rc = get_int(c, v, "prio", 0, ARDR_PRIO_MAX, &x);
             r->prio = (int)x;
         } else if (!strcmp(ks, "cpu")) {
             const char *s = scalar(c, v, "cpu");
             if (s == NULL || strlen(s) >= sizeof r->cpus)
-                return s ? bad(c, v, "'cpu': '%s' is too long%s", s, "") : ARD_EINVAL;
+                return s ? ardy_fail(c, v, "'cpu': '%s' is too long", s) : ARD_EINVAL;
             snprintf(r->cpus, sizeof r->cpus, "%s", s);
         } else
-            return bad(c, k, "unknown key '%s' in a rate (name, divide, prio, cpu)%s", ks, "");
+            return ardy_unknown_key(c, k, ks, "in a rate (name, divide, prio, cpu)");
         if (rc < 0)
             return rc;
     }
     if (!r->name[0])
-        return bad(c, n, "a rate needs a 'name'%s%s", "", "");
+        return ardy_fail(c, n, "a rate needs a 'name'");
     return 0;
 }
 
-static int load_block(struct cx *c, yaml_node_t *n, struct ardr_group *g, struct ardr_block *b,
-                      char rate_names[][ARDR_NAME_MAX + 1])
+static int load_block(struct ardy_doc *c, yaml_node_t *n, struct ardr_group *g,
+                      struct ardr_block *b, char rate_names[][ARDR_NAME_MAX + 1])
 {
     if (n->type != YAML_MAPPING_NODE)
-        return bad(c, n, "each entry of 'blocks' must be a mapping%s%s", "", "");
+        return ardy_fail(c, n, "each entry of 'blocks' must be a mapping");
     b->line = LINE(n);
     b->rate = -1;
     int rc = 0;
@@ -222,16 +191,16 @@ static int load_block(struct cx *c, yaml_node_t *n, struct ardr_group *g, struct
     FOR_PAIRS(c, n, k, v, ks)
     {
         if (!strcmp(ks, "name"))
-            rc = get_name(c, v, "name", b->name, ARDR_NAME_MAX);
+            rc = get_name(c, v, "name", b->name);
         else if (!strcmp(ks, "plugin")) {
             const char *s = scalar(c, v, "plugin");
             if (s == NULL)
                 return ARD_EINVAL;
-            if (!*s || strlen(s) > 2000)
-                return bad(c, v, "'plugin' must be a file name%s%s", "", "");
+            if (!*s || strlen(s) > ARDR_PLUGIN_MAX)
+                return ardy_fail(c, v, "'plugin' must be a file name");
             ardr_plugin_path(b->path, ARDR_PATH_MAX, s, g->file);
         } else if (!strcmp(ks, "rate")) {
-            rc = get_name(c, v, "rate", rate, ARDR_NAME_MAX);
+            rc = get_name(c, v, "rate", rate);
             rate_node = v;
         } else if (!strcmp(ks, "params"))
             rc = get_kvs(c, v, "params", b->params, ARD_BLOCK_MAX_PARAMS, &b->nparams, false);
@@ -240,54 +209,49 @@ static int load_block(struct cx *c, yaml_node_t *n, struct ardr_group *g, struct
         else if (!strcmp(ks, "own_copy"))
             rc = get_bool(c, v, "own_copy", &b->own_copy);
         else
-            return bad(c, k,
-                       "unknown key '%s' in a block (name, plugin, rate, params, ard, "
-                       "own_copy)%s",
-                       ks, "");
+            return ardy_unknown_key(c, k, ks,
+                                    "in a block (name, plugin, rate, params, ard, own_copy)");
         if (rc < 0)
             return rc;
     }
     if (!b->name[0])
-        return bad(c, n, "a block needs a 'name'%s%s", "", "");
+        return ardy_fail(c, n, "a block needs a 'name'");
     if (!b->path[0])
-        return bad(c, n, "block '%s' needs a 'plugin'%s", b->name, "");
+        return ardy_fail(c, n, "block '%s' needs a 'plugin'", b->name);
     for (int r = 0; r < g->nrates; r++)
         if (!rate[0] || !strcmp(rate, rate_names[r])) {
             b->rate = r;
             break;
         }
     if (b->rate < 0)
-        return bad(c, rate_node, "block '%s': no rate named '%s' in 'rates'", b->name, rate);
+        return ardy_fail(c, rate_node, "block '%s': no rate named '%s' in 'rates'", b->name, rate);
     return 0;
 }
 
-static int load_root(struct cx *c, struct ardr_group *g)
+static int load_root(struct ardy_doc *c, struct ardr_group *g)
 {
-    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    yaml_node_t *root = ardy_root(c);
     if (root == NULL)
         return ardi_fail(ARD_EINVAL, "%s: empty file (a group needs name, rate_hz and blocks)",
                          c->file);
     if (root->type != YAML_MAPPING_NODE)
-        return bad(c, root, "the file must be a mapping (name, rate_hz, rates, blocks)%s%s", "",
-                   "");
+        return ardy_fail(c, root, "the file must be a mapping (name, rate_hz, rates, blocks)");
     yaml_node_t *rates = NULL, *blocks = NULL;
     int rc = 0;
     double hz = 0;
     FOR_PAIRS(c, root, k, v, ks)
     {
         if (!strcmp(ks, "name"))
-            rc = get_name(c, v, "name", g->name, ARDR_NAME_MAX);
+            rc = get_name(c, v, "name", g->name);
         else if (!strcmp(ks, "domain"))
-            rc = get_name(c, v, "domain", g->domain, ARDR_NAME_MAX);
+            rc = get_name(c, v, "domain", g->domain);
         else if (!strcmp(ks, "rate_hz")) {
             const char *s = scalar(c, v, "rate_hz");
-            char *end;
             if (s == NULL)
                 return ARD_EINVAL;
-            hz = strtod(s, &end);
-            if (end == s || *end || !(hz >= 0.001 && hz <= 100000))
-                return bad(c, v, "'rate_hz' must be a rate in Hz, 0.001..100000, not '%s'%s", s,
-                           "");
+            if (ardy_double(s, ARDR_HZ_MIN, ARDR_HZ_MAX, &hz) < 0)
+                return ardy_fail(c, v, "'rate_hz' must be a rate in Hz, %g..%g, not '%s'",
+                                 ARDR_HZ_MIN, ARDR_HZ_MAX, s);
         } else if (!strcmp(ks, "lock"))
             rc = get_bool(c, v, "lock", &g->lock);
         else if (!strcmp(ks, "strict"))
@@ -297,16 +261,15 @@ static int load_root(struct cx *c, struct ardr_group *g)
         else if (!strcmp(ks, "blocks"))
             blocks = v;
         else
-            return bad(c, k,
-                       "unknown key '%s' (name, domain, rate_hz, lock, strict, rates, blocks)%s",
-                       ks, "");
+            return ardy_unknown_key(c, k, ks,
+                                    "(name, domain, rate_hz, lock, strict, rates, blocks)");
         if (rc < 0)
             return rc;
     }
     if (!g->name[0])
-        return bad(c, root, "the group needs a 'name'%s%s", "", "");
+        return ardy_fail(c, root, "the group needs a 'name'");
     if (hz == 0)
-        return bad(c, root, "the group needs 'rate_hz' (its base rate)%s%s", "", "");
+        return ardy_fail(c, root, "the group needs 'rate_hz' (its base rate)");
     g->period_ns = (int64_t)(1e9 / hz + 0.5);
     char names[ARDR_MAX_RATES][ARDR_NAME_MAX + 1];
     if (rates == NULL) {
@@ -315,35 +278,35 @@ static int load_root(struct cx *c, struct ardr_group *g)
         g->rates[0].divide = 1;
     } else {
         if (rates->type != YAML_SEQUENCE_NODE)
-            return bad(c, rates, "'rates' must be a list%s%s", "", "");
+            return ardy_fail(c, rates, "'rates' must be a list");
         for (yaml_node_item_t *it = rates->data.sequence.items.start;
              it < rates->data.sequence.items.top; it++) {
-            yaml_node_t *e = yaml_document_get_node(&c->doc, *it);
+            yaml_node_t *e = ardy_node(c, *it);
             if (g->nrates == ARDR_MAX_RATES)
-                return bad(c, e, "more than %s rates%s", "16", "");
+                return ardy_fail(c, e, "more than %d rates", ARDR_MAX_RATES);
             struct ardr_rate *r = &g->rates[g->nrates];
             if ((rc = load_rate(c, e, r)) < 0)
                 return rc;
             for (int i = 0; i < g->nrates; i++)
                 if (!strcmp(g->rates[i].name, r->name))
-                    return bad(c, e, "rate '%s' is defined twice%s", r->name, "");
+                    return ardy_fail(c, e, "rate '%s' is defined twice", r->name);
             g->nrates++;
         }
         if (g->nrates == 0)
-            return bad(c, rates, "'rates' is empty%s%s", "", "");
+            return ardy_fail(c, rates, "'rates' is empty");
     }
     for (int i = 0; i < g->nrates; i++)
         snprintf(names[i], sizeof names[i], "%s", g->rates[i].name);
     if (blocks == NULL || blocks->type != YAML_SEQUENCE_NODE)
-        return bad(c, blocks ? blocks : root, "'blocks' must be a list of blocks%s%s", "", "");
+        return ardy_fail(c, blocks ? blocks : root, "'blocks' must be a list of blocks");
     int nb = (int)(blocks->data.sequence.items.top - blocks->data.sequence.items.start);
     if (nb < 1 || nb > ARDR_MAX_BLOCKS)
-        return bad(c, blocks, "'blocks' must have 1..%s blocks%s", "256", "");
+        return ardy_fail(c, blocks, "'blocks' must have 1..%d blocks", ARDR_MAX_BLOCKS);
     g->blocks = calloc((size_t)nb, sizeof *g->blocks);
     if (g->blocks == NULL)
         return ardi_fail(ARD_ENOMEM, "%s: out of memory", c->file);
     for (int i = 0; i < nb; i++) {
-        yaml_node_t *e = yaml_document_get_node(&c->doc, blocks->data.sequence.items.start[i]);
+        yaml_node_t *e = ardy_node(c, blocks->data.sequence.items.start[i]);
         if ((rc = ardr_block_new(&g->blocks[i])) < 0)
             return rc;
         g->nblocks = i + 1;
@@ -351,10 +314,8 @@ static int load_root(struct cx *c, struct ardr_group *g)
             return rc;
         for (int j = 0; j < i; j++)
             if (!strcmp(g->blocks[j].name, g->blocks[i].name)) {
-                char line[16];
-                snprintf(line, sizeof line, "%d", g->blocks[j].line);
-                return bad(c, e, "block '%s' is defined twice (first at line %s)",
-                           g->blocks[i].name, line);
+                return ardy_fail(c, e, "block '%s' is defined twice (first at line %d)",
+                                 g->blocks[i].name, g->blocks[j].line);
             }
     }
     return 0;
@@ -368,27 +329,13 @@ int ardr_config_load(struct ardr_group *g, const char *file)
     if (f == NULL)
         return ardi_fail_errno(ARD_EINVAL, errno, "group file '%s'", file);
     /* A group file needs 4 levels. */
-    int depth_rc = ardy_check_depth(file, &f, 8);
-    if (depth_rc < 0) {
-        fclose(f);
-        return depth_rc;
-    }
-    yaml_parser_t parser;
-    struct cx c = {.file = file};
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    int rc;
-    if (!yaml_parser_load(&parser, &c.doc)) {
-        rc = ardi_fail(ARD_EINVAL, "%s:%d: YAML error: %s", file, (int)parser.problem_mark.line + 1,
-                       parser.problem ? parser.problem : "unknown");
-        yaml_parser_delete(&parser);
-        fclose(f);
-        return rc;
-    }
-    yaml_parser_delete(&parser);
+    struct ardy_doc c;
+    int rc = ardy_load(&c, file, &f, 8, false);
     fclose(f);
+    if (rc < 0)
+        return rc;
     rc = load_root(&c, g);
-    yaml_document_delete(&c.doc);
+    ardy_free(&c);
     if (rc < 0)
         ardr_config_free(g);
     return rc;

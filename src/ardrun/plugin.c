@@ -13,19 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* [A-Za-z0-9_-], 1..ARDR_NAME_MAX: instance, port and parameter names (no '.', which joins an
- * instance and its port). */
-static bool short_name_ok(const char *s)
-{
-    if (s == NULL || !*s || strlen(s) > ARDR_NAME_MAX)
-        return false;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-'))
-            return false;
-    return true;
-}
-
 /* Copy the open .so `src` into a memfd, to be dlopened from there: every load is a new
  * object, so a rebuilt plugin is really loaded again (dlopen of an already loaded path
  * returns the old one). The memfd stays open while the plugin is loaded, so its
@@ -84,10 +71,10 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
                          "has version %u and loads 1..%u (rebuild the plugin against this "
                          "ardnet_block.h)",
                          what, path, d->api, ARD_BLOCK_API, ARD_BLOCK_API);
-    if (!short_name_ok(d->name))
+    if (!ardr_name_ok(d->name))
         return ardi_fail(ARD_EINVAL,
-                         "%s: plugin '%s': block name '%s' is not a name ([A-Za-z0-9_-], 1..%d)",
-                         what, path, d->name ? d->name : "(null)", ARDR_NAME_MAX);
+                         "%s: plugin '%s': block name '%s' is not a name (" ARDR_NAME_RULE ")",
+                         what, path, d->name ? d->name : "(null)");
     if (d->version == NULL)
         return ardi_fail(ARD_EINVAL, "%s: plugin '%s': block '%s' has no version", what, path,
                          d->name);
@@ -103,7 +90,7 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
                          path, d->nparams, ARD_BLOCK_MAX_PARAMS);
     for (uint32_t i = 0; i < d->nports; i++) {
         const struct ard_block_port *p = &d->ports[i];
-        if (!short_name_ok(p->name))
+        if (!ardr_name_ok(p->name))
             return ardi_fail(ARD_EINVAL, "%s: plugin '%s': port %u has a bad name '%s'", what, path,
                              i, p->name ? p->name : "(null)");
         if (p->dir != ARD_IN && p->dir != ARD_OUT)
@@ -132,7 +119,7 @@ static int check_desc(const struct ard_block_desc *d, const char *what, const ch
     }
     for (uint32_t i = 0; i < d->nparams; i++) {
         const struct ard_block_param *p = &d->params[i];
-        if (!short_name_ok(p->name))
+        if (!ardr_name_ok(p->name))
             return ardi_fail(ARD_EINVAL, "%s: plugin '%s': parameter %u has a bad name '%s'", what,
                              path, i, p->name ? p->name : "(null)");
         for (uint32_t j = 0; j < i; j++)

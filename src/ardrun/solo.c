@@ -51,7 +51,7 @@ int ardr_cmd_block(int argc, char **argv)
         } else if (!strcmp(a, "--rate") && has) {
             char *end;
             rate = strtod(argv[++i], &end);
-            if (*end || !(rate >= 0.001 && rate <= 100000))
+            if (*end || !(rate >= ARDR_HZ_MIN && rate <= ARDR_HZ_MAX))
                 return usage_error("--rate '%s': not a rate in Hz (0.001..100000)", argv[i]);
         } else if (!strcmp(a, "--trigger") && has) {
             trigger = argv[++i];

@@ -2,6 +2,7 @@
  * waveform of the time since start; the rest of the packet keeps its last value. Configured
  * on the command line or from a YAML file; paced by ard_period. */
 #include "ard.h"
+#include "ardyaml.h"
 
 #include <errno.h>
 #include <math.h>
@@ -225,9 +226,90 @@ static int parse_arg(struct cfg *c, const char *arg)
     return rc;
 }
 
-static const char *yscalar(yaml_document_t *d, yaml_node_t *n)
+/* A YAML error (ardyaml's detail, which names FILE:LINE) as a usage error. */
+static int yaml_err(int rc)
 {
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+    return ardt_err(rc == ARD_ENOMEM || rc == ARD_ESYS ? ARDT_SYS : ARDT_USAGE, "%s",
+                    ard_errdetail());
+}
+
+/* signals: FIELD: SHAPE, or FIELD: {shape: SHAPE, KEY: VALUE...} */
+static int load_signals(struct cfg *c, const struct ardy_doc *y, yaml_node_t *vn)
+{
+    if (vn->type != YAML_MAPPING_NODE)
+        return yaml_err(ardy_fail(y, vn, "signals: expected FIELD: SHAPE pairs"));
+    ARDY_FOR_PAIRS(y, vn, fk, fv)
+    {
+        const char *field = ardy_text(fk);
+        if (!field)
+            return yaml_err(ardy_fail(y, fk, "a field name must be text"));
+        struct signal *s = new_signal(c, field, strlen(field));
+        if (!s)
+            return ardt_err(ARDT_SYS, "out of memory");
+        int rc;
+        if (ardy_text(fv)) {
+            if ((rc = set_shape(s, ardy_text(fv))) != 0)
+                return rc;
+            continue;
+        }
+        if (fv->type != YAML_MAPPING_NODE)
+            return yaml_err(ardy_fail(y, fk, "%s: expected a shape or {shape: ...}", field));
+        bool shaped = false;
+        ARDY_FOR_PAIRS(y, fv, kn, vv)
+        {
+            const char *kk = ardy_text(kn), *kv = ardy_text(vv);
+            if (!kk || !kv)
+                return yaml_err(ardy_fail(y, fk, "%s: keys and values must be text", field));
+            if (!strcmp(kk, "shape"))
+                rc = set_shape(s, kv), shaped = true;
+            else
+                rc = set_key(s, kk, kv);
+            if (rc != 0)
+                return rc;
+        }
+        if (!shaped)
+            return yaml_err(ardy_fail(y, fk, "%s: no shape given", field));
+    }
+    return 0;
+}
+
+static int load_root(struct cfg *c, struct ardy_doc *y)
+{
+    yaml_node_t *root = ardy_root(y);
+    if (!root || root->type != YAML_MAPPING_NODE)
+        return ardt_err(ARDT_USAGE, "%s: expected a mapping (connection, rate, signals, ...)",
+                        y->file);
+    ARDY_FOR_PAIRS(y, root, kn, vn)
+    {
+        const char *k = ardy_text(kn), *v = ardy_text(vn);
+        int rc = 0;
+        if (!k) {
+            rc = yaml_err(ardy_fail(y, kn, "keys must be plain words"));
+        } else if (!strcmp(k, "connection") || !strcmp(k, "type")) {
+            char *dup = v ? strdup(v) : NULL;
+            if (!dup)
+                return yaml_err(ardy_fail(y, kn, "'%s' needs a text value", k));
+            c->owned[k[0] == 'c' ? 0 : 1] = dup;
+            if (k[0] == 'c')
+                c->conn = dup;
+            else
+                c->type = dup;
+        } else if (!strcmp(k, "rate")) {
+            rc = v ? ardt_parse_double("rate", v, 0.001, 100000, &c->rate)
+                   : yaml_err(ardy_fail(y, kn, "rate needs a number"));
+        } else if (!strcmp(k, "seed")) {
+            rc = v ? ardt_parse_count("seed", v, UINT64_MAX, &c->seed)
+                   : yaml_err(ardy_fail(y, kn, "seed needs a number"));
+            c->seeded = true;
+        } else if (!strcmp(k, "signals")) {
+            rc = load_signals(c, y, vn);
+        } else {
+            rc = yaml_err(ardy_unknown_key(y, kn, k, "(connection, type, rate, seed, signals)"));
+        }
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 static int load_yaml(struct cfg *c, const char *file)
@@ -235,102 +317,14 @@ static int load_yaml(struct cfg *c, const char *file)
     FILE *f = fopen(file, "re");
     if (!f)
         return ardt_err(ARDT_USAGE, "--config '%s': cannot open it", file);
-    yaml_parser_t p;
-    yaml_document_t d;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
-    int rc = 0;
-    if (!yaml_parser_load(&p, &d)) {
-        rc = ardt_err(ARDT_USAGE, "%s:%zu: %s", file, p.problem_mark.line + 1,
-                      p.problem ? p.problem : "YAML error");
-        yaml_parser_delete(&p);
-        fclose(f);
-        return rc;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&d);
-    if (!root || root->type != YAML_MAPPING_NODE)
-        rc = ardt_err(ARDT_USAGE, "%s: expected a mapping (connection, rate, signals, ...)", file);
-    for (yaml_node_pair_t *pr = root && rc == 0 ? root->data.mapping.pairs.start : NULL;
-         pr && pr < root->data.mapping.pairs.top && rc == 0; pr++) {
-        yaml_node_t *kn = yaml_document_get_node(&d, pr->key);
-        yaml_node_t *vn = yaml_document_get_node(&d, pr->value);
-        const char *k = yscalar(&d, kn), *v = yscalar(&d, vn);
-        size_t line = kn ? kn->start_mark.line + 1 : 0;
-        if (!k) {
-            rc = ardt_err(ARDT_USAGE, "%s:%zu: keys must be plain words", file, line);
-        } else if (!strcmp(k, "connection") || !strcmp(k, "type")) {
-            char *dup = v ? strdup(v) : NULL;
-            if (!dup)
-                rc = ardt_err(ARDT_USAGE, "%s:%zu: '%s' needs a text value", file, line, k);
-            else {
-                c->owned[k[0] == 'c' ? 0 : 1] = dup;
-                if (k[0] == 'c')
-                    c->conn = dup;
-                else
-                    c->type = dup;
-            }
-        } else if (!strcmp(k, "rate")) {
-            rc = v ? ardt_parse_double("rate", v, 0.001, 100000, &c->rate)
-                   : ardt_err(ARDT_USAGE, "%s:%zu: rate needs a number", file, line);
-        } else if (!strcmp(k, "seed")) {
-            rc = v ? ardt_parse_count("seed", v, UINT64_MAX, &c->seed)
-                   : ardt_err(ARDT_USAGE, "%s:%zu: seed needs a number", file, line);
-            c->seeded = true;
-        } else if (!strcmp(k, "signals")) {
-            if (!vn || vn->type != YAML_MAPPING_NODE) {
-                rc = ardt_err(ARDT_USAGE, "%s:%zu: signals: expected FIELD: SHAPE pairs", file,
-                              line);
-                break;
-            }
-            for (yaml_node_pair_t *sp = vn->data.mapping.pairs.start;
-                 sp < vn->data.mapping.pairs.top && rc == 0; sp++) {
-                yaml_node_t *fk = yaml_document_get_node(&d, sp->key);
-                yaml_node_t *fv = yaml_document_get_node(&d, sp->value);
-                const char *field = yscalar(&d, fk);
-                size_t fl = fk ? fk->start_mark.line + 1 : 0;
-                if (!field) {
-                    rc = ardt_err(ARDT_USAGE, "%s:%zu: a field name must be text", file, fl);
-                    break;
-                }
-                struct signal *s = new_signal(c, field, strlen(field));
-                if (!s) {
-                    rc = ardt_err(ARDT_SYS, "out of memory");
-                    break;
-                }
-                if (yscalar(&d, fv)) {
-                    rc = set_shape(s, yscalar(&d, fv));
-                    continue;
-                }
-                if (!fv || fv->type != YAML_MAPPING_NODE) {
-                    rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: expected a shape or {shape: ...}", file,
-                                  fl, field);
-                    break;
-                }
-                bool shaped = false;
-                for (yaml_node_pair_t *kp = fv->data.mapping.pairs.start;
-                     kp < fv->data.mapping.pairs.top && rc == 0; kp++) {
-                    const char *kk = yscalar(&d, yaml_document_get_node(&d, kp->key));
-                    const char *kv = yscalar(&d, yaml_document_get_node(&d, kp->value));
-                    if (!kk || !kv)
-                        rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: keys and values must be text", file,
-                                      fl, field);
-                    else if (!strcmp(kk, "shape"))
-                        rc = set_shape(s, kv), shaped = true;
-                    else
-                        rc = set_key(s, kk, kv);
-                }
-                if (rc == 0 && !shaped)
-                    rc = ardt_err(ARDT_USAGE, "%s:%zu: %s: no shape given", file, fl, field);
-            }
-        } else {
-            rc = ardt_err(ARDT_USAGE,
-                          "%s:%zu: unknown key '%s' (connection, type, rate, seed, signals)", file,
-                          line, k);
-        }
-    }
-    yaml_document_delete(&d);
-    yaml_parser_delete(&p);
+    /* A siggen file needs 3 levels. */
+    struct ardy_doc y;
+    int rc = ardy_load(&y, file, &f, 8, false);
     fclose(f);
+    if (rc < 0)
+        return yaml_err(rc);
+    rc = load_root(c, &y);
+    ardy_free(&y);
     return rc;
 }
 

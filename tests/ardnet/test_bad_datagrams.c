@@ -34,7 +34,7 @@ static struct sockaddr_storage peer, stranger;
 static void make_route(void)
 {
     ardn_route_init(&route);
-    snprintf(route.name, sizeof route.name, "test");
+    snprintf(route.cfg.name, sizeof route.cfg.name, "test");
     route.size = SIZE;
     snprintf(route.type, sizeof route.type, "%s", TYPE);
     static struct ard_field f[64];

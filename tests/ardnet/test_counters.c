@@ -35,7 +35,7 @@ static void make_plan(int r, int d, int i)
     memset(dests, 0, sizeof dests);
     memset(inputs, 0, sizeof inputs);
     for (int k = 0; k < r; k++) {
-        snprintf(routes[k].name, sizeof routes[k].name, "route.%d", k);
+        snprintf(routes[k].cfg.name, sizeof routes[k].cfg.name, "route.%d", k);
         for (int c = 0; c < ARDN_C_NCOUNTERS; c++)
             routes[k].cnt.c[c] = (uint64_t)k * 1000 + (uint64_t)c;
         for (int c = 1; c < ARDW_NCAUSES; c++)

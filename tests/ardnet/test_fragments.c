@@ -29,7 +29,7 @@ static int setup(void **state)
 {
     (void)state;
     ardn_route_init(&route);
-    snprintf(route.name, sizeof route.name, "frag");
+    snprintf(route.cfg.name, sizeof route.cfg.name, "frag");
     route.size = SIZE;
     route.conn_id = CONN;
     route.buf = buf;

@@ -140,7 +140,7 @@ static int setup(void **state)
     for (int i = 0; i < 3; i++) {
         struct ardn_route *r = &routes[i];
         ardn_route_init(r);
-        snprintf(r->name, sizeof r->name, "r%d", i);
+        snprintf(r->cfg.name, sizeof r->cfg.name, "r%d", i);
         r->size = SIZE;
         snprintf(r->type, sizeof r->type, "%s", TYPE);
         r->fields = fields;

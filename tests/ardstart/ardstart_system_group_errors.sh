@@ -53,6 +53,10 @@ bad "bad.yaml:3: rate 'r' named twice" $'name: s\ngroups:\n  - {name: g, rate_hz
 bad "bad.yaml:3: a rate needs a 'name'" $'name: s\ngroups:\n  - {name: g, rate_hz: 1, rates: [{divide: 2}]}\nsubsystems: []'
 bad "bad.yaml:3: rates: expected a list of rates" $'name: s\ngroups:\n  - {name: g, rate_hz: 1, rates: []}\nsubsystems: []'
 bad "bad.yaml:3: unknown key 'div' in a rate (name, divide, prio, cpu)" $'name: s\ngroups:\n  - {name: g, rate_hz: 1, rates: [{name: r, div: 2}]}\nsubsystems: []'
+# ardrun's own limits (a CPU list ardrun would refuse is refused here, before the start).
+cpus=$(printf '0,%.0s' $(seq 32))0
+bad "bad.yaml:3: cpu: a CPU list of at most 63 characters" $'name: s\ngroups:\n  - {name: g, rate_hz: 1, cpu: "'"$cpus"$'"}\nsubsystems: []'
+bad "bad.yaml:3: cpu: a CPU list of at most 63 characters" $'name: s\ngroups:\n  - {name: g, rate_hz: 1, rates: [{name: r, cpu: "'"$cpus"$'"}]}\nsubsystems: []'
 
 echo "== a group is one process on one host, with a name of its own"
 two=$'name: s\nlocal_host: here\nhosts: {far: rt9}\ngroups:\n  - {name: g, rate_hz: 100}\nsubsystems:\n  - name: a\n    blocks:\n      - {name: x, plugin: p.so, group: g}\n  - name: b\n    host: far\n    blocks:\n      - {name: y, plugin: p.so, group: g}'

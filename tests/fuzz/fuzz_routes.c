@@ -52,23 +52,24 @@ static void check_ep(const struct ardn_ep *ep)
 
 static void check_route(const struct ardn_route *r)
 {
-    FUZZ_CHECK(r->name[0] != '\0' && strlen(r->name) <= ARD_MAX_NAME);
-    check_ep(&r->in);
-    FUZZ_CHECK(r->nout >= 1 && r->nout <= ARDN_MAX_OUT);
-    for (int i = 0; i < r->nout; i++)
-        check_ep(&r->out[i]);
-    FUZZ_CHECK(r->size <= ARDW_MAX_PAYLOAD);
-    if (r->type[0]) {
-        FUZZ_CHECK(r->type_given);
-        FUZZ_CHECK(ard_type_parse(r->type, NULL, 0, NULL, NULL) == 0);
+    FUZZ_CHECK(r->cfg.name[0] != '\0' && strlen(r->cfg.name) <= ARD_MAX_NAME);
+    check_ep(&r->cfg.in);
+    FUZZ_CHECK(r->cfg.nout >= 1 && r->cfg.nout <= ARDN_MAX_OUT);
+    for (int i = 0; i < r->cfg.nout; i++)
+        check_ep(&r->cfg.out[i]);
+    FUZZ_CHECK(r->cfg.size <= ARDW_MAX_PAYLOAD);
+    if (r->cfg.type[0]) {
+        FUZZ_CHECK(r->cfg.type_given);
+        FUZZ_CHECK(ard_type_parse(r->cfg.type, NULL, 0, NULL, NULL) == 0);
     }
-    FUZZ_CHECK(!r->conn_id_given || r->conn_id != 0);
-    FUZZ_CHECK(!r->from[0] || r->in.kind == ARDN_EP_UDP);
-    FUZZ_CHECK(!r->from[0] || (r->from_len > 0 && r->from_len <= sizeof r->from_addr));
-    FUZZ_CHECK(r->every <= UINT32_MAX);
-    FUZZ_CHECK(r->max_rate == 0 || (r->max_rate >= 1e-3 && r->max_rate <= 1e6));
-    FUZZ_CHECK(r->max_dgram == 0 ||
-               (r->max_dgram >= ARDW_MIN_DGRAM && r->max_dgram <= ARDW_MAX_DGRAM));
+    FUZZ_CHECK(!r->cfg.conn_id_given || r->cfg.conn_id != 0);
+    FUZZ_CHECK(!r->cfg.from[0] || r->cfg.in.kind == ARDN_EP_UDP);
+    FUZZ_CHECK(!r->cfg.from[0] ||
+               (r->cfg.from_len > 0 && r->cfg.from_len <= sizeof r->cfg.from_addr));
+    FUZZ_CHECK(r->cfg.every <= UINT32_MAX);
+    FUZZ_CHECK(r->cfg.max_rate == 0 || (r->cfg.max_rate >= 1e-3 && r->cfg.max_rate <= 1e6));
+    FUZZ_CHECK(r->cfg.max_dgram == 0 ||
+               (r->cfg.max_dgram >= ARDW_MIN_DGRAM && r->cfg.max_dgram <= ARDW_MAX_DGRAM));
     FUZZ_CHECK(r->fd_in == -1 && r->buf == NULL && r->input == NULL);
 }
 

@@ -117,4 +117,8 @@ expect 100 "bad2.yaml:2: unknown key 'frobs'" "$ARD" siggen --config "$T/bad2.ya
 printf 'connection: [sig\n' >"$T/bad3.yaml"
 expect 100 "bad3.yaml" "$ARD" siggen --config "$T/bad3.yaml"
 expect 100 "cannot open" "$ARD" siggen --config "$T/none.yaml"
+# Nesting is refused before the file is loaded, as by the other loaders.
+printf 'connection: sig\nsignals:\n  s: %s1%s\n' "$(printf '[%.0s' $(seq 100000))" \
+    "$(printf ']%.0s' $(seq 100000))" >"$T/deep.yaml"
+expect 100 "deep.yaml:3:12: nested deeper than 8 levels" "$ARD" siggen --config "$T/deep.yaml"
 echo ok
