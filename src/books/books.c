@@ -169,6 +169,16 @@ int ardb_open_existing(struct ardb_books *b, const char *domain)
     return open_books(b, domain, false);
 }
 
+int ardb_reopen_lock(struct ardb_books *b)
+{
+    if (b->lockfd >= 0)
+        close(b->lockfd);
+    b->lockfd = openat(b->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (b->lockfd < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "cannot open '%s/lock'", b->dir);
+    return 0;
+}
+
 int ardb_lock(struct ardb_books *b)
 {
     if (b->lockfd < 0) /* books that do not exist (ardb_open_existing): nothing to guard */
