@@ -11,7 +11,10 @@
  * reaped are counted too. CPU time moves less than wall time when other jobs load the
  * machine. Not a test: it asserts nothing about time.
  *
- *   ardstart_bench [--blocks N] [--rounds R] [--block PATH]
+ *   ardstart_bench [--blocks N] [--rounds R] [--block PATH] [--books-in DIR]
+ *
+ * The books go to a new directory in DIR (default /tmp): the file system they are on counts
+ * (creating a file on ext4 costs more than on tmpfs, where /run usually is).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +176,7 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
     int n = 100, rounds = 3;
+    const char *books_in = "/tmp";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--blocks") && i + 1 < argc)
             n = atoi(argv[++i]);
@@ -180,16 +184,23 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--block") && i + 1 < argc)
             block = argv[++i];
+        else if (!strcmp(argv[i], "--books-in") && i + 1 < argc)
+            books_in = argv[++i];
         else {
-            fprintf(stderr, "usage: ardstart_bench [--blocks N] [--rounds R] [--block PATH]\n");
+            fprintf(stderr, "usage: ardstart_bench [--blocks N] [--rounds R] [--block PATH] "
+                            "[--books-in DIR]\n");
             return 100;
         }
     }
     if (n < 1 || rounds < 1 || rounds > 50)
         return 100;
-    char dir[] = "/tmp/ardstart_bench.XXXXXX";
-    if (!mkdtemp(dir))
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/ardstart_bench.XXXXXX", books_in);
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "ardstart_bench: cannot create a directory in %s: %s\n", books_in,
+                strerror(errno));
         return 111;
+    }
     char domain[64];
     snprintf(domain, sizeof domain, "bench_as_%ld", (long)getpid());
     setenv("ARD_BOOKS_DIR", dir, 1);
@@ -215,7 +226,8 @@ int main(int argc, char **argv)
                 k + 1, r[0][k], s[0][k], c[0][k], r[1][k], s[1][k], c[1][k], r[1][k] / r[0][k],
                 s[1][k] / s[0][k], r[2][k], s[2][k], c[2][k], r[2][k] / r[0][k], s[2][k] / s[0][k]);
     }
-    printf("ardstart_bench: %d blocks (%s --rate 10), median of %d rounds\n", n, block, rounds);
+    printf("ardstart_bench: %d blocks (%s --rate 10), books in %s, median of %d rounds\n", n, block,
+           books_in, rounds);
     printf("%-44s %12s %12s %12s\n", "", "all ready", "all stopped", "cpu time");
     const char *names[] = {"baseline: fork/exec + readiness pipe, kill",
                            "ardstart --wait one after another, ardkill",
@@ -223,7 +235,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         printf("%-44s %9.0f ms %9.0f ms %9.0f ms\n", names[i], median(r[i], rounds),
                median(s[i], rounds), median(c[i], rounds));
-    char cmd[128];
+    char cmd[sizeof dir + 200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'; rm -f /dev/shm/ard.%s.*", dir, domain);
     return system(cmd) == 0 ? 0 : 111;
 }

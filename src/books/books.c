@@ -269,8 +269,21 @@ int ardb_next_seq(struct ardb_books *b, uint64_t *seq)
         v = 0;
     v++;
     int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
-    if ((rc = write_atomic(b->dirfd, b->dir, "seq", text, (size_t)n)) < 0)
-        return rc;
+    /* Rewritten in place, under the lock, by one write at offset 0: the counter only grows,
+     * so the new text covers the old one. Only holders of the lock read it, and a process
+     * that dies (even by SIGKILL) has made that small write or not - no new file and no
+     * rename per start. A counter that cannot be read starts again at 1 (above). */
+    int fd = openat(b->dirfd, "seq", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "cannot write '%s'", file);
+    ssize_t w;
+    do
+        w = pwrite(fd, text, (size_t)n, 0);
+    while (w < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (w != n)
+        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "cannot write '%s'", file);
     *seq = v;
     return 0;
 }
