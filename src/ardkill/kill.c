@@ -223,14 +223,17 @@ static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns, int *supfd)
     }
     for (int i = 0; i < n; i++)
         close(pf[i].fd);
+    /* The command's group is usually empty within microseconds (its supervisor reaps it):
+     * look often for the first 5 ms, cheaply; then scan /proc, less often. */
     int64_t nap = 20000, scan_at = ardb_mono_ns() + 5000000;
     for (;;) {
-        if (gone_now(e, ardb_mono_ns() >= scan_at))
+        bool scan = ardb_mono_ns() >= scan_at;
+        if (gone_now(e, scan))
             return true;
         if (ardb_mono_ns() >= end)
             return false;
         ardb_sleep_ns(nap);
-        if (nap < 10000000)
+        if (nap < (scan ? 10000000 : 500000))
             nap *= 2;
     }
 }
