@@ -145,11 +145,6 @@ int ak_sweep_hosts(struct ardb_books *b, const struct ak_opts *o)
     return rc;
 }
 
-static bool alive(const struct ardb_entry *e)
-{
-    return ardb_proc_alive(e->pid, e->pid_start) || ardb_group_alive(e->pgid, e->pgid_start);
-}
-
 static void signal_entry(const struct ardb_entry *e, int sig)
 {
     /* The group is ours if it exists and its leader is gone or is the recorded supervisor
@@ -182,10 +177,23 @@ static int exit_fd(long pid, unsigned long long start)
 #endif
 }
 
-/* Wait until the entry's processes are gone, up to `limit_ns`. The command and its
- * supervisor are waited for by pidfd (no polling: stopping 100 blocks stays fast); what
- * else may be in the group is then checked by looking. */
-static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns)
+/* The group's processes are gone: cheap checks first (the command's exit, the group empty -
+ * the supervisor reaps the command at once), the /proc scan of ardb_group_alive only while a
+ * member (perhaps a zombie not reaped yet) remains. */
+static bool gone_now(const struct ardb_entry *e, bool scan)
+{
+    if (e->pgid <= 1 || (kill((pid_t)-e->pgid, 0) < 0 && errno == ESRCH))
+        return !ardb_proc_alive(e->pid, e->pid_start);
+    return scan && !ardb_proc_alive(e->pid, e->pid_start) &&
+           !ardb_group_alive(e->pgid, e->pgid_start);
+}
+
+/* Wait until the entry's processes are gone, up to `limit_ns`. The command (and, unless
+ * *supfd is given, its supervisor) are waited for by pidfd (no polling: stopping 100 blocks
+ * stays fast); what else may be in the group is then checked by looking. With supfd, the
+ * supervisor's pidfd is opened and handed to the caller (-1 if it is already gone): it
+ * records how the command ended, then exits, while the caller goes on. */
+static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns, int *supfd)
 {
     int64_t end = ardb_mono_ns() + limit_ns;
     struct pollfd pf[2];
@@ -194,7 +202,9 @@ static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns)
     if (fd >= 0)
         pf[n++] = (struct pollfd){fd, POLLIN, 0};
     fd = exit_fd(e->sup, e->sup_start); /* it records the end, then exits */
-    if (fd >= 0)
+    if (supfd)
+        *supfd = fd;
+    else if (fd >= 0)
         pf[n++] = (struct pollfd){fd, POLLIN, 0};
     while (n > 0) {
         int64_t left = end - ardb_mono_ns();
@@ -211,16 +221,56 @@ static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns)
     }
     for (int i = 0; i < n; i++)
         close(pf[i].fd);
-    int64_t nap = 100000;
+    /* The command's group is usually empty within microseconds (its supervisor reaps it):
+     * look often for the first 5 ms, cheaply; then scan /proc, less often. */
+    int64_t nap = 20000, scan_at = ardb_mono_ns() + 5000000;
     for (;;) {
-        if (!alive(e))
+        bool scan = ardb_mono_ns() >= scan_at;
+        if (gone_now(e, scan))
             return true;
         if (ardb_mono_ns() >= end)
             return false;
         ardb_sleep_ns(nap);
-        if (nap < 10000000)
+        if (nap < (scan ? 10000000 : 500000))
             nap *= 2;
     }
+}
+
+/* Entries whose command is gone and whose supervisor is still recording how it ended: the
+ * next entry is signalled meanwhile. Their lines are printed, and they are removed from the
+ * books, in stop order, once the supervisor has exited. */
+struct pending {
+    struct ardb_entry e;
+    int supfd;
+    double took;
+};
+static struct pending *pend;
+static int npend, pend_head;
+
+static void finish(struct ardb_books *b, const struct ak_opts *o, struct pending *p);
+
+/* Finish the pending entries in order: all of them (wait), or those whose supervisor has
+ * already exited. */
+static void drain(struct ardb_books *b, const struct ak_opts *o, bool wait)
+{
+    while (pend_head < npend) {
+        struct pending *p = &pend[pend_head];
+        if (p->supfd >= 0) {
+            struct pollfd pf = {p->supfd, POLLIN, 0};
+            int rc;
+            /* A supervisor writes one entry and exits: 5 s is only a guard. */
+            do
+                rc = poll(&pf, 1, wait ? 5000 : 0);
+            while (rc < 0 && errno == EINTR);
+            if (rc == 0 && !wait)
+                return;
+            close(p->supfd);
+            p->supfd = -1;
+        }
+        finish(b, o, p);
+        pend_head++;
+    }
+    npend = pend_head = 0;
 }
 
 /* An entry with a restart policy: mark it `stopping` under the lock, so that its supervisor
@@ -257,6 +307,8 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
 {
     char st[96];
     enum ardb_state s = ardb_effective(e);
+    if (!((s == ARDB_RUNNING || s == ARDB_STARTING) && e->pgid != 0 && !e->restart))
+        drain(b, o, true); /* its line comes after those of the entries stopped before */
     if (s == ARDB_STARTING && e->pgid == 0) {
         /* A start in progress: removing the entry under the lock makes its supervisor give
          * up (the command is held until it is recorded), unless it has just recorded the
@@ -292,7 +344,7 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
         /* Between two runs: nothing runs; the supervisor sees `stopping` and exits. */
         char last[64];
         ardb_state_text(e->last_state, e->last_code, last, sizeof last);
-        if (!wait_gone(e, o->grace_ns + 5000000000LL)) {
+        if (!wait_gone(e, o->grace_ns + 5000000000LL, NULL)) {
             fprintf(stderr,
                     "ardkill: %s on %s: its supervisor (pid %ld) did not end; kept in the "
                     "books\n",
@@ -315,12 +367,29 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
     }
     int64_t t0 = ardb_mono_ns();
     signal_entry(e, SIGTERM);
-    bool gone = wait_gone(e, o->grace_ns);
+    int supfd = -1;
+    bool gone = wait_gone(e, o->grace_ns, &supfd);
+    if (gone) {
+        /* The command is gone: the next entry may be signalled while its supervisor
+         * records how it ended. */
+        struct pending p = {*e, supfd, (double)(ardb_mono_ns() - t0) / 1e9};
+        if (pend) {
+            pend[npend++] = p;
+        } else {
+            pend = &p, npend = 1;
+            drain(b, o, true);
+            pend = NULL;
+        }
+        return AK_OK;
+    }
+    if (supfd >= 0)
+        close(supfd);
+    drain(b, o, true);
     bool forced = false;
     if (!gone) {
         signal_entry(e, SIGKILL);
         forced = true;
-        gone = wait_gone(e, 5000000000LL);
+        gone = wait_gone(e, 5000000000LL, NULL);
     }
     double took = (double)(ardb_mono_ns() - t0) / 1e9;
     if (!gone) {
@@ -330,21 +399,31 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
                 e->path, e->host, e->pid, e->pgid);
         return AK_SURVIVED;
     }
-    /* The supervisor records how the command ended (unless SIGKILL took it along). */
-    struct ardb_entry now;
-    if (!forced && ardb_read(b, e->path, &now) == 0 && now.seq == e->seq &&
-        (now.state == ARDB_EXITED || now.state == ARDB_KILLED)) {
-        ardb_state_text(now.state, now.code, st, sizeof st);
-        say(o, "stopped %s on %s (pid %ld) in %.3f s: %s", e->path, e->host, e->pid, took, st);
-    } else if (forced) {
+    if (forced)
         say(o, "stopped %s on %s (pid %ld): killed by SIGKILL after %.1f s grace", e->path, e->host,
             e->pid, (double)o->grace_ns / 1e9);
-    } else {
+    else
         say(o, "stopped %s on %s (pid %ld) by SIGTERM, %.3f s", e->path, e->host, e->pid, took);
-    }
-    /* By seq: once the command ended, a new start of the path may already be recorded. */
     ardb_remove_seq(b, e->path, e->seq);
     return AK_OK;
+}
+
+/* A stopped entry whose supervisor is gone: say how the command ended (as the supervisor
+ * recorded it) and remove the entry - by seq: once the command ended, a new start of the
+ * path may already be recorded. */
+static void finish(struct ardb_books *b, const struct ak_opts *o, struct pending *p)
+{
+    const struct ardb_entry *e = &p->e;
+    struct ardb_entry now;
+    char st[96];
+    if (ardb_read(b, e->path, &now) == 0 && now.seq == e->seq &&
+        (now.state == ARDB_EXITED || now.state == ARDB_KILLED)) {
+        ardb_state_text(now.state, now.code, st, sizeof st);
+        say(o, "stopped %s on %s (pid %ld) in %.3f s: %s", e->path, e->host, e->pid, p->took, st);
+    } else {
+        say(o, "stopped %s on %s (pid %ld) by SIGTERM, %.3f s", e->path, e->host, e->pid, p->took);
+    }
+    ardb_remove_seq(b, e->path, e->seq);
 }
 
 int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
@@ -391,18 +470,24 @@ int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
             o->domain, host);
         return rc;
     }
+    pend = calloc((size_t)n, sizeof *pend); /* without it, each entry is finished at once */
     for (int i = n - 1; i >= 0; i--) {
         int r;
         if (v[i].remote) {
+            drain(b, o, true);
             r = stop_remote(o, v[i].host, v[i].rsh, v[i].bindir, v[i].path, NULL);
             /* The remote entry goes once its host confirmed (exit 0 or 1: it looked). */
             if (r == AK_OK || r == AK_SURVIVED)
                 ardb_remove_seq(b, v[i].path, v[i].seq);
         } else {
             r = stop_local(b, o, &v[i]);
+            drain(b, o, false);
         }
         rc = r > rc ? r : rc;
     }
+    drain(b, o, true);
+    free(pend);
+    pend = NULL;
     free(v);
     return rc;
 }

@@ -79,14 +79,6 @@ static int update(struct ardb_books *b, const char *path, uint64_t seq,
     return rc;
 }
 
-static int set_sup(struct ardb_entry *e, void *arg)
-{
-    (void)arg;
-    e->sup = getpid();
-    e->sup_start = ardb_proc_start(e->sup);
-    return 0;
-}
-
 struct run {
     pid_t pid;
     bool await_ready; /* state "starting" until the command reports ready */
@@ -100,6 +92,10 @@ static int set_pid(struct ardb_entry *e, void *arg)
     const struct run *r = arg;
     if (e->stopping)
         return 1;
+    if (!r->again) { /* the supervisor, with the first run's command: one write */
+        e->sup = getpid();
+        e->sup_start = ardb_proc_start(e->sup);
+    }
     e->pid = r->pid;
     e->pid_start = ardb_proc_start(e->pid);
     e->pgid = e->pid;
@@ -364,18 +360,12 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
     dup2(fd, 2);
     if (fd > 2)
         close(fd);
-    /* A new open file description: flock belongs to it, not to the starter's. */
-    ardb_close(b);
-    int keep[] = {report_fd};
-    ardb_close_fds_except(keep, 1);
-    if (ardb_open(b, o->domain) < 0)
+    /* A new open file description of the lock: flock belongs to it, not to the starter's.
+     * The books' directories stay open (checked when the starter opened them). */
+    int keep[] = {report_fd, b->dirfd, b->efd};
+    ardb_close_fds_except(keep, 3);
+    if (ardb_reopen_lock(b) < 0)
         _exit(111);
-
-    if (update(b, en->path, en->seq, set_sup, NULL) != 0) {
-        log_line("%s: entry vanished before start (%s)", en->path, "stopped by ardkill?");
-        report(report_fd, "failed %ld\n", ECANCELED);
-        _exit(0);
-    }
     log_line("starting %s: %s", en->path, en->cmd);
 
     /* With a restart policy and --wait, readiness comes to the supervisor (which records

@@ -169,6 +169,16 @@ int ardb_open_existing(struct ardb_books *b, const char *domain)
     return open_books(b, domain, false);
 }
 
+int ardb_reopen_lock(struct ardb_books *b)
+{
+    if (b->lockfd >= 0)
+        close(b->lockfd);
+    b->lockfd = openat(b->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (b->lockfd < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "cannot open '%s/lock'", b->dir);
+    return 0;
+}
+
 int ardb_lock(struct ardb_books *b)
 {
     if (b->lockfd < 0) /* books that do not exist (ardb_open_existing): nothing to guard */
@@ -259,8 +269,21 @@ int ardb_next_seq(struct ardb_books *b, uint64_t *seq)
         v = 0;
     v++;
     int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
-    if ((rc = write_atomic(b->dirfd, b->dir, "seq", text, (size_t)n)) < 0)
-        return rc;
+    /* Rewritten in place, under the lock, by one write at offset 0: the counter only grows,
+     * so the new text covers the old one. Only holders of the lock read it, and a process
+     * that dies (even by SIGKILL) has made that small write or not - no new file and no
+     * rename per start. A counter that cannot be read starts again at 1 (above). */
+    int fd = openat(b->dirfd, "seq", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "cannot write '%s'", file);
+    ssize_t w;
+    do
+        w = pwrite(fd, text, (size_t)n, 0);
+    while (w < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (w != n)
+        return ardi_fail_errno(ARD_ESYS, w < 0 ? e : EIO, "cannot write '%s'", file);
     *seq = v;
     return 0;
 }

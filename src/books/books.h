@@ -107,6 +107,10 @@ ARDB_NODISCARD int ardb_open(struct ardb_books *b, const char *domain);
  * and no host), 0 if opened, or an error. For --list, --log and ardkill. */
 ARDB_NODISCARD int ardb_open_existing(struct ardb_books *b, const char *domain);
 void ardb_close(struct ardb_books *b);
+/* In a forked child: its own descriptor of the lock file (flock belongs to the open file
+ * description, which the child would otherwise share with its parent); the directories stay
+ * open. 0 or an error. */
+int ardb_reopen_lock(struct ardb_books *b);
 ARDB_NODISCARD int ardb_lock(struct ardb_books *b); /* exclusive, blocks */
 void ardb_unlock(struct ardb_books *b);
 

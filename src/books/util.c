@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,22 +95,31 @@ void ardb_host_label(char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
-unsigned long long ardb_proc_start(long pid)
+/* One read of /proc/PID/stat: its start time (0 if there is no such process) and its state
+ * letter. open/read, not stdio: ardkill looks at hundreds of these when it stops a domain. */
+static unsigned long long proc_stat(long pid, char *state)
 {
+    *state = '?';
     if (pid <= 0)
         return 0;
     char file[64], buf[1024];
     snprintf(file, sizeof file, "/proc/%ld/stat", pid);
-    FILE *f = fopen(file, "re");
-    if (!f)
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
+    ssize_t n;
+    do
+        n = read(fd, buf, sizeof buf - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0)
+        return 0;
     buf[n] = '\0';
     /* The command name may hold spaces and parentheses: fields start after the last ')'. */
     char *p = strrchr(buf, ')');
-    if (!p)
+    if (!p || p[1] != ' ')
         return 0;
+    *state = p[2];
     p++;
     /* Field 3 (state) is the first after ')'; starttime is field 22. */
     for (int field = 3; field < 22; field++) {
@@ -120,26 +130,22 @@ unsigned long long ardb_proc_start(long pid)
     return strtoull(p + 1, NULL, 10);
 }
 
+unsigned long long ardb_proc_start(long pid)
+{
+    char state;
+    return proc_stat(pid, &state);
+}
+
 bool ardb_proc_alive(long pid, unsigned long long start)
 {
-    if (pid <= 0)
-        return false;
-    unsigned long long s = ardb_proc_start(pid);
+    char state;
+    unsigned long long s = proc_stat(pid, &state);
     if (s == 0)
         return false;
     if (start != 0 && s != start)
         return false;
     /* A zombie is dead for our purposes. */
-    char file[64], buf[512];
-    snprintf(file, sizeof file, "/proc/%ld/stat", pid);
-    FILE *f = fopen(file, "re");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+    return state != 'Z' && state != 'X';
 }
 
 /* true if some process of group pgid is not a zombie. kill(-pgid, 0) alone would count

@@ -242,6 +242,41 @@ static void test_remove_by_seq_keeps_a_later_start(void **state)
     ardb_close(&b);
 }
 
+/* The start counter is rewritten in place: its text must stay exactly the number, also when
+ * it gains a digit, and a counter written by an older ardstart (a whole new file) is read. */
+static void test_start_counter_grows_in_place_across_digits(void **state)
+{
+    (void)state;
+    struct ardb_books b;
+    assert_int_equal(ardb_open(&b, "t_books_counter"), 0);
+    char file[PATH_MAX + 8], text[32];
+    snprintf(file, sizeof file, "%s/seq", b.dir);
+    const char *before[] = {"9\n", "99999\n", "41\n"};
+    const char *after[] = {"10\n", "100000\n", "42\n"};
+    for (int i = 0; i < 3; i++) {
+        /* written as a new file, as an older ardstart does */
+        FILE *f = fopen(file, "w");
+        assert_non_null(f);
+        fputs(before[i], f);
+        fclose(f);
+        uint64_t seq = 0;
+        assert_int_equal(ardb_next_seq(&b, &seq), 0);
+        assert_int_equal(seq, strtoull(after[i], NULL, 10));
+        f = fopen(file, "r");
+        assert_non_null(f);
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        assert_string_equal(text, after[i]);
+    }
+    uint64_t a = 0, c = 0;
+    assert_int_equal(ardb_next_seq(&b, &a), 0);
+    assert_int_equal(ardb_next_seq(&b, &c), 0);
+    assert_int_equal(a, 43);
+    assert_int_equal(c, 44);
+    ardb_close(&b);
+}
+
 static void test_hosts_and_seconds_are_checked(void **state)
 {
     (void)state;
@@ -397,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_default_name_is_basename_without_extension),
         cmocka_unit_test(test_written_entries_are_listed_in_start_order_by_subtree),
         cmocka_unit_test(test_remove_by_seq_keeps_a_later_start),
+        cmocka_unit_test(test_start_counter_grows_in_place_across_digits),
         cmocka_unit_test(test_hosts_and_seconds_are_checked),
         cmocka_unit_test(test_concurrent_writers_never_corrupt_the_books),
         cmocka_unit_test(test_liveness_follows_the_process_and_its_start_time),
