@@ -115,9 +115,10 @@ struct ardr_block {
     _Atomic int req;
     uint32_t nports;
     int stagger; /* which tick of a refresh period publishes its private outputs */
-    bool said;   /* ard_block_fail was called during the current callback (why is set) */
+    /* its statistics, in the same cache line as the end of the context */
     _Atomic uint64_t steps;
     _Atomic int64_t sum_ns, max_ns;
+    bool said; /* ard_block_fail was called during the current callback (why is set) */
 
     /* Per port, arrays of nports in one allocation (the ones a tick reads first): */
     /* What the step sees (ctx->buf): an OUT port's loaned slot (written in place, committed
@@ -201,6 +202,24 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip);
 /* Publish the block's private outputs that shared memory does not have yet (b->ho), e.g.
  * when it stops. Called by the block's thread. */
 void ardr_block_flush(struct ardr_block *b);
+
+/* A block's entry in its rate thread's tick (run.c): a thread's records lie in one array in
+ * tick order, two to a cache line, so that a tick walks them in one sweep and never reads the
+ * block's own pointer fields. Built by the thread before its first tick from what stays fixed
+ * while the group runs (a reload keeps the ports, their arrays and hand-offs). */
+struct ardr_rec {
+    struct ardr_block *b;
+    uint8_t *hot;  /* b->hot: bufs, ho, hsrc (nports each), dir, fresh, send, whole */
+    uint32_t info; /* b->info - b->hot */
+    uint16_t nports;
+    bool private; /* every port is a private hand-off (b->ho, b->hsrc): ardr_rec_step */
+};
+_Static_assert(sizeof(struct ardr_rec) <= 32, "two records to a cache line");
+/* Fill r for block b (after ardr_scheme_handoff). */
+void ardr_rec_init(struct ardr_rec *r, struct ardr_block *b);
+/* ardr_block_step for a block whose ports are all private hand-offs (r->private), reading
+ * the per-port arrays from the record; the same results. */
+int ardr_rec_step(const struct ardr_rec *r, struct ardr_tick *t);
 
 /* ---- clock.c: the clock of the execution times -------------------------------------- */
 

@@ -357,23 +357,23 @@ static int take_in_place(struct ardr_block *b, uint32_t i)
 
 /* IN port i of a connection private to the thread: its writer's last packet in place, with
  * fresh and info as ard_tryrec would give them (the writer counts the sequence). */
-static void take_private(struct ardr_block *b, uint32_t i)
+static void take_private(const struct ardr_handoff *h, void **bufs, int8_t *fresh,
+                         struct ard_info *info, uint32_t i)
 {
-    const struct ardr_handoff *h = b->hsrc[i];
     if (h->info.seq == 0) {
-        b->fresh[i] = -1;
+        fresh[i] = -1;
         return;
     }
-    b->bufs[i] = h->pub;
-    uint64_t last = b->info[i].seq;
+    bufs[i] = h->pub;
+    uint64_t last = info[i].seq;
     if (h->info.seq == last) {
-        b->fresh[i] = 0;
-        b->info[i].skipped = 0;
+        fresh[i] = 0;
+        info[i].skipped = 0;
         return;
     }
-    b->info[i] = h->info;
-    b->info[i].skipped = last ? h->info.seq - last - 1 : 0;
-    b->fresh[i] = 1;
+    info[i] = h->info;
+    info[i].skipped = last ? h->info.seq - last - 1 : 0;
+    fresh[i] = 1;
 }
 
 /* Publish a private connection's last packet on its shared connection, with its own times. */
@@ -404,6 +404,75 @@ void ardr_tick_start(struct ardr_tick *t, int64_t period_ns)
     t->refresh = false;
 }
 
+/* The step itself, with the tick's times in the context; on failure b->why says why and no
+ * OUT port is sent. */
+static int call_step(struct ardr_block *b, const struct ardr_tick *t, uint8_t *send, uint32_t n)
+{
+    b->ctx.now_ns = t->tick_ns;
+    b->ctx.period_ns = t->period_ns;
+    b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
+    b->said = false;
+    int rc = b->step(&b->ctx);
+    if (rc == 0)
+        return 0;
+    if (rc > 0) {
+        snprintf(b->why, sizeof b->why,
+                 "step returned %d, a positive value (a step returns 0 or a negative "
+                 "ARD_E* code)",
+                 rc);
+        rc = ARD_EINVAL;
+    } else if (!b->said)
+        snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
+    for (uint32_t i = 0; i < n; i++)
+        send[i] = 0;
+    return rc;
+}
+
+/* OUT port i's packet to its private hand-off h, stamped with the step's start t0: the
+ * readers of this thread read `pub`. A whole port's packet becomes `pub` and the step writes
+ * the old one next time; else the block keeps its buffer and `pub` gets a copy. Either way a
+ * failed step never reaches `pub`. */
+static int send_private(struct ardr_block *b, uint32_t i, struct ardr_handoff *h, void **bufs,
+                        bool whole, struct ard_info *info, const struct ardr_tick *t, int64_t t0)
+{
+    if (whole) {
+        void *w = bufs[i];
+        bufs[i] = h->pub;
+        h->pub = w;
+    } else {
+        memcpy(h->pub, bufs[i], h->size);
+    }
+    struct ard_info in = {h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
+    h->info = in;
+    info[i] = in;
+    h->dirty = true;
+    if (atomic_load_explicit(&h->watched, memory_order_relaxed) || t->refresh) {
+        int e = publish(b, i);
+        if (e < 0) {
+            snprintf(b->why, sizeof b->why, "send on port '%s': %s", b->pl.d->ports[i].name,
+                     ard_errdetail());
+            return e;
+        }
+    }
+    return 0;
+}
+
+/* The step's end: this block's end is the next one's start (one clock reading per block),
+ * and its statistics. */
+static int step_end(struct ardr_block *b, struct ardr_tick *t, int64_t t0, int rc)
+{
+    t->clock_ns = t->tick_ns + ardr_clock_ns(t->raw, ardr_clock_raw());
+    if (rc < 0)
+        return rc;
+    int64_t dt = t->clock_ns - t0;
+    atomic_store_explicit(&b->steps, b->ctx.steps + 1, memory_order_relaxed);
+    atomic_store_explicit(&b->sum_ns, atomic_load_explicit(&b->sum_ns, memory_order_relaxed) + dt,
+                          memory_order_relaxed);
+    if (dt > atomic_load_explicit(&b->max_ns, memory_order_relaxed))
+        atomic_store_explicit(&b->max_ns, dt, memory_order_relaxed);
+    return 0;
+}
+
 int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
 {
     int64_t t0 = t->clock_ns;
@@ -417,7 +486,7 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
             continue;
         }
         if (b->hsrc[i] != NULL) {
-            take_private(b, i);
+            take_private(b->hsrc[i], b->bufs, b->fresh, b->info, i);
             continue;
         }
         if (b->src[i] != NULL) {
@@ -438,54 +507,15 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
             goto out;
         }
     }
-    b->ctx.now_ns = t->tick_ns;
-    b->ctx.period_ns = t->period_ns;
-    b->ctx.steps = atomic_load_explicit(&b->steps, memory_order_relaxed);
-    b->said = false;
-    rc = b->step(&b->ctx);
-    if (rc != 0) {
-        if (rc > 0) {
-            snprintf(b->why, sizeof b->why,
-                     "step returned %d, a positive value (a step returns 0 or a negative "
-                     "ARD_E* code)",
-                     rc);
-            rc = ARD_EINVAL;
-        } else if (!b->said)
-            snprintf(b->why, sizeof b->why, "step returned %d (%s)", rc, ard_strerror(rc));
-        for (uint32_t i = 0; i < n; i++)
-            b->send[i] = 0;
+    if ((rc = call_step(b, t, b->send, n)) < 0)
         goto out;
-    }
-    rc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!b->send[i])
             continue;
         b->send[i] = 0;
-        struct ardr_handoff *h = b->ho[i];
-        if (h != NULL) {
-            /* private: the readers of this thread read `pub`. A whole port's packet becomes
-             * `pub` and the step writes the old one next time; else the block keeps its
-             * buffer and `pub` gets a copy. Either way a failed step never reaches `pub`. */
-            if (b->whole[i]) {
-                void *w = b->bufs[i];
-                b->bufs[i] = h->pub;
-                h->pub = w;
-            } else {
-                memcpy(h->pub, b->bufs[i], h->size);
-            }
-            struct ard_info in = {h->info.seq + 1, t0, t0 + t->real_off_ns, 0};
-            h->info = in;
-            b->info[i] = in;
-            h->dirty = true;
-            if (atomic_load_explicit(&h->watched, memory_order_relaxed) || t->refresh) {
-                int e = publish(b, i);
-                if (e < 0) {
-                    snprintf(b->why, sizeof b->why, "send on port '%s': %s", b->pl.d->ports[i].name,
-                             ard_errdetail());
-                    rc = e;
-                    goto out;
-                }
-            }
+        if (b->ho[i] != NULL) {
+            if ((rc = send_private(b, i, b->ho[i], b->bufs, b->whole[i], b->info, t, t0)) < 0)
+                goto out;
             continue;
         }
         /* stamped with the step's start, read once for the timing anyway: two clock reads
@@ -510,15 +540,48 @@ int ardr_block_step(struct ardr_block *b, struct ardr_tick *t, int skip)
     if (t->refresh) /* outputs sent earlier and not published yet */
         ardr_block_flush(b);
 out:
-    /* this block's end is the next one's start: one clock reading per block */
-    t->clock_ns = t->tick_ns + ardr_clock_ns(t->raw, ardr_clock_raw());
-    if (rc < 0)
-        return rc;
-    int64_t dt = t->clock_ns - t0;
-    atomic_store_explicit(&b->steps, b->ctx.steps + 1, memory_order_relaxed);
-    atomic_store_explicit(&b->sum_ns, atomic_load_explicit(&b->sum_ns, memory_order_relaxed) + dt,
-                          memory_order_relaxed);
-    if (dt > atomic_load_explicit(&b->max_ns, memory_order_relaxed))
-        atomic_store_explicit(&b->max_ns, dt, memory_order_relaxed);
-    return 0;
+    return step_end(b, t, t0, rc);
+}
+
+void ardr_rec_init(struct ardr_rec *r, struct ardr_block *b)
+{
+    memset(r, 0, sizeof *r);
+    r->b = b;
+    r->hot = (uint8_t *)b->hot;
+    r->nports = (uint16_t)b->nports;
+    r->info = b->hot ? (uint32_t)((uint8_t *)b->info - r->hot) : 0;
+    r->private = b->hot != NULL;
+    for (uint32_t i = 0; i < b->nports; i++) {
+        if (b->dir[i] == ARD_IN ? b->hsrc[i] == NULL : b->ho[i] == NULL)
+            r->private = false;
+    }
+}
+
+int ardr_rec_step(const struct ardr_rec *r, struct ardr_tick *t)
+{
+    /* the arrays as ardr_block_alloc lays them out */
+    uint32_t n = r->nports;
+    void **bufs = (void **)r->hot;
+    struct ardr_handoff **ho = (struct ardr_handoff **)(r->hot + n * sizeof(void *));
+    const struct ardr_handoff **hsrc =
+        (const struct ardr_handoff **)(r->hot + 2 * n * sizeof(void *));
+    uint8_t *dir = r->hot + 3 * n * sizeof(void *);
+    int8_t *fresh = (int8_t *)dir + n;
+    uint8_t *send = dir + 2 * n, *whole = dir + 3 * n;
+    struct ard_info *info = (struct ard_info *)(r->hot + r->info);
+    struct ardr_block *b = r->b;
+    int64_t t0 = t->clock_ns;
+    for (uint32_t i = 0; i < n; i++)
+        if (dir[i] == ARD_IN)
+            take_private(hsrc[i], bufs, fresh, info, i);
+    int rc = call_step(b, t, send, n);
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
+        if (!send[i])
+            continue;
+        send[i] = 0;
+        rc = send_private(b, i, ho[i], bufs, whole[i], info, t, t0);
+    }
+    if (rc == 0 && t->refresh)
+        ardr_block_flush(b);
+    return step_end(b, t, t0, rc);
 }

@@ -84,6 +84,17 @@ static void *rate_thread(void *arg)
         ardr_crash_thread(NULL);
         return NULL;
     }
+    /* the blocks' records in tick order, in one array */
+    struct ardr_rec *recs = aligned_alloc(64, ((size_t)rt->n * sizeof *recs + 64) & ~(size_t)63);
+    if (recs == NULL) {
+        memcpy(rt->why, "out of memory", sizeof "out of memory");
+        rt->error = ARD_ENOMEM;
+        atomic_store(&rt->first_done, 1);
+        ardr_crash_thread(NULL);
+        return NULL;
+    }
+    for (int k = 0; k < rt->n; k++)
+        ardr_rec_init(&recs[k], &g->blocks[rt->order[k]]);
     /* every rate starts on the same instant, so that slower rates tick with the base */
     p.next_ns = a->t0;
     (void)ard_period_wait(&p);
@@ -106,14 +117,15 @@ static void *rate_thread(void *arg)
         /* the first block's time starts here, after the tick's own book-keeping */
         tick.clock_ns = tick.tick_ns + ardr_clock_ns(tick.raw, ardr_clock_raw());
         for (int k = 0; k < rt->n; k++) {
-            struct ardr_block *b = &g->blocks[rt->order[k]];
+            const struct ardr_rec *r = &recs[k];
+            struct ardr_block *b = r->b;
             /* for the watchdog and the crash handler: one store, no system call */
             atomic_store_explicit(&rt->current, b, memory_order_relaxed);
             apply_request(b);
             if (atomic_load_explicit(&b->state, memory_order_relaxed) != ARDR_RUNNING)
                 continue;
             tick.refresh = b->stagger == phase;
-            if (ardr_block_step(b, &tick, -1) < 0) {
+            if ((r->private ? ardr_rec_step(r, &tick) : ardr_block_step(b, &tick, -1)) < 0) {
                 atomic_fetch_add(&b->fails, 1);
                 ardr_block_flush(b);
                 atomic_store(&b->state, ARDR_FAILED);
@@ -130,6 +142,7 @@ static void *rate_thread(void *arg)
         if (missed > 0)
             atomic_fetch_add_explicit(&rt->overruns, (uint64_t)missed, memory_order_relaxed);
     }
+    free(recs);
     /* the last packets of private connections, for whoever looks at them afterwards */
     for (int k = 0; k < rt->n; k++) {
         atomic_store_explicit(&rt->current, &g->blocks[rt->order[k]], memory_order_relaxed);
