@@ -1,6 +1,6 @@
-/* names.c - the names a recording and the live Foxglove server give a connection (docs/recording.md,
- * "Names in viewers"): one mapping, used by the MCAP writer and by `ard web`'s Foxglove
- * protocol alike.
+/* names.c - the names a recording and the live Foxglove server give a connection
+ * (docs/recording.md, "Names in viewers"): one mapping, used by the MCAP writer and by `ard web`'s
+ * Foxglove protocol alike.
  *
  * Topic: "/" then the connection name with every '.' as '/' ("arm.state" -> "/arm/state").
  * Connection names are A-Z a-z 0-9 _ - . (never '/'), so the mapping is one to one and

@@ -12,6 +12,9 @@
 #include "ard.h"
 #include "web.h"
 #include "webguard.h"
+#ifdef ARD_HAVE_LOG
+#include "foxglove.h"
+#endif
 
 #include <civetweb.h>
 #include <errno.h>
@@ -841,6 +844,15 @@ static int run_set(char **av, struct buf *out)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+int web_run_set(char **av, char *out, size_t outlen)
+{
+    struct buf b = {0};
+    int code = run_set(av, &b);
+    snprintf(out, outlen, "%s", b.p && !b.oom ? b.p : "");
+    free(b.p);
+    return code;
+}
+
 static int h_set(struct mg_connection *c, void *cb)
 {
     (void)cb;
@@ -1132,6 +1144,13 @@ int cmd_web(int argc, char **argv)
     mg_set_request_handler(W.ctx, "/api/set$", h_set, NULL);
     mg_set_websocket_handler(W.ctx, "/ws$", ws_connect, ws_ready, ws_data, ws_close, NULL);
     mg_set_request_handler(W.ctx, "**", h_notfound, NULL);
+#ifdef ARD_HAVE_LOG
+    /* The Foxglove WebSocket protocol at "/" (foxglove.c). */
+    if (fox_start(W.ctx, W.allow_set) != 0) {
+        mg_stop(W.ctx);
+        return ardt_err(ARDT_SYS, "cannot start a thread");
+    }
+#endif
 
     struct mg_server_port sp[4];
     int np = mg_get_server_ports(W.ctx, 4, sp);
@@ -1155,6 +1174,9 @@ int cmd_web(int argc, char **argv)
         nanosleep(&ts, NULL);
     }
     mg_stop(W.ctx);
+#ifdef ARD_HAVE_LOG
+    fox_stop();
+#endif
     pthread_join(W.pump, NULL);
     wg_stop();
     while (W.clients) {
