@@ -15,6 +15,7 @@
  * the layout: stable across runs and hosts. */
 #include "logi.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,9 +37,18 @@ int ardl_topic_conn(const char *topic, char *conn, size_t len)
         return ardi_fail(ARD_EINVAL,
                          "topic '%s' is not '/' and a connection name of at most %d characters",
                          topic, ARD_MAX_NAME);
-    for (size_t i = 1; i <= n; i++)
-        conn[i - 1] = topic[i] == '/' ? '.' : topic[i];
-    return ardi_check_name("connection", conn, true);
+    for (size_t i = 1; i <= n; i++) {
+        char c = topic[i] == '/' ? '.' : topic[i];
+        if (c && !isalnum((unsigned char)c) && c != '_' && c != '-' && c != '.')
+            return ardi_fail(ARD_EINVAL,
+                             "topic '%s' is no connection's: '%c' (a connection name is A-Z a-z "
+                             "0-9 _ - and '.' for '/')",
+                             topic, c);
+        conn[i - 1] = c;
+    }
+    if (strcmp(conn, ".") == 0 || strcmp(conn, "..") == 0)
+        return ardi_fail(ARD_EINVAL, "topic '%s' is no connection's", topic);
+    return 0;
 }
 
 uint64_t ardl_fnv1a(const void *p, size_t n)
