@@ -56,6 +56,8 @@ const char ardt_web_usage[] =
     "  --max-clients N         WebSockets (plots) at once, 1-1000 (default 64); more get 503\n"
     "  --idle-timeout SECONDS  close a WebSocket that subscribes to nothing for this long\n"
     "                          (default 30)\n"
+    "  Foxglove and Lichtblick connect to ws://ADDR:PORT/?token=... (the Foxglove WebSocket\n"
+    "  protocol; --allow-set lets them publish as ard set).\n"
     "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
     "  See docs/web.md.\n";
 
@@ -1166,6 +1168,14 @@ int cmd_web(int argc, char **argv)
     else
         printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, real_port,
                W.no_token ? "" : "?token=", W.token, W.allow_set ? " (setting allowed)" : "");
+#ifdef ARD_HAVE_LOG
+    if (token_file)
+        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/?token=(the token of %s)\n", addr,
+               real_port, token_file);
+    else
+        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/%s%s\n", addr, real_port,
+               W.no_token ? "" : "?token=", W.token);
+#endif
     if (W.no_token)
         printf("ard web: no token: every local user can use this server with its rights\n");
     fflush(stdout);
