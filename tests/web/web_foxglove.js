@@ -6,6 +6,7 @@
 //         values it sent, a page-protocol client getting data at the same time, unadvertise
 //         when the connection is removed and a new channel when it is re-created with another
 //         type, clientPublish refused.
+//   slow  a viewer that stops reading: another keeps its rate, the stuck one is disconnected.
 //   write (server with --allow-set): a message published on an existing connection is read
 //         back by ard show (a C reader) with every value; refused while a live writer owns
 //         the connection, naming its pid; the connection graph names the writer.
@@ -186,4 +187,34 @@ async function write() {
   c.close();
 }
 
-(mode === "read" ? read() : write()).then(() => { for (const k of kids) k.kill("SIGKILL"); process.exit(0); }, (e) => fail(e.stack));
+// A viewer that stops reading stalls nobody: next to it, another keeps receiving a 4 kB
+// packet at 5 kHz in every 1 s window; the stuck one is disconnected (5 s behind).
+async function slow() {
+  const w = spawn(ARD, ["pub", "fox.big", "--type", "v:f64[500] n:u32", "--rate", "5000", "n=1"], { stdio: "ignore" });
+  kids.push(w);
+  const c = connect(url);
+  const ch = chanOf(await c.next((e) => chanOf(e, "/fox/big"), "advertise of /fox/big"), "/fox/big");
+  const stuck = new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+  let stuckClosed = false;
+  stuck.on("close", () => { stuckClosed = true; });
+  stuck.on("error", () => {});
+  await new Promise((r) => stuck.on("open", r));
+  stuck.send(JSON.stringify({ op: "subscribe", subscriptions: [{ id: 1, channelId: ch.id }] }));
+  await new Promise((r) => setTimeout(r, 200));
+  stuck._socket.pause(); // reads nothing from here on
+  c.subscribe(ch.id);
+  const counts = [];
+  for (let s = 0; s < 9; s++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    counts.push(c.messages().length);
+  }
+  console.log("messages per second next to a stuck viewer: " + counts.join(" "));
+  counts.slice(1).forEach((n, i) => { if (n < 500) fail("second " + (i + 2) + ": only " + n + " messages (a stuck viewer stalls the others?)"); });
+  stuck._socket.resume();
+  for (let i = 0; i < 100 && !stuckClosed; i++) await new Promise((r) => setTimeout(r, 100));
+  if (!stuckClosed) fail("the stuck viewer was not disconnected");
+  console.log("the stuck viewer was disconnected");
+  c.close();
+}
+
+(mode === "read" ? read() : mode === "slow" ? slow() : write()).then(() => { for (const k of kids) k.kill("SIGKILL"); process.exit(0); }, (e) => fail(e.stack));

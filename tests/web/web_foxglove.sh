@@ -2,7 +2,8 @@
 # web_foxglove.sh - Foxglove and Lichtblick live: an independent Foxglove client (npm
 # @foxglove/ws-protocol, @foxglove/rosmsg2-serialization; web_foxglove.js) against `ard web`:
 # read-only server (serverInfo, advertise/unadvertise/re-created, >= 100 packets of every basic
-# type decoded exactly, the page protocol at the same time, clientPublish refused), then a
+# type decoded exactly, the page protocol at the same time, clientPublish refused; a viewer
+# that stops reading stalls nobody and is disconnected), then a
 # server with --allow-set (a published message read back by ard show, refused while a live
 # writer owns the connection, the connection graph). Skipped (77) when the npm packages
 # cannot be installed, except under CI=true, where that is a failure.
@@ -36,6 +37,7 @@ ws_url() { echo "ws://${BASE#http://}/?token=$TOKEN"; }
 
 start_web
 node "$JS" read "$(ws_url)" || fail "read-only server: $(cat "$T/web.err")"
+node "$JS" slow "$(ws_url)" || fail "a stuck viewer: $(cat "$T/web.err")"
 kill "$WEB_PID"
 wait "$WEB_PID" || fail "ard web did not end cleanly"
 
