@@ -229,7 +229,8 @@ static struct jv *j_value(struct jp *j)
         if (!v) {
             char num[64];
             size_t n = 0;
-            while (j->p + n < j->end && n + 1 < sizeof num && strchr("+-0123456789.eE", j->p[n]))
+            while (j->p + n < j->end && n + 1 < sizeof num && j->p[n] &&
+                   strchr("+-0123456789.eE", j->p[n]))
                 n++;
             memcpy(num, j->p, n);
             num[n] = '\0';
@@ -485,8 +486,13 @@ static void *reader_run(void *arg)
             }
         }
         int r = ard_rec_timed(p, pkt, 200000000);
-        if (r < 0)
+        if (r < 0) {
+            if (r != ARD_ETIMEDOUT && r != ARD_EINTR) {
+                struct timespec ts = {0, 20000000}; /* nothing sent yet, or gone */
+                nanosleep(&ts, NULL);
+            }
             continue;
+        }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -141,6 +141,44 @@ async function read() {
   if (ard("show", "fox.all", "--field", "v").indexOf("2.5") < 0) fail("read-only server wrote fox.all");
   console.log("read-only: " + st.d.message);
   c.close();
+  await hostile();
+}
+
+// Bad messages get a status naming what was wrong; the server goes on serving.
+async function hostile() {
+  const raw = new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+  const statuses = [];
+  let advertised = null;
+  raw.on("message", (m, bin) => {
+    if (bin) return;
+    const j = JSON.parse(m.toString());
+    if (j.op === "status") statuses.push(j.message);
+    if (j.op === "advertise") advertised = advertised || j.channels[0];
+  });
+  await new Promise((r) => raw.on("open", r));
+  const bad = [
+    ["not json", /bad message/],
+    ["[" .repeat(100) + "]".repeat(100), /nested too deeply|bad message/],
+    ['{"op":"subscribe","subscriptions":[{"id":"x","channelId":1}]}', /integer id and channelId/],
+    ['{"op":"subscribe","subscriptions":[{"id":1,"channelId":99999}]}', /no channel 99999/],
+    ['{"op":"getParameters","parameterNames":[]}', /not supported/],
+    ['{"op":"unsubscribe","subscriptionIds":[42]}', /no subscription 42/],
+    ['{"op":"subscribe"}', /expected "subscriptions"/],
+    ['{"nop":1}', /without "op"/],
+  ];
+  for (const [msg, want] of bad) {
+    const n = statuses.length;
+    raw.send(msg);
+    for (let i = 0; i < 50 && statuses.length === n; i++) await new Promise((r) => setTimeout(r, 20));
+    if (statuses.length === n || !want.test(statuses[n])) fail("bad message " + msg.slice(0, 40) + ": status " + statuses[n]);
+  }
+  const n = statuses.length;
+  raw.send(Buffer.from([9, 0, 0, 0, 0]));
+  for (let i = 0; i < 50 && statuses.length === n; i++) await new Promise((r) => setTimeout(r, 20));
+  if (!/opcode 9/.test(statuses[n] || "")) fail("binary opcode 9: status " + statuses[n]);
+  if (!advertised) fail("no channel advertised to the hostile client");
+  console.log("bad messages answered: " + statuses.length + " statuses");
+  raw.close();
 }
 
 async function write() {
