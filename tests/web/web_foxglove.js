@@ -186,6 +186,7 @@ async function write() {
   const info = (await c.next((e) => e.t === "serverInfo", "serverInfo")).d;
   if (!info.capabilities.includes("clientPublish")) fail("no clientPublish with --allow-set");
   const ch = chanOf(await c.next((e) => chanOf(e, "/fox/in"), "advertise of /fox/in"), "/fox/in");
+  console.log("schemaName " + ch.schemaName);
   const writer = new MessageWriter(parse(ch.schema, { ros2: true }));
   const v = expected(77);
   const cid = c.advertise({ topic: "/fox/in", encoding: "cdr", schemaName: ch.schemaName, schema: ch.schema, schemaEncoding: "ros2msg" });
