@@ -1,6 +1,7 @@
 #!/bin/bash
 # web_foxglove.sh - Foxglove and Lichtblick live: an independent Foxglove client (npm
-# @foxglove/ws-protocol, @foxglove/rosmsg2-serialization; web_foxglove.js) against `ard web`:
+# @foxglove/ws-protocol, @foxglove/rosmsg2-serialization; web_foxglove.js) against `ard web`
+# (after curl checks the token and Origin rules on the Foxglove handshake):
 # read-only server (serverInfo, advertise/unadvertise/re-created, >= 100 packets of every basic
 # type decoded exactly, the page protocol at the same time, clientPublish refused; a viewer
 # that stops reading stalls nobody and is disconnected), then a
@@ -36,6 +37,18 @@ JS="$(dirname "$0")/web_foxglove.js"
 ws_url() { echo "ws://${BASE#http://}/?token=$TOKEN"; }
 
 start_web
+# The page's access rules: a Foxglove handshake without the token, or from another site, is
+# refused; with the token in the URL it is accepted (101).
+hs() {
+    curl -s -o /dev/null -w '%{http_code}' --max-time 2 -H "Connection: Upgrade" \
+        -H "Upgrade: websocket" -H "Sec-WebSocket-Version: 13" \
+        -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
+        -H "Sec-WebSocket-Protocol: foxglove.websocket.v1" "$@" || true
+}
+[ "$(hs "$BASE/")" = 401 ] || fail "Foxglove handshake without token: $(hs "$BASE/")"
+[ "$(hs -H "Origin: https://app.example.com" "$BASE/?token=$TOKEN")" = 403 ] ||
+    fail "Foxglove handshake from another site not refused"
+[ "$(hs "$BASE/?token=$TOKEN")" = 101 ] || fail "Foxglove handshake with token: $(hs "$BASE/?token=$TOKEN")"
 node "$JS" read "$(ws_url)" || fail "read-only server: $(cat "$T/web.err")"
 node "$JS" slow "$(ws_url)" || fail "a stuck viewer: $(cat "$T/web.err")"
 kill "$WEB_PID"
