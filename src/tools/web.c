@@ -846,6 +846,7 @@ static int run_set(char **av, struct buf *out)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+#ifdef ARD_HAVE_LOG
 int web_run_set(char **av, char *out, size_t outlen)
 {
     struct buf b = {0};
@@ -854,6 +855,7 @@ int web_run_set(char **av, char *out, size_t outlen)
     free(b.p);
     return code;
 }
+#endif
 
 static int h_set(struct mg_connection *c, void *cb)
 {
