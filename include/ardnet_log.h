@@ -128,7 +128,7 @@ typedef struct ard_logr ard_logr;
 /* One connection (channel) of a recording. */
 struct ard_log_conn {
     uint16_t channel_id;
-    const char *name;   /* topic */
+    const char *name;   /* ardnet name (metadata "ardnet.name"; else the topic) */
     const char *type;   /* original ardnet descriptor, "" for opaque */
     size_t size;        /* packet size; 0 when the channel is not an ardnet one */
     bool ardnet;        /* written by ardnet (packets can be decoded) */
@@ -141,6 +141,7 @@ struct ard_log_conn {
     uint64_t count;              /* messages in the file */
     uint64_t missed;             /* from the "ardnet.connections" metadata (0 if absent) */
     uint64_t first_ns, last_ns;  /* log time of its first and last message */
+    const char *topic;           /* the channel's topic ("/arm/state" for arm.state) */
 };
 
 struct ard_log_summary {

@@ -125,6 +125,23 @@ ARDI_HIDDEN int ardl_ros2_topic(const char *conn, char *topic, size_t len);
 ARDI_HIDDEN int ardl_ros2_dds_type(const char *rtype, char *dds, size_t len);
 ARDI_HIDDEN int ardl_ros2_conn(const char *topic, char *conn, size_t len);
 
+/* ---- names.c ------------------------------------------------------------------------------ */
+
+/* The topic of a connection in a recording and in the Foxglove protocol: "/" and the name
+ * with '.' as '/' ("arm.state" -> "/arm/state"); topic needs strlen(conn) + 2 bytes.
+ * ardl_topic_conn undoes it (ARD_EINVAL naming the topic when it is no connection's).
+ * The schema name of a connection with .msg definition def: "ardnet/msg/ArmState_" and 12 hex
+ * digits of the definition's hash (unique per layout, stable across runs); name needs
+ * ARD_MAX_NAME + 32 bytes. */
+#define ARDL_SCHEMA_NAME_MAX (ARD_MAX_NAME + 32)
+ARDI_HIDDEN int ardl_topic(const char *conn, char *topic, size_t len);
+ARDI_HIDDEN int ardl_topic_conn(const char *topic, char *conn, size_t len);
+ARDI_HIDDEN uint64_t ardl_fnv1a(const void *p, size_t n);
+ARDI_HIDDEN void ardl_schema_name_def(const char *conn, const void *def, size_t deflen, char *name,
+                                      size_t len);
+/* The channels' offered_qos_profiles (rosbag2's YAML: best effort, keep last 1, volatile). */
+ARDI_HIDDEN extern const char ardl_qos_profiles[];
+
 /* ---- cdr.c -------------------------------------------------------------------------------- */
 
 #define ARDL_CDR_HDR 4

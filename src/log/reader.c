@@ -20,7 +20,7 @@
 struct rconn {
     struct ard_log_conn pub;
     uint16_t schema_id;
-    char *name, *type, *schema, *encoding;
+    char *name, *topic, *type, *schema, *encoding;
     struct ardl_layout lay;
 };
 
@@ -145,8 +145,8 @@ static int on_channel(struct ard_logr *r, struct ardl_cur *c, uint64_t off)
         return bad(r, c->err_off, c->err);
     if (conn_by_id(r, id) >= 0)
         return 0;
-    const char *type = NULL, *size = NULL;
-    uint32_t tyl = 0, szl = 0;
+    const char *type = NULL, *size = NULL, *aname = NULL;
+    uint32_t tyl = 0, szl = 0, anl = 0;
     while (ardl_cur_left(&m)) {
         uint32_t kl, vl;
         const char *k = ardl_getstr(&m, &kl, "channel metadata key");
@@ -157,6 +157,8 @@ static int on_channel(struct ard_logr *r, struct ardl_cur *c, uint64_t off)
             type = v, tyl = vl;
         if (kl == 11 && memcmp(k, "ardnet.size", 11) == 0)
             size = v, szl = vl;
+        if (kl == 11 && memcmp(k, "ardnet.name", 11) == 0)
+            aname = v, anl = vl;
     }
     struct rconn *nc = realloc(r->c, (r->nc + 1) * sizeof *nc);
     if (!nc)
@@ -166,11 +168,14 @@ static int on_channel(struct ard_logr *r, struct ardl_cur *c, uint64_t off)
     memset(k, 0, sizeof *k);
     k->pub.channel_id = id;
     k->schema_id = sid;
-    k->name = dupn(topic, tl);
+    /* The ardnet name: kept in the metadata since topics are "/a/b" (names.c); the topic
+     * itself in files written before. */
+    k->topic = dupn(topic, tl);
+    k->name = aname && anl ? dupn(aname, anl) : dupn(topic, tl);
     k->type = dupn(type ? type : "", tyl);
     k->encoding = dupn(enc, el);
     r->nc++;
-    if (!k->name || !k->type || !k->encoding)
+    if (!k->name || !k->topic || !k->type || !k->encoding)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     if (type && size) {
         char num[24];
@@ -605,6 +610,7 @@ static int check(struct ard_logr *r)
                 r->c[i].pub.schema_encoding = r->s[k].encoding;
             }
         r->c[i].pub.name = r->c[i].name;
+        r->c[i].pub.topic = r->c[i].topic;
         r->c[i].pub.type = r->c[i].type;
         r->c[i].pub.encoding = r->c[i].encoding;
     }
@@ -618,6 +624,7 @@ static void free_reader(struct ard_logr *r)
 {
     for (size_t i = 0; i < r->nc; i++) {
         free(r->c[i].name);
+        free(r->c[i].topic);
         free(r->c[i].type);
         free(r->c[i].encoding);
         ardl_layout_free(&r->c[i].lay);

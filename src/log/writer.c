@@ -666,8 +666,14 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
         return ard_lasterror() ? ard_lasterror() : ARD_ENOMEM;
     }
     it->kind = IT_CHANNEL;
-    char sname[ARD_MAX_NAME + 16];
-    ardl_schema_name(conn, sname, sizeof sname);
+    char sname[ARDL_SCHEMA_NAME_MAX], topic[ARD_MAX_NAME + 2];
+    ardl_schema_name_def(conn, def.p, def.len, sname, sizeof sname);
+    if (ardl_topic(conn, topic, sizeof topic) < 0) {
+        free(it);
+        ardl_free(&def);
+        ardl_layout_free(&c->lay);
+        return ARD_EINVAL;
+    }
     size_t r = ardl_rec_begin(&it->schema, ARDL_OP_SCHEMA);
     ardl_u16(&it->schema, id);
     ardl_str(&it->schema, sname);
@@ -679,7 +685,7 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     r = ardl_rec_begin(&it->channel, ARDL_OP_CHANNEL);
     ardl_u16(&it->channel, id);
     ardl_u16(&it->channel, id);
-    ardl_str(&it->channel, conn);
+    ardl_str(&it->channel, topic);
     ardl_str(&it->channel, "cdr");
     size_t m = ardl_len32_begin(&it->channel);
     char sz[24];
@@ -688,9 +694,10 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     ardl_str(&it->channel, norm);
     ardl_str(&it->channel, "ardnet.size");
     ardl_str(&it->channel, sz);
+    ardl_str(&it->channel, "ardnet.name");
+    ardl_str(&it->channel, conn);
     ardl_str(&it->channel, "offered_qos_profiles");
-    ardl_str(&it->channel, "- history: keep_last\n  depth: 1\n  reliability: best_effort\n"
-                           "  durability: volatile\n");
+    ardl_str(&it->channel, ardl_qos_profiles);
     ardl_len32_end(&it->channel, m);
     ardl_rec_end(&it->channel, r);
     it->name = strdup(conn);

@@ -134,6 +134,10 @@ int cmd_info(int argc, char **argv)
             ardt_put_json_str(o, c->name);
             fputs(",\"type\":", o);
             ardt_put_json_str(o, c->type);
+            fputs(",\"topic\":", o);
+            ardt_put_json_str(o, c->topic);
+            fputs(",\"schema_name\":", o);
+            ardt_put_json_str(o, c->schema_name);
             fprintf(o,
                     ",\"size\":%zu,\"messages\":%" PRIu64 ",\"missed\":%" PRIu64
                     ",\"rate_hz\":%.6g}",

@@ -12,6 +12,9 @@
 #include "ard.h"
 #include "web.h"
 #include "webguard.h"
+#ifdef ARD_HAVE_LOG
+#include "foxglove.h"
+#endif
 
 #include <civetweb.h>
 #include <errno.h>
@@ -53,6 +56,8 @@ const char ardt_web_usage[] =
     "  --max-clients N         WebSockets (plots) at once, 1-1000 (default 64); more get 503\n"
     "  --idle-timeout SECONDS  close a WebSocket that subscribes to nothing for this long\n"
     "                          (default 30)\n"
+    "  Foxglove and Lichtblick connect to ws://ADDR:PORT/?token=... (the Foxglove WebSocket\n"
+    "  protocol; --allow-set lets them publish as ard set).\n"
     "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
     "  See docs/web.md.\n";
 
@@ -829,6 +834,17 @@ static int run_set(char **av, struct buf *out)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+#ifdef ARD_HAVE_LOG
+int web_run_set(char **av, char *out, size_t outlen)
+{
+    struct buf b = {0};
+    int code = run_set(av, &b);
+    snprintf(out, outlen, "%s", b.p && !b.oom ? b.p : "");
+    free(b.p);
+    return code;
+}
+#endif
+
 static int h_set(struct mg_connection *c, void *cb)
 {
     (void)cb;
@@ -1120,6 +1136,13 @@ int cmd_web(int argc, char **argv)
     mg_set_request_handler(W.ctx, "/api/set$", h_set, NULL);
     mg_set_websocket_handler(W.ctx, "/ws$", ws_connect, ws_ready, ws_data, ws_close, NULL);
     mg_set_request_handler(W.ctx, "**", h_notfound, NULL);
+#ifdef ARD_HAVE_LOG
+    /* The Foxglove WebSocket protocol at "/" (foxglove.c). */
+    if (fox_start(W.ctx, W.allow_set) != 0) {
+        mg_stop(W.ctx);
+        return ardt_err(ARDT_SYS, "cannot start a thread");
+    }
+#endif
 
     struct mg_server_port sp[4];
     int np = mg_get_server_ports(W.ctx, 4, sp);
@@ -1135,6 +1158,14 @@ int cmd_web(int argc, char **argv)
     else
         printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, real_port,
                W.no_token ? "" : "?token=", W.token, W.allow_set ? " (setting allowed)" : "");
+#ifdef ARD_HAVE_LOG
+    if (token_file)
+        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/?token=(the token of %s)\n", addr,
+               real_port, token_file);
+    else
+        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/%s%s\n", addr, real_port,
+               W.no_token ? "" : "?token=", W.token);
+#endif
     if (W.no_token)
         printf("ard web: no token: every local user can use this server with its rights\n");
     fflush(stdout);
@@ -1143,6 +1174,9 @@ int cmd_web(int argc, char **argv)
         nanosleep(&ts, NULL);
     }
     mg_stop(W.ctx);
+#ifdef ARD_HAVE_LOG
+    fox_stop();
+#endif
     pthread_join(W.pump, NULL);
     wg_stop();
     while (W.clients) {

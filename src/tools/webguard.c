@@ -316,7 +316,9 @@ int wg_begin_request(struct mg_connection *c)
                      G.o.addr, port);
     const char *m = ri->request_method;
     const char *u = ri->local_uri ? ri->local_uri : "";
-    if (from_query && (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) &&
+    /* A WebSocket at "/" (the Foxglove protocol) keeps its token in the address. */
+    if (from_query && !(up && strcasecmp(up, "websocket") == 0) &&
+        (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) &&
         (strcmp(u, "/") == 0 || strcmp(u, "/index.html") == 0)) {
         /* The page's first request: the token goes into a cookie and out of the address bar. */
         mg_printf(c,

@@ -67,6 +67,13 @@ run_case() {
         fail "$name: the last packet of all$name is not in the file"
     grep -q '^float64\[3\] arr$' <(node -e "console.log(require('$T/$name.json').channels['all$name'].schema)") ||
         fail "$name: schema lacks 'float64[3] arr'"
+    # Every key rosbag2's QoS reader takes (rosbag2_storage qos.cpp), with its integer values.
+    local qos k
+    qos=$(node -e "console.log(require('$T/$name.json').channels['all$name'].qos)")
+    for k in "history: 1" "depth: 1" "reliability: 2" "durability: 2" deadline: lifespan: \
+        "liveliness: 1" liveliness_lease_duration: "avoid_ros_namespace_conventions: false"; do
+        grep -q "^[- ] $k" <<<"$qos" || fail "$name: offered_qos_profiles lacks '$k': $qos"
+    done
     kill -9 "${PIDS[@]}" 2>/dev/null || true
     wait "${PIDS[@]}" 2>/dev/null || true
     PIDS=()

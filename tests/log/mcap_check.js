@@ -51,6 +51,14 @@ function same(a, b) {
 const data = fs.readFileSync(file);
 const reader = new McapStreamReader({ decompressHandlers, validateCrcs: true });
 reader.append(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+// A channel's ardnet name: its metadata "ardnet.name", whose topic must be the documented
+// mapping of it ("arm.state" -> "/arm/state", docs/recording.md).
+function nm(ch) {
+  const n = ch.metadata.get("ardnet.name");
+  if (n === undefined) fail("channel " + ch.topic + " without ardnet.name");
+  if (ch.topic !== "/" + n.split(".").join("/")) fail("channel " + n + " has topic " + ch.topic);
+  return n;
+}
 const schemas = new Map(), channels = new Map(), decoders = new Map(), out = {};
 let header = null, dataEnd = false, stats = null, chunkIndexes = 0, metadata = {};
 for (let r; (r = reader.nextRecord()); ) {
@@ -62,25 +70,27 @@ for (let r; (r = reader.nextRecord()); ) {
     const text = new TextDecoder().decode(s.data);
     channels.set(r.id, r);
     decoders.set(r.id, new MessageReader(parse(text, { ros2: true })));
-    out[r.topic] = {
+    out[nm(r)] = {
+      topic: r.topic,
       schemaName: s.name, schemaEncoding: s.encoding, schema: text, messageEncoding: r.messageEncoding,
       ardnetType: r.metadata.get("ardnet.type"), ardnetSize: r.metadata.get("ardnet.size"),
+      qos: r.metadata.get("offered_qos_profiles"),
       count: 0, firstLog: null, lastLog: null, firstPub: null, lastPub: null, firstSeq: null, lastSeq: null,
     };
   } else if (r.type === "Message") {
     const ch = channels.get(r.channelId);
     if (!ch) fail("message on unknown channel " + r.channelId);
-    const o = out[ch.topic];
+    const o = out[nm(ch)];
     const m = decoders.get(r.channelId).readMessage(r.data);
-    if (r.logTime < r.publishTime) fail(ch.topic + ": log time before publish time");
-    if (ch.topic.startsWith("all")) {
+    if (r.logTime < r.publishTime) fail(nm(ch) + ": log time before publish time");
+    if (nm(ch).startsWith("all")) {
       const k = Number(m.stamp - 1700000000000000000n) / 1e6;
       const e = expected(k);
       for (const key of Object.keys(e))
-        if (!same(m[key], e[key])) fail(ch.topic + " packet " + k + " field " + key + ": " + m[key] + " != " + e[key]);
-      if (r.publishTime !== e.stamp) fail(ch.topic + " packet " + k + ": publish time " + r.publishTime + " != writer stamp " + e.stamp);
-      if (BigInt(r.sequence) !== BigInt(k)) fail(ch.topic + " packet " + k + ": sequence " + r.sequence);
-    } else if (ch.topic.startsWith("opaque")) {
+        if (!same(m[key], e[key])) fail(nm(ch) + " packet " + k + " field " + key + ": " + m[key] + " != " + e[key]);
+      if (r.publishTime !== e.stamp) fail(nm(ch) + " packet " + k + ": publish time " + r.publishTime + " != writer stamp " + e.stamp);
+      if (BigInt(r.sequence) !== BigInt(k)) fail(nm(ch) + " packet " + k + ": sequence " + r.sequence);
+    } else if (nm(ch).startsWith("opaque")) {
       const k = Number(r.publishTime - 1700000000000000000n) / 1e6;
       const bytes = Array.from(m.data);
       if (bytes.length !== 40) fail("opaque packet of " + bytes.length + " bytes");
@@ -109,11 +119,11 @@ async function indexed() {
   const ir = await McapIndexedReader.Initialize({ readable, decompressHandlers });
   const counts = {};
   for await (const m of ir.readMessages()) {
-    const t = ir.channelsById.get(m.channelId).topic;
+    const t = nm(ir.channelsById.get(m.channelId));
     counts[t] = (counts[t] || 0) + 1;
   }
   for (const [id, n] of ir.statistics.channelMessageCounts) {
-    const t = ir.channelsById.get(id).topic;
+    const t = nm(ir.channelsById.get(id));
     if (BigInt(out[t].count) !== n) fail(t + ": statistics count " + n + " != " + out[t].count + " read");
     if (counts[t] !== out[t].count) fail(t + ": indexed read " + counts[t] + " != " + out[t].count);
   }

@@ -26,8 +26,8 @@ ANY=$!
 PIDS+=($ANY)
 wait_for grep -q 'token=' "$T/any.out"
 grep -qE 'http://0\.0\.0\.0:[0-9]+/\?token=[0-9a-f]{32}' "$T/any.out" || fail "token: $(cat "$T/any.out")"
-port=$(grep -oE '0\.0\.0\.0:[0-9]+' "$T/any.out" | cut -d: -f2)
-tok=$(grep -oE 'token=[0-9a-f]{32}' "$T/any.out" | cut -d= -f2)
+port=$(grep -oE '0\.0\.0\.0:[0-9]+' "$T/any.out" | head -1 | cut -d: -f2)
+tok=$(grep -oE 'token=[0-9a-f]{32}' "$T/any.out" | head -1 | cut -d= -f2)
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/net")" = 401 ] ||
     fail "no token: not refused"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/net?token=$tok")" = 200 ] ||

@@ -72,8 +72,8 @@ wait "$WEB_PID" || true
 ANY=$!
 PIDS+=($ANY)
 wait_for grep -q 'token=' "$T/any.out"
-port=$(grep -oE '0\.0\.0\.0:[0-9]+' "$T/any.out" | cut -d: -f2)
-tok=$(grep -oE 'token=[0-9a-f]{32}' "$T/any.out" | cut -d= -f2)
+port=$(grep -oE '0\.0\.0\.0:[0-9]+' "$T/any.out" | head -1 | cut -d: -f2)
+tok=$(grep -oE 'token=[0-9a-f]{32}' "$T/any.out" | head -1 | cut -d= -f2)
 hc() { curl -s -o /dev/null -w '%{http_code}' -H "Host: $1" "http://127.0.0.1:$port/api/net?token=$tok"; }
 [ "$(hc "127.0.0.1:$port")" = 200 ] || fail "any address: Host 127.0.0.1"
 [ "$(hc "10.1.2.3:$port")" = 200 ] || fail "any address: Host 10.1.2.3"

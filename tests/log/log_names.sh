@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The names a recording gives connections (docs/recording.md, "Names in viewers"): topic
+# "/s/pose" for s.pose with the ardnet name in the channel metadata, schema names that differ
+# whenever the definitions differ ("s.pose", "s_pose" and "sPose" all have the CamelCase
+# SPose) and stay the same from one run to the next; `ard info` and `ard play` show and replay
+# the ardnet names; a file written before the mapping (topic = name) still reads and plays.
+TEST_NAME=names
+source "$(dirname "$0")/common.sh"
+CORPUS="$(dirname "$0")/corpus"
+
+# record_run N: record the three colliding names and two names of one layout into $T/N.mcap.
+record_run() {
+    local n=$1 c
+    "$ARD" record s.pose s_pose sPose a.b a_b -o "$T/$n.mcap" 2>"$T/$n.err" &
+    local rec=$!
+    PIDS+=($rec)
+    sleep 0.3
+    "$ARD" pub s.pose --type "x:f64 y:f64" x=1.5 y=-2 -n 3 -r 100 >/dev/null
+    "$ARD" pub s_pose --type "a:i32" a=7 -n 3 -r 100 >/dev/null
+    "$ARD" pub sPose --type "q:f32[3]" q[0]=1 q[1]=2 q[2]=3 -n 3 -r 100 >/dev/null
+    "$ARD" pub a.b --type "v:u16" v=9 -n 3 -r 100 >/dev/null
+    "$ARD" pub a_b --type "v:u16" v=10 -n 3 -r 100 >/dev/null
+    for c in s.pose s_pose sPose a.b a_b; do
+        wait_for awk -v c="$c" '$1 == c && $3 >= 3 { ok = 1 } END { exit !ok }' <("$ARD" list)
+    done
+    sleep 0.3
+    kill -INT $rec
+    wait $rec || fail "ard record exited $?: $(cat "$T/$n.err")"
+    PIDS=()
+    rm -f /dev/shm/ard."$ARD_DOMAIN".*
+}
+
+# field FILE CONN KEY: a field of a connection in `ard info --json`.
+field() {
+    "$ARD" info --json "$1" | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["connections"]:
+    if c["name"] == sys.argv[1]:
+        print(c[sys.argv[2]])' "$2" "$3"
+}
+
+record_run one
+record_run two
+for c in s.pose s_pose sPose a.b a_b; do
+    want="/${c//./\/}"
+    [ "$(field "$T/one.mcap" "$c" topic)" = "$want" ] ||
+        fail "$c: topic '$(field "$T/one.mcap" "$c" topic)', expected '$want'"
+    [ "$(field "$T/one.mcap" "$c" messages)" = 3 ] || fail "$c: not 3 messages under its ardnet name"
+    [ "$(field "$T/one.mcap" "$c" schema_name)" = "$(field "$T/two.mcap" "$c" schema_name)" ] ||
+        fail "$c: schema name changed from one run to the next"
+done
+s1=$(field "$T/one.mcap" s.pose schema_name)
+s2=$(field "$T/one.mcap" s_pose schema_name)
+s3=$(field "$T/one.mcap" sPose schema_name)
+echo "schema names: $s1 $s2 $s3"
+case $s1 in ardnet/msg/SPose_[0-9a-f]*) ;; *) fail "s.pose: schema name '$s1'" ;; esac
+[ "$s1" != "$s2" ] && [ "$s2" != "$s3" ] && [ "$s1" != "$s3" ] ||
+    fail "colliding schema names: $s1 $s2 $s3"
+[ "$(field "$T/one.mcap" a.b schema_name)" = "$(field "$T/one.mcap" a_b schema_name)" ] ||
+    fail "a.b and a_b (one layout, one definition) got two schema names"
+# The text listing names the ardnet names.
+"$ARD" info "$T/one.mcap" | grep -q '^s\.pose ' || fail "ard info does not list s.pose"
+
+# Replay: the connections come back under their ardnet names, with their types and values.
+export ARD_DOMAIN="${ARD_DOMAIN}_p"
+"$ARD" play -q "$T/one.mcap" || fail "ard play exited $?"
+"$ARD" list >"$T/list"
+for c in s.pose s_pose sPose a.b a_b; do
+    grep -q "^$c " "$T/list" || fail "ard play did not create $c: $(cat "$T/list")"
+done
+"$ARD" show s.pose -n 1 | grep -q "x.*1.5" || fail "s.pose replayed without x=1.5: $("$ARD" show s.pose -n 1)"
+[ -e "/dev/shm/ard.$ARD_DOMAIN./s/pose" ] && fail "a topic became a connection name"
+rm -f /dev/shm/ard."$ARD_DOMAIN".*
+
+# A file written before the mapping: topic = ardnet name, no ardnet.name.
+[ "$(field "$CORPUS/small.mcap" a topic)" = a ] || fail "old file: topic of a"
+"$ARD" play -q "$CORPUS/small.mcap" || fail "ard play of an old file exited $?"
+"$ARD" list | grep -q "^a " || fail "old file: connection a not replayed"
+rm -f /dev/shm/ard."$ARD_DOMAIN".*
+echo "ok: topics, colliding schema names, stable names, replay of new and old files"
