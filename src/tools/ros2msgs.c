@@ -9,7 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char ardt_ros2msgs_usage[] =
+static const struct ardt_opt opts[] = {{0}};
+const struct ardt_spec ardt_ros2msgs_spec = {
     "usage: ard ros2-msgs DIR [CONN...]\n"
     "  Write the ROS 2 interface package ardnet_msgs into DIR (made with its parents):\n"
     "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
@@ -18,7 +19,8 @@ const char ardt_ros2msgs_usage[] =
     "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. Two connections with one\n"
     "  <Name> and different fields are refused. Files of other messages in DIR/msg are left.\n"
     "exit codes: 0 ok, 1 no such connection, 3 connection damaged or not accessible,\n"
-    "            100 usage or a name collision, 111 cannot write\n";
+    "            100 usage or a name collision, 111 cannot write\n",
+    opts, 0, NULL, false};
 
 struct msg {
     char conn[ARD_MAX_NAME + 1];
@@ -194,12 +196,14 @@ int cmd_ros2msgs(int argc, char **argv)
 {
     const char *dir = NULL;
     int first = 0;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1])
-            return ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help ros2-msgs')", argv[i]);
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_ros2msgs_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
         if (!dir) {
-            dir = argv[i];
-            first = i + 1;
+            dir = v.s;
+            first = ai + 1;
         }
     }
     if (!dir || !dir[0])

@@ -31,30 +31,60 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char ardt_web_usage[] =
+enum {
+    O_LISTEN = 1,
+    O_ALLOW_SET,
+    O_TOKEN_FILE,
+    O_NO_TOKEN,
+    O_HOST_NAME,
+    O_MAX_CLIENTS,
+    O_IDLE,
+    O_TOKEN
+};
+static const struct ardt_opt web_opts[] = {
+    {O_LISTEN, "-l", "--listen", "ADDR:PORT",
+     "address to serve on (default 127.0.0.1:8642; port 0: any free\n"
+     "port)",
+     .kind = ARDT_TEXT},
+    {O_ALLOW_SET, NULL, "--allow-set", NULL,
+     "let the page write packets (as `ard set`, same refusals);\n"
+     "read-only otherwise",
+     .kind = ARDT_FLAG},
+    {O_TOKEN_FILE, NULL, "--token-file", "FILE",
+     "the token is the first line of FILE (8-79 letters, digits,\n"
+     "'-_.'; FILE not readable by others) instead of a random one",
+     .kind = ARDT_TEXT, .complete = "@file"},
+    {O_NO_TOKEN, NULL, "--no-token", NULL,
+     "no token (loopback only): every local user gets in with this\n"
+     "server's rights",
+     .kind = ARDT_FLAG},
+    {O_HOST_NAME, NULL, "--host-name", "NAME",
+     "also answer to Host NAME[:PORT] (a name of this machine; up to\n"
+     "8); address literals of the listened address always work",
+     .kind = ARDT_TEXT},
+    {O_MAX_CLIENTS, NULL, "--max-clients", "N",
+     "WebSockets (plots) at once, 1-1000 (default 64); more get 503", .kind = ARDT_REAL, .min = 1,
+     .max = 1000},
+    {O_IDLE, NULL, "--idle-timeout", "SECONDS",
+     "close a WebSocket that subscribes to nothing for this long\n"
+     "(default 30)",
+     .kind = ARDT_REAL, .min = 0.1, .max = 86400},
+    /* Refused with the reason: a token in argv is visible to every local user. */
+    {O_TOKEN, NULL, "--token", "TOKEN", NULL, .kind = ARDT_TEXT, .hidden = true},
+    {0},
+};
+const struct ardt_spec ardt_web_spec = {
     "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token-file FILE | --no-token]\n"
     "               [--host-name NAME]... [--max-clients N] [--idle-timeout SECONDS]\n"
     "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
     "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
     "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
     "  Every request needs a token (a random one is printed in the address to open; the page\n"
-    "  keeps it in a cookie) and a Host and Origin of this server.\n"
-    "options:\n"
-    "  -l, --listen ADDR:PORT  address to serve on (default 127.0.0.1:8642; port 0: any free\n"
-    "                          port)\n"
-    "  --allow-set             let the page write packets (as `ard set`, same refusals);\n"
-    "                          read-only otherwise\n"
-    "  --token-file FILE       the token is the first line of FILE (8-79 letters, digits,\n"
-    "                          '-_.'; FILE not readable by others) instead of a random one\n"
-    "  --no-token              no token (loopback only): every local user gets in with this\n"
-    "                          server's rights\n"
-    "  --host-name NAME        also answer to Host NAME[:PORT] (a name of this machine; up to\n"
-    "                          8); address literals of the listened address always work\n"
-    "  --max-clients N         WebSockets (plots) at once, 1-1000 (default 64); more get 503\n"
-    "  --idle-timeout SECONDS  close a WebSocket that subscribes to nothing for this long\n"
-    "                          (default 30)\n"
+    "  keeps it in a cookie) and a Host and Origin of this server.\n",
+    web_opts, 26,
     "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
-    "  See docs/web.md.\n";
+    "  See docs/web.md.\n",
+    true};
 
 extern char **environ;
 
@@ -981,57 +1011,33 @@ static void on_signal(int sig)
 }
 
 /* A number option's value in [lo, hi]. */
-static int num_opt(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d >= lo && d <= hi))
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a number from %g to %g", opt, v, lo, hi);
-    *out = d;
-    return 0;
-}
-
 int cmd_web(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8642";
     const char *token_file = NULL;
     struct wg_opts go = {.max_clients = 64, .idle_ms = 30000};
-    double d;
     int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        static const char *const valued[] = {"-l",          "--listen",      "--token-file",
-                                             "--host-name", "--max-clients", "--idle-timeout",
-                                             "--token"};
-        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
-            size_t kl = strlen(valued[k]);
-            if (strcmp(a, valued[k]) == 0) {
-                if (i + 1 >= argc)
-                    return ardt_err(ARDT_USAGE, "%s needs a value", a);
-                v = argv[++i];
-            } else if (strncmp(a, valued[k], kl) == 0 && a[kl] == '=' && kl > 2)
-                v = a + kl + 1;
-            if (v) {
-                a = valued[k];
-                break;
-            }
-        }
-        if (strcmp(a, "--allow-set") == 0)
+    struct ardt_optarg o;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_web_spec, argc, argv, &ai, &o)) != ARDT_OPT_END) {
+        const char *v = o.s;
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
+        else if (id == ARDT_OPT_ARG)
+            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", v);
+        else if (id == O_ALLOW_SET)
             W.allow_set = true;
-        else if (strcmp(a, "--no-token") == 0)
+        else if (id == O_NO_TOKEN)
             W.no_token = true;
-        else if (!v)
-            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", a);
-        else if (strcmp(a, "-l") == 0 || strcmp(a, "--listen") == 0)
+        else if (id == O_LISTEN)
             listen = v;
-        else if (strcmp(a, "--token-file") == 0)
+        else if (id == O_TOKEN_FILE)
             token_file = v;
-        else if (strcmp(a, "--token") == 0)
+        else if (id == O_TOKEN)
             return ardt_err(ARDT_USAGE,
                             "--token: a token on the command line is visible to every local "
                             "user (ps); put it in a file and use --token-file FILE");
-        else if (strcmp(a, "--host-name") == 0) {
+        else if (id == O_HOST_NAME) {
             size_t hl = strlen(v);
             if (hl == 0 || hl > 253 ||
                 strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
@@ -1042,14 +1048,10 @@ int cmd_web(int argc, char **argv)
             if (go.nhost_names == WG_MAX_HOST_NAMES)
                 return ardt_err(ARDT_USAGE, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
             go.host_names[go.nhost_names++] = v;
-        } else if (strcmp(a, "--max-clients") == 0) {
-            if ((rc = num_opt(a, v, 1, 1000, &d)) != 0)
-                return rc;
-            go.max_clients = (int)d;
-        } else if ((rc = num_opt(a, v, 0.1, 86400, &d)) != 0)
-            return rc;
-        else
-            go.idle_ms = (int)(d * 1000);
+        } else if (id == O_MAX_CLIENTS)
+            go.max_clients = (int)o.d;
+        else if (id == O_IDLE)
+            go.idle_ms = (int)(o.d * 1000);
     }
     const char *colon = strrchr(listen, ':');
     char addr[64];
