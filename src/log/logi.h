@@ -81,7 +81,6 @@ ARDI_HIDDEN void ardl_cur_init(struct ardl_cur *c, const void *p, size_t n, uint
 ARDI_HIDDEN uint64_t ardl_cur_off(const struct ardl_cur *c);
 ARDI_HIDDEN size_t ardl_cur_left(const struct ardl_cur *c);
 ARDI_HIDDEN void ardl_cur_fail(struct ardl_cur *c, const char *what);
-ARDI_HIDDEN uint8_t ardl_get8(struct ardl_cur *c, const char *what);
 ARDI_HIDDEN uint16_t ardl_get16(struct ardl_cur *c, const char *what);
 ARDI_HIDDEN uint32_t ardl_get32(struct ardl_cur *c, const char *what);
 ARDI_HIDDEN uint64_t ardl_get64(struct ardl_cur *c, const char *what);

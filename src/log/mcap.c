@@ -192,12 +192,6 @@ const uint8_t *ardl_getn(struct ardl_cur *c, size_t n, const char *what)
     return r;
 }
 
-uint8_t ardl_get8(struct ardl_cur *c, const char *what)
-{
-    const uint8_t *p = ardl_getn(c, 1, what);
-    return p ? p[0] : 0;
-}
-
 uint16_t ardl_get16(struct ardl_cur *c, const char *what)
 {
     const uint8_t *p = ardl_getn(c, 2, what);

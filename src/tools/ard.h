@@ -143,7 +143,7 @@ int ardt_code(int ard_err);
 int ardt_liberr(int ard_err);
 /* Which subcommand is running (for messages). */
 extern const char *ardt_sub;
-/* Options common to subcommands: returns 1 when argv[*i] was consumed (with its value). */
+/* Values of options, checked against a range: 0 or ARDT_USAGE after a message naming opt. */
 int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out);
 int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out);
 /* -n of the writers (pub, siggen): packets to send, 1 or more, or "forever" (*out = 0);
