@@ -71,7 +71,7 @@ setup(
     ext_modules=[Extension(
         "ardnet._ardnet",
         sources=["_ardnet.c"] + [rel(f) for f in lib_sources],
-        include_dirs=[tree("include"), tree("src", "lib"), tree("src", "log"),
+        include_dirs=[tree("include"), tree("src", "lib"), tree("src", "log"), tree("src", "common"),
                       numpy.get_include()],
         define_macros=macros,
         extra_compile_args=["-std=gnu11", "-fvisibility=hidden", "-Wno-unused-function"],

@@ -8,6 +8,7 @@
 #ifndef ARD_TOOLS_H
 #define ARD_TOOLS_H
 
+#include "ardc_buf.h"
 #include "ardi.h"
 
 #include <stdbool.h>
@@ -267,7 +268,7 @@ void ardt_set_f(const struct ard_field *f, void *pkt, uint32_t idx, double v);
 /* Print element idx of field f: exact integers, floats with the shortest text that reads
  * back to the same value; json: NaN/Inf as null. */
 void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_t idx, bool json);
-/* A JSON string literal. */
+/* A JSON string literal (ardc_json_str). */
 void ardt_put_json_str(FILE *o, const char *s);
 
 /* Times. */

@@ -625,17 +625,14 @@ void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_
 
 void ardt_put_json_str(FILE *o, const char *s)
 {
-    fputc('"', o);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
+    static _Thread_local struct ardc_buf b; /* kept: one allocation per thread, not per string */
+    b.len = 0;
+    ardc_json_str(&b, s);
+    if (b.oom) { /* nothing sensible is left to write; keep the output valid JSON */
+        ardc_free(&b);
+        fputs("\"\"", o);
+    } else
+        fwrite(b.s, 1, b.len, o);
 }
 
 void ardt_put_age(FILE *o, int64_t ns)

@@ -284,46 +284,16 @@ static void source_put(struct source *s)
 
 /* ---- output buffers --------------------------------------------------------------------- */
 
-struct buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-static void b_grow(struct buf *b, size_t more)
-{
-    if (b->len + more + 1 <= b->cap)
-        return;
-    size_t n = b->cap ? b->cap : 1024;
-    while (n < b->len + more + 1)
-        n *= 2;
-    char *q = realloc(b->p, n);
-    if (!q) {
-        b->oom = true;
-        return;
-    }
-    b->p = q;
-    b->cap = n;
-}
-
-ARDI_PRINTF(2, 3) static void bp(struct buf *b, const char *fmt, ...)
+/* The shared growable buffer (ardc_buf.h); bp appends printf-style text. */
+ARDI_PRINTF(2, 3) static void bp(struct ardc_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    ardc_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    b_grow(b, (size_t)n);
-    if (b->oom)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
-static void b_num(struct buf *b, double v)
+static void b_num(struct ardc_buf *b, double v)
 {
     if (isfinite(v))
         bp(b, "%.9g", v);
@@ -331,30 +301,14 @@ static void b_num(struct buf *b, double v)
         bp(b, "null");
 }
 
-/* A JSON string. Bytes that are not UTF-8 (a name made by hand in /dev/shm, a message
- * quoting what a client sent) are written as the text \xNN: the answer stays valid UTF-8. */
-static void b_str(struct buf *b, const char *s)
+/* A JSON string (ardc_json_str: bytes that are not UTF-8 become the text \xNN). */
+static void b_str(struct ardc_buf *b, const char *s)
 {
-    bp(b, "\"");
-    size_t len = strlen(s);
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t k = wg_utf8_seq((const unsigned char *)s + i, len - i);
-        if (c == '"' || c == '\\')
-            bp(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            bp(b, "\\u%04x", c);
-        else if (k == 0)
-            bp(b, "\\\\x%02x", c);
-        else
-            bp(b, "%.*s", (int)k, s + i);
-        i += k ? k : 1;
-    }
-    bp(b, "\"");
+    ardc_json_str(b, s);
 }
 
 /* A packet's fields as JSON: {"q":[...],"tick":3}. */
-static void b_packet(struct buf *b, const struct ardt_type *t, const uint8_t *pkt)
+static void b_packet(struct ardc_buf *b, const struct ardt_type *t, const uint8_t *pkt)
 {
     char *text = NULL;
     size_t len = 0;
@@ -384,15 +338,15 @@ static void b_packet(struct buf *b, const struct ardt_type *t, const uint8_t *pk
 
 /* Queue a message for the client (never waits for it). Plot frames may be dropped when the
  * client is behind; answers to its commands are not. */
-static void ws_send(struct client *cl, const struct buf *b, bool droppable)
+static void ws_send(struct client *cl, const struct ardc_buf *b, bool droppable)
 {
     if (!b->oom && b->len)
-        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->p, b->len, droppable);
+        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->s, b->len, droppable);
 }
 
 static void ws_error(struct client *cl, const char *msg)
 {
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"error\":");
     b_str(&b, msg);
     bp(&b, "}");
@@ -402,7 +356,7 @@ static void ws_error(struct client *cl, const char *msg)
 
 /* ---- the pump: 30 times a second, new packets to buckets to clients ------------------------ */
 
-static void emit_bucket(struct client *cl, struct buf *b, bool *first)
+static void emit_bucket(struct client *cl, struct ardc_buf *b, bool *first)
 {
     bp(b, "%s[%.6f", *first ? "" : ",", (double)cl->cur * (double)cl->bucket_ns * 1e-9);
     for (size_t i = 0; i < cl->nsel; i++) {
@@ -429,7 +383,7 @@ static void pump_client(struct client *cl, int64_t now)
         wg_active(cl->wg, false);
         return;
     }
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bool first = true;
     bp(&b, "{\"now\":%.6f,\"b\":[", (double)now * 1e-9);
     pthread_mutex_lock(&s->mu);
@@ -550,7 +504,7 @@ static void ws_ready(struct mg_connection *c, void *cb)
     struct client *cl = client_of(c);
     if (cl) {
         wg_ready(cl->wg);
-        struct buf b = {0};
+        struct ardc_buf b = {0};
         bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
         ws_send(cl, &b, false);
         free(b.p);
@@ -639,7 +593,7 @@ static void ws_command(struct client *cl, char *line)
            newest - s->mono[(cl->cursor - 1) & (s->cap - 1)] < 1000000000)
         cl->cursor--;
     pthread_mutex_unlock(&s->mu);
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"sub\":");
     b_str(&b, s->name);
     bp(&b, ",\"type\":");
@@ -701,7 +655,7 @@ static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, vo
 
 /* ---- HTTP ---------------------------------------------------------------------------------- */
 
-static int send_json(struct mg_connection *c, int status, const struct buf *b)
+static int send_json(struct mg_connection *c, int status, const struct ardc_buf *b)
 {
     if (b->oom)
         return mg_send_http_error(c, 500, "out of memory"), 500;
@@ -709,13 +663,13 @@ static int send_json(struct mg_connection *c, int status, const struct buf *b)
               "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
               status, status == 200 ? "OK" : "Error", b->len);
-    mg_write(c, b->p ? b->p : "", b->len);
+    mg_write(c, b->s ? b->s : "", b->len);
     return status;
 }
 
 static int json_error(struct mg_connection *c, int status, const char *msg)
 {
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"error\":");
     b_str(&b, msg);
     bp(&b, "}\n");
@@ -784,7 +738,7 @@ static int h_net(struct mg_connection *c, void *cb)
     int rc = ard_conn_list(ardt_g.domain, net_add, &l);
     pthread_mutex_unlock(&netmu);
     int64_t now = ard_now_ns();
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"domain\":");
     b_str(&b, ardt_g.domain);
     bp(&b, ",\"allow_set\":%s,\"self\":%d,\"connections\":[", W.allow_set ? "true" : "false",
@@ -842,7 +796,7 @@ static int h_net(struct mg_connection *c, void *cb)
 #define WEB_MAXASSIGN 64
 
 /* Run `ard set` (this program) so that the refusals are exactly its own. */
-static int run_set(char **av, struct buf *out)
+static int run_set(char **av, struct ardc_buf *out)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) < 0)
@@ -938,11 +892,11 @@ static int h_set(struct mg_connection *c, void *cb)
                  notassign);
         status = json_error(c, 400, msg);
     } else {
-        struct buf out = {0};
+        struct ardc_buf out = {0};
         int code = run_set(av, &out);
-        struct buf b = {0};
+        struct ardc_buf b = {0};
         bp(&b, "{\"code\":%d,\"message\":", code);
-        b_str(&b, out.p ? out.p : "");
+        b_str(&b, out.s ? out.s : "");
         bp(&b, "}\n");
         status = code == 0 ? 200 : code == ARDT_BUSY ? 409 : code == ARDT_NOENT ? 404 : 400;
         send_json(c, status, &b);
