@@ -119,10 +119,33 @@ static PyObject *raise_fmt(int code, const char *fmt, ...)
 
 /* ---- descriptors -> numpy dtypes -------------------------------------------------------- */
 
+/* numpy's code of each basic kind, by name: a reordered or extended enum ard_basic cannot
+ * shift the codes (an unknown kind is one opaque byte, "V1"). */
 static const char *np_code(enum ard_basic k)
 {
-    static const char *const codes[] = {"i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"};
-    return (unsigned)k < sizeof codes / sizeof codes[0] ? codes[k] : "V1";
+    switch (k) {
+    case ARD_I8:
+        return "i1";
+    case ARD_U8:
+        return "u1";
+    case ARD_I16:
+        return "i2";
+    case ARD_U16:
+        return "u2";
+    case ARD_I32:
+        return "i4";
+    case ARD_U32:
+        return "u4";
+    case ARD_I64:
+        return "i8";
+    case ARD_U64:
+        return "u8";
+    case ARD_F32:
+        return "f4";
+    case ARD_F64:
+        return "f8";
+    }
+    return "V1";
 }
 
 /* Field name for numpy: the descriptor's name when it gives one, else f0, f1, ... */

@@ -14,6 +14,8 @@
 #ifndef ARDB_BOOKS_H
 #define ARDB_BOOKS_H
 
+#include "ardc_buf.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -218,11 +220,9 @@ const char *ardb_opt_domain(const char *prog, const char *opt);
 /* Transport in force: `opt`, else $ARD_RSH, else ARDB_DEFAULT_RSH. */
 const char *ardb_rsh(const char *opt);
 
-/* A growing string. */
-struct ardb_str {
-    char *s;
-    size_t len, cap;
-};
+/* A growing string: the shared growable buffer (ardc_buf.h), its text in .s. Running out of
+ * memory aborts (a few KiB of command line; nothing sensible to do without them). */
+#define ardb_str ardc_buf
 void ardb_str_add(struct ardb_str *s, const char *text);
 void ardb_str_addf(struct ardb_str *s, const char *fmt, ...) ARDB_PRINTF(2, 3);
 /* Append `arg` quoted for a POSIX shell ('...'), preceded by a space unless s is empty. */

@@ -24,41 +24,21 @@ const char *ardb_rsh(const char *opt)
     return env && *env ? env : ARDB_DEFAULT_RSH;
 }
 
-static void grow(struct ardb_str *s, size_t extra)
-{
-    if (s->len + extra + 1 <= s->cap)
-        return;
-    size_t cap = s->cap ? s->cap : 256;
-    while (cap < s->len + extra + 1)
-        cap *= 2;
-    char *p = realloc(s->s, cap);
-    if (!p)
-        abort(); /* a few KiB of command line; nothing sensible to do without them */
-    s->s = p;
-    s->cap = cap;
-}
-
 void ardb_str_add(struct ardb_str *s, const char *text)
 {
-    size_t n = strlen(text);
-    grow(s, n);
-    memcpy(s->s + s->len, text, n + 1);
-    s->len += n;
+    ardc_put(s, text, strlen(text));
+    if (s->oom)
+        abort();
 }
 
 void ardb_str_addf(struct ardb_str *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    ardc_vprintf(s, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    grow(s, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(s->s + s->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    s->len += (size_t)n;
+    if (s->oom)
+        abort();
 }
 
 void ardb_str_quote(struct ardb_str *s, const char *arg)
@@ -88,9 +68,7 @@ void ardb_str_quote(struct ardb_str *s, const char *arg)
 
 void ardb_str_free(struct ardb_str *s)
 {
-    free(s->s);
-    s->s = NULL;
-    s->len = s->cap = 0;
+    ardc_free(s);
 }
 
 void ardb_argv_free(char **argv)

@@ -255,8 +255,6 @@ ARDI_HIDDEN void ardi_unlock(void);
 ARDI_HIDDEN int ardi_port_attach(ard_port *p);
 /* Make the threads waiting on p leave, detach and free it (p is unlinked already). */
 ARDI_HIDDEN void ardi_port_free(ard_port *p);
-/* Parse options out of argv into ardi_g (wiring, domain, ...) and apply realtime requests. */
-ARDI_HIDDEN int ardi_parse_options(int *argc, char **argv, bool *help);
 ARDI_HIDDEN int ardi_parse_mode(const char *what, const char *s, unsigned *mode);
 ARDI_HIDDEN int ardi_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 

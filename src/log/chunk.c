@@ -19,9 +19,9 @@ void ardl_chunk_reset(struct ardl_chunk *c)
 
 void ardl_chunk_free(struct ardl_chunk *c)
 {
-    ardl_free(&c->recs);
+    ardc_free(&c->recs);
     for (size_t i = 0; i < c->nidx; i++)
-        ardl_free(&c->idx[i].entries);
+        ardc_free(&c->idx[i].entries);
     free(c->idx);
     free(c->per_channel);
     memset(c, 0, sizeof *c);
@@ -53,7 +53,7 @@ uint8_t *ardl_chunk_msg(struct ardl_chunk *c, size_t ch, uint16_t id, uint32_t s
 {
     const size_t head = 1 + 8 + 2 + 4 + 8 + 8;
     struct ardl_mindex *mi = &c->idx[ch];
-    if (!ardl_reserve(&c->recs, head + data_len) || !ardl_reserve(&mi->entries, 16))
+    if (!ardc_reserve(&c->recs, head + data_len) || !ardc_reserve(&mi->entries, 16))
         return NULL;
     uint64_t off = c->recs.len;
     c->last_at = c->recs.len;
@@ -101,9 +101,9 @@ void ardl_chunk_trim(struct ardl_chunk *c, size_t n)
 
 void ardl_sealed_free(struct ardl_sealed *s)
 {
-    ardl_free(&s->head);
-    ardl_free(&s->body);
-    ardl_free(&s->tail);
+    ardc_free(&s->head);
+    ardc_free(&s->body);
+    ardc_free(&s->tail);
     free(s->mi_ids);
     free(s->mi_off);
     free(s->per_channel);
@@ -121,7 +121,7 @@ int ardl_chunk_seal(struct ardl_chunk *c, int level, bool with_crc, struct ardl_
     uint32_t crc = with_crc ? ardl_crc32(0, c->recs.p, c->recs.len) : 0;
     if (level > 0) {
         size_t bound = ZSTD_compressBound(c->recs.len);
-        if (!ardl_reserve(&s->body, bound))
+        if (!ardc_reserve(&s->body, bound))
             return ardi_fail(ARD_ENOMEM, "out of memory for a compressed chunk");
         size_t n = ZSTD_compress(s->body.p, bound, c->recs.p, c->recs.len, level);
         if (ZSTD_isError(n))
@@ -131,9 +131,9 @@ int ardl_chunk_seal(struct ardl_chunk *c, int level, bool with_crc, struct ardl_
         /* Hand the records over without copying; the chunk starts a new buffer. */
         s->body = c->recs;
         memset(&c->recs, 0, sizeof c->recs);
-        ardl_reserve(&c->recs, s->body.cap);
+        ardc_reserve(&c->recs, s->body.cap);
     }
-    struct ardl_buf *h = &s->head;
+    struct ardc_buf *h = &s->head;
     ardl_u8(h, ARDL_OP_CHUNK);
     ardl_u64(h, 8 + 8 + 8 + 4 + 4 + strlen(s->compression) + 8 + s->body.len);
     ardl_u64(h, (uint64_t)s->start_ns);
@@ -161,7 +161,7 @@ int ardl_chunk_seal(struct ardl_chunk *c, int level, bool with_crc, struct ardl_
         size_t at = ardl_rec_begin(&s->tail, ARDL_OP_MESSAGE_INDEX);
         ardl_u16(&s->tail, c->idx[i].channel_id);
         ardl_u32(&s->tail, (uint32_t)c->idx[i].entries.len);
-        ardl_put(&s->tail, c->idx[i].entries.p, c->idx[i].entries.len);
+        ardc_put(&s->tail, c->idx[i].entries.p, c->idx[i].entries.len);
         ardl_rec_end(&s->tail, at);
     }
     if (h->oom || s->tail.oom || c->recs.oom)

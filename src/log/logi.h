@@ -12,6 +12,7 @@
 #define ARDL_H
 
 #include "ard_common.h"
+#include "ardc_buf.h"
 #include "ardnet_log.h"
 
 #include <stdbool.h>
@@ -41,27 +42,18 @@ enum ardl_op {
     ARDL_OP_DATA_END = 0x0f,
 };
 
-/* A growable byte buffer. Allocation failure is sticky (oom) and checked once at the end. */
-struct ardl_buf {
-    uint8_t *p;
-    size_t len, cap;
-    bool oom;
-};
-
-ARDI_HIDDEN bool ardl_reserve(struct ardl_buf *b, size_t more);
-ARDI_HIDDEN void ardl_free(struct ardl_buf *b);
-ARDI_HIDDEN void ardl_put(struct ardl_buf *b, const void *p, size_t n);
-ARDI_HIDDEN void ardl_u8(struct ardl_buf *b, uint8_t v);
-ARDI_HIDDEN void ardl_u16(struct ardl_buf *b, uint16_t v);
-ARDI_HIDDEN void ardl_u32(struct ardl_buf *b, uint32_t v);
-ARDI_HIDDEN void ardl_u64(struct ardl_buf *b, uint64_t v);
-ARDI_HIDDEN void ardl_str(struct ardl_buf *b, const char *s);
+/* Little-endian values and MCAP strings appended to the shared growable buffer (ardc_buf.h). */
+ARDI_HIDDEN void ardl_u8(struct ardc_buf *b, uint8_t v);
+ARDI_HIDDEN void ardl_u16(struct ardc_buf *b, uint16_t v);
+ARDI_HIDDEN void ardl_u32(struct ardc_buf *b, uint32_t v);
+ARDI_HIDDEN void ardl_u64(struct ardc_buf *b, uint64_t v);
+ARDI_HIDDEN void ardl_str(struct ardc_buf *b, const char *s);
 /* Start a record: opcode and a length placeholder; returns the position to end it at. */
-ARDI_HIDDEN size_t ardl_rec_begin(struct ardl_buf *b, uint8_t op);
-ARDI_HIDDEN void ardl_rec_end(struct ardl_buf *b, size_t at);
+ARDI_HIDDEN size_t ardl_rec_begin(struct ardc_buf *b, uint8_t op);
+ARDI_HIDDEN void ardl_rec_end(struct ardc_buf *b, size_t at);
 /* Start a uint32-length-prefixed map or array; ardl_len32_end fills in its byte length. */
-ARDI_HIDDEN size_t ardl_len32_begin(struct ardl_buf *b);
-ARDI_HIDDEN void ardl_len32_end(struct ardl_buf *b, size_t at);
+ARDI_HIDDEN size_t ardl_len32_begin(struct ardc_buf *b);
+ARDI_HIDDEN void ardl_len32_end(struct ardc_buf *b, size_t at);
 /* Store little-endian values at p. */
 ARDI_HIDDEN void ardl_st64(uint8_t *p, uint64_t v);
 ARDI_HIDDEN void ardl_st32(uint8_t *p, uint32_t v);
@@ -81,7 +73,6 @@ ARDI_HIDDEN void ardl_cur_init(struct ardl_cur *c, const void *p, size_t n, uint
 ARDI_HIDDEN uint64_t ardl_cur_off(const struct ardl_cur *c);
 ARDI_HIDDEN size_t ardl_cur_left(const struct ardl_cur *c);
 ARDI_HIDDEN void ardl_cur_fail(struct ardl_cur *c, const char *what);
-ARDI_HIDDEN uint8_t ardl_get8(struct ardl_cur *c, const char *what);
 ARDI_HIDDEN uint16_t ardl_get16(struct ardl_cur *c, const char *what);
 ARDI_HIDDEN uint32_t ardl_get32(struct ardl_cur *c, const char *what);
 ARDI_HIDDEN uint64_t ardl_get64(struct ardl_cur *c, const char *what);
@@ -103,7 +94,7 @@ ARDI_HIDDEN uint16_t ardl_ld16(const uint8_t *p);
  * schema name ("ardnet/msg/ArmState" from "arm.state") into name. Field names that ROS 2
  * does not accept ([a-z][a-z0-9_]*, no "__", no trailing "_") are replaced by fN.
  * Returns 0 or ARD_ETYPE. */
-ARDI_HIDDEN int ardl_msgdef(const char *type, size_t size, struct ardl_buf *b);
+ARDI_HIDDEN int ardl_msgdef(const char *type, size_t size, struct ardc_buf *b);
 ARDI_HIDDEN void ardl_schema_name(const char *conn, char *name, size_t len);
 
 /* ROS 2 names (docs/ros2.md, "Names"). The message name of a connection is its CamelCase
@@ -172,11 +163,11 @@ ARDI_HIDDEN const char *ardl_cdr_decode(const struct ardl_layout *l, const uint8
 /* Message index entries of one channel within the chunk being built. */
 struct ardl_mindex {
     uint16_t channel_id;
-    struct ardl_buf entries; /* (u64 log_time, u64 offset) pairs */
+    struct ardc_buf entries; /* (u64 log_time, u64 offset) pairs */
 };
 
 struct ardl_chunk {
-    struct ardl_buf recs; /* uncompressed records */
+    struct ardc_buf recs; /* uncompressed records */
     int64_t start_ns, end_ns;
     uint64_t messages;
     struct ardl_mindex *idx; /* by channel index */
@@ -198,9 +189,9 @@ ARDI_HIDDEN uint8_t *ardl_chunk_msg(struct ardl_chunk *c, size_t ch, uint16_t id
 
 /* A finished chunk, ready for the file: Chunk record then its Message Index records. */
 struct ardl_sealed {
-    struct ardl_buf head; /* chunk record up to (and including) the records length */
-    struct ardl_buf body; /* the (compressed) records; may alias nothing */
-    struct ardl_buf tail; /* message index records */
+    struct ardc_buf head; /* chunk record up to (and including) the records length */
+    struct ardc_buf body; /* the (compressed) records; may alias nothing */
+    struct ardc_buf tail; /* message index records */
     int64_t start_ns, end_ns;
     uint64_t messages, uncompressed;
     const char *compression;

@@ -5,45 +5,6 @@
 #include <string.h>
 #include <zlib.h>
 
-bool ardl_reserve(struct ardl_buf *b, size_t more)
-{
-    if (b->oom)
-        return false;
-    if (b->cap - b->len >= more)
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < more) {
-        if (cap > SIZE_MAX / 2) {
-            b->oom = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-void ardl_free(struct ardl_buf *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
-void ardl_put(struct ardl_buf *b, const void *p, size_t n)
-{
-    if (!ardl_reserve(b, n))
-        return;
-    if (n)
-        memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-
 void ardl_st16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
@@ -77,40 +38,40 @@ uint64_t ardl_ld64(const uint8_t *p)
     return (uint64_t)ardl_ld32(p) | (uint64_t)ardl_ld32(p + 4) << 32;
 }
 
-void ardl_u8(struct ardl_buf *b, uint8_t v)
+void ardl_u8(struct ardc_buf *b, uint8_t v)
 {
-    ardl_put(b, &v, 1);
+    ardc_put(b, &v, 1);
 }
 
-void ardl_u16(struct ardl_buf *b, uint16_t v)
+void ardl_u16(struct ardc_buf *b, uint16_t v)
 {
     uint8_t t[2];
     ardl_st16(t, v);
-    ardl_put(b, t, 2);
+    ardc_put(b, t, 2);
 }
 
-void ardl_u32(struct ardl_buf *b, uint32_t v)
+void ardl_u32(struct ardc_buf *b, uint32_t v)
 {
     uint8_t t[4];
     ardl_st32(t, v);
-    ardl_put(b, t, 4);
+    ardc_put(b, t, 4);
 }
 
-void ardl_u64(struct ardl_buf *b, uint64_t v)
+void ardl_u64(struct ardc_buf *b, uint64_t v)
 {
     uint8_t t[8];
     ardl_st64(t, v);
-    ardl_put(b, t, 8);
+    ardc_put(b, t, 8);
 }
 
-void ardl_str(struct ardl_buf *b, const char *s)
+void ardl_str(struct ardc_buf *b, const char *s)
 {
     size_t n = strlen(s);
     ardl_u32(b, (uint32_t)n);
-    ardl_put(b, s, n);
+    ardc_put(b, s, n);
 }
 
-size_t ardl_rec_begin(struct ardl_buf *b, uint8_t op)
+size_t ardl_rec_begin(struct ardc_buf *b, uint8_t op)
 {
     ardl_u8(b, op);
     size_t at = b->len;
@@ -118,20 +79,20 @@ size_t ardl_rec_begin(struct ardl_buf *b, uint8_t op)
     return at;
 }
 
-void ardl_rec_end(struct ardl_buf *b, size_t at)
+void ardl_rec_end(struct ardc_buf *b, size_t at)
 {
     if (!b->oom)
         ardl_st64(b->p + at, (uint64_t)(b->len - at - 8));
 }
 
-size_t ardl_len32_begin(struct ardl_buf *b)
+size_t ardl_len32_begin(struct ardc_buf *b)
 {
     size_t at = b->len;
     ardl_u32(b, 0);
     return at;
 }
 
-void ardl_len32_end(struct ardl_buf *b, size_t at)
+void ardl_len32_end(struct ardc_buf *b, size_t at)
 {
     if (!b->oom)
         ardl_st32(b->p + at, (uint32_t)(b->len - at - 4));
@@ -190,12 +151,6 @@ const uint8_t *ardl_getn(struct ardl_cur *c, size_t n, const char *what)
     const uint8_t *r = c->p;
     c->p += n;
     return r;
-}
-
-uint8_t ardl_get8(struct ardl_cur *c, const char *what)
-{
-    const uint8_t *p = ardl_getn(c, 1, what);
-    return p ? p[0] : 0;
 }
 
 uint16_t ardl_get16(struct ardl_cur *c, const char *what)

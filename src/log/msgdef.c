@@ -29,14 +29,14 @@ static bool ros_name_ok(const char *s)
     return true;
 }
 
-int ardl_msgdef(const char *type, size_t size, struct ardl_buf *b)
+int ardl_msgdef(const char *type, size_t size, struct ardc_buf *b)
 {
     b->len = 0;
     char line[96];
     if (!type || !type[0]) {
         snprintf(line, sizeof line, "# opaque ardnet packet of %zu bytes\nuint8[%zu] data\n", size,
                  size);
-        ardl_put(b, line, strlen(line));
+        ardc_put(b, line, strlen(line));
         return b->oom ? ARD_ENOMEM : 0;
     }
     size_t n = 0;
@@ -59,7 +59,7 @@ int ardl_msgdef(const char *type, size_t size, struct ardl_buf *b)
             snprintf(line, sizeof line, "%s %s\n", ros_type[f[i].kind], name);
         else
             snprintf(line, sizeof line, "%s[%u] %s\n", ros_type[f[i].kind], f[i].count, name);
-        ardl_put(b, line, strlen(line));
+        ardc_put(b, line, strlen(line));
     }
     free(f);
     if (rc == 0 && b->oom)

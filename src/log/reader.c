@@ -69,7 +69,7 @@ struct ard_logr {
     /* iteration */
     uint64_t pos;
     uint64_t min_ns;
-    struct ardl_buf dec;
+    struct ardc_buf dec;
     const uint8_t *in;
     size_t in_len, in_pos;
     uint64_t in_off;
@@ -368,7 +368,7 @@ static int open_chunk(struct ard_logr *r, struct ardl_cur *c, uint64_t off, uint
         *dlen = (size_t)clen;
     } else if (cl == 4 && memcmp(comp, "zstd", 4) == 0) {
         r->dec.len = 0;
-        if (!ardl_reserve(&r->dec, (size_t)usize + 1))
+        if (!ardc_reserve(&r->dec, (size_t)usize + 1))
             return ardi_fail(ARD_ENOMEM, "out of memory for a chunk of %llu bytes",
                              (unsigned long long)usize);
         size_t n = ZSTD_decompress(r->dec.p, (size_t)usize + 1, src, (size_t)clen);
@@ -387,7 +387,7 @@ static int open_chunk(struct ard_logr *r, struct ardl_cur *c, uint64_t off, uint
     } else if (cl == 3 && memcmp(comp, "lz4", 3) == 0) {
 #ifdef ARD_HAVE_LZ4
         r->dec.len = 0;
-        if (!ardl_reserve(&r->dec, (size_t)usize + 1))
+        if (!ardc_reserve(&r->dec, (size_t)usize + 1))
             return ardi_fail(ARD_ENOMEM, "out of memory for a chunk of %llu bytes",
                              (unsigned long long)usize);
         const char *why = lz4_chunk(src, (size_t)clen, r->dec.p, (size_t)usize);
@@ -649,7 +649,7 @@ static void free_reader(struct ard_logr *r)
     free(r->s);
     free(r->m);
     free(r->ch);
-    ardl_free(&r->dec);
+    ardc_free(&r->dec);
     free(r->pkt);
     if (r->mapped && r->len)
         munmap((void *)r->p, r->len);

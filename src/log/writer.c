@@ -24,7 +24,7 @@ struct item {
     struct item *next;
     enum item_kind kind;
     struct ardl_chunk chunk;         /* IT_CHUNK */
-    struct ardl_buf schema, channel; /* IT_CHANNEL: records; IT_ROTATE: all so far */
+    struct ardc_buf schema, channel; /* IT_CHANNEL: records; IT_ROTATE: all so far */
     char *name, *type;               /* IT_CHANNEL */
     size_t size;
     char *path;            /* IT_ROTATE */
@@ -44,7 +44,7 @@ struct file {
     int fd;
     char *path;
     uint64_t off;
-    struct ardl_buf schemas, channels, chunk_idx, meta_idx;
+    struct ardc_buf schemas, channels, chunk_idx, meta_idx;
     uint32_t nschemas, nchannels, nmeta, nchunks;
     uint64_t messages;
     int64_t start_ns, end_ns;
@@ -69,7 +69,7 @@ struct ard_logw {
     int64_t chunk_ns;
     char *domain;
     uint64_t bytes; /* sealed into the current file, estimated before compression */
-    struct ardl_buf all_schemas, all_channels; /* for a rotation */
+    struct ardc_buf all_schemas, all_channels; /* for a rotation */
     _Atomic uint64_t missed[MAX_CH];
     _Atomic uint64_t written[MAX_CH]; /* messages in complete chunks on disk, all files */
     bool finished;                    /* ard_logw_finish done: only reading counts and close */
@@ -150,7 +150,7 @@ static int f_write(struct ard_logw *w, const void *p, size_t n)
     return rc;
 }
 
-static void metadata_rec(struct ardl_buf *b, const char *name, const char *const *kv, size_t n)
+static void metadata_rec(struct ardc_buf *b, const char *name, const char *const *kv, size_t n)
 {
     size_t at = ardl_rec_begin(b, ARDL_OP_METADATA);
     ardl_str(b, name);
@@ -163,7 +163,7 @@ static void metadata_rec(struct ardl_buf *b, const char *name, const char *const
     ardl_rec_end(b, at);
 }
 
-static int f_metadata(struct ard_logw *w, const char *name, struct ardl_buf *rec)
+static int f_metadata(struct ard_logw *w, const char *name, struct ardc_buf *rec)
 {
     struct file *f = &w->f;
     uint64_t at = f->off;
@@ -192,8 +192,8 @@ static int f_open(struct ard_logw *w, const char *path)
     f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (f->fd < 0)
         return wfail(w, ardi_fail_errno(ARD_ESYS, errno, "cannot create '%s'", path));
-    struct ardl_buf b = {0};
-    ardl_put(&b, ARDL_MAGIC, ARDL_MAGIC_LEN);
+    struct ardc_buf b = {0};
+    ardc_put(&b, ARDL_MAGIC, ARDL_MAGIC_LEN);
     size_t at = ardl_rec_begin(&b, ARDL_OP_HEADER);
     ardl_str(&b, "ros2");
     char lib[64];
@@ -215,7 +215,7 @@ static int f_open(struct ard_logw *w, const char *path)
         metadata_rec(&b, "ardnet", kv, sizeof kv / sizeof kv[0]);
         rc = f_metadata(w, "ardnet", &b);
     }
-    ardl_free(&b);
+    ardc_free(&b);
     return rc;
 }
 
@@ -227,8 +227,8 @@ static int f_channel(struct ard_logw *w, struct item *it)
         rc = f_write(w, it->channel.p, it->channel.len);
     if (rc)
         return rc;
-    ardl_put(&f->schemas, it->schema.p, it->schema.len);
-    ardl_put(&f->channels, it->channel.p, it->channel.len);
+    ardc_put(&f->schemas, it->schema.p, it->schema.len);
+    ardc_put(&f->channels, it->channel.p, it->channel.len);
     f->nschemas++;
     f->nchannels++;
     struct chan_info *ci = realloc(f->ch, (f->nch + 1) * sizeof *ci);
@@ -263,7 +263,7 @@ static int f_chunk(struct ard_logw *w, struct ardl_chunk *c)
     rc = f_writev(w, v, 3);
     if (rc == 0) {
         f->off += s.head.len + s.body.len + s.tail.len;
-        struct ardl_buf *b = &f->chunk_idx;
+        struct ardc_buf *b = &f->chunk_idx;
         size_t r = ardl_rec_begin(b, ARDL_OP_CHUNK_INDEX);
         ardl_u64(b, (uint64_t)s.start_ns);
         ardl_u64(b, (uint64_t)s.end_ns);
@@ -298,7 +298,7 @@ static int f_chunk(struct ard_logw *w, struct ardl_chunk *c)
     return rc;
 }
 
-static void group(struct ardl_buf *offs, uint8_t op, uint64_t start, size_t len)
+static void group(struct ardc_buf *offs, uint8_t op, uint64_t start, size_t len)
 {
     if (len == 0)
         return;
@@ -314,7 +314,7 @@ static int f_finish(struct ard_logw *w)
 {
     struct file *f = &w->f;
     int rc = atomic_load(&w->err);
-    struct ardl_buf b = {0}, sum = {0}, offs = {0};
+    struct ardc_buf b = {0}, sum = {0}, offs = {0};
     if (rc == 0 && f->nch) {
         size_t n = 4 * f->nch;
         const char **kv = calloc(2 * n, sizeof *kv);
@@ -357,10 +357,10 @@ static int f_finish(struct ard_logw *w)
     if (rc == 0) {
         uint64_t s0 = f->off;
         uint64_t g = s0;
-        ardl_put(&sum, f->schemas.p, f->schemas.len);
+        ardc_put(&sum, f->schemas.p, f->schemas.len);
         group(&offs, ARDL_OP_SCHEMA, g, f->schemas.len);
         g += f->schemas.len;
-        ardl_put(&sum, f->channels.p, f->channels.len);
+        ardc_put(&sum, f->channels.p, f->channels.len);
         group(&offs, ARDL_OP_CHANNEL, g, f->channels.len);
         g += f->channels.len;
         size_t st = sum.len;
@@ -382,14 +382,14 @@ static int f_finish(struct ard_logw *w)
         ardl_rec_end(&sum, r);
         group(&offs, ARDL_OP_STATISTICS, g, sum.len - st);
         g += sum.len - st;
-        ardl_put(&sum, f->meta_idx.p, f->meta_idx.len);
+        ardc_put(&sum, f->meta_idx.p, f->meta_idx.len);
         group(&offs, ARDL_OP_METADATA_INDEX, g, f->meta_idx.len);
         g += f->meta_idx.len;
-        ardl_put(&sum, f->chunk_idx.p, f->chunk_idx.len);
+        ardc_put(&sum, f->chunk_idx.p, f->chunk_idx.len);
         group(&offs, ARDL_OP_CHUNK_INDEX, g, f->chunk_idx.len);
         g += f->chunk_idx.len;
         uint64_t offs_start = g;
-        ardl_put(&sum, offs.p, offs.len);
+        ardc_put(&sum, offs.p, offs.len);
         /* Footer: the CRC covers the summary through the footer's summary_offset_start. */
         ardl_u8(&sum, ARDL_OP_FOOTER);
         ardl_u64(&sum, 8 + 8 + 4);
@@ -397,7 +397,7 @@ static int f_finish(struct ard_logw *w)
         ardl_u64(&sum, offs_start);
         uint32_t crc = sum.oom ? 0 : ardl_crc32(0, sum.p, sum.len);
         ardl_u32(&sum, crc);
-        ardl_put(&sum, ARDL_MAGIC, ARDL_MAGIC_LEN);
+        ardc_put(&sum, ARDL_MAGIC, ARDL_MAGIC_LEN);
         if (sum.oom || offs.oom)
             rc = wfail(w, ardi_fail(ARD_ENOMEM, "out of memory"));
         else
@@ -406,13 +406,13 @@ static int f_finish(struct ard_logw *w)
     if (f->fd >= 0 && close(f->fd) < 0 && rc == 0)
         rc = wfail(w, ardi_fail_errno(ARD_ESYS, errno, "closing '%s'", f->path));
     f->fd = -1;
-    ardl_free(&b);
-    ardl_free(&sum);
-    ardl_free(&offs);
-    ardl_free(&f->schemas);
-    ardl_free(&f->channels);
-    ardl_free(&f->chunk_idx);
-    ardl_free(&f->meta_idx);
+    ardc_free(&b);
+    ardc_free(&sum);
+    ardc_free(&offs);
+    ardc_free(&f->schemas);
+    ardc_free(&f->channels);
+    ardc_free(&f->chunk_idx);
+    ardc_free(&f->meta_idx);
     for (size_t i = 0; i < f->nch; i++) {
         free(f->ch[i].name);
         free(f->ch[i].type);
@@ -450,8 +450,8 @@ static int run_item(struct ard_logw *w, struct item *it)
             rc2 = f_write(w, it->schema.p, it->schema.len);
         if (rc2 == 0)
             rc2 = f_write(w, it->channel.p, it->channel.len);
-        ardl_put(&w->f.schemas, it->schema.p, it->schema.len);
-        ardl_put(&w->f.channels, it->channel.p, it->channel.len);
+        ardc_put(&w->f.schemas, it->schema.p, it->schema.len);
+        ardc_put(&w->f.channels, it->channel.p, it->channel.len);
         w->f.nschemas = w->f.nchannels = (uint32_t)nch;
         w->f.ch = ch;
         w->f.nch = ch ? nch : 0;
@@ -470,8 +470,8 @@ static void item_free(struct item *it)
     if (!it)
         return;
     ardl_chunk_free(&it->chunk);
-    ardl_free(&it->schema);
-    ardl_free(&it->channel);
+    ardc_free(&it->schema);
+    ardc_free(&it->channel);
     free(it->name);
     free(it->type);
     free(it->path);
@@ -621,8 +621,8 @@ fail:;
         unlink(path);
     }
     free(w->f.path);
-    ardl_free(&w->f.schemas);
-    ardl_free(&w->f.meta_idx);
+    ardc_free(&w->f.schemas);
+    ardc_free(&w->f.meta_idx);
     if (w->cur)
         ardl_chunk_free(w->cur);
     free(w->cur);
@@ -658,10 +658,10 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     uint16_t id = (uint16_t)(w->nch + 1);
     c->id = id;
     struct item *it = calloc(1, sizeof *it);
-    struct ardl_buf def = {0};
+    struct ardc_buf def = {0};
     if (!it || ardl_msgdef(norm, size, &def) < 0) {
         free(it);
-        ardl_free(&def);
+        ardc_free(&def);
         ardl_layout_free(&c->lay);
         return ard_lasterror() ? ard_lasterror() : ARD_ENOMEM;
     }
@@ -670,7 +670,7 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     ardl_schema_name_def(conn, def.p, def.len, sname, sizeof sname);
     if (ardl_topic(conn, topic, sizeof topic) < 0) {
         free(it);
-        ardl_free(&def);
+        ardc_free(&def);
         ardl_layout_free(&c->lay);
         return ARD_EINVAL;
     }
@@ -679,9 +679,9 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     ardl_str(&it->schema, sname);
     ardl_str(&it->schema, "ros2msg");
     ardl_u32(&it->schema, (uint32_t)def.len);
-    ardl_put(&it->schema, def.p, def.len);
+    ardc_put(&it->schema, def.p, def.len);
     ardl_rec_end(&it->schema, r);
-    ardl_free(&def);
+    ardc_free(&def);
     r = ardl_rec_begin(&it->channel, ARDL_OP_CHANNEL);
     ardl_u16(&it->channel, id);
     ardl_u16(&it->channel, id);
@@ -703,8 +703,8 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     it->name = strdup(conn);
     it->type = strdup(norm);
     it->size = size;
-    ardl_put(&w->all_schemas, it->schema.p, it->schema.len);
-    ardl_put(&w->all_channels, it->channel.p, it->channel.len);
+    ardc_put(&w->all_schemas, it->schema.p, it->schema.len);
+    ardc_put(&w->all_channels, it->channel.p, it->channel.len);
     if (!it->name || !it->type || it->schema.oom || it->channel.oom || w->all_schemas.oom ||
         w->all_channels.oom) {
         item_free(it);
@@ -868,8 +868,8 @@ int ard_logw_rotate(ard_logw *w, const char *path)
     it->missed_base = calloc(w->nch ? w->nch : 1, sizeof *it->missed_base);
     for (size_t i = 0; it->missed_base && i < w->nch; i++)
         it->missed_base[i] = atomic_load(&w->missed[i]);
-    ardl_put(&it->schema, w->all_schemas.p, w->all_schemas.len);
-    ardl_put(&it->channel, w->all_channels.p, w->all_channels.len);
+    ardc_put(&it->schema, w->all_schemas.p, w->all_schemas.len);
+    ardc_put(&it->channel, w->all_channels.p, w->all_channels.len);
     if (!it->path || !it->missed_base || it->schema.oom || it->channel.oom) {
         item_free(it);
         return ardi_fail(ARD_ENOMEM, "out of memory");
@@ -943,8 +943,8 @@ int ard_logw_close(ard_logw *w)
     free(w->ch);
     ardl_chunk_free(w->cur);
     free(w->cur);
-    ardl_free(&w->all_schemas);
-    ardl_free(&w->all_channels);
+    ardc_free(&w->all_schemas);
+    ardc_free(&w->all_channels);
     free(w->domain);
     free(w);
     if (e)

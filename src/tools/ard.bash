@@ -29,6 +29,14 @@ _ard_fields()
         awk '{ n = index($0, ":"); if (n) print substr($0, 1, n - 1); else print "f" NR - 1 }'
 }
 
+# The options of subcommand $1, a line each: NAME<TAB>VALUE, VALUE empty for a flag, else what
+# completes it (@file, @dir, @field, words) or "-" for nothing. From ard's own option tables
+# (ard help --options), so that the completion offers what the parser takes.
+_ard_options()
+{
+    ard help --options "$1" 2>/dev/null
+}
+
 _ard()
 {
     local cur prev i sub="" conn=""
@@ -53,61 +61,25 @@ _ard()
         COMPREPLY=($(compgen -W "$(ls /dev/shm 2>/dev/null | sed -n 's/^ard\.\([^.]*\)\..*/\1/p' | sort -u)" -- "$cur"))
         return
         ;;
-    --format)
-        if [ "$sub" = graph ]; then
-            COMPREPLY=($(compgen -W "dot svg json" -- "$cur"))
-        else
-            COMPREPLY=($(compgen -W "text csv json" -- "$cur"))
-        fi
-        return
-        ;;
-    --field | --text)
-        [ -n "$conn" ] && COMPREPLY=($(compgen -W "$(_ard_fields "$conn")" -- "$cur"))
-        return
-        ;;
-    -c | --config | -o)
-        COMPREPLY=($(compgen -f -- "$cur"))
-        return
-        ;;
-    --token-file)
-        COMPREPLY=($(compgen -f -- "$cur")) # ard web's token
-        return
-        ;;
-    --dir)
-        COMPREPLY=($(compgen -d -- "$cur"))
-        return
-        ;;
-    -n | --count)
-        [ "$sub" = pub ] || [ "$sub" = siggen ] && COMPREPLY=($(compgen -W "forever" -- "$cur"))
-        return
-        ;;
-    --filter | --exclude)
-        return
-        ;;
-    -r | --rate | -i | --interval | --seed | -t | --type | -s | --size)
-        return
-        ;;
     esac
     if [ -z "$sub" ]; then
         COMPREPLY=($(compgen -W "$subs --domain --help --version" -- "$cur"))
         return
     fi
-    local opts=""
-    case $sub in
-    help) COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return ;;
-    list) opts="-l --long --json" ;;
-    show) opts="-f --follow --field --format --json -n --count --on-change --filter --text" ;;
-    hz | bw | delay) opts="--interval -n --count --json" ;;
-    set) opts="--type --size" ;;
-    pub) opts="--rate -n --count --type --size" ;;
-    graph) opts="--format --json -o" ;;
-    siggen) opts="--rate --type -n --count --seed --config" ;;
-    record) opts="--exclude -o --output --compress --every --max-rate --split-size --split-duration --stats --poll-us --chunk-size --no-crc --buffer --prio -n --count --duration" ;;
-    play) opts="--rate --loop --start --end --remap --connections --start-paused --clock -q --quiet" ;;
-    export) opts="--csv --field --resample --onto -o --output --dir" ;;
-    info) opts="--json" ;;
-    web) opts="--listen --allow-set --token-file --no-token --host-name --max-clients --idle-timeout" ;;
-    esac
+    [ "$sub" = help ] && COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return
+    local options value
+    options=$(_ard_options "$sub")
+    # The value of the option before the cursor.
+    if [[ $prev == -* ]] && value=$(awk -F '\t' -v o="$prev" '$1 == o { print $2; f = 1 } END { exit !f }' <<<"$options") && [ -n "$value" ]; then
+        case $value in
+        @file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        @dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
+        @field) [ -n "$conn" ] && COMPREPLY=($(compgen -W "$(_ard_fields "$conn")" -- "$cur")) ;;
+        -) ;;
+        *) COMPREPLY=($(compgen -W "$value" -- "$cur")) ;;
+        esac
+        return
+    fi
     # ros2-msgs DIR [CONN...]: the directory first, then connections.
     [ "$sub" = ros2-msgs ] && [ -z "$conn" ] && [[ $cur != -* ]] && COMPREPLY=($(compgen -d -- "$cur")) && return
     if [[ $cur != -* ]] && { [ "$sub" = play ] || [ "$sub" = export ] || [ "$sub" = info ]; }; then
@@ -115,7 +87,7 @@ _ard()
         return
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(cut -f1 <<<"$options") --help" -- "$cur"))
     elif [ -z "$conn" ] || [ "$sub" = hz ] || [ "$sub" = bw ] || [ "$sub" = delay ] || [ "$sub" = list ] || [ "$sub" = ros2-msgs ]; then
         [ "$sub" = graph ] || COMPREPLY=($(compgen -W "$(_ard_connections)" -- "$cur"))
     elif [ "$sub" = set ] || [ "$sub" = pub ] || [ "$sub" = siggen ]; then

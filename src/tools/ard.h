@@ -9,6 +9,7 @@
 #define ARD_TOOLS_H
 
 #include "ard_common.h"
+#include "ardc_buf.h"
 #include "ardnet_view.h"
 
 #include <stdbool.h>
@@ -38,7 +39,7 @@ struct ardt_cmd {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
-    const char *usage; /* full help text */
+    const struct ardt_spec *spec; /* usage and options */
     /* NULL, or (run and usage NULL) the part was configured out: what brings it, as in
      * "civetweb: apt-get install libcivetweb-dev" */
     const char *notbuilt;
@@ -59,11 +60,80 @@ int cmd_info(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_ros2msgs(int argc, char **argv);
-extern const char ardt_ros2msgs_usage[];
-extern const char ardt_record_usage[], ardt_info_usage[], ardt_export_usage[], ardt_play_usage[];
-extern const char ardt_list_usage[], ardt_show_usage[], ardt_hz_usage[], ardt_bw_usage[],
-    ardt_delay_usage[], ardt_set_usage[], ardt_pub_usage[], ardt_graph_usage[], ardt_siggen_usage[],
-    ardt_web_usage[];
+extern const struct ardt_spec ardt_list_spec, ardt_show_spec, ardt_hz_spec, ardt_bw_spec,
+    ardt_delay_spec, ardt_set_spec, ardt_pub_spec, ardt_graph_spec, ardt_siggen_spec, ardt_web_spec,
+    ardt_record_spec, ardt_info_spec, ardt_export_spec, ardt_play_spec, ardt_ros2msgs_spec;
+
+/* ---- options (opts.c) ------------------------------------------------------------------------
+ * Each subcommand declares its options once, in a table: the parser, the help text and the bash
+ * completion (`ard help --options SUB`) read the same entries. */
+
+/* How an option's value is checked before ardt_opt_next returns it. */
+enum ardt_optkind {
+    ARDT_FLAG,    /* no value */
+    ARDT_TEXT,    /* any text: v->s */
+    ARDT_UINT,    /* whole number 0..umax (0: UINT64_MAX): v->u */
+    ARDT_REAL,    /* number min..max: v->d */
+    ARDT_PACKETS, /* 1 or more, or "forever" (0): v->u (ardt_parse_packets) */
+    ARDT_CHOICE,  /* one of the words of `complete`: v->u is its index */
+};
+
+struct ardt_opt {
+    int id;           /* what ardt_opt_next returns for it (> 0); 0 ends a table */
+    const char *shrt; /* "-o", or NULL */
+    const char *lng;  /* "--output", or NULL */
+    const char *arg;  /* the value's name in the help ("FILE"); NULL for a flag */
+    /* The description; '\n' goes on in the description column. NULL: listed on the line of
+     * the entry before it ("--start S, --end S"). */
+    const char *help;
+    enum ardt_optkind kind; /* given by name in every entry: .kind = ARDT_FLAG */
+    double min, max;        /* ARDT_REAL */
+    uint64_t umax;          /* ARDT_UINT */
+    /* What completes the value: "@file", "@dir", "@field" (of the connection), or words
+     * ("dot svg json"); NULL: nothing. */
+    const char *complete;
+    bool hidden; /* parsed, but in neither the help nor the completion */
+};
+
+struct ardt_spec {
+    const char *head;            /* usage lines and description */
+    const struct ardt_opt *opts; /* listed after "options:" */
+    int col;                     /* column of the options' descriptions */
+    const char *tail;            /* after the options, or NULL */
+    bool unexpected;             /* "unexpected 'X'" rather than "unknown option 'X'" */
+};
+
+enum { ARDT_OPT_END = 0, ARDT_OPT_ARG = -1, ARDT_OPT_BAD = -2 };
+struct ardt_optarg {
+    char opt[32]; /* the option as given, without "=value" */
+    char *s;      /* the value as text, or the argument (ARDT_OPT_ARG): inside argv */
+    uint64_t u;
+    double d;
+};
+/* The next word of argv after *i (start with *i = 0): an option's id, ARDT_OPT_ARG (an
+ * argument that is no option, in v->s), ARDT_OPT_END, or ARDT_OPT_BAD after a message (an
+ * unknown option, a missing or bad value: exit ARDT_USAGE). Long options take their value
+ * as the next word or after '=' ("--rate=2"). */
+int ardt_opt_next(const struct ardt_spec *s, int argc, char **argv, int *i, struct ardt_optarg *v);
+/* The help text: head, the options, tail. */
+void ardt_usage(FILE *f, const struct ardt_spec *s);
+/* For the completion: a line per spelling, "NAME\tVALUE" with VALUE "" for a flag, else the
+ * entry's `complete` or "-" (nothing to offer). */
+void ardt_opt_list(FILE *f, const struct ardt_spec *s);
+/* -t/--type DESC and -s/--size BYTES of the writers (set, pub, siggen). */
+#define ARDT_OPT_TYPE(id)                                                                          \
+    {                                                                                              \
+        id, "-t", "--type", "DESC", "create the connection with this type if it does not exist",   \
+            .kind = ARDT_TEXT                                                                      \
+    }
+#define ARDT_OPT_SIZE(id)                                                                          \
+    {                                                                                              \
+        id, "-s", "--size", "BYTES",                                                               \
+            "create an opaque connection of this size if it does not exist", .kind = ARDT_UINT,    \
+                                                                             .umax = UINT32_MAX    \
+    }
+/* The options of hz, bw and delay (ardt_parse_watch). */
+extern const struct ardt_opt ardt_watch_opts[];
 
 /* ---- messages and exit codes ---------------------------------------------------------------- */
 
@@ -75,16 +145,17 @@ int ardt_code(int ard_err);
 int ardt_liberr(int ard_err);
 /* Which subcommand is running (for messages). */
 extern const char *ardt_sub;
-/* Options common to subcommands: returns 1 when argv[*i] was consumed (with its value). */
+/* Values of options, checked against a range: 0 or ARDT_USAGE after a message naming opt. */
 int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out);
 int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out);
 /* -n of the writers (pub, siggen): packets to send, 1 or more, or "forever" (*out = 0);
  * 0 is refused (it would send nothing). */
 int ardt_parse_packets(const char *opt, const char *s, uint64_t *out);
 
-/* The command line of the subcommands that watch connections over intervals (hz, delay):
- * --json, -i/--interval S, -n/--count N, and at least one connection name. names[] must have
- * room for argc entries; they point into argv. Returns 0 or ARDT_USAGE (message printed). */
+/* The command line of the subcommands that watch connections over intervals (hz, bw, delay,
+ * spec s with ardt_watch_opts): --json, -i/--interval S, -n/--count N, and at least one connection
+ * name. names[] must have room for argc entries; they point into argv. Returns 0 or ARDT_USAGE
+ * (message printed). */
 struct ardt_watch {
     double interval;  /* seconds between reports (default 1) */
     uint64_t reports; /* 0: until stopped */
@@ -92,7 +163,7 @@ struct ardt_watch {
     const char **names;
     size_t n;
 };
-int ardt_parse_watch(int argc, char **argv, struct ardt_watch *w);
+int ardt_parse_watch(const struct ardt_spec *s, int argc, char **argv, struct ardt_watch *w);
 
 /* Install SIGINT/SIGTERM handlers setting ardt_stop (no SA_RESTART: blocking calls return
  * ARD_EINTR), and ignore SIGPIPE so that a closed pipe is a write error we end on quietly. */
@@ -185,7 +256,7 @@ void ardt_set_f(const struct ard_field *f, void *pkt, uint32_t idx, double v);
 /* Print element idx of field f: exact integers, floats with the shortest text that reads
  * back to the same value; json: NaN/Inf as null. */
 void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_t idx, bool json);
-/* A JSON string literal. */
+/* A JSON string literal (ardc_json_str). */
 void ardt_put_json_str(FILE *o, const char *s);
 
 /* Times. */

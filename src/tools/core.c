@@ -100,31 +100,33 @@ int ardt_parse_packets(const char *opt, const char *s, uint64_t *out)
     return rc;
 }
 
-int ardt_parse_watch(int argc, char **argv, struct ardt_watch *w)
+const struct ardt_opt ardt_watch_opts[] = {
+    {1, "-i", "--interval", "S", "seconds between reports (default 1)", .kind = ARDT_REAL,
+     .min = 0.01, .max = 86400},
+    {2, "-n", "--count", "N", "stop after N reports", .kind = ARDT_UINT},
+    {3, NULL, "--json", NULL, "one JSON object per connection and report", .kind = ARDT_FLAG},
+    {0},
+};
+
+int ardt_parse_watch(const struct ardt_spec *s, int argc, char **argv, struct ardt_watch *w)
 {
     w->interval = 1;
     w->reports = 0;
     w->json = false;
     w->n = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        int rc = 0;
-        if (strcmp(o, "--json") == 0)
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(s, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
+        if (id == 1)
+            w->interval = v.d;
+        else if (id == 2)
+            w->reports = v.u;
+        else if (id == 3)
             w->json = true;
-        else if (strcmp(o, "-i") == 0 || strcmp(o, "--interval") == 0 || strcmp(o, "-n") == 0 ||
-                 strcmp(o, "--count") == 0) {
-            if (i + 1 >= argc)
-                rc = ardt_err(ARDT_USAGE, "%s needs a value", o);
-            else if (o[1] == 'i' || o[2] == 'i')
-                rc = ardt_parse_double(o, argv[++i], 0.01, 86400, &w->interval);
-            else
-                rc = ardt_parse_count(o, argv[++i], UINT64_MAX, &w->reports);
-        } else if (o[0] == '-' && o[1] != '\0')
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help %s')", o, ardt_sub);
         else
-            w->names[w->n++] = o;
-        if (rc)
-            return rc;
+            w->names[w->n++] = v.s;
     }
     if (w->n == 0)
         return ardt_err(ARDT_USAGE, "which connection? (usage: ard %s CONNECTION...)", ardt_sub);
@@ -550,17 +552,14 @@ void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_
 
 void ardt_put_json_str(FILE *o, const char *s)
 {
-    fputc('"', o);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
+    static _Thread_local struct ardc_buf b; /* kept: one allocation per thread, not per string */
+    b.len = 0;
+    ardc_json_str(&b, s);
+    if (b.oom) { /* nothing sensible is left to write; keep the output valid JSON */
+        ardc_free(&b);
+        fputs("\"\"", o);
+    } else
+        fwrite(b.s, 1, b.len, o);
 }
 
 void ardt_put_age(FILE *o, int64_t ns)

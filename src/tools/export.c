@@ -7,7 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char ardt_export_usage[] =
+enum { O_CSV = 1, O_FIELD, O_RESAMPLE, O_ONTO, O_OUTPUT, O_DIR };
+static const struct ardt_opt opts[] = {
+    {O_CSV, NULL, "--csv", NULL, "CSV output (the only format so far; required)",
+     .kind = ARDT_FLAG},
+    {O_FIELD, NULL, "--field", "[CONN:]PATH",
+     "a field or element: q, q[2], tick, arm.state:q (repeatable,\n"
+     "comma-separated: arm.state:q,qd); default: every field of\n"
+     "the connection",
+     .kind = ARDT_TEXT},
+    {O_RESAMPLE, NULL, "--resample", "HZ", "rows on a grid of HZ per second", .kind = ARDT_REAL,
+     .min = 1e-6, .max = 1e9},
+    {O_ONTO, NULL, "--onto", "CONN", "rows at the messages of CONN", .kind = ARDT_TEXT},
+    {O_OUTPUT, "-o", "--output", "OUT", "write to OUT instead of stdout", .kind = ARDT_TEXT,
+     .complete = "@file"},
+    {O_DIR, NULL, "--dir", "DIR", "where the per-connection files go (the directory must exist)",
+     .kind = ARDT_TEXT, .complete = "@dir"},
+    {0},
+};
+const struct ardt_spec ardt_export_spec = {
     "usage: ard export FILE --csv [--field [CONN:]PATH...] [--resample HZ | --onto CONN]\n"
     "                  [-o OUT | --dir DIR]\n"
     "  Fields of a recording as CSV, flattened to one column per element (q[0], q[1], ...).\n"
@@ -20,20 +38,13 @@ const char ardt_export_usage[] =
     "  messages.\n"
     "  A file of several connections without --field (and without --resample/--onto):\n"
     "  one file per connection, NAME.csv in --dir DIR (default: the current directory),\n"
-    "  each named on stderr.\n"
-    "options:\n"
-    "  --csv                 CSV output (the only format so far; required)\n"
-    "  --field [CONN:]PATH   a field or element: q, q[2], tick, arm.state:q (repeatable,\n"
-    "                        comma-separated: arm.state:q,qd); default: every field of\n"
-    "                        the connection\n"
-    "  --resample HZ         rows on a grid of HZ per second\n"
-    "  --onto CONN           rows at the messages of CONN\n"
-    "  -o, --output OUT      write to OUT instead of stdout\n"
-    "  --dir DIR             where the per-connection files go (the directory must exist)\n"
+    "  each named on stderr.\n",
+    opts, 24,
     "  A file without any channel written by ardnet (another program's MCAP) is refused,\n"
     "  naming its channels.\n"
     "exit codes: 0 ok, 1 no such file or connection, 3 damaged file or no ardnet channel,\n"
-    "            100 usage, 111 system\n";
+    "            100 usage, 111 system\n",
+    false};
 
 struct col {
     size_t conn;
@@ -228,32 +239,28 @@ int cmd_export(int argc, char **argv)
     int nf = 0, rc = 0;
     if (!fields)
         return ardt_err(ARDT_SYS, "out of memory");
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        bool val = strcmp(a, "--field") == 0 || strcmp(a, "--resample") == 0 ||
-                   strcmp(a, "--onto") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                   strcmp(a, "--dir") == 0;
-        if (val && i + 1 >= argc) {
-            rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
-        } else if (strcmp(a, "--csv") == 0) {
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 &&
+           (id = ardt_opt_next(&ardt_export_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            rc = ARDT_USAGE;
+        else if (id == O_CSV)
             csv = true;
-        } else if (strcmp(a, "--field") == 0) {
-            fields[nf++] = argv[++i];
-        } else if (strcmp(a, "--resample") == 0) {
-            rc = ardt_parse_double(a, argv[++i], 1e-6, 1e9, &hz);
-        } else if (strcmp(a, "--onto") == 0) {
-            onto = argv[++i];
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            out = argv[++i];
-        } else if (strcmp(a, "--dir") == 0) {
-            dir = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help export')", a);
-        } else if (path) {
-            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, a);
-        } else {
-            path = a;
-        }
+        else if (id == O_FIELD)
+            fields[nf++] = v.s;
+        else if (id == O_RESAMPLE)
+            hz = v.d;
+        else if (id == O_ONTO)
+            onto = v.s;
+        else if (id == O_OUTPUT)
+            out = v.s;
+        else if (id == O_DIR)
+            dir = v.s;
+        else if (path)
+            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
+        else
+            path = v.s;
     }
     if (rc == 0 && !path)
         rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help export')");

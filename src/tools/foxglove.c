@@ -318,7 +318,7 @@ static void tstr(struct txt *b, const char *s)
     size_t len = strlen(s);
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
-        size_t k = wg_utf8_seq((const unsigned char *)s + i, len - i);
+        size_t k = ardc_utf8_seq((const unsigned char *)s + i, len - i);
         if (c == '"' || c == '\\')
             tp(b, "\\%c", c);
         else if (c == '\n')
@@ -349,7 +349,7 @@ struct fchan {
     char type[ARD_MAX_TYPE + 1]; /* normalized; "" opaque */
     size_t size;
     char schema_name[ARDL_SCHEMA_NAME_MAX];
-    struct ardl_buf schema;
+    struct ardc_buf schema;
     struct ardl_layout lay;
     ino_t ino;
     bool seen; /* in the last listing */
@@ -528,7 +528,7 @@ static void chan_free(struct fchan *ch)
 {
     reader_stop(ch);
     free(ch->subs);
-    ardl_free(&ch->schema);
+    ardc_free(&ch->schema);
     ardl_layout_free(&ch->lay);
     pthread_mutex_destroy(&ch->mu);
     free(ch);
@@ -602,7 +602,7 @@ static struct fchan *chan_new(const char *name, const struct ard_conn_stat *st)
     }
     ardl_schema_name_def(name, ch->schema.p, ch->schema.len, ch->schema_name,
                          sizeof ch->schema_name);
-    ardl_put(&ch->schema, "", 1); /* terminated: sent as a JSON string */
+    ardc_put(&ch->schema, "", 1); /* terminated: sent as a JSON string */
     if (ch->schema.oom) {
         chan_free(ch);
         return NULL;

@@ -10,17 +10,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char ardt_graph_usage[] =
+enum { O_FORMAT = 1, O_JSON, O_OUT };
+static const struct ardt_opt opts[] = {
+    {O_FORMAT, NULL, "--format", "FMT", "dot (default), svg or json", .kind = ARDT_CHOICE,
+     .complete = "dot svg json"},
+    {O_JSON, NULL, "--json", NULL, "same as --format json", .kind = ARDT_FLAG},
+    {O_OUT, "-o", NULL, "FILE", "write to FILE instead of stdout", .kind = ARDT_TEXT,
+     .complete = "@file"},
+    {0},
+};
+const struct ardt_spec ardt_graph_spec = {
     "usage: ard graph [--format dot|svg|json] [--json] [-o FILE]\n"
     "  The running net of the domain: every process attached to a connection (box), every\n"
     "  connection (ellipse, with its type and rate), edges writer -> connection -> reader\n"
     "  labelled with the port's name in its process (and the writer's with the rate),\n"
     "  the UDP endpoints of ardnet bridges (diamonds: other hosts), and ardstart's hierarchy\n"
-    "  as nested clusters (robot/arm/driver). svg needs Graphviz's dot in PATH.\n"
-    "options:\n"
-    "  --format FMT   dot (default), svg or json\n"
-    "  --json         same as --format json\n"
-    "  -o FILE        write to FILE instead of stdout\n";
+    "  as nested clusters (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
+    opts, 17, NULL, true};
 
 #define MAXPEERS ARDT_MAX_PEERS
 
@@ -337,26 +343,19 @@ int cmd_graph(int argc, char **argv)
 {
     enum { DOT, SVG, JSON } fmt = DOT;
     const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0)
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_graph_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == O_JSON)
             fmt = JSON;
-        else if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc)
-                return ardt_err(ARDT_USAGE, "%s needs a value", a);
-            const char *v = argv[++i];
-            if (a[1] == 'o')
-                out = v;
-            else if (strcmp(v, "dot") == 0)
-                fmt = DOT;
-            else if (strcmp(v, "svg") == 0)
-                fmt = SVG;
-            else if (strcmp(v, "json") == 0)
-                fmt = JSON;
-            else
-                return ardt_err(ARDT_USAGE, "--format '%s': expected dot, svg or json", v);
-        } else
-            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help graph')", a);
+        else if (id == O_FORMAT)
+            fmt = (int)v.u; /* the words' order: DOT, SVG, JSON */
+        else if (id == O_OUT)
+            out = v.s;
+        else if (id == ARDT_OPT_ARG)
+            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help graph')", v.s);
+        else
+            return ARDT_USAGE;
     }
     struct net n = {0};
     struct ardb_books bk;

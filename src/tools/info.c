@@ -5,15 +5,22 @@
 #include <inttypes.h>
 #include <string.h>
 
-const char ardt_info_usage[] =
+enum { O_JSON = 1 };
+static const struct ardt_opt opts[] = {
+    {O_JSON, NULL, "--json", NULL, "all of it as one JSON object", .kind = ARDT_FLAG},
+    {0},
+};
+const struct ardt_spec ardt_info_spec = {
     "usage: ard info FILE [--json]\n"
     "  Connections of a recording (type, size, messages, missed packets, rate), its duration,\n"
     "  compression and whether it is complete, then its attachments (name, media type, size)\n"
     "  and metadata records (name, key = value) of any writer. A file without messages has\n"
     "  no start time ('-', null in JSON). The whole file is checked first: a damaged\n"
     "  or foreign file is refused with the byte offset and the cause (exit 3); a file cut\n"
-    "  short (recorder killed) is read up to its last complete chunk, with a warning.\n"
-    "exit codes: 0 ok, 1 no such file, 3 not a recording or damaged, 100 usage, 111 system\n";
+    "  short (recorder killed) is read up to its last complete chunk, with a warning.\n",
+    opts, 10,
+    "exit codes: 0 ok, 1 no such file, 3 not a recording or damaged, 100 usage, 111 system\n",
+    false};
 
 /* Attachments and metadata records, of any writer. JSON: ,"attachments":[{name,media_type,
  * size,log_ns,create_ns}...],"metadata":[{name,values:{k:v...}}...] after the connections. */
@@ -70,15 +77,17 @@ int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_info_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
+        if (id == O_JSON)
             json = true;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help info')", argv[i]);
         else if (path)
-            return ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, argv[i]);
+            return ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
         else
-            path = argv[i];
+            path = v.s;
     }
     if (!path)
         return ardt_err(ARDT_USAGE, "no file given (see 'ard help info')");

@@ -7,17 +7,24 @@
 #include <string.h>
 #include <unistd.h>
 
-const char ardt_list_usage[] =
+enum { O_LONG = 1, O_JSON };
+static const struct ardt_opt opts[] = {
+    {O_LONG, "-l", "--long", NULL,
+     "also the object's mode and owner, the full type, and each attached process",
+     .kind = ARDT_FLAG},
+    {O_JSON, NULL, "--json", NULL,
+     "one JSON array of objects (with -l: each with its attached ports)", .kind = ARDT_FLAG},
+    {0},
+};
+const struct ardt_spec ardt_list_spec = {
     "usage: ard list [-l] [--json] [PATTERN...]\n"
     "  Every connection of the domain (or those whose name matches a shell PATTERN): name,\n"
     "  packet size, type, writer (pid and program), readers, rate measured from the send\n"
     "  times of the last packets, age of the newest packet, packet count. Objects nobody is\n"
     "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause, objects of\n"
     "  another user or open to others 'foreign'. Nothing is attached: listing never disturbs\n"
-    "  a block.\n"
-    "options:\n"
-    "  -l, --long   also the object's mode and owner, the full type, and each attached process\n"
-    "  --json       one JSON array of objects (with -l: each with its attached ports)\n";
+    "  a block.\n",
+    opts, 15, NULL, false};
 
 struct row {
     struct ardt_probe p;
@@ -205,16 +212,19 @@ int cmd_list(int argc, char **argv)
     char **pats = calloc((size_t)argc, sizeof *pats);
     if (!pats)
         return ardt_err(ARDT_SYS, "out of memory");
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--long") == 0)
-            lng = true;
-        else if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_list_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD) {
             free(pats);
-            return ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help list')", argv[i]);
-        } else
-            pats[r.npatterns++] = argv[i];
+            return ARDT_USAGE;
+        }
+        if (id == O_LONG)
+            lng = true;
+        else if (id == O_JSON)
+            json = true;
+        else
+            pats[r.npatterns++] = argv[ai];
     }
     r.patterns = pats;
     int rc = ard_conn_list(ardt_g.domain, add, &r);

@@ -34,33 +34,34 @@
 
 static const struct ardt_cmd cmds[] = {
     {"list", cmd_list, "every connection of the domain: type, writer, readers, rate, age",
-     ardt_list_usage, NULL},
+     &ardt_list_spec, NULL},
     {"show", cmd_show, "the newest packet decoded by its type; -f follows every new one",
-     ardt_show_usage, NULL},
-    {"hz", cmd_hz, "packet rate and the statistics of the period", ardt_hz_usage, NULL},
-    {"bw", cmd_bw, "bytes per second: mean, min and max over each interval", ardt_bw_usage, NULL},
-    {"delay", cmd_delay, "age of packets when they are received", ardt_delay_usage, NULL},
-    {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", ardt_set_usage, NULL},
-    {"pub", cmd_pub, "write packets by hand at a fixed rate", ardt_pub_usage, NULL},
-    {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", ardt_graph_usage, NULL},
-    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", ardt_siggen_usage,
+     &ardt_show_spec, NULL},
+    {"hz", cmd_hz, "packet rate and the statistics of the period", &ardt_hz_spec, NULL},
+    {"bw", cmd_bw, "bytes per second: mean, min and max over each interval", &ardt_bw_spec, NULL},
+    {"delay", cmd_delay, "age of packets when they are received", &ardt_delay_spec, NULL},
+    {"set", cmd_set, "write one packet by hand: FIELD=VALUE...", &ardt_set_spec, NULL},
+    {"pub", cmd_pub, "write packets by hand at a fixed rate", &ardt_pub_spec, NULL},
+    {"graph", cmd_graph, "the running net as Graphviz dot, svg or json", &ardt_graph_spec, NULL},
+    {"siggen", cmd_siggen, "signal generator block (sine, square, noise, ...)", &ardt_siggen_spec,
      NULL},
-    LOG_CMD("record", cmd_record, "record connections into an MCAP file", ardt_record_usage),
+    LOG_CMD("record", cmd_record, "record connections into an MCAP file", &ardt_record_spec),
     LOG_CMD("info", cmd_info, "what a recording holds: connections, counts, missed, duration",
-            ardt_info_usage),
+            &ardt_info_spec),
     LOG_CMD("export", cmd_export, "a recording's fields as CSV, optionally resampled",
-            ardt_export_usage),
-    LOG_CMD("play", cmd_play, "republish a recording at its recorded timing", ardt_play_usage),
+            &ardt_export_spec),
+    LOG_CMD("play", cmd_play, "republish a recording at its recorded timing", &ardt_play_spec),
     LOG_CMD("ros2-msgs", cmd_ros2msgs, "the ROS 2 package ardnet_msgs of the connections' types",
-            ardt_ros2msgs_usage),
-    WEB_CMD("web", cmd_web, "the live net and an oscilloscope in a browser", ardt_web_usage),
+            &ardt_ros2msgs_spec),
+    WEB_CMD("web", cmd_web, "the live net and an oscilloscope in a browser", &ardt_web_spec),
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ard [--domain NAME] SUBCOMMAND [ARGS...]\n"
-               "       ard help [SUBCOMMAND] | ard --version\n\nsubcommands:\n");
+               "       ard help [SUBCOMMAND] | ard help --options SUBCOMMAND | ard --version\n\n"
+               "subcommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
         fprintf(f, "  %-9s %s%s\n", cmds[i].name, cmds[i].summary,
                 cmds[i].notbuilt ? " (not built)" : "");
@@ -135,16 +136,24 @@ int main(int argc, char **argv)
         return ARDT_OK;
     }
     if (strcmp(sub, "help") == 0) {
-        if (argc < 3) {
+        /* ard help --options SUB: the options of SUB for the bash completion (ard.bash). */
+        bool list = argc > 2 && strcmp(argv[2], "--options") == 0;
+        if (argc < 3 + list) {
+            if (list)
+                return ardt_err(ARDT_USAGE, "help --options: which subcommand?");
             usage(stdout);
             return ARDT_OK;
         }
-        const struct ardt_cmd *c = find(argv[2]);
+        const struct ardt_cmd *c = find(argv[2 + list]);
         if (!c)
-            return ardt_err(ARDT_USAGE, "help: no subcommand '%s' (see 'ard help')", argv[2]);
+            return ardt_err(ARDT_USAGE, "help: no subcommand '%s' (see 'ard help')",
+                            argv[2 + list]);
         if (c->notbuilt)
             return not_built(c);
-        fputs(c->usage, stdout);
+        if (list)
+            ardt_opt_list(stdout, c->spec);
+        else
+            ardt_usage(stdout, c->spec);
         return ARDT_OK;
     }
     const struct ardt_cmd *c = find(sub);
@@ -155,7 +164,7 @@ int main(int argc, char **argv)
     ardt_sub = c->name;
     for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(c->usage, stdout);
+            ardt_usage(stdout, c->spec);
             return ARDT_OK;
         }
     return c->run(argc - 1, argv + 1);

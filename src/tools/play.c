@@ -11,30 +11,54 @@
 #include <time.h>
 #include <unistd.h>
 
-const char ardt_play_usage[] =
+enum {
+    O_RATE = 1,
+    O_LOOP,
+    O_START,
+    O_END,
+    O_REMAP,
+    O_CONNECTIONS,
+    O_START_PAUSED,
+    O_CLOCK,
+    O_QUIET
+};
+static const struct ardt_opt opts[] = {
+    {O_RATE, NULL, "--rate", "X", "X times the recorded speed (0.5 slower, 2 faster)",
+     .kind = ARDT_REAL, .min = 1e-6, .max = 1e6},
+    {O_LOOP, NULL, "--loop", NULL, "start again at the end, until interrupted", .kind = ARDT_FLAG},
+    {O_START, NULL, "--start", "S",
+     "from/to S seconds after the first message; values above 1e9\n"
+     "are absolute Unix times",
+     .kind = ARDT_REAL, .min = 0, .max = 1e13},
+    {O_END, NULL, "--end", "S", NULL, .kind = ARDT_REAL, .min = 0, .max = 1e13},
+    {O_REMAP, NULL, "--remap", "OLD=NEW", "publish connection OLD as NEW (repeatable)",
+     .kind = ARDT_TEXT},
+    {O_CONNECTIONS, NULL, "--connections", "LIST", "only these connections (comma-separated)",
+     .kind = ARDT_TEXT},
+    {O_START_PAUSED, NULL, "--start-paused", NULL,
+     "start paused (a terminal's space, or SIGUSR1, resumes)", .kind = ARDT_FLAG},
+    {O_CLOCK, NULL, "--clock", "CONN",
+     "publish the playback time on CONN (time_ns:i64 rate:f64; rate 0\n"
+     "while paused) every 10 ms, stamped with it",
+     .kind = ARDT_TEXT},
+    {O_QUIET, "-q", "--quiet", NULL, "no summary at the end", .kind = ARDT_FLAG},
+    {0},
+};
+const struct ardt_spec ardt_play_spec = {
     "usage: ard play FILE [--rate X] [--loop] [--start S] [--end S] [--remap OLD=NEW...]\n"
     "                [--connections C,...] [--start-paused] [--clock CONN]\n"
     "  Republish every packet of a recording at its recorded timing (the writers' realtime\n"
     "  stamps) into the domain (--domain): each connection is created with its recorded size\n"
     "  and descriptor, and its packets keep their recorded realtime stamps (the monotonic\n"
     "  stamp is this host's, the sequence numbers the connection's own), so a block cannot\n"
-    "  tell replay from live. A connection with a live writer is refused (exit 2).\n"
-    "options:\n"
-    "  --rate X             X times the recorded speed (0.5 slower, 2 faster)\n"
-    "  --loop               start again at the end, until interrupted\n"
-    "  --start S, --end S   from/to S seconds after the first message; values above 1e9\n"
-    "                       are absolute Unix times\n"
-    "  --remap OLD=NEW      publish connection OLD as NEW (repeatable)\n"
-    "  --connections LIST   only these connections (comma-separated)\n"
-    "  --start-paused       start paused (a terminal's space, or SIGUSR1, resumes)\n"
-    "  --clock CONN         publish the playback time on CONN (time_ns:i64 rate:f64; rate 0\n"
-    "                       while paused) every 10 ms, stamped with it\n"
-    "  -q, --quiet          no summary at the end\n"
+    "  tell replay from live. A connection with a live writer is refused (exit 2).\n",
+    opts, 23,
     "  In a terminal: space pauses and resumes, s steps one packet (and pauses), + and -\n"
     "  change the rate by 10%, with a one-line status (time, rate, packets) on stderr.\n"
     "  SIGUSR1 pauses and resumes too.\n"
     "exit codes: 0 ok, 1 no such file or connection, 2 live writer, 3 damaged file,\n"
-    "            100 usage, 111 system error\n";
+    "            100 usage, 111 system error\n",
+    false};
 
 /* ---- the terminal: raw while playing, restored on every way out ------------------------------ */
 
@@ -267,21 +291,24 @@ int cmd_play(int argc, char **argv)
     int nremap = 0, rc = 0;
     if (!remap)
         return ardt_err(ARDT_SYS, "out of memory");
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        bool val = strcmp(a, "--rate") == 0 || strcmp(a, "--start") == 0 ||
-                   strcmp(a, "--end") == 0 || strcmp(a, "--remap") == 0 ||
-                   strcmp(a, "--connections") == 0 || strcmp(a, "--clock") == 0;
-        if (val && i + 1 >= argc)
-            rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
-        else if (strcmp(a, "--rate") == 0)
-            rc = ardt_parse_double(a, argv[++i], 1e-6, 1e6, &rate);
-        else if (strcmp(a, "--start") == 0)
-            rc = ardt_parse_double(a, argv[++i], 0, 1e13, &start);
-        else if (strcmp(a, "--end") == 0)
-            rc = ardt_parse_double(a, argv[++i], 0, 1e13, &end);
-        else if (strcmp(a, "--remap") == 0) {
-            remap[nremap] = argv[++i];
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 && (id = ardt_opt_next(&ardt_play_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        switch (id) {
+        case ARDT_OPT_BAD:
+            rc = ARDT_USAGE;
+            break;
+        case O_RATE:
+            rate = v.d;
+            break;
+        case O_START:
+            start = v.d;
+            break;
+        case O_END:
+            end = v.d;
+            break;
+        case O_REMAP: {
+            remap[nremap] = v.s;
             const char *eq = strchr(remap[nremap], '=');
             if (!eq || eq == remap[nremap] || !eq[1])
                 rc = ardt_err(ARDT_USAGE, "--remap '%s': expected OLD=NEW", remap[nremap]);
@@ -292,22 +319,29 @@ int cmd_play(int argc, char **argv)
                                   remap[k], remap[nremap], (int)l - 1, remap[nremap]);
             }
             nremap++;
-        } else if (strcmp(a, "--connections") == 0)
-            only = argv[++i];
-        else if (strcmp(a, "--clock") == 0)
-            clock_conn = argv[++i];
-        else if (strcmp(a, "--start-paused") == 0)
+            break;
+        }
+        case O_CONNECTIONS:
+            only = v.s;
+            break;
+        case O_CLOCK:
+            clock_conn = v.s;
+            break;
+        case O_START_PAUSED:
             start_paused = true;
-        else if (strcmp(a, "--loop") == 0)
+            break;
+        case O_LOOP:
             loop = true;
-        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+            break;
+        case O_QUIET:
             quiet = true;
-        else if (a[0] == '-' && a[1])
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help play')", a);
-        else if (path)
-            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, a);
-        else
-            path = a;
+            break;
+        default:
+            if (path)
+                rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
+            else
+                path = v.s;
+        }
     }
     if (rc == 0 && !path)
         rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help play')");

@@ -3,7 +3,19 @@
 
 #include <string.h>
 
-const char ardt_pub_usage[] =
+enum { O_RATE = 1, O_COUNT, O_TYPE, O_SIZE };
+static const struct ardt_opt opts[] = {
+    {O_RATE, "-r", "--rate", "HZ", "packets per second, 0.001 to 100000 (default 1)",
+     .kind = ARDT_REAL, .min = 0.001, .max = 100000},
+    {O_COUNT, "-n", "--count", "N",
+     "stop after N packets (1 or more); 'forever' (the default) runs until\n"
+     "interrupted; 0 is refused",
+     .kind = ARDT_PACKETS, .complete = "forever"},
+    ARDT_OPT_TYPE(O_TYPE),
+    ARDT_OPT_SIZE(O_SIZE),
+    {0},
+};
+const struct ardt_spec ardt_pub_spec = {
     "usage: ard pub CONNECTION [FIELD=VALUE...] [--rate HZ] [-n COUNT|forever]\n"
     "                          [--type DESC | --size BYTES]\n"
     "  Write packets on CONNECTION at a fixed rate until interrupted (or COUNT packets): the\n"
@@ -11,13 +23,8 @@ const char ardt_pub_usage[] =
     "  kept with ard_period (absolute deadlines; missed periods are skipped, not caught up).\n"
     "  Refused (exit 2) while a live writer owns the connection: its pid is named. With\n"
     "  --type (or --size for an opaque one) a connection that does not exist is created; one\n"
-    "  that exists must have that type (or size).\n"
-    "options:\n"
-    "  -r, --rate HZ      packets per second, 0.001 to 100000 (default 1)\n"
-    "  -n, --count N      stop after N packets (1 or more); 'forever' (the default) runs until\n"
-    "                     interrupted; 0 is refused\n"
-    "  -t, --type DESC    create the connection with this type if it does not exist\n"
-    "  -s, --size BYTES   create an opaque connection of this size if it does not exist\n";
+    "  that exists must have that type (or size).\n",
+    opts, 21, NULL, false};
 
 struct assigns {
     char **v;
@@ -46,30 +53,25 @@ int cmd_pub(int argc, char **argv)
     char *assign[argc];
     struct assigns a = {assign, 0};
     int rc = 0;
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *o = argv[i];
-        bool r_ = !strcmp(o, "-r") || !strcmp(o, "--rate");
-        bool n_ = !strcmp(o, "-n") || !strcmp(o, "--count");
-        bool t_ = !strcmp(o, "-t") || !strcmp(o, "--type");
-        bool s_ = !strcmp(o, "-s") || !strcmp(o, "--size");
-        if (r_ || n_ || t_ || s_) {
-            if (i + 1 >= argc)
-                return ardt_err(ARDT_USAGE, "%s needs a value", o);
-            const char *v = argv[++i];
-            if (r_)
-                rc = ardt_parse_double(o, v, 0.001, 100000, &rate);
-            else if (n_)
-                rc = ardt_parse_packets(o, v, &count);
-            else if (t_)
-                type = v;
-            else if ((rc = ardt_parse_count(o, v, UINT32_MAX, &size)) == 0 && size == 0)
-                rc = ardt_err(ARDT_USAGE, "%s 0: a connection holds at least 1 byte", o);
-        } else if (o[0] == '-' && o[1] != '\0')
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help pub')", o);
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 && (id = ardt_opt_next(&ardt_pub_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            rc = ARDT_USAGE;
+        else if (id == O_RATE)
+            rate = v.d;
+        else if (id == O_COUNT)
+            count = v.u;
+        else if (id == O_TYPE)
+            type = v.s;
+        else if (id == O_SIZE)
+            rc = (size = v.u)
+                     ? 0
+                     : ardt_err(ARDT_USAGE, "%s 0: a connection holds at least 1 byte", v.opt);
         else if (conn == NULL)
-            conn = o;
+            conn = v.s;
         else
-            a.v[a.n++] = argv[i];
+            a.v[a.n++] = argv[ai];
     }
     if (rc)
         return rc;

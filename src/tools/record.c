@@ -22,43 +22,83 @@
 #include <time.h>
 #include <unistd.h>
 
-const char ardt_record_usage[] =
+enum {
+    O_OUTPUT = 1,
+    O_EXCLUDE,
+    O_COMPRESS,
+    O_EVERY,
+    O_MAX_RATE,
+    O_SPLIT_SIZE,
+    O_SPLIT_DURATION,
+    O_STATS,
+    O_POLL_US,
+    O_CHUNK_SIZE,
+    O_NO_CRC,
+    O_BUFFER,
+    O_PRIO,
+    O_COUNT,
+    O_DURATION,
+};
+static const struct ardt_opt opts[] = {
+    {O_OUTPUT, "-o", "--output", "FILE",
+     "file to write (default ard_YYYY-MM-DD-HH-MM-SS.mcap, local\n"
+     "time, in the current directory); later files FILE_1.mcap, ...",
+     .kind = ARDT_TEXT, .complete = "@file"},
+    {O_EXCLUDE, NULL, "--exclude", "GLOB",
+     "do not record the connections matching GLOB (repeatable)", .kind = ARDT_TEXT},
+    {O_COMPRESS, NULL, "--compress", "zstd|none", "compress chunks (default none)",
+     .kind = ARDT_CHOICE, .complete = "zstd none"},
+    {O_EVERY, NULL, "--every", "N", "record the packets whose sequence number N divides",
+     .kind = ARDT_UINT, .umax = UINT32_MAX},
+    {O_MAX_RATE, NULL, "--max-rate", "HZ", "at most HZ packets per second of each connection",
+     .kind = ARDT_REAL, .min = 1e-6, .max = 1e9},
+    {O_SPLIT_SIZE, NULL, "--split-size", "MB",
+     "start the next file after MB megabytes of messages (before\n"
+     "compression)",
+     .kind = ARDT_UINT, .umax = 1u << 30},
+    {O_SPLIT_DURATION, NULL, "--split-duration", "S", "start the next file after S seconds",
+     .kind = ARDT_REAL, .min = 0.001, .max = 1e9},
+    {O_STATS, NULL, "--stats", NULL, "print recorded and missed packets every second (stderr)",
+     .kind = ARDT_FLAG},
+    {O_POLL_US, NULL, "--poll-us", "US",
+     "how often the rings are polled (default 500; a writer faster\n"
+     "than slots/poll, e.g. 16 kHz for <= 64 KiB packets, can lose\n"
+     "packets, counted as missed)",
+     .kind = ARDT_UINT, .umax = 1000000},
+    {O_CHUNK_SIZE, NULL, "--chunk-size", "KB", "uncompressed chunk size (default 1024)",
+     .kind = ARDT_UINT, .umax = 1u << 20},
+    {O_NO_CRC, NULL, "--no-crc", NULL,
+     "no CRC32 of the chunks (saves CPU; damage inside a packet\n"
+     "then goes unnoticed by readers)",
+     .kind = ARDT_FLAG},
+    {O_BUFFER, NULL, "--buffer", "MB", "closed chunks waiting for the disk at most (default 256)",
+     .kind = ARDT_UINT, .umax = 1u << 16},
+    {O_PRIO, NULL, "--prio", "N",
+     "poll with SCHED_FIFO priority N (the disk writer stays at\n"
+     "normal priority, nice 10): fewer missed packets on a busy host",
+     .kind = ARDT_UINT, .umax = 99},
+    {O_COUNT, "-n", "--count", "N", "stop after N packets in total", .kind = ARDT_UINT},
+    {O_DURATION, NULL, "--duration", "S", "stop after S seconds", .kind = ARDT_REAL, .min = 0.001,
+     .max = 1e9},
+    {0},
+};
+const struct ardt_spec ardt_record_spec = {
     "usage: ard record [CONNECTION|GLOB...] [-o FILE] [--exclude GLOB...] [options]\n"
     "  Record every packet of the matching connections (all of the domain by default) into\n"
     "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
     "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
     "  the file; SIGHUP starts the next file. The service connections of ardrun groups\n"
     "  (G.ctl, G.ctl-reply, G.names of a group G that has both G.ctl and G.ctl-reply) are\n"
-    "  recorded only when named exactly.\n"
-    "options:\n"
-    "  -o, --output FILE      file to write (default ard_YYYY-MM-DD-HH-MM-SS.mcap, local\n"
-    "                         time, in the current directory); later files FILE_1.mcap, ...\n"
-    "  --exclude GLOB         do not record the connections matching GLOB (repeatable)\n"
-    "  --compress zstd|none   compress chunks (default none)\n"
-    "  --every N              record the packets whose sequence number N divides\n"
-    "  --max-rate HZ          at most HZ packets per second of each connection\n"
-    "  --split-size MB        start the next file after MB megabytes of messages (before\n"
-    "                         compression)\n"
-    "  --split-duration S     start the next file after S seconds\n"
-    "  --stats                print recorded and missed packets every second (stderr)\n"
-    "  --poll-us US           how often the rings are polled (default 500; a writer faster\n"
-    "                         than slots/poll, e.g. 16 kHz for <= 64 KiB packets, can lose\n"
-    "                         packets, counted as missed)\n"
-    "  --chunk-size KB        uncompressed chunk size (default 1024)\n"
-    "  --no-crc               no CRC32 of the chunks (saves CPU; damage inside a packet\n"
-    "                         then goes unnoticed by readers)\n"
-    "  --buffer MB            closed chunks waiting for the disk at most (default 256)\n"
-    "  --prio N               poll with SCHED_FIFO priority N (the disk writer stays at\n"
-    "                         normal priority, nice 10): fewer missed packets on a busy host\n"
-    "  -n, --count N          stop after N packets in total\n"
-    "  --duration S           stop after S seconds\n"
+    "  recorded only when named exactly.\n",
+    opts, 25,
     "  A CONNECTION, GLOB or --exclude GLOB that matches nothing is warned about at start\n"
     "  and at the end.\n"
     "  The final summary (stderr) gives per connection the messages in the file(s), the\n"
     "  packets missed (sequence gaps, also before the first one taken) and those lost after\n"
     "  a write error.\n"
     "exit codes: 0 ok, 4 the file holds no message at all, 100 usage, 111 system error\n"
-    "            (e.g. disk full: the file stays readable up to its last complete chunk)\n";
+    "            (e.g. disk full: the file stays readable up to its last complete chunk)\n",
+    false};
 
 static volatile sig_atomic_t hup;
 
@@ -79,15 +119,15 @@ struct rconn {
 };
 
 struct rec {
-    char **pats;
+    const char **pats;
     int npats;
     struct rconn *c;
     size_t nc;
     ard_logw *w;
     uint64_t every;
     double max_rate;
-    bool *matched; /* per pattern: some connection matched it */
-    char **excl;   /* --exclude patterns */
+    bool *matched;     /* per pattern: some connection matched it */
+    const char **excl; /* --exclude patterns */
     int nexcl;
     bool *excl_matched;
     char **noted; /* groups whose service connections were said to be left out */
@@ -421,58 +461,63 @@ int cmd_record(int argc, char **argv)
         return ardt_err(ARDT_SYS, "out of memory");
     }
     int rc = 0;
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes =
-            strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--compress") == 0 ||
-            strcmp(a, "--every") == 0 || strcmp(a, "--max-rate") == 0 ||
-            strcmp(a, "--split-size") == 0 || strcmp(a, "--split-duration") == 0 ||
-            strcmp(a, "--poll-us") == 0 || strcmp(a, "--chunk-size") == 0 ||
-            strcmp(a, "--buffer") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0 ||
-            strcmp(a, "--duration") == 0 || strcmp(a, "--prio") == 0 || strcmp(a, "--exclude") == 0;
-        if (takes && !v) {
-            rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 &&
+           (id = ardt_opt_next(&ardt_record_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        switch (id) {
+        case ARDT_OPT_BAD:
+            rc = ARDT_USAGE;
+            break;
+        case ARDT_OPT_ARG:
+            r.pats[r.npats++] = v.s;
+            break;
+        case O_OUTPUT:
+            out = v.s;
+            break;
+        case O_EXCLUDE:
+            r.excl[r.nexcl++] = v.s;
+            break;
+        case O_COMPRESS:
+            comp = v.u == 0 ? "zstd" : NULL;
+            break;
+        case O_EVERY:
+            r.every = v.u;
+            break;
+        case O_MAX_RATE:
+            r.max_rate = v.d;
+            break;
+        case O_SPLIT_SIZE:
+            split_mb = v.u;
+            break;
+        case O_SPLIT_DURATION:
+            split_s = v.d;
+            break;
+        case O_STATS:
+            stats = true;
+            break;
+        case O_POLL_US:
+            poll_us = v.u;
+            break;
+        case O_CHUNK_SIZE:
+            chunk_kb = v.u;
+            break;
+        case O_NO_CRC:
+            no_crc = true;
+            break;
+        case O_BUFFER:
+            buffer_mb = v.u;
+            break;
+        case O_PRIO:
+            prio = v.u;
+            break;
+        case O_COUNT:
+            count = v.u;
+            break;
+        case O_DURATION:
+            duration = v.d;
             break;
         }
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-            out = argv[++i];
-        else if (strcmp(a, "--exclude") == 0)
-            r.excl[r.nexcl++] = argv[++i];
-        else if (strcmp(a, "--compress") == 0) {
-            comp = argv[++i];
-            if (strcmp(comp, "none") == 0)
-                comp = NULL;
-            else if (strcmp(comp, "zstd") != 0)
-                rc = ardt_err(ARDT_USAGE, "--compress '%s': expected zstd or none", comp);
-        } else if (strcmp(a, "--every") == 0)
-            rc = ardt_parse_count(a, argv[++i], UINT32_MAX, &r.every);
-        else if (strcmp(a, "--max-rate") == 0)
-            rc = ardt_parse_double(a, argv[++i], 1e-6, 1e9, &r.max_rate);
-        else if (strcmp(a, "--split-size") == 0)
-            rc = ardt_parse_count(a, argv[++i], 1u << 30, &split_mb);
-        else if (strcmp(a, "--split-duration") == 0)
-            rc = ardt_parse_double(a, argv[++i], 0.001, 1e9, &split_s);
-        else if (strcmp(a, "--poll-us") == 0)
-            rc = ardt_parse_count(a, argv[++i], 1000000, &poll_us);
-        else if (strcmp(a, "--chunk-size") == 0)
-            rc = ardt_parse_count(a, argv[++i], 1u << 20, &chunk_kb);
-        else if (strcmp(a, "--buffer") == 0)
-            rc = ardt_parse_count(a, argv[++i], 1u << 16, &buffer_mb);
-        else if (strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0)
-            rc = ardt_parse_count(a, argv[++i], UINT64_MAX, &count);
-        else if (strcmp(a, "--duration") == 0)
-            rc = ardt_parse_double(a, argv[++i], 0.001, 1e9, &duration);
-        else if (strcmp(a, "--prio") == 0)
-            rc = ardt_parse_count(a, argv[++i], 99, &prio);
-        else if (strcmp(a, "--no-crc") == 0)
-            no_crc = true;
-        else if (strcmp(a, "--stats") == 0)
-            stats = true;
-        else if (a[0] == '-' && a[1])
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help record')", a);
-        else
-            r.pats[r.npats++] = argv[i];
     }
     char defname[64];
     if (rc == 0 && !out) { /* as lcm-logger and rosbag2 name theirs: by the local time */

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char ardt_ros2msgs_usage[] =
+static const struct ardt_opt opts[] = {{0}};
+const struct ardt_spec ardt_ros2msgs_spec = {
     "usage: ard ros2-msgs DIR [CONN...]\n"
     "  Write the ROS 2 interface package ardnet_msgs into DIR (made with its parents):\n"
     "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
@@ -18,12 +19,13 @@ const char ardt_ros2msgs_usage[] =
     "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. Two connections with one\n"
     "  <Name> and different fields are refused. Files of other messages in DIR/msg are left.\n"
     "exit codes: 0 ok, 1 no such connection, 3 connection damaged or not accessible,\n"
-    "            100 usage or a name collision, 111 cannot write\n";
+    "            100 usage or a name collision, 111 cannot write\n",
+    opts, 0, NULL, false};
 
 struct msg {
     char conn[ARD_MAX_NAME + 1];
     char name[ARD_MAX_NAME + 2];
-    struct ardl_buf def;
+    struct ardc_buf def;
 };
 
 struct set {
@@ -61,7 +63,7 @@ static int add(const char *conn, void *arg)
     snprintf(m->conn, sizeof m->conn, "%s", conn);
     ardl_ros2_msg_name(conn, m->name, sizeof m->name);
     if (ardl_msgdef(norm, st.size, &m->def) < 0 || m->def.oom) {
-        ardl_free(&m->def);
+        ardc_free(&m->def);
         s->rc = ardt_err(ARDT_SYS, "connection '%s': %s", conn, ard_errdetail());
         return 1;
     }
@@ -71,7 +73,7 @@ static int add(const char *conn, void *arg)
         if (strcmp(o->name, m->name) != 0)
             continue;
         bool same = o->def.len == m->def.len && memcmp(o->def.p, m->def.p, m->def.len) == 0;
-        ardl_free(&m->def);
+        ardc_free(&m->def);
         if (same)
             return 0;
         s->rc = ardt_err(ARDT_USAGE,
@@ -141,7 +143,7 @@ static int write_package(const char *dir, const struct set *s)
     if (rc)
         return rc;
 
-    struct ardl_buf b = {0};
+    struct ardc_buf b = {0};
     char line[256];
     snprintf(line, sizeof line,
              "<?xml version=\"1.0\"?>\n"
@@ -149,7 +151,7 @@ static int write_package(const char *dir, const struct set *s)
              "  <name>ardnet_msgs</name>\n"
              "  <version>%d.%d.%d</version>\n",
              ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
-    ardl_put(&b, line, strlen(line));
+    ardc_put(&b, line, strlen(line));
     static const char rest[] =
         "  <description>Messages of ardnet connections, as ardnet's ros2: endpoints publish "
         "them (written by ard ros2-msgs)</description>\n"
@@ -163,7 +165,7 @@ static int write_package(const char *dir, const struct set *s)
         "    <build_type>ament_cmake</build_type>\n"
         "  </export>\n"
         "</package>\n";
-    ardl_put(&b, rest, sizeof rest - 1);
+    ardc_put(&b, rest, sizeof rest - 1);
     snprintf(path, sizeof path, "%s/package.xml", dir);
     rc = b.oom ? ardt_err(ARDT_SYS, "out of memory") : put_file(path, (const char *)b.p, b.len);
 
@@ -174,19 +176,19 @@ static int write_package(const char *dir, const struct set *s)
                                "find_package(ament_cmake REQUIRED)\n"
                                "find_package(rosidl_default_generators REQUIRED)\n"
                                "rosidl_generate_interfaces(${PROJECT_NAME}\n";
-    ardl_put(&b, head, sizeof head - 1);
+    ardc_put(&b, head, sizeof head - 1);
     for (size_t i = 0; i < s->n; i++) {
         snprintf(line, sizeof line, "  \"msg/%s.msg\"\n", s->m[i].name);
-        ardl_put(&b, line, strlen(line));
+        ardc_put(&b, line, strlen(line));
     }
     static const char tail[] = ")\n"
                                "ament_export_dependencies(rosidl_default_runtime)\n"
                                "ament_package()\n";
-    ardl_put(&b, tail, sizeof tail - 1);
+    ardc_put(&b, tail, sizeof tail - 1);
     snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
     if (rc == 0)
         rc = b.oom ? ardt_err(ARDT_SYS, "out of memory") : put_file(path, (const char *)b.p, b.len);
-    ardl_free(&b);
+    ardc_free(&b);
     return rc;
 }
 
@@ -194,12 +196,14 @@ int cmd_ros2msgs(int argc, char **argv)
 {
     const char *dir = NULL;
     int first = 0;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1])
-            return ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help ros2-msgs')", argv[i]);
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_ros2msgs_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
         if (!dir) {
-            dir = argv[i];
-            first = i + 1;
+            dir = v.s;
+            first = ai + 1;
         }
     }
     if (!dir || !dir[0])
@@ -221,7 +225,7 @@ int cmd_ros2msgs(int argc, char **argv)
         for (size_t i = 0; i < s.n; i++)
             printf("%s/msg/%s.msg\n", dir, s.m[i].name);
     for (size_t i = 0; i < s.n; i++)
-        ardl_free(&s.m[i].def);
+        ardc_free(&s.m[i].def);
     free(s.m);
     return s.rc;
 }

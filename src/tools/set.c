@@ -4,7 +4,9 @@
 
 #include <string.h>
 
-const char ardt_set_usage[] =
+enum { O_TYPE = 1, O_SIZE };
+static const struct ardt_opt opts[] = {ARDT_OPT_TYPE(O_TYPE), ARDT_OPT_SIZE(O_SIZE), {0}};
+const struct ardt_spec ardt_set_spec = {
     "usage: ard set CONNECTION FIELD=VALUE... [--type DESC]\n"
     "       ard set CONNECTION --size BYTES\n"
     "  Write one packet on CONNECTION: the connection's last packet with the given fields\n"
@@ -13,10 +15,8 @@ const char ardt_set_usage[] =
     "  Integers are checked against their type's range; floats accept nan and inf.\n"
     "  Refused (exit 2) while a live writer owns the connection: its pid is named. With\n"
     "  --type (or --size for an opaque one, which gets one packet of zeros) a connection that\n"
-    "  does not exist is created; one that exists must have that type (or size).\n"
-    "options:\n"
-    "  -t, --type DESC    create the connection with this type if it does not exist\n"
-    "  -s, --size BYTES   create an opaque connection of this size if it does not exist\n";
+    "  does not exist is created; one that exists must have that type (or size).\n",
+    opts, 21, NULL, false};
 
 struct assigns {
     char **v;
@@ -45,24 +45,21 @@ int cmd_set(int argc, char **argv)
     char *assign[argc];
     struct assigns a = {assign, 0};
     int rc = 0;
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *o = argv[i];
-        bool t_ = !strcmp(o, "-t") || !strcmp(o, "--type");
-        bool s_ = !strcmp(o, "-s") || !strcmp(o, "--size");
-        if (t_ || s_) {
-            if (i + 1 >= argc)
-                return ardt_err(ARDT_USAGE, "%s needs a value", o);
-            const char *v = argv[++i];
-            if (t_)
-                type = v;
-            else if ((rc = ardt_parse_count(o, v, UINT32_MAX, &size)) == 0 && size == 0)
-                rc = ardt_err(ARDT_USAGE, "%s 0: a connection holds at least 1 byte", o);
-        } else if (o[0] == '-' && o[1] != '\0' && (o[1] == '-' || !strchr(o, '=')))
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help set')", o);
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 && (id = ardt_opt_next(&ardt_set_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            rc = ARDT_USAGE;
+        else if (id == O_TYPE)
+            type = v.s;
+        else if (id == O_SIZE)
+            rc = (size = v.u)
+                     ? 0
+                     : ardt_err(ARDT_USAGE, "%s 0: a connection holds at least 1 byte", v.opt);
         else if (conn == NULL)
-            conn = o;
+            conn = v.s;
         else
-            a.v[a.n++] = argv[i];
+            a.v[a.n++] = argv[ai];
     }
     if (rc)
         return rc;

@@ -7,26 +7,42 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char ardt_show_usage[] =
+enum { O_FOLLOW = 1, O_FIELD, O_FORMAT, O_JSON, O_COUNT, O_ON_CHANGE, O_FILTER, O_TEXT };
+static const struct ardt_opt opts[] = {
+    {O_FOLLOW, "-f", "--follow", NULL,
+     "print every new packet until interrupted (a packet the terminal\n"
+     "cannot keep up with is skipped, and counted)",
+     .kind = ARDT_FLAG},
+    {O_FIELD, NULL, "--field", "PATH",
+     "only this field or element: q, q[2], tick, f0 (unnamed field 0);\n"
+     "repeatable, or comma-separated",
+     .kind = ARDT_TEXT, .complete = "@field"},
+    {O_FORMAT, NULL, "--format", "FMT",
+     "text (default), csv (header row, then one row per packet) or json\n"
+     "(one object per line)",
+     .kind = ARDT_CHOICE, .complete = "text csv json"},
+    {O_JSON, NULL, "--json", NULL, "same as --format json", .kind = ARDT_FLAG},
+    {O_COUNT, "-n", "--count", "N", "stop after N packets printed (with -f)", .kind = ARDT_UINT},
+    {O_ON_CHANGE, NULL, "--on-change", NULL,
+     "print a packet only when the selected fields differ from the last\n"
+     "one printed (implies -f)",
+     .kind = ARDT_FLAG},
+    {O_FILTER, NULL, "--filter", "EXPR",
+     "print only packets for which EXPR holds, e.g.\n"
+     "'q[0] > 0.5 && tick % 10 == 0' (grammar: ard(1), docs/ard.md)",
+     .kind = ARDT_TEXT},
+    {O_TEXT, NULL, "--text", "FIELD",
+     "print the u8/i8 array FIELD as text (repeatable); in the text\n"
+     "format, u8 arrays of NUL-terminated printable bytes are text anyway",
+     .kind = ARDT_TEXT, .complete = "@field"},
+    {0},
+};
+const struct ardt_spec ardt_show_spec = {
     "usage: ard show CONNECTION [-f] [--field PATH...] [--format text|csv|json] [-n COUNT]\n"
     "  The newest packet of CONNECTION decoded by its type, with sequence number, age and\n"
     "  both send times (writer's CLOCK_MONOTONIC and CLOCK_REALTIME). Opaque connections\n"
-    "  print hex. ard show attaches as an ordinary reader: the writer is never slowed.\n"
-    "options:\n"
-    "  -f, --follow        print every new packet until interrupted (a packet the terminal\n"
-    "                      cannot keep up with is skipped, and counted)\n"
-    "  --field PATH        only this field or element: q, q[2], tick, f0 (unnamed field 0);\n"
-    "                      repeatable, or comma-separated\n"
-    "  --format FMT        text (default), csv (header row, then one row per packet) or json\n"
-    "                      (one object per line)\n"
-    "  --json              same as --format json\n"
-    "  -n, --count N       stop after N packets printed (with -f)\n"
-    "  --on-change         print a packet only when the selected fields differ from the last\n"
-    "                      one printed (implies -f)\n"
-    "  --filter EXPR       print only packets for which EXPR holds, e.g.\n"
-    "                      'q[0] > 0.5 && tick % 10 == 0' (grammar: ard(1), docs/ard.md)\n"
-    "  --text FIELD        print the u8/i8 array FIELD as text (repeatable); in the text\n"
-    "                      format, u8 arrays of NUL-terminated printable bytes are text anyway\n";
+    "  print hex. ard show attaches as an ordinary reader: the writer is never slowed.\n",
+    opts, 22, NULL, false};
 
 enum fmt { TEXT, CSV, JSON };
 
@@ -311,55 +327,46 @@ int cmd_show(int argc, char **argv)
         free(textargs);
         return ardt_err(ARDT_SYS, "out of memory");
     }
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-f") == 0 || strcmp(a, "--follow") == 0)
+    static const int fmts[] = {TEXT, CSV, JSON}; /* in the order of --format's words */
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 && (id = ardt_opt_next(&ardt_show_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        switch (id) {
+        case ARDT_OPT_BAD:
+            rc = ARDT_USAGE;
+            break;
+        case O_FOLLOW:
             follow = true;
-        else if (strcmp(a, "--json") == 0)
+            break;
+        case O_JSON:
             s.fmt = JSON;
-        else if (strcmp(a, "--on-change") == 0)
+            break;
+        case O_ON_CHANGE:
             on_change = follow = true;
-        else if (strcmp(a, "--filter") == 0 || strcmp(a, "--text") == 0) {
-            if (!val) {
-                rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
-                break;
-            }
-            i++;
-            if (a[2] == 't')
-                textargs[nta++] = argv[i];
-            else if (filter_src)
+            break;
+        case O_TEXT:
+            textargs[nta++] = v.s;
+            break;
+        case O_FILTER:
+            if (filter_src)
                 rc = ardt_err(ARDT_USAGE, "--filter given twice (join them with &&)");
+            filter_src = v.s;
+            break;
+        case O_FIELD:
+            fieldargs[nfa++] = v.s;
+            break;
+        case O_FORMAT:
+            s.fmt = fmts[v.u];
+            break;
+        case O_COUNT:
+            count = v.u;
+            break;
+        default:
+            if (s.conn == NULL)
+                s.conn = v.s;
             else
-                filter_src = val;
-        } else if (strcmp(a, "--field") == 0 || strcmp(a, "--format") == 0 ||
-                   strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0) {
-            if (!val) {
-                rc = ardt_err(ARDT_USAGE, "%s needs a value", a);
-                break;
-            }
-            i++;
-            if (strcmp(a, "--field") == 0)
-                fieldargs[nfa++] = argv[i];
-            else if (strcmp(a, "--format") == 0) {
-                if (strcmp(val, "text") == 0)
-                    s.fmt = TEXT;
-                else if (strcmp(val, "csv") == 0)
-                    s.fmt = CSV;
-                else if (strcmp(val, "json") == 0)
-                    s.fmt = JSON;
-                else
-                    rc = ardt_err(ARDT_USAGE, "--format '%s': expected text, csv or json", val);
-            } else
-                rc = ardt_parse_count(a, val, UINT64_MAX, &count);
-        } else if (strncmp(a, "--field=", 8) == 0)
-            fieldargs[nfa++] = argv[i] + 8;
-        else if (a[0] == '-' && a[1] != '\0')
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help show')", a);
-        else if (s.conn == NULL)
-            s.conn = a;
-        else
-            rc = ardt_err(ARDT_USAGE, "one connection at a time ('%s' and '%s')", s.conn, a);
+                rc = ardt_err(ARDT_USAGE, "one connection at a time ('%s' and '%s')", s.conn, v.s);
+        }
     }
     if (rc == 0 && s.conn == NULL)
         rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");

@@ -10,7 +10,23 @@
 #include <string.h>
 #include <yaml.h>
 
-const char ardt_siggen_usage[] =
+enum { O_RATE = 1, O_TYPE, O_COUNT, O_SEED, O_CONFIG };
+static const struct ardt_opt opts[] = {
+    {O_RATE, "-r", "--rate", "HZ", "packets per second, 0.001..100000 (default 100)",
+     .kind = ARDT_REAL, .min = 0.001, .max = 100000},
+    ARDT_OPT_TYPE(O_TYPE),
+    {O_COUNT, "-n", "--count", "N",
+     "stop after N packets (1 or more; default forever: until interrupted)", .kind = ARDT_PACKETS,
+     .complete = "forever"},
+    {O_SEED, NULL, "--seed", "N", "seed of the noise generators (default: from the clock)",
+     .kind = ARDT_UINT},
+    {O_CONFIG, "-c", "--config", "F",
+     "YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
+     "{shape: SHAPE, amplitude: A, frequency: F, ...}}",
+     .kind = ARDT_TEXT, .complete = "@file"},
+    {0},
+};
+const struct ardt_spec ardt_siggen_spec = {
     "usage: ard siggen CONNECTION [--type DESC] [--rate HZ] [-n COUNT] [--seed N]\n"
     "                  FIELD=SHAPE[,KEY=VALUE...]...\n"
     "       ard siggen --config FILE.yaml [-n COUNT]\n"
@@ -28,14 +44,8 @@ const char ardt_siggen_usage[] =
     "  uniform   c + A (2U - 1), U uniform in [0,1)\n"
     "  gaussian  c + A N, N standard normal\n"
     "keys: amplitude|amp (default 1), frequency|freq (1), phase (0), offset (0), at (step, 1),\n"
-    "      f1 (chirp end frequency, 10 f), T (chirp sweep seconds, 10)\n"
-    "options:\n"
-    "  -r, --rate HZ    packets per second, 0.001..100000 (default 100)\n"
-    "  -t, --type DESC  create the connection with this type if it does not exist\n"
-    "  -n, --count N    stop after N packets (1 or more; default forever: until interrupted)\n"
-    "  --seed N         seed of the noise generators (default: from the clock)\n"
-    "  -c, --config F   YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
-    "                   {shape: SHAPE, amplitude: A, frequency: F, ...}}\n";
+    "      f1 (chirp end frequency, 10 f), T (chirp sweep seconds, 10)\n",
+    opts, 19, NULL, false};
 
 enum shape {
     SINE,
@@ -354,33 +364,29 @@ int cmd_siggen(int argc, char **argv)
     struct cfg c = {.rate = 100};
     int rc = 0;
     bool rate_given = false;
-    for (int i = 1; i < argc && rc == 0; i++) {
-        const char *o = argv[i];
-        bool takes = !strcmp(o, "-r") || !strcmp(o, "--rate") || !strcmp(o, "-t") ||
-                     !strcmp(o, "--type") || !strcmp(o, "-n") || !strcmp(o, "--count") ||
-                     !strcmp(o, "--seed") || !strcmp(o, "-c") || !strcmp(o, "--config");
-        if (takes && i + 1 >= argc)
-            return ardt_err(ARDT_USAGE, "%s needs a value", o);
-        const char *v = takes ? argv[++i] : NULL;
-        if (!strcmp(o, "-r") || !strcmp(o, "--rate"))
-            rc = ardt_parse_double(o, v, 0.001, 100000, &c.rate), rate_given = true;
-        else if (!strcmp(o, "-t") || !strcmp(o, "--type"))
-            c.type = v;
-        else if (!strcmp(o, "-n") || !strcmp(o, "--count"))
-            rc = ardt_parse_packets(o, v, &c.count);
-        else if (!strcmp(o, "--seed"))
-            rc = ardt_parse_count(o, v, UINT64_MAX, &c.seed), c.seeded = true;
-        else if (!strcmp(o, "-c") || !strcmp(o, "--config")) {
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while (rc == 0 &&
+           (id = ardt_opt_next(&ardt_siggen_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            rc = ARDT_USAGE;
+        else if (id == O_RATE)
+            c.rate = v.d, rate_given = true;
+        else if (id == O_TYPE)
+            c.type = v.s;
+        else if (id == O_COUNT)
+            c.count = v.u;
+        else if (id == O_SEED)
+            c.seed = v.u, c.seeded = true;
+        else if (id == O_CONFIG) {
             double cli_rate = c.rate;
-            rc = load_yaml(&c, v);
+            rc = load_yaml(&c, v.s);
             if (rate_given)
                 c.rate = cli_rate; /* the command line has the last word */
-        } else if (o[0] == '-' && o[1] != '\0')
-            rc = ardt_err(ARDT_USAGE, "unknown option '%s' (see 'ard help siggen')", o);
-        else if (!strchr(o, '=') && c.conn == NULL)
-            c.conn = o;
+        } else if (!strchr(v.s, '=') && c.conn == NULL)
+            c.conn = v.s;
         else
-            rc = parse_arg(&c, o);
+            rc = parse_arg(&c, v.s);
     }
     if (rc == 0 && c.conn == NULL)
         rc =

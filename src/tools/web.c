@@ -34,32 +34,62 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char ardt_web_usage[] =
+enum {
+    O_LISTEN = 1,
+    O_ALLOW_SET,
+    O_TOKEN_FILE,
+    O_NO_TOKEN,
+    O_HOST_NAME,
+    O_MAX_CLIENTS,
+    O_IDLE,
+    O_TOKEN
+};
+static const struct ardt_opt web_opts[] = {
+    {O_LISTEN, "-l", "--listen", "ADDR:PORT",
+     "address to serve on (default 127.0.0.1:8642; port 0: any free\n"
+     "port)",
+     .kind = ARDT_TEXT},
+    {O_ALLOW_SET, NULL, "--allow-set", NULL,
+     "let the page write packets (as `ard set`, same refusals);\n"
+     "read-only otherwise",
+     .kind = ARDT_FLAG},
+    {O_TOKEN_FILE, NULL, "--token-file", "FILE",
+     "the token is the first line of FILE (8-79 letters, digits,\n"
+     "'-_.'; FILE not readable by others) instead of a random one",
+     .kind = ARDT_TEXT, .complete = "@file"},
+    {O_NO_TOKEN, NULL, "--no-token", NULL,
+     "no token (loopback only): every local user gets in with this\n"
+     "server's rights",
+     .kind = ARDT_FLAG},
+    {O_HOST_NAME, NULL, "--host-name", "NAME",
+     "also answer to Host NAME[:PORT] (a name of this machine; up to\n"
+     "8); address literals of the listened address always work",
+     .kind = ARDT_TEXT},
+    {O_MAX_CLIENTS, NULL, "--max-clients", "N",
+     "WebSockets (plots) at once, 1-1000 (default 64); more get 503", .kind = ARDT_REAL, .min = 1,
+     .max = 1000},
+    {O_IDLE, NULL, "--idle-timeout", "SECONDS",
+     "close a WebSocket that subscribes to nothing for this long\n"
+     "(default 30)",
+     .kind = ARDT_REAL, .min = 0.1, .max = 86400},
+    /* Refused with the reason: a token in argv is visible to every local user. */
+    {O_TOKEN, NULL, "--token", "TOKEN", NULL, .kind = ARDT_TEXT, .hidden = true},
+    {0},
+};
+const struct ardt_spec ardt_web_spec = {
     "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token-file FILE | --no-token]\n"
     "               [--host-name NAME]... [--max-clients N] [--idle-timeout SECONDS]\n"
     "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
     "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
     "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
     "  Every request needs a token (a random one is printed in the address to open; the page\n"
-    "  keeps it in a cookie) and a Host and Origin of this server.\n"
-    "options:\n"
-    "  -l, --listen ADDR:PORT  address to serve on (default 127.0.0.1:8642; port 0: any free\n"
-    "                          port)\n"
-    "  --allow-set             let the page write packets (as `ard set`, same refusals);\n"
-    "                          read-only otherwise\n"
-    "  --token-file FILE       the token is the first line of FILE (8-79 letters, digits,\n"
-    "                          '-_.'; FILE not readable by others) instead of a random one\n"
-    "  --no-token              no token (loopback only): every local user gets in with this\n"
-    "                          server's rights\n"
-    "  --host-name NAME        also answer to Host NAME[:PORT] (a name of this machine; up to\n"
-    "                          8); address literals of the listened address always work\n"
-    "  --max-clients N         WebSockets (plots) at once, 1-1000 (default 64); more get 503\n"
-    "  --idle-timeout SECONDS  close a WebSocket that subscribes to nothing for this long\n"
-    "                          (default 30)\n"
+    "  keeps it in a cookie) and a Host and Origin of this server.\n",
+    web_opts, 26,
     "  Foxglove and Lichtblick connect to ws://ADDR:PORT/?token=... (the Foxglove WebSocket\n"
     "  protocol; --allow-set lets them publish as ard set).\n"
     "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
-    "  See docs/web.md.\n";
+    "  See docs/web.md.\n",
+    true};
 
 extern char **environ;
 
@@ -247,46 +277,16 @@ static void source_put(struct source *s)
 
 /* ---- output buffers --------------------------------------------------------------------- */
 
-struct buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-static void b_grow(struct buf *b, size_t more)
-{
-    if (b->len + more + 1 <= b->cap)
-        return;
-    size_t n = b->cap ? b->cap : 1024;
-    while (n < b->len + more + 1)
-        n *= 2;
-    char *q = realloc(b->p, n);
-    if (!q) {
-        b->oom = true;
-        return;
-    }
-    b->p = q;
-    b->cap = n;
-}
-
-ARDI_PRINTF(2, 3) static void bp(struct buf *b, const char *fmt, ...)
+/* The shared growable buffer (ardc_buf.h); bp appends printf-style text. */
+ARDI_PRINTF(2, 3) static void bp(struct ardc_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    ardc_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    b_grow(b, (size_t)n);
-    if (b->oom)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
-static void b_num(struct buf *b, double v)
+static void b_num(struct ardc_buf *b, double v)
 {
     if (isfinite(v))
         bp(b, "%.9g", v);
@@ -294,30 +294,14 @@ static void b_num(struct buf *b, double v)
         bp(b, "null");
 }
 
-/* A JSON string. Bytes that are not UTF-8 (a name made by hand in /dev/shm, a message
- * quoting what a client sent) are written as the text \xNN: the answer stays valid UTF-8. */
-static void b_str(struct buf *b, const char *s)
+/* A JSON string (ardc_json_str: bytes that are not UTF-8 become the text \xNN). */
+static void b_str(struct ardc_buf *b, const char *s)
 {
-    bp(b, "\"");
-    size_t len = strlen(s);
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t k = wg_utf8_seq((const unsigned char *)s + i, len - i);
-        if (c == '"' || c == '\\')
-            bp(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            bp(b, "\\u%04x", c);
-        else if (k == 0)
-            bp(b, "\\\\x%02x", c);
-        else
-            bp(b, "%.*s", (int)k, s + i);
-        i += k ? k : 1;
-    }
-    bp(b, "\"");
+    ardc_json_str(b, s);
 }
 
 /* A packet's fields as JSON: {"q":[...],"tick":3}. */
-static void b_packet(struct buf *b, const struct ardt_type *t, const uint8_t *pkt)
+static void b_packet(struct ardc_buf *b, const struct ardt_type *t, const uint8_t *pkt)
 {
     char *text = NULL;
     size_t len = 0;
@@ -347,15 +331,15 @@ static void b_packet(struct buf *b, const struct ardt_type *t, const uint8_t *pk
 
 /* Queue a message for the client (never waits for it). Plot frames may be dropped when the
  * client is behind; answers to its commands are not. */
-static void ws_send(struct client *cl, const struct buf *b, bool droppable)
+static void ws_send(struct client *cl, const struct ardc_buf *b, bool droppable)
 {
     if (!b->oom && b->len)
-        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->p, b->len, droppable);
+        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->s, b->len, droppable);
 }
 
 static void ws_error(struct client *cl, const char *msg)
 {
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"error\":");
     b_str(&b, msg);
     bp(&b, "}");
@@ -365,7 +349,7 @@ static void ws_error(struct client *cl, const char *msg)
 
 /* ---- the pump: 30 times a second, new packets to buckets to clients ------------------------ */
 
-static void emit_bucket(struct client *cl, struct buf *b, bool *first)
+static void emit_bucket(struct client *cl, struct ardc_buf *b, bool *first)
 {
     bp(b, "%s[%.6f", *first ? "" : ",", (double)cl->cur * (double)cl->bucket_ns * 1e-9);
     for (size_t i = 0; i < cl->nsel; i++) {
@@ -392,7 +376,7 @@ static void pump_client(struct client *cl, int64_t now)
         wg_active(cl->wg, false);
         return;
     }
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bool first = true;
     bp(&b, "{\"now\":%.6f,\"b\":[", (double)now * 1e-9);
     pthread_mutex_lock(&s->mu);
@@ -513,7 +497,7 @@ static void ws_ready(struct mg_connection *c, void *cb)
     struct client *cl = client_of(c);
     if (cl) {
         wg_ready(cl->wg);
-        struct buf b = {0};
+        struct ardc_buf b = {0};
         bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
         ws_send(cl, &b, false);
         free(b.p);
@@ -602,7 +586,7 @@ static void ws_command(struct client *cl, char *line)
            newest - s->mono[(cl->cursor - 1) & (s->cap - 1)] < 1000000000)
         cl->cursor--;
     pthread_mutex_unlock(&s->mu);
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"sub\":");
     b_str(&b, s->name);
     bp(&b, ",\"type\":");
@@ -664,7 +648,7 @@ static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, vo
 
 /* ---- HTTP ---------------------------------------------------------------------------------- */
 
-static int send_json(struct mg_connection *c, int status, const struct buf *b)
+static int send_json(struct mg_connection *c, int status, const struct ardc_buf *b)
 {
     if (b->oom)
         return mg_send_http_error(c, 500, "out of memory"), 500;
@@ -672,13 +656,13 @@ static int send_json(struct mg_connection *c, int status, const struct buf *b)
               "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
               status, status == 200 ? "OK" : "Error", b->len);
-    mg_write(c, b->p ? b->p : "", b->len);
+    mg_write(c, b->s ? b->s : "", b->len);
     return status;
 }
 
 static int json_error(struct mg_connection *c, int status, const char *msg)
 {
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"error\":");
     b_str(&b, msg);
     bp(&b, "}\n");
@@ -747,7 +731,7 @@ static int h_net(struct mg_connection *c, void *cb)
     int rc = ard_conn_list(ardt_g.domain, net_add, &l);
     pthread_mutex_unlock(&netmu);
     int64_t now = ard_now_ns();
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     bp(&b, "{\"domain\":");
     b_str(&b, ardt_g.domain);
     bp(&b, ",\"allow_set\":%s,\"self\":%d,\"connections\":[", W.allow_set ? "true" : "false",
@@ -805,7 +789,7 @@ static int h_net(struct mg_connection *c, void *cb)
 #define WEB_MAXASSIGN 64
 
 /* Run `ard set` (this program) so that the refusals are exactly its own. */
-static int run_set(char **av, struct buf *out)
+static int run_set(char **av, struct ardc_buf *out)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) < 0)
@@ -837,10 +821,10 @@ static int run_set(char **av, struct buf *out)
 #ifdef ARD_HAVE_LOG
 int web_run_set(char **av, char *out, size_t outlen)
 {
-    struct buf b = {0};
+    struct ardc_buf b = {0};
     int code = run_set(av, &b);
-    snprintf(out, outlen, "%s", b.p && !b.oom ? b.p : "");
-    free(b.p);
+    snprintf(out, outlen, "%s", b.s && !b.oom ? b.s : "");
+    ardc_free(&b);
     return code;
 }
 #endif
@@ -912,11 +896,11 @@ static int h_set(struct mg_connection *c, void *cb)
                  notassign);
         status = json_error(c, 400, msg);
     } else {
-        struct buf out = {0};
+        struct ardc_buf out = {0};
         int code = run_set(av, &out);
-        struct buf b = {0};
+        struct ardc_buf b = {0};
         bp(&b, "{\"code\":%d,\"message\":", code);
-        b_str(&b, out.p ? out.p : "");
+        b_str(&b, out.s ? out.s : "");
         bp(&b, "}\n");
         status = code == 0 ? 200 : code == ARDT_BUSY ? 409 : code == ARDT_NOENT ? 404 : 400;
         send_json(c, status, &b);
@@ -985,57 +969,33 @@ static void on_signal(int sig)
 }
 
 /* A number option's value in [lo, hi]. */
-static int num_opt(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d >= lo && d <= hi))
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a number from %g to %g", opt, v, lo, hi);
-    *out = d;
-    return 0;
-}
-
 int cmd_web(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8642";
     const char *token_file = NULL;
     struct wg_opts go = {.max_clients = 64, .idle_ms = 30000};
-    double d;
     int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        static const char *const valued[] = {"-l",          "--listen",      "--token-file",
-                                             "--host-name", "--max-clients", "--idle-timeout",
-                                             "--token"};
-        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
-            size_t kl = strlen(valued[k]);
-            if (strcmp(a, valued[k]) == 0) {
-                if (i + 1 >= argc)
-                    return ardt_err(ARDT_USAGE, "%s needs a value", a);
-                v = argv[++i];
-            } else if (strncmp(a, valued[k], kl) == 0 && a[kl] == '=' && kl > 2)
-                v = a + kl + 1;
-            if (v) {
-                a = valued[k];
-                break;
-            }
-        }
-        if (strcmp(a, "--allow-set") == 0)
+    struct ardt_optarg o;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_web_spec, argc, argv, &ai, &o)) != ARDT_OPT_END) {
+        const char *v = o.s;
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
+        else if (id == ARDT_OPT_ARG)
+            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", v);
+        else if (id == O_ALLOW_SET)
             W.allow_set = true;
-        else if (strcmp(a, "--no-token") == 0)
+        else if (id == O_NO_TOKEN)
             W.no_token = true;
-        else if (!v)
-            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", a);
-        else if (strcmp(a, "-l") == 0 || strcmp(a, "--listen") == 0)
+        else if (id == O_LISTEN)
             listen = v;
-        else if (strcmp(a, "--token-file") == 0)
+        else if (id == O_TOKEN_FILE)
             token_file = v;
-        else if (strcmp(a, "--token") == 0)
+        else if (id == O_TOKEN)
             return ardt_err(ARDT_USAGE,
                             "--token: a token on the command line is visible to every local "
                             "user (ps); put it in a file and use --token-file FILE");
-        else if (strcmp(a, "--host-name") == 0) {
+        else if (id == O_HOST_NAME) {
             size_t hl = strlen(v);
             if (hl == 0 || hl > 253 ||
                 strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
@@ -1046,14 +1006,10 @@ int cmd_web(int argc, char **argv)
             if (go.nhost_names == WG_MAX_HOST_NAMES)
                 return ardt_err(ARDT_USAGE, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
             go.host_names[go.nhost_names++] = v;
-        } else if (strcmp(a, "--max-clients") == 0) {
-            if ((rc = num_opt(a, v, 1, 1000, &d)) != 0)
-                return rc;
-            go.max_clients = (int)d;
-        } else if ((rc = num_opt(a, v, 0.1, 86400, &d)) != 0)
-            return rc;
-        else
-            go.idle_ms = (int)(d * 1000);
+        } else if (id == O_MAX_CLIENTS)
+            go.max_clients = (int)o.d;
+        else if (id == O_IDLE)
+            go.idle_ms = (int)(o.d * 1000);
     }
     const char *colon = strrchr(listen, ':');
     char addr[64];

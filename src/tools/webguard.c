@@ -9,6 +9,8 @@
  * two addresses, among this process's descriptors (civetweb does not hand it out). */
 #include "webguard.h"
 
+#include "ardc_buf.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -91,39 +93,11 @@ void wg_set_port(int port)
 
 /* ---- UTF-8 ------------------------------------------------------------------------------- */
 
-size_t wg_utf8_seq(const unsigned char *s, size_t len)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (len < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0; /* overlong, beyond Unicode, or a surrogate */
-    return n;
-}
-
 bool wg_utf8_valid(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < len;) {
-        size_t k = wg_utf8_seq(p + i, len - i);
+        size_t k = ardc_utf8_seq(p + i, len - i);
         if (!k)
             return false;
         i += k;
@@ -551,7 +525,7 @@ static struct wg_frame *frame_new(int op, const char *data, size_t len, bool dro
     const unsigned char *s = (const unsigned char *)data;
     size_t o = 0;
     for (size_t i = 0; i < len;) {
-        size_t k = wg_utf8_seq(s + i, len - i);
+        size_t k = ardc_utf8_seq(s + i, len - i);
         if (k) {
             memcpy(f->data + o, s + i, k);
             o += k;

@@ -67,7 +67,5 @@ void wg_stop(void);
 
 /* Is s (len bytes) valid UTF-8? */
 bool wg_utf8_valid(const char *s, size_t len);
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte at s starts none. */
-size_t wg_utf8_seq(const unsigned char *s, size_t len);
 
 #endif /* ARD_WEBGUARD_H */

@@ -128,6 +128,7 @@ wait $pp || fail "play after SIGUSR1 exited $?"
     fail "SIGUSR1 did not resume"
 
 # Completion knows the new options.
+ard() { "$ARD" "$@"; } # the completion asks ard for the options
 . "$SRCDIR/src/tools/ard.bash"
 COMP_WORDS=(ard play f --start-p) COMP_CWORD=3
 _ard || true

@@ -55,6 +55,7 @@ rc=0
 [ $rc = 100 ] && grep -q -- "--exclude needs a value" "$T/err4" || fail "--exclude alone: $rc $(cat "$T/err4")"
 
 # Completion knows --exclude.
+ard() { "$ARD" "$@"; } # the completion asks ard for the options
 . "$SRCDIR/src/tools/ard.bash"
 COMP_WORDS=(ard record --exc) COMP_CWORD=2
 _ard || true

@@ -35,6 +35,16 @@ def test_dtype_follows_the_descriptor(domain):
     assert dt.itemsize == 72  # padded to the 8-byte alignment, like the C struct
 
 
+def test_dtype_maps_every_basic_kind(domain):
+    # Each of the ten basic kinds to numpy's code of the same width, signedness and class.
+    kinds = {"i8": "i1", "u8": "u1", "i16": "i2", "u16": "u2", "i32": "i4", "u32": "u4",
+             "i64": "i8", "u64": "u8", "f32": "f4", "f64": "f8"}
+    dt = ardnet.dtype(" ".join(f"v{k}:{k}" for k in kinds))
+    assert dt.names == tuple(f"v{k}" for k in kinds)
+    for k, code in kinds.items():
+        assert dt[f"v{k}"] == np.dtype(code), (k, dt[f"v{k}"])
+
+
 def test_dtype_takes_the_descriptors_field_names(domain):
     dt = ardnet.dtype("q:f64[7] f64 tick:u32 f3:u8")
     assert dt.names == ("q", "f1", "tick", "f3")  # unnamed fields are f<index>

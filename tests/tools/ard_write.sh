@@ -69,6 +69,7 @@ expect 100 "field 'f0' does not exist (fields: tau)" "$ARD" siggen arm.cmd f0=wo
 expect 100 "tau: unknown shape 'wobble'" "$ARD" siggen arm.cmd tau=wobble
 
 # Completion knows the new options.
+ard() { "$ARD" "$@"; } # the completion asks ard for the options
 . "$SRCDIR/src/tools/ard.bash"
 COMP_WORDS=(ard pub cnt --s) COMP_CWORD=3
 _ard || true

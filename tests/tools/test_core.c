@@ -165,6 +165,40 @@ static void test_stats_mean_and_spread(void **state)
     assert_true(fabs(ardt_stats_std(&s) - sqrt(32.0 / 7)) < 1e-6);
     assert_true(s.min == 2 + 1e9 && s.max == 9 + 1e9);
 }
+/* The one JSON string writer (ardc_json_str, through ardt_put_json_str): quotes, backslashes,
+ * control bytes and DEL escaped, UTF-8 kept, bytes that are not UTF-8 as the text \xNN. */
+static void test_json_strings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"arm.state", "\"arm.state\""},
+        {"a\"b\\c", "\"a\\\"b\\\\c\""},
+        {"t\tn\n\x7f", "\"t\\u0009n\\u000a\\u007f\""},
+        {"\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\""},
+        {"x\xffy\xc3", "\"x\\\\xffy\\\\xc3\""},
+        {"\xed\xa0\x80", "\"\\\\xed\\\\xa0\\\\x80\""}, /* a surrogate is no UTF-8 */
+        {"", "\"\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *o = open_memstream(&text, &len);
+        assert_non_null(o);
+        ardt_put_json_str(o, cases[i].in);
+        fclose(o);
+        assert_string_equal(text, cases[i].out);
+        free(text);
+    }
+    struct ardc_buf b = {0};
+    for (int i = 0; i < 1000; i++)
+        ardc_printf(&b, "%d,", i);
+    assert_false(b.oom);
+    assert_int_equal(b.len, strlen(b.s));
+    assert_memory_equal(b.s + b.len - 4, "999,", 4);
+    ardc_free(&b);
+}
 
 int main(void)
 {
@@ -173,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_values_checked_against_their_type),
         cmocka_unit_test(test_assign_elements_and_arrays),
         cmocka_unit_test(test_stats_mean_and_spread),
+        cmocka_unit_test(test_json_strings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
