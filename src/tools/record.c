@@ -193,10 +193,13 @@ static bool wanted(struct rec *r, const char *name)
     return any && !excluded;
 }
 
+static int poll_conn(struct rec *r, struct rconn *c);
+
 /* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
  * the same channel, its sequence starting again; another layout: a new channel of the same
- * name (MCAP allows several per topic). */
-static void follow_replaced(struct rec *r, struct rconn *c)
+ * name (MCAP allows several per topic). What the old object still holds and was not taken
+ * yet is taken first (or counted missed). Returns 0 or an exit code. */
+static int follow_replaced(struct rec *r, struct rconn *c)
 {
     char shm[ARDI_SHM_NAME_MAX], path[ARDI_SHM_NAME_MAX + 16];
     ardi_shm_name(shm, ardt_g.domain, c->name);
@@ -204,17 +207,24 @@ static void follow_replaced(struct rec *r, struct rconn *c)
     struct stat a, b;
     if (fstat(c->v.map.fd, &a) < 0 || stat(path, &b) < 0 ||
         (a.st_ino == b.st_ino && a.st_dev == b.st_dev))
-        return;
+        return 0;
     struct ardt_view v;
-    if (ardt_view_open(c->name, &v) < 0)
-        return; /* being created: next scan */
+    if (ardt_view_open(c->name, &v) < 0) {
+        r->retry = true; /* being created: the next rounds try again */
+        return 0;
+    }
+    int rc = poll_conn(r, c);
+    if (rc != 0) {
+        ardt_view_close(&v);
+        return rc;
+    }
     bool same = v.geom.size == c->v.geom.size && strcmp(v.geom.type, c->v.geom.type) == 0;
     if (!same) {
         int ch = ard_logw_add(r->w, c->name, v.geom.type, v.geom.size);
         if (ch < 0) {
             ardt_err(0, "connection '%s' re-created, not followed: %s", c->name, ard_errdetail());
             ardt_view_close(&v);
-            return;
+            return 0;
         }
         c->ch = ch;
         own_channel(r, ch, (size_t)(c - r->c));
@@ -222,6 +232,7 @@ static void follow_replaced(struct rec *r, struct rconn *c)
     ardt_view_close(&c->v);
     c->v = v;
     c->last = 0;
+    return 0;
 }
 
 static int add_one(const char *name, void *arg)
@@ -542,8 +553,8 @@ int cmd_record(int argc, char **argv)
         if (now >= next_scan || quick) {
             r.quiet = now < next_scan;
             r.retry = false;
-            for (size_t i = 0; i < r.nc; i++)
-                follow_replaced(&r, &r.c[i]);
+            for (size_t i = 0; i < r.nc && rc == 0; i++)
+                rc = follow_replaced(&r, &r.c[i]);
             int n = ard_conn_list(ardt_g.domain, add_one, &r);
             if (n < 0 && n != ARD_ENOENT)
                 rc = ardt_liberr(n);
