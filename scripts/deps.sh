@@ -20,6 +20,8 @@ pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
 pkgs+=(python3-yaml)
 # tests/fresh makes a brand-new Debian 12 root file system with debootstrap.
 pkgs+=(debootstrap)
+# scripts/soak.sh (the soak_fixed and soak_random tests) computes its intervals with bc.
+pkgs+=(bc)
 # The big-endian peer of tests/ardnet/ardnet_bigend.sh: a cross compiler, its C library,
 # qemu-user to run its programs, and the s390x libyaml (multiarch: the s390x architecture is
 # added to dpkg first). Installed in a second step whose failure is reported but not fatal:

@@ -119,6 +119,7 @@ struct ardn_route {
     bool desc_due;                        /* send the descriptor with the queued packet */
     struct ardw_hdr tx_h;                 /* header of the packet in r->tx */
     bool in_reported;                     /* local input: a receive error was reported */
+    bool in_from_start;                   /* local input: empty when attached, nothing taken */
     int64_t bad_until;                    /* local input: left out of the wait until then */
     uint8_t *buf;                         /* newest packet taken in, host order (size bytes) */
     uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */

@@ -112,6 +112,10 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
         return ardn_route_fail(r, e, "%s", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
     }
     ep->port = p;
+    /* An input attached before its first packet: the packets before the first one taken were
+     * sent while the route was there, and count as skipped like those between two. */
+    if (dir == ARD_IN)
+        r->in_from_start = ard_poll(p) == ARD_ENODATA;
     const char *type = ard_port_type(p);
     if (r->size != 0 && r->size != ard_port_size(p))
         return ardn_route_fail(r, ARD_EINVAL, "connection '%s' has size %zu, the route says %zu",
@@ -472,7 +476,8 @@ int ardn_take_local(struct ardn_route *r, int64_t now, struct ardn_sender *s)
     if (rc == 1) {
         struct ard_info info = ard_port_info(r->cfg.in.port);
         ardn_count(r, ARDN_C_RECEIVED, 1);
-        ardn_count(r, ARDN_C_SKIPPED, info.skipped);
+        ardn_count(r, ARDN_C_SKIPPED, r->in_from_start ? info.seq - 1 : info.skipped);
+        r->in_from_start = false;
         struct ardw_hdr h = {.conn_id = r->conn_id,
                              .size = (uint32_t)r->size,
                              .epoch = ardn_g.epoch,

@@ -234,16 +234,26 @@ static bool wanted(struct rec *r, const char *name)
     return any && !excluded;
 }
 
+static int poll_conn(struct rec *r, struct rconn *c);
+
 /* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
  * the same channel, its sequence starting again; another layout: a new channel of the same
- * name (MCAP allows several per topic). */
-static void follow_replaced(struct rec *r, struct rconn *c)
+ * name (MCAP allows several per topic). What the old object still holds and was not taken
+ * yet is taken first (or counted missed). Returns 0 or an exit code. */
+static int follow_replaced(struct rec *r, struct rconn *c)
 {
     if (!ard_view_recreated(c->v))
-        return;
+        return 0;
     ard_view *v;
-    if (ardt_view_open(c->name, &v) < 0)
-        return; /* being created: next scan */
+    if (ardt_view_open(c->name, &v) < 0) {
+        r->retry = true; /* being created: the next rounds try again */
+        return 0;
+    }
+    int rc = poll_conn(r, c);
+    if (rc != 0) {
+        ard_view_close(v);
+        return rc;
+    }
     struct ard_conn_stat st;
     ard_view_stat(v, &st);
     bool same = st.size == c->st.size && strcmp(st.type, c->st.type) == 0;
@@ -252,7 +262,7 @@ static void follow_replaced(struct rec *r, struct rconn *c)
         if (ch < 0) {
             ardt_err(0, "connection '%s' re-created, not followed: %s", c->name, ard_errdetail());
             ard_view_close(v);
-            return;
+            return 0;
         }
         c->ch = ch;
         own_channel(r, ch, (size_t)(c - r->c));
@@ -261,6 +271,7 @@ static void follow_replaced(struct rec *r, struct rconn *c)
     c->v = v;
     c->st = st;
     c->last = 0;
+    return 0;
 }
 
 static int add_one(const char *name, void *arg)
@@ -590,8 +601,8 @@ int cmd_record(int argc, char **argv)
         if (now >= next_scan || quick) {
             r.quiet = now < next_scan;
             r.retry = false;
-            for (size_t i = 0; i < r.nc; i++)
-                follow_replaced(&r, &r.c[i]);
+            for (size_t i = 0; i < r.nc && rc == 0; i++)
+                rc = follow_replaced(&r, &r.c[i]);
             int n = ard_conn_list(ardt_g.domain, add_one, &r);
             if (n < 0 && n != ARD_ENOENT)
                 rc = ardt_liberr(n);

@@ -4,8 +4,9 @@
 # C.names (the route names). One ardnet with two routes over loopback: route 0 receives
 # (udp -> ctr.copy), route 1 sends (ctr.src -> udp). Checked with the `ard` tool, as a user
 # reads them: received of the sending route grows while a writer runs and ends equal to the
-# packets written (received + skipped, exactly); the receiving route's received equals what
-# the sending route sent; a datagram with a wrong magic is counted in drop_magic[0] and
+# packets written (received + skipped, exactly, also when the route was stopped as the writer
+# started: the packets before its first count as skipped); the receiving route's received
+# equals what the sending route sent; a datagram with a wrong magic is counted in drop_magic[0] and
 # dropped[0]; C.names and the start-up lines name the routes by index; the packet written at
 # exit equals the counters printed at exit, field by field; --counters on a connection with a
 # live writer elsewhere is refused (exit 111) naming it; a counters connection left by a run
@@ -81,7 +82,12 @@ rc=0
 grep -q -- "--counters: cannot write connection '$C'" "$T/busy.err" ||
     fail "the refusal does not name the connection: $(cat "$T/busy.err")"
 
+# The route is stopped when the writer starts: the packets sent before the first one it takes
+# count as skipped (it was there, it never saw them), like those between two it took.
+kill -STOP "$(cat "$T/net.pid")"
 bg pub "$TBLOCK" pub --size 64 --ard data=ctr.src --rate 200 --count $N --plain
+sleep 0.3
+kill -CONT "$(cat "$T/net.pid")"
 first=0
 for i in $(seq 100); do
     first=$(cval 'received[1]')
@@ -100,13 +106,14 @@ echo "received[1] while running: $first, then $grow"
 wait "$(cat "$T/pub.pid")" || fail "the writer failed"
 rm -f "$T/pub.pid"
 # The last packets take a route hop and up to 0.1 s to show.
-for i in $(seq 100); do
+for i in $(seq 200); do
     [ $(($(cval 'received[1]') + $(cval 'skipped[1]'))) = $N ] &&
         [ "$(cval 'received[0]')" = "$(cval 'sent[1]')" ] && break
     sleep 0.05
 done
 got=$(($(cval 'received[1]') + $(cval 'skipped[1]')))
 [ "$got" = $N ] || fail "received[1] + skipped[1] = $got after the writer stopped, expected $N"
+[ "$(cval 'skipped[1]')" -gt 0 ] || fail "skipped[1] is 0 after the route was stopped for 0.3 s"
 [ "$(cval 'received[0]')" = "$(cval 'sent[1]')" ] ||
     fail "received[0] $(cval 'received[0]') != sent[1] $(cval 'sent[1]')"
 [ "$(cval 'received[0]')" -gt 0 ] || fail "nothing crossed the bridge"

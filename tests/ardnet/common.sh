@@ -51,19 +51,29 @@ bg() {
 }
 
 bg_ready() {
-    local name=$1 i
+    local name=$1 i j
     shift
     : >"$T/$name.ready"
     # Readiness is written only to the starter's pipe, named with its device and inode
     # (ARD_READY_FD=FD:DEV:INO, as ardstart passes it): a FIFO, relayed into the .ready file.
     rm -f "$T/$name.fifo" && mkfifo "$T/$name.fifo"
     cat "$T/$name.fifo" >"$T/$name.ready" &
+    local relay=$!
     ARD_READY_FD="9:$(stat -c %d:%i "$T/$name.fifo")" "$@" >"$T/$name.out" 2>"$T/$name.err" \
         9>"$T/$name.fifo" &
     echo $! >"$T/$name.pid"
     for i in $(seq 200); do
         grep -q ready "$T/$name.ready" && return 0
-        kill -0 "$(cat "$T/$name.pid")" 2>/dev/null || fail "$name exited at startup"
+        if ! kill -0 "$(cat "$T/$name.pid")" 2>/dev/null; then
+            # Gone: it may have become ready and finished its work (a reader of a few packets)
+            # before the relay wrote the line. The relay ends at the pipe's end of file.
+            for j in $(seq 100); do
+                kill -0 $relay 2>/dev/null || break
+                sleep 0.05
+            done
+            grep -q ready "$T/$name.ready" && return 0
+            fail "$name exited at startup"
+        fi
         sleep 0.05
     done
     fail "$name did not become ready"

@@ -65,12 +65,7 @@ async function many(page) {
   check(await page.locator('#graph svg').count() === 0, 'a graph of 103 connections is drawn');
   const rows = await page.locator('#netlist tr.conn').count();
   check(rows === 103, `expected 103 rows, found ${rows}`);
-  const [sh, ch, doc, vh] = await page.evaluate(() => {
-    const l = document.getElementById('netlist');
-    return [l.scrollHeight, l.clientHeight,
-      document.getElementById('net').getBoundingClientRect().bottom, window.innerHeight];
-  });
-  check(sh > ch && doc <= vh, `the list does not scroll in its pane: ${[sh, ch, doc, vh]}`);
+  await scrollsInPane(page, '1400x900');
   await page.fill('#filter', 'g3');
   await page.waitForTimeout(200);
   const n = await page.locator('#netlist tr.conn').count();
@@ -78,6 +73,33 @@ async function many(page) {
   await page.fill('#filter', '');
   await page.waitForTimeout(1200);
   await page.screenshot({path: `${art}/web_many.png`});
+  // The pane does not rely on the fonts' or the window's measures: a smaller window and larger
+  // text (other fonts make the header, bar and legend taller) keep it in the window too.
+  await page.setViewportSize({width: 1000, height: 600});
+  await page.evaluate(() => { // through the CSSOM: the page's policy refuses inline styles
+    document.body.style.fontSize = '17px';
+    document.body.style.lineHeight = '1.6';
+  });
+  await page.waitForTimeout(300);
+  await scrollsInPane(page, '1000x600, 17px text');
+}
+
+// The list is taller than its pane, the pane ends inside the window (the page does not grow
+// with the list), and the list's last row, scrolled to, shows inside the pane.
+async function scrollsInPane(page, where) {
+  const [sh, ch, doc, vh, last, pane] = await page.evaluate(() => {
+    const l = document.getElementById('netlist');
+    const rows = l.querySelectorAll('tr.conn');
+    l.scrollTop = l.scrollHeight;
+    return [l.scrollHeight, l.clientHeight,
+      document.getElementById('net').getBoundingClientRect().bottom, window.innerHeight,
+      rows[rows.length - 1].getBoundingClientRect().bottom, l.getBoundingClientRect().bottom];
+  });
+  check(sh > ch && doc <= vh,
+    `${where}: the list does not scroll in its pane: ${[sh, ch, doc, vh]}`);
+  check(last <= pane + 0.5 && last > pane - ch,
+    `${where}: the last row, scrolled to, is not in the pane: ${last} (pane ${pane - ch}..${pane})`);
+  await page.evaluate(() => { document.getElementById('netlist').scrollTop = 0; });
 }
 
 async function main() {
