@@ -1,5 +1,6 @@
 /* main.c - ardnet: command line, process set-up, signals, counters. */
 #include "ardn.h"
+#include "auto.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 static const char usage_text[] =
     "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...] [--next ROUTE...]\n"
     "       ardnet [OPTIONS] --config FILE\n"
+    "       ardnet --auto (--auto-peers HOST[:PORT],... | --auto-multicast GROUP:PORT --dev IF)\n"
     "\n"
     "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
     "rate reducer). ENDPOINT is a local connection name, udp://HOST:PORT (send to) or, as\n"
@@ -50,6 +52,13 @@ static const char usage_text[] =
     "                          route names to CONN.names) every 0.1 s and at exit\n"
     "      --ros-domain N      DDS domain of ros2: endpoints (default: ROS_DOMAIN_ID or 0)\n"
     "      --ard-domain NAME   domain of local connections (and the other --ard-* options)\n"
+    "Catalog (docs/ardnet.md, \"Automatic: the catalog\"; with or without routes):\n"
+    "      --auto              forward connections to and from the other hosts' ardnet --auto\n"
+    "                          by name, on demand (what this host has and what it wants)\n"
+    "      --auto-peers LIST   the other hosts, HOST[:PORT],... (only these are listened to)\n"
+    "      --auto-multicast GROUP:PORT  find the other hosts by multicast on --dev IFACE\n"
+    "      --auto-port N       UDP port of the catalog (default 7400)\n"
+    "      --auto-limit N      most connections wanted from other hosts (default 256)\n"
     "  -h, --help              this text\n"
     "      --version           print the version\n"
     "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
@@ -119,7 +128,12 @@ enum {
     OPT_NEXT,
     OPT_QOS,
     OPT_ROS_DOMAIN,
-    OPT_ROS2_TYPE
+    OPT_ROS2_TYPE,
+    OPT_AUTO,
+    OPT_AUTO_PEERS,
+    OPT_AUTO_MCAST,
+    OPT_AUTO_PORT,
+    OPT_AUTO_LIMIT
 };
 
 static const struct option long_opts[] = {
@@ -146,6 +160,11 @@ static const struct option long_opts[] = {
     {"cpu", required_argument, NULL, OPT_CPU},
     {"stats-file", required_argument, NULL, OPT_STATS},
     {"counters", required_argument, NULL, OPT_COUNTERS},
+    {"auto", no_argument, NULL, OPT_AUTO},
+    {"auto-peers", required_argument, NULL, OPT_AUTO_PEERS},
+    {"auto-multicast", required_argument, NULL, OPT_AUTO_MCAST},
+    {"auto-port", required_argument, NULL, OPT_AUTO_PORT},
+    {"auto-limit", required_argument, NULL, OPT_AUTO_LIMIT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -293,6 +312,18 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
                 return usage_error("--prio '%s': expected a number 1..99", optarg);
             cli->prio = (int)u;
             break;
+        case OPT_AUTO:
+        case OPT_AUTO_PEERS:
+        case OPT_AUTO_MCAST:
+        case OPT_AUTO_PORT:
+        case OPT_AUTO_LIMIT: {
+            const char *n = NULL;
+            for (const struct option *o = long_opts; o->name && !n; o++)
+                n = o->val == opt ? o->name : NULL;
+            if (ardn_auto_option(n, optarg) < 0)
+                return usage_error("%s", ard_errdetail());
+            break;
+        }
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -350,6 +381,8 @@ static int configure(int argc, char **argv)
     merge_globals(&file, &cli);
     if (ardn_g.counters[0] && (rc = check_counters_name()) != 0)
         return rc;
+    if (nroutes == 0 && ardn_auto_enabled())
+        return 0;
     if (nroutes == 0 && config)
         return usage_error("no route: the 'routes' list of %s is empty (and the command line "
                            "gives no --in/--out)",
@@ -390,6 +423,13 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
     }
+    rc = ardn_auto_open(routes, nroutes);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: %s\n", ard_errdetail());
+        return ardn_exit_code(rc);
+    }
+    if (nroutes == 0)
+        return ARDN_EXIT_OK; /* the catalog alone */
     rc = ardn_plan_open(&plan, routes, nroutes);
     if (rc == 0 && ardn_g.counters[0]) {
         rc = ardn_counters_open(ardn_g.counters, &plan);
@@ -438,6 +478,7 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
 static void stop_routes(bool report)
 {
     atomic_store(&ardn_stop, true);
+    ardn_auto_close();
     ardn_plan_join(&plan);
     if (report) {
         ardn_counters_print(stderr, &plan);
@@ -479,7 +520,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     rc = start_routes();
-    if (rc == ARDN_EXIT_OK)
+    if (rc == ARDN_EXIT_OK && ardn_auto_enabled())
+        ardn_auto_serve(&plan, ready_fd, &sigs);
+    else if (rc == ARDN_EXIT_OK)
         serve(ready_fd, &sigs);
     stop_routes(rc == ARDN_EXIT_OK);
     free(ready_fd);
