@@ -210,8 +210,9 @@ static int open_socket(void)
     A.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (A.fd < 0)
         return ardi_fail(ARD_ESYS, "--auto: socket: %s", strerror(errno));
-    int one = 1;
+    int one = 1, rcvbuf = 1 << 20; /* (bursts of announcements; capped by rmem_max) */
     setsockopt(A.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(A.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     if (ardn_g.dev[0] && setsockopt(A.fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev,
                                     (socklen_t)strlen(ardn_g.dev)) < 0)
         return ardi_fail(ARD_ESYS, "--auto: --dev %s: %s", ardn_g.dev, strerror(errno));
@@ -464,7 +465,7 @@ static struct flow *want_open(const char *conn)
 }
 
 /* Send local connection `conn` to a peer's address. */
-static struct flow *fwd_open(const char *conn, const struct peer *p, const struct sockaddr_in *to)
+static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to)
 {
     struct flow *f = calloc(1, sizeof *f);
     if (!f)
@@ -473,7 +474,7 @@ static struct flow *fwd_open(const char *conn, const struct peer *p, const struc
     f->to = *to;
     struct ardn_route *r = &f->route;
     ardn_route_init(r);
-    snprintf(r->name, sizeof r->name, "auto:%.36s>%.20s", conn, p->host);
+    snprintf(r->name, sizeof r->name, "auto:%.40s>%s", conn, inet_ntoa(to->sin_addr));
     r->in.kind = ARDN_EP_LOCAL;
     snprintf(r->in.conn, sizeof r->in.conn, "%s", conn);
     snprintf(r->in.text, sizeof r->in.text, "%s", conn);
@@ -747,12 +748,15 @@ static void evaluate(void)
             havers += peer_entry(&A.peer[j], e->name, ARDC_HAS) != NULL;
         if (havers > 1) {
             char key[ARD_MAX_NAME + 96], msg[1200];
-            int n = snprintf(msg, sizeof msg, "connection '%s' is written on %d hosts:%s", e->name,
-                             havers, e->kind == ARDC_HAS ? " this host" : "");
+            int n = snprintf(msg, sizeof msg, "connection '%s' is written on %d hosts: %s", e->name,
+                             havers, e->kind == ARDC_HAS ? "this host" : "");
+            const char *sep = e->kind == ARDC_HAS ? ", " : "";
             for (int j = 0; j < A.npeer && n < (int)sizeof msg; j++)
-                if (peer_entry(&A.peer[j], e->name, ARDC_HAS))
-                    n += snprintf(msg + n, sizeof msg - (size_t)n, " %s (%s)", A.peer[j].host,
+                if (peer_entry(&A.peer[j], e->name, ARDC_HAS)) {
+                    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s (%s)", sep, A.peer[j].host,
                                   inet_ntoa(A.peer[j].addr.sin_addr));
+                    sep = ", ";
+                }
             if (n < (int)sizeof msg)
                 snprintf(msg + n, sizeof msg - (size_t)n, "; nothing is forwarded until one stops");
             snprintf(key, sizeof key, "conflict %s", e->name);
@@ -788,7 +792,7 @@ static void evaluate(void)
                 }
             if (claimed)
                 continue;
-            if (!f && A.nfwd < MAX_LOCAL && (f = fwd_open(e->name, p, &to)) != NULL)
+            if (!f && A.nfwd < MAX_LOCAL && (f = fwd_open(e->name, &to)) != NULL)
                 A.fwd[A.nfwd++] = f;
             if (f)
                 f->mark = true;

@@ -104,8 +104,7 @@ int main(int argc, char **argv)
                 break;
             }
             sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof to);
-            if (i % 50 == 0)
-                usleep(1000);
+            usleep(500);
         }
         printf("sent=%d\n", count);
         return 0;
