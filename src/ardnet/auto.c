@@ -840,7 +840,7 @@ static void print_counters(FILE *f)
         ardn_counters_print(f, &A.want[i]->plan);
 }
 
-static void write_stats(struct ardn_plan *p)
+static void write_stats(const struct ardn_plan *p)
 {
     char tmp[1100];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", ardn_g.stats_file) >= (int)sizeof tmp)
@@ -912,7 +912,7 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
     }
 }
 
-void ardn_auto_close(void)
+void ardn_auto_close(const struct ardn_plan *p)
 {
     if (!A.enabled)
         return;
@@ -921,10 +921,8 @@ void ardn_auto_close(void)
         ardn_plan_halt(&A.fwd[i]->plan);
     for (int i = 0; i < A.nwant; i++)
         ardn_plan_halt(&A.want[i]->plan);
-    if (A.fd >= 0 && ardn_g.stats_file[0]) {
-        struct ardn_plan none = {0};
-        write_stats(&none);
-    }
+    if (A.fd >= 0 && ardn_g.stats_file[0])
+        write_stats(p);
     print_counters(stderr);
     for (int i = 0; i < A.nfwd; i++)
         flow_close(A.fwd[i]);

@@ -27,7 +27,8 @@ int ardn_auto_open(const struct ardn_route *routes, int n);
 /* Run the catalog until SIGTERM/SIGINT (taken from sigs, which the caller blocked); also
  * publishes the counters of the configured plan p as serve() does. */
 void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs);
-/* Stop every forwarding and close the socket. */
-void ardn_auto_close(void);
+/* Stop every forwarding and close the socket; the last counters (with those of the configured
+ * plan p) go to stderr and --stats-file. */
+void ardn_auto_close(const struct ardn_plan *p);
 
 #endif /* ARDN_AUTO_H */

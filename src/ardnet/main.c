@@ -478,7 +478,6 @@ static void serve(const char *ready_fd, const sigset_t *sigs)
 static void stop_routes(bool report)
 {
     atomic_store(&ardn_stop, true);
-    ardn_auto_close();
     ardn_plan_join(&plan);
     if (report) {
         ardn_counters_print(stderr, &plan);
@@ -489,6 +488,7 @@ static void stop_routes(bool report)
             fprintf(stderr, "ardnet: --stats-file %s: cannot write: %s\n", ardn_g.stats_file,
                     strerror(errno));
     }
+    ardn_auto_close(&plan); /* (with the catalog's lines in --stats-file) */
     ardn_counters_close();
     if (plan.routes)
         ardn_plan_close(&plan);
