@@ -210,8 +210,8 @@ static int open_socket(void)
     A.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (A.fd < 0)
         return ardi_fail(ARD_ESYS, "--auto: socket: %s", strerror(errno));
-    int one = 1, rcvbuf = 1 << 20; /* (bursts of announcements; capped by rmem_max) */
-    setsockopt(A.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* No SO_REUSEADDR: a second catalog on this port would steal announcements. */
+    int rcvbuf = 1 << 20; /* (bursts of announcements; capped by rmem_max) */
     setsockopt(A.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     if (ardn_g.dev[0] && setsockopt(A.fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev,
                                     (socklen_t)strlen(ardn_g.dev)) < 0)

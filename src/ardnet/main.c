@@ -381,6 +381,8 @@ static int configure(int argc, char **argv)
     merge_globals(&file, &cli);
     if (ardn_g.counters[0] && (rc = check_counters_name()) != 0)
         return rc;
+    if (!ardn_auto_enabled() && ardn_auto_open(NULL, 0) < 0) /* (--auto-* without --auto) */
+        return usage_error("%s", ard_errdetail());
     if (nroutes == 0 && ardn_auto_enabled())
         return 0;
     if (nroutes == 0 && config)

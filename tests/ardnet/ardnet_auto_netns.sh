@@ -15,6 +15,8 @@
 #  6. hostD (a peer of A only) forges wants from 4 catalog ids on 4 ports: A sends to D's
 #     address only, to one port, at most at the writer's rate; garbage from D is counted as
 #     invalid by A and as foreign by B (not its peer); no ardnet crashes, all exit 0.
+#  7. Found by multicast instead (--auto-multicast GROUP:PORT --dev eth0): a reader on B gets
+#     the writer on A within 1 s.
 TEST_NAME=auto
 PRIVATE_NET=0
 source "$(dirname "$0")/common.sh"
@@ -171,4 +173,25 @@ for h in autoA autoB autoC; do
     stop "$h" || fail "$h exit $?"
 done
 echo "catalog A: $(grep '^catalog' "$T/autoA.stats")"
+
+# ---- 7. multicast ----------------------------------------------------------------------------
+for h in A B; do
+    ns=$(netns_cmd host$h)
+    # shellcheck disable=SC2086
+    bg_ready mc$h $ns "$ARDNET" --auto --auto-multicast 239.255.74.1:7401 --dev eth0 \
+        --stats-file "$T/mc$h.stats"
+done
+bg pubM $A "$TBLOCK" pub --ard data=mc.x --rate 100
+sleep 0.5
+t_attach=$(now_us)
+bg subM $B "$TBLOCK" sub --ard data=mc.x --first-ms 1000 --duration-ms 1500 --result "$T/subM.result"
+wait "$(cat "$T/subM.pid")" || fail "reader on B (multicast): $(cat "$T/subM.result")"
+rm -f "$T/subM.pid"
+echo "multicast: B $(cat "$T/subM.result")"
+[ "$(kv "$T/subM.result" received)" -ge 50 ] || fail "B got too little over a catalog found by multicast"
+[ "$(kv "$T/subM.result" first)" -le "$((t_attach + 1000000))" ] || fail "multicast: B's first packet came late"
+stop pubM
+stop mcA || fail "multicast catalog A exit $?"
+stop mcB || fail "multicast catalog B exit $?"
+grep -q '^peer .*address='"$(netns_addr hostB)" "$T/mcA.stats" || fail "A did not list B as a peer"
 echo "PASS"
