@@ -44,7 +44,8 @@ $A "$TBLOCK" pub --ard data=arm.state --rate 1000 >/dev/null 2>&1 &
 PIDS+=($!)
 for h in A B; do
     ns=$(netns_cmd host$h)
-    $ns "$ARDNET" --auto --auto-peers hostA,hostB,hostC 2>"$W/auto$h.err" &
+    $ns "$ARDNET" --auto --auto-peers hostA,hostB,hostC --stats-file "$W/auto$h.stats" \
+        2>"$W/auto$h.err" &
     PIDS+=($!)
 done
 sleep 1
@@ -57,8 +58,10 @@ $B "$ARDNET" --in udp://:7001 --out arm.state 2>/dev/null &
 PIDS+=($!)
 sleep 1
 route=$($B "$ATTACH" arm.state 1024 "$TYPE" "$N" 20)
+started=$(grep '^catalog' "$W/autoA.stats" | tr ' ' '\n' | sed -n 's/^started=//p')
 echo "attach to first packet, --auto:           $auto"
 echo "attach to first packet, configured route: $route"
+echo "(forwards started by hostA's catalog during the $N --auto attaches: $started)"
 for p in "${PIDS[@]}"; do kill -TERM "$p"; wait "$p" 2>/dev/null || true; done
 PIDS=()
 
