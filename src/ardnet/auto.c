@@ -782,7 +782,7 @@ static void evaluate(void)
             to.sin_port = htons(t->port);
             struct flow *f = NULL;
             bool claimed = false;
-            for (int k = 0; k < A.nfwd && !f; k++)
+            for (int k = 0; k < A.nfwd && !claimed; k++)
                 if (strcmp(A.fwd[k]->conn, e->name) == 0 &&
                     A.fwd[k]->to.sin_addr.s_addr == to.sin_addr.s_addr) {
                     if (A.fwd[k]->mark)
