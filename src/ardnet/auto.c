@@ -21,6 +21,7 @@
 #define MAX_PEERS 64   /* configured peers (--auto-peers) and live catalogs */
 #define MAX_LOCAL 4096 /* connections of the domain looked at */
 #define MAX_REPORTS 256
+#define MAX_PER_ADDRESS 4 /* catalogs (host ids) listened to at one address */
 
 /* A connection as this host sees it. */
 struct local {
@@ -626,7 +627,10 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
         if (A.peer[i].id == m.host_id)
             p = &A.peer[i];
     if (!p) {
-        if (A.npeer == MAX_PEERS) {
+        int same = 0; /* catalogs at this address: a forger's many ids cannot crowd out peers */
+        for (int i = 0; i < A.npeer; i++)
+            same += A.peer[i].addr.sin_addr.s_addr == src->sin_addr.s_addr;
+        if (A.npeer == MAX_PEERS || same >= MAX_PER_ADDRESS) {
             A.cnt[AC_FULL]++;
             return;
         }

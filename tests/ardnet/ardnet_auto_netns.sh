@@ -12,8 +12,9 @@
 #  4. Two writers of one name on A and B: both report it, a reader on C gets nothing; once
 #     B's writer stops, C's reader gets A's packets.
 #  5. A reader on B of another type than A's writer: both report the disagreement.
-#  6. hostD (a peer of A only) forges wants from 4 catalog ids on 4 ports: A sends to D's
-#     address only, to one port, at most at the writer's rate; garbage from D is counted as
+#  6. hostD (a peer of A only) forges wants from 6 catalog ids on 6 ports: A listens to 4 of
+#     them (counts the rest as full), sends to D's address only, to one port, at most at the
+#     writer's rate; garbage from D is counted as
 #     invalid by A and as foreign by B (not its peer); no ardnet crashes, all exit 0.
 #  7. Found by multicast instead (--auto-multicast GROUP:PORT --dev eth0): a reader on B gets
 #     the writer on A within 1 s.
@@ -149,7 +150,8 @@ table ip autotest {
   }
 }
 NFT
-out=$($D "$TAUTO" want hostA --conn arm.state --size 1024 --type "u64 u64 i64 u32[250]" --ids 4 --duration-ms 3000)
+out=$($D "$TAUTO" want hostA --conn arm.state --size 1024 --type "u64 u64 i64 u32[250]" --ids 6 --duration-ms 3000)
+forgers=$(grep -c '^peer forger' "$T/autoA.stats" || true)
 echo "forged wants from D: $out"
 [ "$(echo "$out" | tr ' ' '\n' | sed -n 's/^ports=//p')" = 1 ] || fail "A sent to more than one port of D: $out"
 got=$(echo "$out" | tr ' ' '\n' | sed -n 's/^received=//p')
@@ -159,6 +161,8 @@ got=$(echo "$out" | tr ' ' '\n' | sed -n 's/^received=//p')
 [ "$(echo "$out" | tr ' ' '\n' | sed -n 's/^foreign=//p')" = 0 ] || fail "D got datagrams from elsewhere: $out"
 third=$($A nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
 [ "$third" = 0 ] || fail "A sent $third datagrams to an address that is not a peer"
+[ "$forgers" -le 4 ] || fail "A listened to $forgers catalog ids at D's address (at most 4)"
+[ "$(cat_counter "$T/autoA.stats" full)" -ge 1 ] || fail "A did not count the ids it ignored at D's address"
 stop pubA
 inv0=$(cat_counter "$T/autoA.stats" invalid)
 $D "$TAUTO" garbage hostA --count 1000 >/dev/null
