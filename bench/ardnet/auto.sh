@@ -34,7 +34,6 @@ trap cleanup EXIT
 netns_create hostA hostB hostC
 A=$(netns_cmd hostA)
 B=$(netns_cmd hostB)
-C=$(netns_cmd hostC)
 export ARD_DOMAIN=autobench
 TYPE="u64 u64 i64 u32[250]"
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
