@@ -19,9 +19,10 @@
 #include <unistd.h>
 
 #define MAX_PEERS 64   /* configured peers (--auto-peers) and live catalogs */
-#define MAX_LOCAL 4096 /* connections of the domain looked at */
+#define MAX_LOCAL 1024 /* connections of the domain looked at (and announced, at most) */
 #define MAX_REPORTS 256
-#define MAX_PER_ADDRESS 4 /* catalogs (host ids) listened to at one address */
+#define MAX_PEER_ENTRIES MAX_LOCAL /* has + wants of one peer's snapshot */
+#define MAX_PER_ADDRESS 4          /* catalogs (host ids) listened to at one address */
 
 /* A connection as this host sees it. */
 struct local {
@@ -339,8 +340,11 @@ static bool configured(const char *conn)
 static int list_cb(const char *name, void *arg)
 {
     (void)arg;
-    if (A.nlocals == MAX_LOCAL)
+    if (A.nlocals == MAX_LOCAL) {
+        report("#locals", "more than 1024 connections in the domain: the catalog looks at the "
+                          "first 1024 (in name order) only");
         return 1;
+    }
     struct local *l = &A.locals[A.nlocals];
     memset(l, 0, sizeof *l);
     snprintf(l->e.name, sizeof l->e.name, "%s", name);
@@ -654,6 +658,11 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
     uint64_t bit = 1ull << m.part;
     if (p->amask & bit)
         return;
+    if (p->naents + m.count > MAX_PEER_ENTRIES) { /* (bounds what one peer can make us keep) */
+        A.cnt[AC_INVALID]++;
+        p->amask = 0;
+        return;
+    }
     void *na = realloc(p->aents, (size_t)(p->naents + m.count + 1) * sizeof *p->aents);
     if (!na)
         return;
