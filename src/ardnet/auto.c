@@ -352,13 +352,57 @@ static int list_cb(const char *name, void *arg)
     return 0;
 }
 
-/* What this host has and wants now, into A.locals (kind 0 for neither). */
+/* Whether the writer (pid) of a connection is an ardnet: looked up in its peer table once per
+ * writer, then remembered (by name and pid) from one look to the next. */
+struct seen {
+    char name[ARD_MAX_NAME + 1];
+    int32_t pid;
+    bool relayed;
+};
+static struct seen seen_buf[2][MAX_LOCAL];
+static int nseen[2], seen_cur;
+
+static bool writer_is_ardnet(const char *name, int32_t pid)
+{
+    const struct seen *prev = seen_buf[!seen_cur];
+    int lo = 0, hi = nseen[!seen_cur] - 1;
+    bool relayed = false, known = false;
+    while (lo <= hi && !known) {
+        int mid = (lo + hi) / 2, c = strcmp(prev[mid].name, name);
+        if (c == 0 && prev[mid].pid == pid) {
+            relayed = prev[mid].relayed;
+            known = true;
+        } else if (c == 0) {
+            break;
+        } else if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if (!known) {
+        struct ard_peer ps[8];
+        int n = ard_conn_peers(NULL, name, ps, 8);
+        for (int k = 0; k < n && k < 8; k++)
+            if (ps[k].dir == ARD_OUT && ps[k].pid == pid)
+                relayed = strcmp(ps[k].program, "ardnet") == 0;
+    }
+    struct seen *s = &seen_buf[seen_cur][nseen[seen_cur]++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->pid = pid;
+    s->relayed = relayed;
+    return relayed;
+}
+
+/* What this host has and wants now, into A.locals (kind 0 for neither). One ard_conn_stat
+ * per connection; its peer table only when a new writer appears. */
 static void scan(void)
 {
     A.nlocals = 0;
+    seen_cur = !seen_cur;
+    nseen[seen_cur] = 0;
     if (ard_conn_list(NULL, list_cb, NULL) < 0)
         return;
-    struct ard_peer ps[64];
     unsigned wants = 0;
     for (int i = 0; i < A.nlocals; i++) {
         struct local *l = &A.locals[i];
@@ -366,20 +410,14 @@ static void scan(void)
         if (configured(l->e.name) || ard_conn_stat(NULL, l->e.name, &st) < 0 || st.size == 0 ||
             st.size > ARDW_MAX_PAYLOAD)
             continue;
-        int n = ard_conn_peers(NULL, l->e.name, ps, 64);
-        if (n < 0)
-            continue;
-        bool writer = false, relayed = false;
-        unsigned readers = 0;
-        for (int k = 0; k < n && k < 64; k++) {
-            if (ps[k].dir == ARD_OUT) {
-                writer = true;
-                /* Written by ardnet (this catalog, or a configured bridge): not an original. */
-                relayed = ps[k].pid == A.self || strcmp(ps[k].program, "ardnet") == 0;
-            } else if (ps[k].pid != A.self) {
-                readers++;
-            }
-        }
+        int32_t w = st.writer_pid;
+        /* Written by ardnet (this catalog, or a configured bridge): not an original. */
+        bool relayed = w == A.self || (w != 0 && writer_is_ardnet(l->e.name, w));
+        /* The readers but this catalog's own (its forwards, one port each). */
+        uint32_t readers = st.readers;
+        for (int k = 0; k < A.nfwd && readers > 0; k++)
+            readers -= strcmp(A.fwd[k]->conn, l->e.name) == 0;
+        bool writer = w != 0;
         l->e.size = (uint32_t)st.size;
         snprintf(l->e.type, sizeof l->e.type, "%s", st.type);
         l->e.order = (uint8_t)ardc_host_order();
