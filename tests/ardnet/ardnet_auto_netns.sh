@@ -16,6 +16,7 @@
 #     them (counts the rest as full), sends to D's address only, to one port, at most at the
 #     writer's rate; garbage from D is counted as
 #     invalid by A and as foreign by B (not its peer); no ardnet crashes, all exit 0.
+#  6b. C's catalog is killed while A forwards to it: A stops within 1 s (peer silent).
 #  7. Found by multicast instead (--auto-multicast GROUP:PORT --dev eth0): a reader on B gets
 #     the writer on A within 1 s.
 TEST_NAME=auto
@@ -173,7 +174,33 @@ foreign=$(cat_counter "$T/autoB.stats" foreign)
 echo "garbage: A counted $((inv - inv0)) invalid (of 1000, some mutations stay valid), B $foreign foreign (of 200)"
 [ "$((inv - inv0))" -ge 600 ] || fail "A counted only $((inv - inv0)) invalid announcements of 1000 garbage datagrams"
 [ "$foreign" -ge 200 ] || fail "B counted only $foreign foreign datagrams of 200 from a non-peer"
-for h in autoA autoB autoC; do
+# ---- 6b. a catalog that dies: its peers stop sending to it within 1 s (silent peer) ----------------
+bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
+bg subC4 $C "$TBLOCK" sub --ard data=arm.state --first-ms 1000 --duration-ms 4000 --result "$T/subC4.result"
+sleep 1
+grep -q "route auto:arm.state>$(netns_addr hostC):" "$T/autoA.stats" || fail "6b: A does not forward to C"
+kill -KILL "$(cat "$T/autoC.pid")"
+wait "$(cat "$T/autoC.pid")" 2>/dev/null || true
+rm -f "$T/autoC.pid"
+$C nft -f - <<NFT
+table ip autotest {
+  chain in {
+    type filter hook input priority 0;
+    ip saddr $(netns_addr hostA) udp sport != 7400 counter
+  }
+}
+NFT
+sleep 1.3 # the documented 1 s, and one look
+c1=$($C nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+sleep 1
+c2=$($C nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+echo "datagrams from A to C 1.3 s and 2.3 s after C's catalog died: $c1 $c2"
+[ "$c1" = "$c2" ] || fail "A still sends to C after its catalog died ($c1 -> $c2)"
+grep -q "peer .* gone (silent" "$T/autoA.err" || fail "A did not report C's catalog gone"
+stop pubA
+wait "$(cat "$T/subC4.pid")" || true
+rm -f "$T/subC4.pid"
+for h in autoA autoB; do
     stop "$h" || fail "$h exit $?"
 done
 echo "catalog A: $(grep '^catalog' "$T/autoA.stats")"
