@@ -183,6 +183,7 @@ struct ardn_input {
     uint8_t *rx;
     pthread_t thread;
     bool started;
+    atomic_bool halt; /* ardn_plan_halt: this input's thread ends (as with ardn_stop) */
     /* Datagrams that name no route (shared inputs only; with one route, its counters). */
     _Atomic uint64_t datagrams, packed;
     _Atomic uint64_t drop[ARDW_NCAUSES];
@@ -201,6 +202,7 @@ struct ardn_sender {
     int nq;
     pthread_t thread;
     bool started;
+    atomic_bool halt; /* ardn_plan_halt: this thread ends (as with ardn_stop) */
 };
 
 /* Every route of the process with its shared sockets and threads. */
@@ -261,7 +263,10 @@ int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n);
 /* Start the threads: one per listening address, one per ARD_WAIT_SLEEP_MAX local inputs of a
  * destination group. */
 int ardn_plan_start(struct ardn_plan *p);
-/* After ardn_stop is set: join the threads. */
+/* Ask the threads of this plan only to end (ardn --auto stops one forward this way); they
+ * notice within their idle period. Then ardn_plan_join. */
+void ardn_plan_halt(struct ardn_plan *p);
+/* After ardn_stop is set (or ardn_plan_halt): join the threads. */
 void ardn_plan_join(struct ardn_plan *p);
 /* Close sockets and routes, free everything (not p->routes). */
 void ardn_plan_close(struct ardn_plan *p);

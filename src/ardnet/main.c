@@ -1,5 +1,6 @@
 /* main.c - ardnet: command line, process set-up, signals, counters. */
 #include "ardn.h"
+#include "auto.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 static const char usage_head[] =
     "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...] [--next ROUTE...]\n"
     "       ardnet [OPTIONS] --config FILE\n"
+    "       ardnet --auto (--auto-peers HOST[:PORT],... | --auto-multicast GROUP:PORT --dev IF)\n"
     "\n"
     "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
     "rate reducer). ENDPOINT is a local connection name, udp://HOST:PORT (send to) or, as\n"
@@ -160,6 +162,9 @@ static int parse_args(int argc, char **argv, struct ardn_global *cli, const char
             have_cl = false;
         } else if (!strcmp(o->name, "config")) {
             *config = optarg;
+        } else if (!strncmp(o->name, "auto", 4)) {
+            if (ardn_auto_option(o->name, optarg) < 0)
+                return usage_error("%s", ard_errdetail());
         } else if (!strcmp(o->name, "help")) {
             usage(stdout);
             exit(0);
@@ -212,6 +217,10 @@ static int configure(int argc, char **argv)
     ardn_global_merge(&ardn_g, &cli);
     if (ardn_g.counters[0] && (rc = check_counters_name()) != 0)
         return rc;
+    if (!ardn_auto_enabled() && ardn_auto_open(NULL, 0) < 0) /* (--auto-* without --auto) */
+        return usage_error("%s", ard_errdetail());
+    if (nroutes == 0 && ardn_auto_enabled())
+        return 0;
     if (nroutes == 0 && config)
         return usage_error("no route: the 'routes' list of %s is empty (and the command line "
                            "gives no --in/--out)",
@@ -252,6 +261,13 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
     }
+    rc = ardn_auto_open(routes, nroutes);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: %s\n", ard_errdetail());
+        return ardn_exit_code(rc);
+    }
+    if (nroutes == 0)
+        return ARDN_EXIT_OK; /* the catalog alone */
     rc = ardn_plan_open(&plan, routes, nroutes);
     if (rc == 0 && ardn_g.counters[0]) {
         rc = ardn_counters_open(ardn_g.counters, &plan);
@@ -310,6 +326,7 @@ static void stop_routes(bool report)
             fprintf(stderr, "ardnet: --stats-file %s: cannot write: %s\n", ardn_g.stats_file,
                     strerror(errno));
     }
+    ardn_auto_close(&plan); /* (with the catalog's lines in --stats-file) */
     ardn_counters_close();
     if (plan.routes)
         ardn_plan_close(&plan);
@@ -341,7 +358,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     rc = start_routes();
-    if (rc == ARDN_EXIT_OK)
+    if (rc == ARDN_EXIT_OK && ardn_auto_enabled())
+        ardn_auto_serve(&plan, ready_fd, &sigs);
+    else if (rc == ARDN_EXIT_OK)
         serve(ready_fd, &sigs);
     stop_routes(rc == ARDN_EXIT_OK);
     free(ready_fd);

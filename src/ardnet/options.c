@@ -56,6 +56,16 @@ const struct ardn_opt ardn_opts[] = {
     {"ros-domain", 0, "N", CHECK(ros_domain, ardn_ros_domain_option),
      "DDS domain of ros2: endpoints (default: ROS_DOMAIN_ID or 0)"},
     {"ard-domain", 0, "NAME", LIB, "domain of local connections (and the other --ard-* options)"},
+    /* The catalog (docs/ardnet.md, "Automatic: the catalog"): command line only. */
+    {"auto", 0, NULL, ARGV,
+     "forward connections to and from the other hosts' ardnet --auto\n"
+     "by name, on demand (what this host has and what it wants)"},
+    {"auto-peers", 0, "LIST", ARGV,
+     "the other hosts, HOST[:PORT],... (only these are listened to)"},
+    {"auto-multicast", 0, "GROUP:PORT", ARGV,
+     "find the other hosts by multicast on the interface of --dev"},
+    {"auto-port", 0, "N", ARGV, "UDP port of the catalog (default 7400)"},
+    {"auto-limit", 0, "N", ARGV, "most connections wanted from other hosts (default 256)"},
     {"help", 'h', NULL, ARGV, "this text"},
     {"version", 0, NULL, ARGV, "print the version"},
 };

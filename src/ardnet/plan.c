@@ -293,7 +293,8 @@ static void flush(struct ardn_txq *q)
 static void *sender_main(void *arg)
 {
     struct ardn_sender *s = arg;
-    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed) &&
+           !atomic_load_explicit(&s->halt, memory_order_relaxed)) {
         int64_t now = ard_now_ns(), timeout = IDLE_NS;
         int nw = 0;
         for (int k = 0; k < s->n; k++) {
@@ -382,7 +383,8 @@ static void *input_main(void *arg)
                 timed[ntimed++] = in->routes[k];
         tick = timed;
     }
-    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed)) {
+    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed) &&
+           !atomic_load_explicit(&in->halt, memory_order_relaxed)) {
         int64_t now = ard_now_ns(), timeout = IDLE_NS;
         for (int k = 0; k < ntimed; k++)
             timeout = ardn_reducer_timeout(&tick[k]->red, now, timeout);
@@ -809,6 +811,14 @@ int ardn_plan_start(struct ardn_plan *p)
         p->senders[k].started = true;
     }
     return ardn_dds_start(p);
+}
+
+void ardn_plan_halt(struct ardn_plan *p)
+{
+    for (int k = 0; k < p->ninputs; k++)
+        atomic_store(&p->inputs[k].halt, true);
+    for (int k = 0; k < p->nsenders; k++)
+        atomic_store(&p->senders[k].halt, true);
 }
 
 void ardn_plan_join(struct ardn_plan *p)

@@ -1,0 +1,994 @@
+/* auto.c - ardnet --auto: the catalog. Watches the domain's connections on this host, tells the
+ * catalogs of the other hosts what it has (a live local writer) and what it wants (local
+ * readers, no writer), and forwards on demand with ordinary routes: one route per connection
+ * and wanting address on the sending side, one listening route per wanted connection on the
+ * receiving side (docs/ardnet.md, "Automatic: the catalog"). */
+#include "auto.h"
+#include "ard_common.h"
+#include "auto_wire.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PEERS 64   /* configured peers (--auto-peers) and live catalogs */
+#define MAX_LOCAL 1024 /* connections of the domain looked at (and announced, at most) */
+#define MAX_REPORTS 256
+#define MAX_PEER_ENTRIES MAX_LOCAL /* has + wants of one peer's snapshot */
+#define MAX_PER_ADDRESS 4          /* catalogs (host ids) listened to at one address */
+
+/* A connection as this host sees it. */
+struct local {
+    struct ardc_entry e; /* kind 0: neither has nor wants */
+};
+
+/* A live catalog of another host. */
+struct peer {
+    uint64_t id;
+    char host[ARDC_MAX_HOST + 1];
+    struct sockaddr_in addr; /* where its announcements come from */
+    int64_t seen_ns;
+    bool committed;
+    uint32_t seq;
+    struct ardc_entry *ents; /* its last complete snapshot */
+    int nents;
+    /* the snapshot being assembled */
+    uint32_t aseq;
+    uint16_t anparts;
+    uint64_t amask;
+    struct ardc_entry *aents;
+    int naents;
+};
+
+/* One route of the catalog and its own plan (threads, sockets). */
+struct flow {
+    char conn[ARD_MAX_NAME + 1];
+    struct sockaddr_in to; /* forward: the wanting address; want: unused */
+    struct ardn_route route;
+    struct ardn_plan plan;
+    uint16_t port; /* want: the port it listens on */
+    bool mark;
+};
+
+struct report {
+    char key[ARD_MAX_NAME + 96];
+    bool mark;
+};
+
+enum auto_counter {
+    AC_SENT,     /* announcement datagrams sent */
+    AC_RECEIVED, /* valid announcements of peers taken */
+    AC_FOREIGN,  /* datagrams from addresses that are not peers (ignored) */
+    AC_INVALID,  /* datagrams refused by ardc_parse (ignored) */
+    AC_DOMAIN,   /* announcements of another domain (ignored) */
+    AC_SELF,     /* our own announcements (multicast loop) */
+    AC_FULL,     /* announcements of new peers when MAX_PEERS catalogs are known */
+    AC_STARTED,  /* forwards started */
+    AC_STOPPED,  /* forwards stopped */
+    AC_FAILED,   /* routes that could not be opened */
+    AC_NCOUNTERS
+};
+static const char *const counter_names[AC_NCOUNTERS] = {
+    "sent", "received", "foreign", "invalid", "other_domain",
+    "self", "full",     "started", "stopped", "failed"};
+
+static struct {
+    bool enabled;
+    char peers_text[1024];
+    char mcast_text[ARDN_EP_TEXT];
+    unsigned port;
+    unsigned limit;
+    bool port_given;
+    /* set up by ardn_auto_open */
+    struct sockaddr_in peers[MAX_PEERS];
+    int npeers;
+    struct sockaddr_in group;
+    bool mcast;
+    int fd;
+    uint64_t id;
+    uint32_t domain;
+    char host[ARDC_MAX_HOST + 1];
+    const struct ardn_route *routes;
+    int nroutes;
+    pid_t self;
+    /* state */
+    struct local *locals;
+    int nlocals;
+    struct ardc_entry *snap; /* what was announced last (has then wants) */
+    int nsnap;
+    uint32_t seq;
+    struct peer peer[MAX_PEERS];
+    int npeer;
+    struct flow *fwd[MAX_LOCAL];
+    int nfwd;
+    struct flow *want[MAX_LOCAL];
+    int nwant;
+    struct report reports[MAX_REPORTS];
+    int nreports;
+    unsigned conflicts, mismatches, over_limit;
+    uint64_t cnt[AC_NCOUNTERS];
+    uint8_t *dgram[ARDC_MAX_PARTS];
+    size_t dlen[ARDC_MAX_PARTS];
+    struct ardc_entry *rx; /* ARDC_MAX_ENTRIES, for ardc_parse */
+} A = {.port = ARDC_DEFAULT_PORT, .limit = ARDC_DEFAULT_LIMIT, .fd = -1};
+
+bool ardn_auto_enabled(void)
+{
+    return A.enabled;
+}
+
+int ardn_auto_option(const char *name, const char *val)
+{
+    uint64_t u;
+    if (strcmp(name, "auto") == 0) {
+        A.enabled = true;
+    } else if (strcmp(name, "auto-peers") == 0) {
+        if (strlen(val) >= sizeof A.peers_text)
+            return ardi_fail(ARD_EINVAL, "--auto-peers: value too long");
+        strcpy(A.peers_text, val);
+    } else if (strcmp(name, "auto-multicast") == 0) {
+        if (strlen(val) >= sizeof A.mcast_text)
+            return ardi_fail(ARD_EINVAL, "--auto-multicast: value too long");
+        strcpy(A.mcast_text, val);
+    } else if (strcmp(name, "auto-port") == 0) {
+        if (ardn_parse_u64(val, 1, 65535, &u) < 0)
+            return ardi_fail(ARD_EINVAL, "--auto-port '%s': expected a number 1..65535", val);
+        A.port = (unsigned)u;
+        A.port_given = true;
+    } else if (strcmp(name, "auto-limit") == 0) {
+        if (ardn_parse_u64(val, 1, MAX_LOCAL, &u) < 0)
+            return ardi_fail(ARD_EINVAL, "--auto-limit '%s': expected a number 1..%d", val,
+                             MAX_LOCAL);
+        A.limit = (unsigned)u;
+    } else {
+        return ardi_fail(ARD_EINVAL, "unknown option '--%s'", name);
+    }
+    return 0;
+}
+
+/* "HOST[:PORT]" into an IPv4 address (the catalog speaks IPv4). */
+static int resolve4(const char *text, unsigned dport, struct sockaddr_in *out, const char *opt)
+{
+    struct sockaddr_storage a;
+    socklen_t len;
+    bool has_port;
+    if (ardn_resolve(text, &a, &len, &has_port) < 0)
+        return ardn_fail_prefix(ARD_EINVAL, opt);
+    if (a.ss_family != AF_INET)
+        return ardi_fail(ARD_EINVAL, "%s'%s' is not an IPv4 address (the catalog speaks IPv4)", opt,
+                         text);
+    memcpy(out, &a, sizeof *out);
+    if (!has_port)
+        out->sin_port = htons((uint16_t)dport);
+    return 0;
+}
+
+static int parse_peers(void)
+{
+    char buf[sizeof A.peers_text];
+    strcpy(buf, A.peers_text);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (A.npeers == MAX_PEERS)
+            return ardi_fail(ARD_EINVAL, "--auto-peers: more than %d peers", MAX_PEERS);
+        if (resolve4(t, A.port, &A.peers[A.npeers], "--auto-peers: ") < 0)
+            return ARD_EINVAL;
+        A.npeers++;
+    }
+    if (A.npeers == 0)
+        return ardi_fail(ARD_EINVAL, "--auto-peers: no peer given");
+    return 0;
+}
+
+static int parse_mcast(void)
+{
+    if (!strchr(A.mcast_text, ':'))
+        return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': expected GROUP:PORT", A.mcast_text);
+    if (resolve4(A.mcast_text, 0, &A.group, "--auto-multicast: ") < 0)
+        return ARD_EINVAL;
+    if (!IN_MULTICAST(ntohl(A.group.sin_addr.s_addr)))
+        return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': not a multicast group (224.0.0.0/4)",
+                         A.mcast_text);
+    if (!ardn_g.dev[0])
+        return ardi_fail(ARD_EINVAL, "--auto-multicast needs --dev IFACE (the network the "
+                                     "catalog announces on)");
+    if (A.port_given && A.port != ntohs(A.group.sin_port))
+        return ardi_fail(ARD_EINVAL, "--auto-port %u and --auto-multicast port %u differ", A.port,
+                         ntohs(A.group.sin_port));
+    A.port = ntohs(A.group.sin_port);
+    A.mcast = true;
+    return 0;
+}
+
+static int open_socket(void)
+{
+    A.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (A.fd < 0)
+        return ardi_fail(ARD_ESYS, "--auto: socket: %s", strerror(errno));
+    /* No SO_REUSEADDR: a second catalog on this port would steal announcements. */
+    int rcvbuf = 1 << 20; /* (bursts of announcements; capped by rmem_max) */
+    setsockopt(A.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (ardn_g.dev[0] && setsockopt(A.fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev,
+                                    (socklen_t)strlen(ardn_g.dev)) < 0)
+        return ardi_fail(ARD_ESYS, "--auto: --dev %s: %s", ardn_g.dev, strerror(errno));
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)A.port)};
+    if (ardn_g.bind[0] && !A.mcast) {
+        if (resolve4(ardn_g.bind, A.port, &a, "--bind: ") < 0)
+            return ARD_EINVAL;
+        a.sin_port = htons((uint16_t)A.port);
+    }
+    if (bind(A.fd, (struct sockaddr *)&a, sizeof a) < 0)
+        return ardi_fail(ARD_ESYS, "--auto: cannot listen on port %u: %s", A.port, strerror(errno));
+    if (A.mcast) {
+        struct ip_mreqn m = {.imr_multiaddr = A.group.sin_addr,
+                             .imr_ifindex = (int)if_nametoindex(ardn_g.dev)};
+        if (m.imr_ifindex == 0)
+            return ardi_fail(ARD_EINVAL, "--dev %s: no such interface", ardn_g.dev);
+        if (setsockopt(A.fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) < 0 ||
+            setsockopt(A.fd, IPPROTO_IP, IP_MULTICAST_IF, &m, sizeof m) < 0)
+            return ardi_fail(ARD_ESYS, "--auto-multicast %s on %s: %s", A.mcast_text, ardn_g.dev,
+                             strerror(errno));
+        unsigned char loop = 0;
+        setsockopt(A.fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop);
+    }
+    return 0;
+}
+
+int ardn_auto_open(const struct ardn_route *routes, int n)
+{
+    if (!A.enabled) {
+        if (A.peers_text[0] || A.mcast_text[0])
+            return ardi_fail(ARD_EINVAL, "--auto-peers and --auto-multicast need --auto");
+        return 0;
+    }
+    if (!A.peers_text[0] && !A.mcast_text[0])
+        return ardi_fail(ARD_EINVAL, "--auto needs --auto-peers HOST[:PORT],... or "
+                                     "--auto-multicast GROUP:PORT --dev IFACE");
+    if (A.mcast_text[0] && parse_mcast() < 0)
+        return ARD_EINVAL;
+    if (A.peers_text[0] && parse_peers() < 0)
+        return ARD_EINVAL;
+    for (int i = 0; i < n; i++) {
+        bool ros2 = routes[i].cfg.in.kind == ARDN_EP_ROS2;
+        for (int o = 0; o < routes[i].cfg.nout; o++)
+            ros2 |= routes[i].cfg.out[o].kind == ARDN_EP_ROS2;
+        if (ros2)
+            return ardi_fail(ARD_EINVAL,
+                             "route '%s': ros2: endpoints and --auto are not run by "
+                             "one process (start a second ardnet for them)",
+                             routes[i].cfg.name);
+    }
+    A.routes = routes;
+    A.nroutes = n;
+    A.self = getpid();
+    A.domain = ardc_domain_hash(ard_domain());
+    while (A.id == 0)
+        if (getrandom(&A.id, sizeof A.id, 0) != (ssize_t)sizeof A.id)
+            return ardi_fail(ARD_ESYS, "getrandom: %s", strerror(errno));
+    char h[256] = "";
+    gethostname(h, sizeof h - 1);
+    size_t k = 0;
+    for (const char *c = h; *c && k < ARDC_MAX_HOST; c++)
+        A.host[k++] =
+            (isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_') ? *c : '_';
+    if (k == 0)
+        strcpy(A.host, "host");
+    A.locals = calloc(MAX_LOCAL, sizeof *A.locals);
+    A.snap = calloc(MAX_LOCAL, sizeof *A.snap);
+    A.rx = calloc(ARDC_MAX_ENTRIES, sizeof *A.rx);
+    for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
+        A.dgram[i] = malloc(ARDC_MAX_DGRAM);
+    if (!A.locals || !A.snap || !A.rx || !A.dgram[ARDC_MAX_PARTS - 1])
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    return open_socket();
+}
+
+/* ---- reports -------------------------------------------------------------------------------- */
+
+/* Say `msg` once while the condition named by key lasts (report_sweep forgets the others). */
+static bool report(const char *key, const char *msg)
+{
+    for (int i = 0; i < A.nreports; i++)
+        if (strcmp(A.reports[i].key, key) == 0) {
+            A.reports[i].mark = true;
+            return false;
+        }
+    if (A.nreports < MAX_REPORTS) {
+        snprintf(A.reports[A.nreports].key, sizeof A.reports[0].key, "%s", key);
+        A.reports[A.nreports++].mark = true;
+    }
+    fprintf(stderr, "ardnet: auto: %s\n", msg);
+    return true;
+}
+
+static void report_sweep(void)
+{
+    int k = 0;
+    for (int i = 0; i < A.nreports; i++) {
+        if (A.reports[i].mark || A.reports[i].key[0] == '#') {
+            A.reports[i].mark = false;
+            A.reports[k++] = A.reports[i];
+        } else {
+            fprintf(stderr, "ardnet: auto: resolved: %s\n", A.reports[i].key);
+        }
+    }
+    A.nreports = k;
+}
+
+/* ---- the local domain ----------------------------------------------------------------------- */
+
+static bool configured(const char *conn)
+{
+    for (int i = 0; i < A.nroutes; i++) {
+        const struct ardn_route *r = &A.routes[i];
+        if (r->cfg.in.kind == ARDN_EP_LOCAL && strcmp(r->cfg.in.conn, conn) == 0)
+            return true;
+        for (int o = 0; o < r->cfg.nout; o++)
+            if (r->cfg.out[o].kind == ARDN_EP_LOCAL && strcmp(r->cfg.out[o].conn, conn) == 0)
+                return true;
+    }
+    return false;
+}
+
+static int list_cb(const char *name, void *arg)
+{
+    (void)arg;
+    if (A.nlocals == MAX_LOCAL) {
+        report("#locals", "more than 1024 connections in the domain: the catalog looks at the "
+                          "first 1024 (in name order) only");
+        return 1;
+    }
+    struct local *l = &A.locals[A.nlocals];
+    memset(l, 0, sizeof *l);
+    snprintf(l->e.name, sizeof l->e.name, "%s", name);
+    A.nlocals++;
+    return 0;
+}
+
+/* Whether the writer (pid) of a connection is an ardnet: looked up in its peer table once per
+ * writer, then remembered (by name and pid) from one look to the next. */
+struct seen {
+    char name[ARD_MAX_NAME + 1];
+    int32_t pid;
+    bool relayed;
+};
+static struct seen seen_buf[2][MAX_LOCAL];
+static int nseen[2], seen_cur;
+
+static bool writer_is_ardnet(const char *name, int32_t pid)
+{
+    const struct seen *prev = seen_buf[!seen_cur];
+    int lo = 0, hi = nseen[!seen_cur] - 1;
+    bool relayed = false, known = false;
+    while (lo <= hi && !known) {
+        int mid = (lo + hi) / 2, c = strcmp(prev[mid].name, name);
+        if (c == 0 && prev[mid].pid == pid) {
+            relayed = prev[mid].relayed;
+            known = true;
+        } else if (c == 0) {
+            break;
+        } else if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if (!known) {
+        struct ard_peer ps[8];
+        int n = ard_conn_peers(NULL, name, ps, 8);
+        for (int k = 0; k < n && k < 8; k++)
+            if (ps[k].dir == ARD_OUT && ps[k].pid == pid)
+                relayed = strcmp(ps[k].program, "ardnet") == 0;
+    }
+    struct seen *s = &seen_buf[seen_cur][nseen[seen_cur]++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->pid = pid;
+    s->relayed = relayed;
+    return relayed;
+}
+
+/* What this host has and wants now, into A.locals (kind 0 for neither). One ard_conn_stat
+ * per connection; its peer table only when a new writer appears. */
+static void scan(void)
+{
+    A.nlocals = 0;
+    seen_cur = !seen_cur;
+    nseen[seen_cur] = 0;
+    if (ard_conn_list(NULL, list_cb, NULL) < 0)
+        return;
+    unsigned wants = 0;
+    for (int i = 0; i < A.nlocals; i++) {
+        struct local *l = &A.locals[i];
+        struct ard_conn_stat st;
+        if (configured(l->e.name) || ard_conn_stat(NULL, l->e.name, &st) < 0 || st.size == 0 ||
+            st.size > ARDW_MAX_PAYLOAD)
+            continue;
+        int32_t w = st.writer_pid;
+        /* Written by ardnet (this catalog, or a configured bridge): not an original. */
+        bool relayed = w == A.self || (w != 0 && writer_is_ardnet(l->e.name, w));
+        /* The readers but this catalog's own (its forwards, one port each). */
+        uint32_t readers = st.readers;
+        for (int k = 0; k < A.nfwd && readers > 0; k++)
+            readers -= strcmp(A.fwd[k]->conn, l->e.name) == 0;
+        bool writer = w != 0;
+        l->e.size = (uint32_t)st.size;
+        snprintf(l->e.type, sizeof l->e.type, "%s", st.type);
+        l->e.order = (uint8_t)ardc_host_order();
+        if (writer && !relayed) {
+            l->e.kind = ARDC_HAS;
+        } else if ((!writer || (relayed && st.writer_pid == A.self)) && readers > 0) {
+            if (wants < A.limit) {
+                l->e.kind = ARDC_WANT;
+                wants++;
+            } else {
+                char key[ARD_MAX_NAME + 96], msg[300];
+                snprintf(key, sizeof key, "#limit %s", l->e.name);
+                snprintf(msg, sizeof msg,
+                         "connection '%s' is wanted here but not asked for: more than "
+                         "--auto-limit %u wanted connections",
+                         l->e.name, A.limit);
+                report(key, msg);
+                A.over_limit++;
+            }
+        }
+    }
+}
+
+/* ---- routes of the catalog ------------------------------------------------------------------ */
+
+static void flow_close(struct flow *f)
+{
+    ardn_plan_halt(&f->plan);
+    ardn_plan_join(&f->plan);
+    ardn_plan_close(&f->plan);
+    free(f);
+}
+
+static int flow_start(struct flow *f)
+{
+    int rc = ardn_plan_open(&f->plan, &f->route, 1);
+    if (rc == 0 && f->route.cfg.in.kind == ARDN_EP_UDP) {
+        struct sockaddr_in a;
+        socklen_t len = sizeof a;
+        if (getsockname(f->route.fd_in, (struct sockaddr *)&a, &len) < 0)
+            rc = ardi_fail(ARD_ESYS, "getsockname: %s", strerror(errno));
+        f->port = ntohs(a.sin_port);
+    }
+    if (rc == 0)
+        rc = ardn_plan_start(&f->plan);
+    if (rc < 0) {
+        char key[ARD_MAX_NAME + 96], msg[800];
+        snprintf(key, sizeof key, "#route %s", f->route.cfg.name);
+        snprintf(msg, sizeof msg, "%s", ard_errdetail());
+        report(key, msg);
+        A.cnt[AC_FAILED]++;
+        ardn_plan_halt(&f->plan);
+        ardn_plan_join(&f->plan);
+        if (f->plan.routes)
+            ardn_plan_close(&f->plan);
+        else
+            ardn_route_close(&f->route);
+        return rc;
+    }
+    return 0;
+}
+
+/* Receive connection `conn` on a port of our own, written into the local connection. */
+static struct flow *want_open(const char *conn)
+{
+    struct flow *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    snprintf(f->conn, sizeof f->conn, "%s", conn);
+    struct ardn_route *r = &f->route;
+    ardn_route_init(r);
+    snprintf(r->cfg.name, sizeof r->cfg.name, "auto<%.50s", conn);
+    r->cfg.in.kind = ARDN_EP_UDP;
+    struct sockaddr_in *a = (struct sockaddr_in *)&r->cfg.in.addr;
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    r->cfg.in.addrlen = sizeof *a;
+    strcpy(r->cfg.in.text, "udp://:0");
+    r->cfg.out[0].kind = ARDN_EP_LOCAL;
+    snprintf(r->cfg.out[0].conn, sizeof r->cfg.out[0].conn, "%s", conn);
+    snprintf(r->cfg.out[0].text, sizeof r->cfg.out[0].text, "%s", conn);
+    r->cfg.nout = 1;
+    if (flow_start(f) < 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Send local connection `conn` to a peer's address. */
+static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to)
+{
+    struct flow *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    snprintf(f->conn, sizeof f->conn, "%s", conn);
+    f->to = *to;
+    struct ardn_route *r = &f->route;
+    ardn_route_init(r);
+    snprintf(r->cfg.name, sizeof r->cfg.name, "auto:%.40s>%s", conn, inet_ntoa(to->sin_addr));
+    r->cfg.in.kind = ARDN_EP_LOCAL;
+    snprintf(r->cfg.in.conn, sizeof r->cfg.in.conn, "%s", conn);
+    snprintf(r->cfg.in.text, sizeof r->cfg.in.text, "%s", conn);
+    r->cfg.out[0].kind = ARDN_EP_UDP;
+    memcpy(&r->cfg.out[0].addr, to, sizeof *to);
+    r->cfg.out[0].addrlen = sizeof *to;
+    char s[64];
+    ardn_addr_str(&r->cfg.out[0].addr, s, sizeof s);
+    snprintf(r->cfg.out[0].text, sizeof r->cfg.out[0].text, "udp://%s", s);
+    r->cfg.nout = 1;
+    if (flow_start(f) < 0) {
+        free(f);
+        return NULL;
+    }
+    A.cnt[AC_STARTED]++;
+    return f;
+}
+
+/* ---- announcements -------------------------------------------------------------------------- */
+
+static bool same_entry(const struct ardc_entry *a, const struct ardc_entry *b)
+{
+    return a->kind == b->kind && a->port == b->port && a->size == b->size && a->order == b->order &&
+           strcmp(a->name, b->name) == 0 && strcmp(a->type, b->type) == 0;
+}
+
+static struct flow *find_flow(struct flow **v, int n, const char *conn)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i]->conn, conn) == 0)
+            return v[i];
+    return NULL;
+}
+
+/* The receiving routes of the wants (opened, kept, closed), then the snapshot to announce.
+ * Returns whether it differs from the last one. */
+static bool update_wants(void)
+{
+    for (int i = 0; i < A.nwant; i++)
+        A.want[i]->mark = false;
+    int n = 0;
+    bool changed = false;
+    for (int i = 0; i < A.nlocals; i++) {
+        struct ardc_entry e = A.locals[i].e;
+        if (e.kind == 0)
+            continue;
+        if (e.kind == ARDC_WANT) {
+            struct flow *f = find_flow(A.want, A.nwant, e.name);
+            if (!f && A.nwant < MAX_LOCAL && (f = want_open(e.name)) != NULL)
+                A.want[A.nwant++] = f;
+            if (!f)
+                continue; /* (reported; tried again at the next scan) */
+            f->mark = true;
+            e.port = f->port;
+        }
+        changed |= n >= A.nsnap || !same_entry(&A.snap[n], &e);
+        A.snap[n++] = e;
+    }
+    changed |= n != A.nsnap;
+    A.nsnap = n;
+    int k = 0;
+    for (int i = 0; i < A.nwant; i++) {
+        if (A.want[i]->mark)
+            A.want[k++] = A.want[i];
+        else
+            flow_close(A.want[i]);
+    }
+    A.nwant = k;
+    return changed;
+}
+
+static void send_all(const uint8_t *d, size_t len)
+{
+    for (int i = 0; i < A.npeers; i++)
+        if (sendto(A.fd, d, len, 0, (const struct sockaddr *)&A.peers[i], sizeof A.peers[i]) >= 0)
+            A.cnt[AC_SENT]++;
+    if (A.mcast && sendto(A.fd, d, len, 0, (const struct sockaddr *)&A.group, sizeof A.group) >= 0)
+        A.cnt[AC_SENT]++;
+}
+
+static void announce(void)
+{
+    struct ardc_msg m = {.host_id = A.id, .domain = A.domain, .seq = ++A.seq};
+    strcpy(m.host, A.host);
+    unsigned nd = 1, in_dgram = 0;
+    size_t len = ardc_put_hdr(A.dgram[0], &m);
+    for (int i = 0; i < A.nsnap; i++) {
+        size_t el = ardc_entry_len(&A.snap[i]);
+        if (in_dgram > 0 && len + el > ARDC_FILL_DGRAM) {
+            if (nd == ARDC_MAX_PARTS) {
+                report("#parts", "more connections than one announcement carries: the rest "
+                                 "are not announced");
+                break;
+            }
+            A.dlen[nd - 1] = len;
+            len = ardc_put_hdr(A.dgram[nd++], &m);
+            in_dgram = 0;
+        }
+        len = ardc_put_entry(A.dgram[nd - 1], len, &A.snap[i]);
+        in_dgram++;
+    }
+    A.dlen[nd - 1] = len;
+    for (unsigned i = 0; i < nd; i++) {
+        ardc_set_part(A.dgram[i], (uint16_t)i, (uint16_t)nd);
+        send_all(A.dgram[i], A.dlen[i]);
+    }
+}
+
+/* ---- peers ---------------------------------------------------------------------------------- */
+
+static bool allowed(const struct sockaddr_in *src)
+{
+    for (int i = 0; i < A.npeers; i++)
+        if (A.peers[i].sin_addr.s_addr == src->sin_addr.s_addr)
+            return true;
+    /* Multicast mode: the socket is bound to --dev, so anything that arrives came from the
+     * robot's network. */
+    return A.mcast;
+}
+
+static void peer_free(struct peer *p)
+{
+    free(p->ents);
+    free(p->aents);
+}
+
+static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in *src, int64_t now,
+                          bool *dirty)
+{
+    if (!allowed(src)) {
+        A.cnt[AC_FOREIGN]++;
+        return;
+    }
+    struct ardc_msg m;
+    if (ardc_parse(d, len, &m, A.rx, ARDC_MAX_ENTRIES) != ARDC_OK) {
+        A.cnt[AC_INVALID]++;
+        return;
+    }
+    if (m.host_id == A.id) {
+        A.cnt[AC_SELF]++;
+        return;
+    }
+    if (m.domain != A.domain) {
+        A.cnt[AC_DOMAIN]++;
+        return;
+    }
+    struct peer *p = NULL;
+    for (int i = 0; i < A.npeer && !p; i++)
+        if (A.peer[i].id == m.host_id)
+            p = &A.peer[i];
+    if (!p) {
+        int same = 0; /* catalogs at this address: a forger's many ids cannot crowd out peers */
+        for (int i = 0; i < A.npeer; i++)
+            same += A.peer[i].addr.sin_addr.s_addr == src->sin_addr.s_addr;
+        if (A.npeer == MAX_PEERS || same >= MAX_PER_ADDRESS) {
+            A.cnt[AC_FULL]++;
+            return;
+        }
+        p = &A.peer[A.npeer++];
+        memset(p, 0, sizeof *p);
+        p->id = m.host_id;
+        fprintf(stderr, "ardnet: auto: peer %s (%s) joined\n", m.host, inet_ntoa(src->sin_addr));
+    }
+    A.cnt[AC_RECEIVED]++;
+    strcpy(p->host, m.host);
+    p->addr = *src;
+    p->seen_ns = now;
+    if (p->committed && (int32_t)(m.seq - p->seq) <= 0)
+        return; /* a late part of an older snapshot */
+    if (m.seq != p->aseq || m.nparts != p->anparts || p->amask == 0) {
+        p->aseq = m.seq;
+        p->anparts = m.nparts;
+        p->amask = 0;
+        p->naents = 0;
+    }
+    uint64_t bit = 1ull << m.part;
+    if (p->amask & bit)
+        return;
+    if (p->naents + m.count > MAX_PEER_ENTRIES) { /* (bounds what one peer can make us keep) */
+        A.cnt[AC_INVALID]++;
+        p->amask = 0;
+        return;
+    }
+    void *na = realloc(p->aents, (size_t)(p->naents + m.count + 1) * sizeof *p->aents);
+    if (!na)
+        return;
+    p->aents = na;
+    memcpy(p->aents + p->naents, A.rx, m.count * sizeof *A.rx);
+    p->naents += m.count;
+    p->amask |= bit;
+    uint64_t full = m.nparts == 64 ? ~0ull : (1ull << m.nparts) - 1;
+    if (p->amask != full)
+        return;
+    struct ardc_entry *old = p->ents;
+    p->ents = p->aents;
+    p->nents = p->naents;
+    p->aents = old;
+    p->naents = 0;
+    p->amask = 0;
+    p->seq = m.seq;
+    p->committed = true;
+    *dirty = true;
+}
+
+static void receive(int64_t now, bool *dirty)
+{
+    static uint8_t buf[ARDC_MAX_DGRAM + 1];
+    for (int i = 0; i < 256; i++) {
+        struct sockaddr_in src;
+        socklen_t sl = sizeof src;
+        ssize_t n = recvfrom(A.fd, buf, sizeof buf, MSG_TRUNC, (struct sockaddr *)&src, &sl);
+        if (n < 0)
+            return;
+        if (sl != sizeof src || src.sin_family != AF_INET) {
+            A.cnt[AC_FOREIGN]++;
+            continue;
+        }
+        take_datagram(buf, (size_t)n > sizeof buf ? sizeof buf : (size_t)n, &src, now, dirty);
+    }
+}
+
+static void expire(int64_t now, bool *dirty)
+{
+    int k = 0;
+    for (int i = 0; i < A.npeer; i++) {
+        if (now - A.peer[i].seen_ns > ARDC_PEER_TIMEOUT_NS) {
+            fprintf(stderr, "ardnet: auto: peer %s (%s) gone (silent for %.1f s)\n", A.peer[i].host,
+                    inet_ntoa(A.peer[i].addr.sin_addr), ARDC_PEER_TIMEOUT_NS / 1e9);
+            peer_free(&A.peer[i]);
+            *dirty = true;
+            continue;
+        }
+        A.peer[k++] = A.peer[i];
+    }
+    A.npeer = k;
+}
+
+/* ---- what to forward ------------------------------------------------------------------------ */
+
+static bool same_type(const struct ardc_entry *a, const struct ardc_entry *b)
+{
+    return a->size == b->size && ard_type_hash(a->type) == ard_type_hash(b->type);
+}
+
+static const struct ardc_entry *peer_entry(const struct peer *p, const char *name, int kind)
+{
+    for (int i = 0; i < p->nents; i++)
+        if (p->ents[i].kind == kind && strcmp(p->ents[i].name, name) == 0)
+            return &p->ents[i];
+    return NULL;
+}
+
+static void mismatch(const char *name, const struct ardc_entry *mine, const struct peer *p,
+                     const struct ardc_entry *theirs)
+{
+    char key[ARD_MAX_NAME + 96], msg[ARD_MAX_TYPE * 2 + 400];
+    snprintf(key, sizeof key, "type %s %s", name, p->host);
+    snprintf(msg, sizeof msg,
+             "connection '%s' disagrees: this host %s it as %u bytes '%s', %s (%s) %s it as %u "
+             "bytes '%s'; not forwarded",
+             name, mine->kind == ARDC_HAS ? "has" : "wants", mine->size,
+             mine->type[0] ? mine->type : "(opaque)", p->host, inet_ntoa(p->addr.sin_addr),
+             theirs->kind == ARDC_HAS ? "has" : "wants", theirs->size,
+             theirs->type[0] ? theirs->type : "(opaque)");
+    if (report(key, msg))
+        A.mismatches++;
+}
+
+/* Decide every forward from this host's has list and the peers' snapshots. */
+static void evaluate(void)
+{
+    for (int i = 0; i < A.nfwd; i++)
+        A.fwd[i]->mark = false;
+    for (int i = 0; i < A.nsnap; i++) {
+        const struct ardc_entry *e = &A.snap[i];
+        /* Written on two hosts: both say so, nothing is forwarded until one stops. */
+        int havers = e->kind == ARDC_HAS;
+        for (int j = 0; j < A.npeer; j++)
+            havers += peer_entry(&A.peer[j], e->name, ARDC_HAS) != NULL;
+        if (havers > 1) {
+            char key[ARD_MAX_NAME + 96], msg[1200];
+            int n = snprintf(msg, sizeof msg, "connection '%s' is written on %d hosts: %s", e->name,
+                             havers, e->kind == ARDC_HAS ? "this host" : "");
+            const char *sep = e->kind == ARDC_HAS ? ", " : "";
+            for (int j = 0; j < A.npeer && n < (int)sizeof msg; j++)
+                if (peer_entry(&A.peer[j], e->name, ARDC_HAS)) {
+                    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s (%s)", sep, A.peer[j].host,
+                                  inet_ntoa(A.peer[j].addr.sin_addr));
+                    sep = ", ";
+                }
+            if (n < (int)sizeof msg)
+                snprintf(msg + n, sizeof msg - (size_t)n, "; nothing is forwarded until one stops");
+            snprintf(key, sizeof key, "conflict %s", e->name);
+            if (report(key, msg))
+                A.conflicts++;
+            continue;
+        }
+        for (int j = 0; j < A.npeer; j++) {
+            const struct peer *p = &A.peer[j];
+            const struct ardc_entry *t =
+                peer_entry(p, e->name, e->kind == ARDC_HAS ? ARDC_WANT : ARDC_HAS);
+            if (!t)
+                continue;
+            if (!same_type(e, t)) {
+                mismatch(e->name, e, p, t);
+                continue;
+            }
+            if (e->kind != ARDC_HAS)
+                continue;
+            /* Only to the address the want came from, one forward per connection and
+             * address (a second want from there replaces the first). */
+            struct sockaddr_in to = p->addr;
+            to.sin_port = htons(t->port);
+            struct flow *f = NULL;
+            bool claimed = false;
+            for (int k = 0; k < A.nfwd && !claimed; k++)
+                if (strcmp(A.fwd[k]->conn, e->name) == 0 &&
+                    A.fwd[k]->to.sin_addr.s_addr == to.sin_addr.s_addr) {
+                    if (A.fwd[k]->mark)
+                        claimed = true; /* (another catalog at that address, this round) */
+                    else if (A.fwd[k]->to.sin_port == to.sin_port)
+                        f = A.fwd[k];
+                }
+            if (claimed)
+                continue;
+            if (!f && A.nfwd < MAX_LOCAL && (f = fwd_open(e->name, &to)) != NULL)
+                A.fwd[A.nfwd++] = f;
+            if (f)
+                f->mark = true;
+        }
+    }
+    /* Forwards no longer asked for (or asked for on another port) stop. */
+    int k = 0;
+    for (int i = 0; i < A.nfwd; i++) {
+        if (A.fwd[i]->mark) {
+            A.fwd[k++] = A.fwd[i];
+        } else {
+            flow_close(A.fwd[i]);
+            A.cnt[AC_STOPPED]++;
+        }
+    }
+    A.nfwd = k;
+    report_sweep();
+}
+
+/* ---- counters and the loop ------------------------------------------------------------------ */
+
+static void print_counters(FILE *f)
+{
+    unsigned has = 0, wants = 0;
+    for (int i = 0; i < A.nsnap; i++)
+        *(A.snap[i].kind == ARDC_HAS ? &has : &wants) += 1;
+    fprintf(f,
+            "catalog %s: peers=%d has=%u wants=%u forwards=%d conflicts=%u mismatches=%u "
+            "over_limit=%u",
+            A.host, A.npeer, has, wants, A.nfwd, A.conflicts, A.mismatches, A.over_limit);
+    for (int c = 0; c < AC_NCOUNTERS; c++)
+        fprintf(f, " %s=%llu", counter_names[c], (unsigned long long)A.cnt[c]);
+    fputc('\n', f);
+    for (int i = 0; i < A.npeer; i++) {
+        const struct peer *p = &A.peer[i];
+        unsigned ph = 0, pw = 0;
+        for (int k = 0; k < p->nents; k++)
+            *(p->ents[k].kind == ARDC_HAS ? &ph : &pw) += 1;
+        fprintf(f, "peer %s: address=%s has=%u wants=%u\n", p->host, inet_ntoa(p->addr.sin_addr),
+                ph, pw);
+    }
+    for (int i = 0; i < A.nfwd; i++)
+        ardn_counters_print(f, &A.fwd[i]->plan);
+    for (int i = 0; i < A.nwant; i++)
+        ardn_counters_print(f, &A.want[i]->plan);
+}
+
+static void write_stats(const struct ardn_plan *p)
+{
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", ardn_g.stats_file) >= (int)sizeof tmp)
+        return;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    if (p->routes)
+        ardn_counters_print(f, p);
+    print_counters(f);
+    if (fclose(f) != 0 || rename(tmp, ardn_g.stats_file) != 0)
+        unlink(tmp);
+}
+
+void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs)
+{
+    fprintf(stderr, "ardnet: auto: catalog of host %s, domain %s, port %u%s%s\n", A.host,
+            ard_domain(), A.port, A.mcast ? ", multicast " : "", A.mcast ? A.mcast_text : "");
+    int64_t now = ard_now_ns(), next_scan = now, next_announce = now, next_stats = now,
+            next_counters = now;
+    bool ready = false;
+    for (;;) {
+        struct pollfd pfd = {.fd = A.fd, .events = POLLIN};
+        int64_t wait = next_scan - ard_now_ns();
+        wait = wait < 0 ? 0 : wait;
+        poll(&pfd, 1, (int)(wait / 1000000) + 1);
+        now = ard_now_ns();
+        bool dirty = false;
+        receive(now, &dirty);
+        expire(now, &dirty);
+        if (now >= next_scan) {
+            scan();
+            if (update_wants()) {
+                next_announce = now;
+                dirty = true;
+            }
+            next_scan = now + ARDC_SCAN_NS;
+        }
+        if (now >= next_announce) {
+            announce();
+            next_announce = now + ARDC_PERIOD_NS;
+        }
+        if (dirty)
+            evaluate();
+        if (!ready && ready_fd) {
+            /* The first scan and announcement are out: ready. */
+            setenv("ARD_READY_FD", ready_fd, 1);
+            if (ard_ready() < 0)
+                fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
+        }
+        ready = true;
+        struct timespec zero = {0, 0};
+        int sig = sigtimedwait(sigs, NULL, &zero);
+        if (sig == SIGTERM || sig == SIGINT)
+            return;
+        if (sig == SIGUSR1) {
+            if (p->routes)
+                ardn_counters_print(stderr, p);
+            print_counters(stderr);
+        }
+        if (ardn_g.counters[0] && p->routes && now >= next_counters) {
+            ardn_counters_publish(p, false);
+            next_counters = now + 100000000;
+        }
+        if (ardn_g.stats_file[0] && (now >= next_stats || sig == SIGUSR1)) {
+            write_stats(p);
+            next_stats = now + 500000000;
+        }
+    }
+}
+
+void ardn_auto_close(const struct ardn_plan *p)
+{
+    if (!A.enabled)
+        return;
+    /* Stop every thread first (each notices within its idle period), then join them. */
+    for (int i = 0; i < A.nfwd; i++)
+        ardn_plan_halt(&A.fwd[i]->plan);
+    for (int i = 0; i < A.nwant; i++)
+        ardn_plan_halt(&A.want[i]->plan);
+    if (A.fd >= 0 && ardn_g.stats_file[0])
+        write_stats(p);
+    print_counters(stderr);
+    for (int i = 0; i < A.nfwd; i++)
+        flow_close(A.fwd[i]);
+    for (int i = 0; i < A.nwant; i++)
+        flow_close(A.want[i]);
+    A.nfwd = A.nwant = 0;
+    for (int i = 0; i < A.npeer; i++)
+        peer_free(&A.peer[i]);
+    A.npeer = 0;
+    if (A.fd >= 0)
+        close(A.fd);
+    A.fd = -1;
+    free(A.locals);
+    free(A.snap);
+    free(A.rx);
+    for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
+        free(A.dgram[i]);
+}

@@ -1,0 +1,34 @@
+/*
+ * auto.h - ardnet --auto: the catalog that wires connections across hosts by name, on demand
+ * (docs/ardnet.md, "Automatic: the catalog").
+ */
+#ifndef ARDN_AUTO_H
+#define ARDN_AUTO_H
+
+#include "ardn.h"
+
+#include <signal.h>
+
+#define ARDC_DEFAULT_PORT 7400u
+#define ARDC_DEFAULT_LIMIT 256u
+#define ARDC_PERIOD_NS 200000000LL        /* announcements at rest */
+#define ARDC_SCAN_NS 50000000LL           /* the local domain is looked at this often */
+#define ARDC_PEER_TIMEOUT_NS 1000000000LL /* a peer silent this long is gone */
+
+/* Whether --auto was given. */
+bool ardn_auto_enabled(void);
+/* One of the --auto* options (name without the dashes, value or NULL): 0, or a negative code
+ * with the detail. */
+int ardn_auto_option(const char *name, const char *val);
+/* After every option: check them, resolve the peers, open the catalog socket. The local
+ * connections of the configured routes (routes, n) are left to them. 0, or a negative code
+ * with the detail. */
+int ardn_auto_open(const struct ardn_route *routes, int n);
+/* Run the catalog until SIGTERM/SIGINT (taken from sigs, which the caller blocked); also
+ * publishes the counters of the configured plan p as serve() does. */
+void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs);
+/* Stop every forwarding and close the socket; the last counters (with those of the configured
+ * plan p) go to stderr and --stats-file. */
+void ardn_auto_close(const struct ardn_plan *p);
+
+#endif /* ARDN_AUTO_H */

@@ -1,0 +1,205 @@
+/* auto_wire.c - encode and check catalog announcements (auto_wire.h, docs/wire.md). */
+#include "auto_wire.h"
+#include "ard_common.h"
+#include "wire.h"
+
+#include <string.h>
+
+/* Header layout (little-endian):
+ *   0 u32 magic 'ARDC'   4 u8 version   5 u8 flags (0)   6 u16 header length (32)
+ *   8 u64 host id       16 u32 domain hash   20 u32 snapshot seq
+ *  24 u16 part          26 u16 nparts        28 u16 entry count
+ *  30 u8 host name length (1..63)   31 u8 reserved (0)
+ * then the host name, then the entries:
+ *   0 u8 kind  1 u8 order  2 u16 port  4 u32 size  8 u8 name length (1..63)  9 u8 reserved (0)
+ *  10 u16 type length (0..1023)  12 name  12+name type */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+const char *ardc_cause_name(enum ardc_cause c)
+{
+    static const char *const names[ARDC_NCAUSES] = {
+        "ok",    "truncated", "oversized", "magic", "version",
+        "parts", "host",      "entry",     "name",  "type",
+    };
+    return (unsigned)c < ARDC_NCAUSES ? names[c] : "?";
+}
+
+uint32_t ardc_domain_hash(const char *domain)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)domain; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+enum ardc_order ardc_host_order(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one ? ARDC_LITTLE : ARDC_BIG;
+}
+
+size_t ardc_entry_len(const struct ardc_entry *e)
+{
+    return ARDC_ENTRY_HDR_SIZE + strlen(e->name) + strlen(e->type);
+}
+
+size_t ardc_put_hdr(uint8_t *buf, const struct ardc_msg *m)
+{
+    size_t hl = strnlen(m->host, ARDC_MAX_HOST);
+    memset(buf, 0, ARDC_HDR_SIZE);
+    put32(buf, ARDC_MAGIC_WORD);
+    buf[4] = ARDC_WIRE_VERSION;
+    put16(buf + 6, ARDC_HDR_SIZE);
+    put64(buf + 8, m->host_id);
+    put32(buf + 16, m->domain);
+    put32(buf + 20, m->seq);
+    put16(buf + 24, 0);
+    put16(buf + 26, 1);
+    buf[30] = (uint8_t)hl;
+    memcpy(buf + ARDC_HDR_SIZE, m->host, hl);
+    return ARDC_HDR_SIZE + hl;
+}
+
+size_t ardc_put_entry(uint8_t *buf, size_t len, const struct ardc_entry *e)
+{
+    size_t nl = strlen(e->name), tl = strlen(e->type);
+    uint8_t *p = buf + len;
+    p[0] = e->kind;
+    p[1] = e->order;
+    put16(p + 2, e->port);
+    put32(p + 4, e->size);
+    p[8] = (uint8_t)nl;
+    p[9] = 0;
+    put16(p + 10, (uint16_t)tl);
+    memcpy(p + ARDC_ENTRY_HDR_SIZE, e->name, nl);
+    memcpy(p + ARDC_ENTRY_HDR_SIZE + nl, e->type, tl);
+    put16(buf + 28, (uint16_t)(get16(buf + 28) + 1));
+    return len + ARDC_ENTRY_HDR_SIZE + nl + tl;
+}
+
+void ardc_set_part(uint8_t *buf, uint16_t part, uint16_t nparts)
+{
+    put16(buf + 24, part);
+    put16(buf + 26, nparts);
+}
+
+static bool host_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+}
+
+/* One entry at *off: checked and copied into e, *off moved past it. */
+static enum ardc_cause parse_entry(const uint8_t *buf, size_t len, size_t *off,
+                                   struct ardc_entry *e)
+{
+    const uint8_t *p = buf + *off;
+    if (len - *off < ARDC_ENTRY_HDR_SIZE)
+        return ARDC_TRUNCATED;
+    size_t nl = p[8], tl = get16(p + 10);
+    if (nl == 0 || nl > ARD_MAX_NAME)
+        return ARDC_NAME;
+    if (tl > ARD_MAX_TYPE)
+        return ARDC_TYPE;
+    if (len - *off - ARDC_ENTRY_HDR_SIZE < nl + tl)
+        return ARDC_TRUNCATED;
+    e->kind = p[0];
+    e->order = p[1];
+    e->port = get16(p + 2);
+    e->size = get32(p + 4);
+    if ((e->kind != ARDC_HAS && e->kind != ARDC_WANT) || e->order > ARDC_BIG || p[9] != 0 ||
+        e->size == 0 || e->size > ARDW_MAX_PAYLOAD || (e->kind == ARDC_HAS) != (e->port == 0))
+        return ARDC_ENTRY;
+    memcpy(e->name, p + ARDC_ENTRY_HDR_SIZE, nl);
+    e->name[nl] = '\0';
+    memcpy(e->type, p + ARDC_ENTRY_HDR_SIZE + nl, tl);
+    e->type[tl] = '\0';
+    if (strlen(e->name) != nl || ardi_check_name("connection", e->name, true) < 0)
+        return ARDC_NAME;
+    if (strlen(e->type) != tl)
+        return ARDC_TYPE;
+    if (tl > 0) {
+        char norm[ARD_MAX_TYPE + 1];
+        size_t tsize = 0;
+        if (ard_type_normalize(e->type, norm, sizeof norm) < 0 || strcmp(norm, e->type) != 0 ||
+            ard_type_parse(e->type, NULL, 0, NULL, &tsize) < 0 || tsize != e->size)
+            return ARDC_TYPE;
+    }
+    *off += ARDC_ENTRY_HDR_SIZE + nl + tl;
+    return ARDC_OK;
+}
+
+enum ardc_cause ardc_parse(const uint8_t *buf, size_t len, struct ardc_msg *m, struct ardc_entry *e,
+                           size_t max)
+{
+    if (len < 4)
+        return ARDC_TRUNCATED;
+    if (get32(buf) != ARDC_MAGIC_WORD)
+        return ARDC_MAGIC;
+    if (len < ARDC_HDR_SIZE)
+        return ARDC_TRUNCATED;
+    if (len > ARDC_MAX_DGRAM)
+        return ARDC_OVERSIZED;
+    if (buf[4] != ARDC_WIRE_VERSION || buf[5] != 0 || get16(buf + 6) != ARDC_HDR_SIZE ||
+        buf[31] != 0)
+        return ARDC_VERSION;
+    m->host_id = get64(buf + 8);
+    m->domain = get32(buf + 16);
+    m->seq = get32(buf + 20);
+    m->part = get16(buf + 24);
+    m->nparts = get16(buf + 26);
+    m->count = get16(buf + 28);
+    if (m->host_id == 0 || m->nparts == 0 || m->nparts > ARDC_MAX_PARTS || m->part >= m->nparts)
+        return ARDC_PARTS;
+    size_t hl = buf[30];
+    if (hl == 0 || hl > ARDC_MAX_HOST)
+        return ARDC_HOST;
+    if (len < ARDC_HDR_SIZE + hl)
+        return ARDC_TRUNCATED;
+    for (size_t i = 0; i < hl; i++)
+        if (!host_char(buf[ARDC_HDR_SIZE + i]))
+            return ARDC_HOST;
+    memcpy(m->host, buf + ARDC_HDR_SIZE, hl);
+    m->host[hl] = '\0';
+    if (m->count > max)
+        return ARDC_OVERSIZED;
+    size_t off = ARDC_HDR_SIZE + hl;
+    for (unsigned i = 0; i < m->count; i++) {
+        enum ardc_cause c = parse_entry(buf, len, &off, &e[i]);
+        if (c != ARDC_OK)
+            return c;
+    }
+    return off == len ? ARDC_OK : ARDC_OVERSIZED;
+}

@@ -1,0 +1,228 @@
+#!/bin/bash
+# ardnet --auto across three hosts with no route configured, and a hostile fourth one. hostA,
+# hostB, hostC and hostD are network namespaces on one bridge, each with its own /dev/shm
+# (tests/lib/netns.sh). Needs root.
+#  1. A writer on A; readers on B and C started afterwards each get intact packets within 1 s
+#     of attaching (tblock sub --first-ms 1000).
+#  2. C's reader leaves: A's datagrams to C stop (nftables counter on C) within the documented
+#     0.5 s.
+#  3. The writer on A is killed and restarted: a reader on B gets the new writer's packets;
+#     the writer moves to C: B's first reader, running all along, follows (it ends on the
+#     last packet of the writer on C, never older, never damaged).
+#  4. Two writers of one name on A and B: both report it, a reader on C gets nothing; once
+#     B's writer stops, C's reader gets A's packets.
+#  5. A reader on B of another type than A's writer: both report the disagreement.
+#  6. hostD (a peer of A only) forges wants from 6 catalog ids on 6 ports: A listens to 4 of
+#     them (counts the rest as full), sends to D's address only, to one port, at most at the
+#     writer's rate; garbage from D is counted as
+#     invalid by A and as foreign by B (not its peer); no ardnet crashes, all exit 0.
+#  6b. C's catalog is killed while A forwards to it: A stops within 1 s (peer silent).
+#  7. Found by multicast instead (--auto-multicast GROUP:PORT --dev eth0): a reader on B gets
+#     the writer on A within 1 s.
+TEST_NAME=auto
+PRIVATE_NET=0
+source "$(dirname "$0")/common.sh"
+source "$SRCDIR/tests/lib/netns.sh"
+netns_require_root
+NETNS_NO_TRAP=1
+trap 'cleanup_common; netns_destroy' EXIT
+netns_create hostA hostB hostC hostD
+A=$(netns_cmd hostA)
+B=$(netns_cmd hostB)
+C=$(netns_cmd hostC)
+D=$(netns_cmd hostD)
+AB="hostA,hostB,hostC"
+start_auto() { # NAME NSCMD PEERS
+    local name=$1 ns=$2 peers=$3
+    # shellcheck disable=SC2086
+    bg_ready "$name" $ns "$ARDNET" --auto --auto-peers "$peers" --stats-file "$T/$name.stats"
+}
+cat_counter() { # STATS KEY: a counter of the catalog line
+    grep '^catalog ' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+now_us() { date +%s%6N; }
+
+start_auto autoA "$A" "$AB,hostD"
+start_auto autoB "$B" "$AB"
+start_auto autoC "$C" "$AB"
+
+# ---- 1. readers on B and C get the writer on A within 1 s --------------------------------------
+bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
+sleep 0.5
+t_attach=$(now_us)
+bg subB $B "$TBLOCK" sub --ard data=arm.state --first-ms 1000 --idle-ms 4000 --result "$T/subB.result"
+bg subC $C "$TBLOCK" sub --ard data=arm.state --first-ms 1000 --duration-ms 2000 --result "$T/subC.result"
+sleep 1.2
+grep -q "route auto:arm.state>$(netns_addr hostC):" "$T/autoA.stats" || fail "A's stats show no forward to C"
+grep -q "route auto:arm.state>$(netns_addr hostB):" "$T/autoA.stats" || fail "A's stats show no forward to B"
+wait "$(cat "$T/subC.pid")" || fail "reader on C: damaged or older packet: $(cat "$T/subC.result")"
+rm -f "$T/subC.pid"
+echo "C: $(cat "$T/subC.result")"
+[ "$(kv "$T/subC.result" received)" -ge 50 ] || fail "reader on C got too little in 2 s"
+# The first packet each got was sent within 1 s of its start (the counter is the writer's
+# realtime clock in microseconds).
+[ "$(kv "$T/subC.result" first)" -le "$((t_attach + 1000000))" ] ||
+    fail "C's first packet was sent $(($(kv "$T/subC.result" first) - t_attach)) us after its reader started"
+
+# ---- 2. C's reader left: A stops sending to C ----------------------------------------------------
+$C nft -f - <<NFT
+table ip autotest {
+  chain in {
+    type filter hook input priority 0;
+    ip saddr $(netns_addr hostA) udp sport != 7400 counter
+  }
+}
+NFT
+sleep 0.5 # the documented time
+c1=$($C nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+sleep 1
+c2=$($C nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+echo "datagrams from A to C 0.5 s and 1.5 s after its reader left: $c1 $c2"
+[ "$c1" = "$c2" ] || fail "A still sends to C 0.5 s after C's last reader left ($c1 -> $c2)"
+$C nft delete table ip autotest
+grep -q "route auto:arm.state>$(netns_addr hostC):" "$T/autoA.stats" && fail "A's stats still show the forward to C"
+# B still gets it (subB runs on).
+
+# ---- 3. writer restarted on A, then moved to C -------------------------------------------------
+kill -KILL "$(cat "$T/pubA.pid")"
+wait "$(cat "$T/pubA.pid")" 2>/dev/null || true
+rm -f "$T/pubA.pid"
+sleep 0.3
+t_restart=$(now_us)
+bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
+bg subB2 $B "$TBLOCK" sub --ard data=arm.state --first-ms 1500 --duration-ms 1500 --result "$T/subB2.result"
+wait "$(cat "$T/subB2.pid")" || fail "second reader on B: damaged or older packet: $(cat "$T/subB2.result")"
+rm -f "$T/subB2.pid"
+echo "B after A's writer restarted: $(cat "$T/subB2.result")"
+[ "$(kv "$T/subB2.result" received)" -ge 10 ] || fail "B got nothing of the restarted writer"
+[ "$(kv "$T/subB2.result" last)" -gt "$t_restart" ] || fail "B's packets are not the restarted writer's"
+stop pubA
+t_move=$(now_us)
+bg pubC $C "$TBLOCK" pub --ard data=arm.state --rate 100
+sleep 2
+stop pubC
+wait "$(cat "$T/subB.pid")" || fail "reader on B: damaged or older packet: $(cat "$T/subB.result")"
+rm -f "$T/subB.pid"
+echo "B all along: $(cat "$T/subB.result")"
+[ "$(kv "$T/subB.result" last)" = "$(sed -n 's/.*last=//p' "$T/pubC.out")" ] ||
+    fail "B's reader did not end on the last packet of the writer on C ($(cat "$T/pubC.out"))"
+[ "$(kv "$T/subB.result" last)" -gt "$t_move" ] || fail "B did not follow the writer to C"
+[ "$(kv "$T/subB.result" first)" -le "$((t_attach + 1000000))" ] ||
+    fail "B's first packet was sent $(($(kv "$T/subB.result" first) - t_attach)) us after its reader started"
+
+# ---- 4. two writers of one name --------------------------------------------------------------------
+bg confA $A "$TBLOCK" pub --ard data=conf.x --rate 100
+bg confB $B "$TBLOCK" pub --ard data=conf.x --rate 100
+sleep 0.6
+bg subC2 $C "$TBLOCK" sub --ard data=conf.x --first-ms 1500 --result "$T/subC2.result"
+wait "$(cat "$T/subC2.pid")" || true
+rm -f "$T/subC2.pid"
+[ "$(kv "$T/subC2.result" received)" = 0 ] || fail "a reader on C got packets of a connection written on two hosts"
+grep -q "connection 'conf.x' is written on 2 hosts" "$T/autoA.err" || fail "A did not report the two writers"
+grep -q "connection 'conf.x' is written on 2 hosts" "$T/autoB.err" || fail "B did not report the two writers"
+grep -q "connection 'conf.x' is written on 2 hosts" "$T/autoC.err" || fail "C did not report the two writers"
+stop confB
+bg subC3 $C "$TBLOCK" sub --ard data=conf.x --first-ms 1500 --duration-ms 1000 --result "$T/subC3.result"
+wait "$(cat "$T/subC3.pid")" || fail "reader on C: $(cat "$T/subC3.result")"
+rm -f "$T/subC3.pid"
+[ "$(kv "$T/subC3.result" received)" -ge 10 ] || fail "C got nothing once B's writer stopped"
+echo "two writers: reported on A, B and C; C got nothing until one stopped, then $(kv "$T/subC3.result" received) packets"
+stop confA
+
+# ---- 5. types that disagree ----------------------------------------------------------------------
+bg typA $A "$TBLOCK" pub --ard data=typ.x --rate 100
+sleep 0.3
+bg typB $B "$TBLOCK" sub --ard data=typ.x --size 64 --first-ms 1000 --result "$T/typB.result"
+wait "$(cat "$T/typB.pid")" || true
+rm -f "$T/typB.pid"
+[ "$(kv "$T/typB.result" received)" = 0 ] || fail "a reader of another type got packets"
+grep -q "connection 'typ.x' disagrees" "$T/autoA.err" || fail "A did not report the type disagreement"
+grep -q "connection 'typ.x' disagrees" "$T/autoB.err" || fail "B did not report the type disagreement"
+stop typA
+
+# ---- 6. a forger and garbage --------------------------------------------------------------------
+bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
+sleep 0.3
+$A nft -f - <<NFT
+table ip autotest {
+  chain out {
+    type filter hook output priority 0;
+    ip daddr != { $(netns_addr hostB), $(netns_addr hostC), $(netns_addr hostD) } udp dport != 7400 counter
+  }
+}
+NFT
+out=$($D "$TAUTO" want hostA --conn arm.state --size 1024 --type "u64 u64 i64 u32[250]" --ids 6 --duration-ms 3000)
+forgers=$(grep -c '^peer forger' "$T/autoA.stats" || true)
+echo "forged wants from D: $out"
+[ "$(echo "$out" | tr ' ' '\n' | sed -n 's/^ports=//p')" = 1 ] || fail "A sent to more than one port of D: $out"
+got=$(echo "$out" | tr ' ' '\n' | sed -n 's/^received=//p')
+[ "$got" -ge 50 ] || fail "A sent nothing to a want of D (a peer of A): the test proves nothing ($out)"
+# 3 s at 100 Hz plus one descriptor a second: never more than the writer's rate.
+[ "$got" -le 320 ] || fail "A sent D more than the writer's rate: $out"
+[ "$(echo "$out" | tr ' ' '\n' | sed -n 's/^foreign=//p')" = 0 ] || fail "D got datagrams from elsewhere: $out"
+third=$($A nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+[ "$third" = 0 ] || fail "A sent $third datagrams to an address that is not a peer"
+[ "$forgers" -le 4 ] || fail "A listened to $forgers catalog ids at D's address (at most 4)"
+[ "$(cat_counter "$T/autoA.stats" full)" -ge 1 ] || fail "A did not count the ids it ignored at D's address"
+stop pubA
+inv0=$(cat_counter "$T/autoA.stats" invalid)
+$D "$TAUTO" garbage hostA --count 1000 >/dev/null
+$D "$TAUTO" garbage hostB --count 200 >/dev/null
+sleep 1.2
+inv=$(cat_counter "$T/autoA.stats" invalid)
+foreign=$(cat_counter "$T/autoB.stats" foreign)
+echo "garbage: A counted $((inv - inv0)) invalid (of 1000, some mutations stay valid), B $foreign foreign (of 200)"
+[ "$((inv - inv0))" -ge 600 ] || fail "A counted only $((inv - inv0)) invalid announcements of 1000 garbage datagrams"
+[ "$foreign" -ge 200 ] || fail "B counted only $foreign foreign datagrams of 200 from a non-peer"
+# ---- 6b. a catalog that dies: its peers stop sending to it within 1 s (silent peer) ----------------
+bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
+bg subC4 $C "$TBLOCK" sub --ard data=arm.state --first-ms 1000 --duration-ms 4000 --result "$T/subC4.result"
+sleep 1
+grep -q "route auto:arm.state>$(netns_addr hostC):" "$T/autoA.stats" || fail "6b: A does not forward to C"
+kill -KILL "$(cat "$T/autoC.pid")"
+wait "$(cat "$T/autoC.pid")" 2>/dev/null || true
+rm -f "$T/autoC.pid"
+$C nft -f - <<NFT
+table ip autotest {
+  chain in {
+    type filter hook input priority 0;
+    ip saddr $(netns_addr hostA) udp sport != 7400 counter
+  }
+}
+NFT
+sleep 1.3 # the documented 1 s, and one look
+c1=$($C nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+sleep 1
+c2=$($C nft list table ip autotest | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+echo "datagrams from A to C 1.3 s and 2.3 s after C's catalog died: $c1 $c2"
+[ "$c1" = "$c2" ] || fail "A still sends to C after its catalog died ($c1 -> $c2)"
+grep -q "peer .* gone (silent" "$T/autoA.err" || fail "A did not report C's catalog gone"
+stop pubA
+wait "$(cat "$T/subC4.pid")" || true
+rm -f "$T/subC4.pid"
+for h in autoA autoB; do
+    stop "$h" || fail "$h exit $?"
+done
+echo "catalog A: $(grep '^catalog' "$T/autoA.stats")"
+
+# ---- 7. multicast ----------------------------------------------------------------------------
+for h in A B; do
+    ns=$(netns_cmd host$h)
+    # shellcheck disable=SC2086
+    bg_ready mc$h $ns "$ARDNET" --auto --auto-multicast 239.255.74.1:7401 --dev eth0 \
+        --stats-file "$T/mc$h.stats"
+done
+bg pubM $A "$TBLOCK" pub --ard data=mc.x --rate 100
+sleep 0.5
+t_attach=$(now_us)
+bg subM $B "$TBLOCK" sub --ard data=mc.x --first-ms 1000 --duration-ms 1500 --result "$T/subM.result"
+wait "$(cat "$T/subM.pid")" || fail "reader on B (multicast): $(cat "$T/subM.result")"
+rm -f "$T/subM.pid"
+echo "multicast: B $(cat "$T/subM.result")"
+[ "$(kv "$T/subM.result" received)" -ge 50 ] || fail "B got too little over a catalog found by multicast"
+[ "$(kv "$T/subM.result" first)" -le "$((t_attach + 1000000))" ] || fail "multicast: B's first packet came late"
+stop pubM
+stop mcA || fail "multicast catalog A exit $?"
+stop mcB || fail "multicast catalog B exit $?"
+grep -q '^peer .*address='"$(netns_addr hostB)" "$T/mcA.stats" || fail "A did not list B as a peer"
+echo "PASS"
