@@ -18,7 +18,7 @@ fails = []
 violations = {k: 0 for k in ("older", "torn", "wrongtype", "badvalue", "list_slow", "stuck",
                              "not_restarted", "ardkill_failed", "left_behind",
                              "recovery_over_bound", "recording_bad", "recording_missed_mismatch",
-                             "sanitizer_reports")}
+                             "sanitizer_reports", "web_client_silent")}
 
 
 def pct(v, p):
@@ -112,8 +112,12 @@ for log in sorted(glob.glob(os.path.join(d, "web_c*.log"))):
     last = [l for l in open(log, errors="replace") if l.startswith("web ") and "msgs=" in l]
     if last:
         web.append(last[-1].strip())
+        # A plotting client that never got a message: the web server served nobody.
+        if re.search(r"\bmsgs=0\b", last[-1]):
+            violations["web_client_silent"] += 1
     else:
         web.append(f"{os.path.basename(log)}: no report")
+        violations["web_client_silent"] += 1
 
 # ---- recordings -------------------------------------------------------------------------
 rec_msgs = 0

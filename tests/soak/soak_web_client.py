@@ -40,7 +40,7 @@ def session(host, port, tok):
     s = socket.create_connection((host, port), timeout=2)
     key = base64.b64encode(os.urandom(16)).decode()
     q = f"?token={tok}" if tok else ""
-    s.sendall(f"GET /ws{q} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    s.sendall(f"GET /ws{q} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
     buf = b""
     while b"\r\n\r\n" not in buf:
