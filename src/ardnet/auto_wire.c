@@ -14,39 +14,6 @@
  *   0 u8 kind  1 u8 order  2 u16 port  4 u32 size  8 u8 name length (1..63)  9 u8 reserved (0)
  *  10 u16 type length (0..1023)  12 name  12+name type */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 const char *ardc_cause_name(enum ardc_cause c)
 {
     static const char *const names[ARDC_NCAUSES] = {
@@ -79,14 +46,14 @@ size_t ardc_put_hdr(uint8_t *buf, const struct ardc_msg *m)
 {
     size_t hl = strnlen(m->host, ARDC_MAX_HOST);
     memset(buf, 0, ARDC_HDR_SIZE);
-    put32(buf, ARDC_MAGIC_WORD);
+    ardw_put32(buf, ARDC_MAGIC_WORD);
     buf[4] = ARDC_WIRE_VERSION;
-    put16(buf + 6, ARDC_HDR_SIZE);
-    put64(buf + 8, m->host_id);
-    put32(buf + 16, m->domain);
-    put32(buf + 20, m->seq);
-    put16(buf + 24, 0);
-    put16(buf + 26, 1);
+    ardw_put16(buf + 6, ARDC_HDR_SIZE);
+    ardw_put64(buf + 8, m->host_id);
+    ardw_put32(buf + 16, m->domain);
+    ardw_put32(buf + 20, m->seq);
+    ardw_put16(buf + 24, 0);
+    ardw_put16(buf + 26, 1);
     buf[30] = (uint8_t)hl;
     memcpy(buf + ARDC_HDR_SIZE, m->host, hl);
     return ARDC_HDR_SIZE + hl;
@@ -98,21 +65,21 @@ size_t ardc_put_entry(uint8_t *buf, size_t len, const struct ardc_entry *e)
     uint8_t *p = buf + len;
     p[0] = e->kind;
     p[1] = e->order;
-    put16(p + 2, e->port);
-    put32(p + 4, e->size);
+    ardw_put16(p + 2, e->port);
+    ardw_put32(p + 4, e->size);
     p[8] = (uint8_t)nl;
     p[9] = 0;
-    put16(p + 10, (uint16_t)tl);
+    ardw_put16(p + 10, (uint16_t)tl);
     memcpy(p + ARDC_ENTRY_HDR_SIZE, e->name, nl);
     memcpy(p + ARDC_ENTRY_HDR_SIZE + nl, e->type, tl);
-    put16(buf + 28, (uint16_t)(get16(buf + 28) + 1));
+    ardw_put16(buf + 28, (uint16_t)(ardw_get16(buf + 28) + 1));
     return len + ARDC_ENTRY_HDR_SIZE + nl + tl;
 }
 
 void ardc_set_part(uint8_t *buf, uint16_t part, uint16_t nparts)
 {
-    put16(buf + 24, part);
-    put16(buf + 26, nparts);
+    ardw_put16(buf + 24, part);
+    ardw_put16(buf + 26, nparts);
 }
 
 static bool host_char(unsigned char c)
@@ -128,7 +95,7 @@ static enum ardc_cause parse_entry(const uint8_t *buf, size_t len, size_t *off,
     const uint8_t *p = buf + *off;
     if (len - *off < ARDC_ENTRY_HDR_SIZE)
         return ARDC_TRUNCATED;
-    size_t nl = p[8], tl = get16(p + 10);
+    size_t nl = p[8], tl = ardw_get16(p + 10);
     if (nl == 0 || nl > ARD_MAX_NAME)
         return ARDC_NAME;
     if (tl > ARD_MAX_TYPE)
@@ -137,8 +104,8 @@ static enum ardc_cause parse_entry(const uint8_t *buf, size_t len, size_t *off,
         return ARDC_TRUNCATED;
     e->kind = p[0];
     e->order = p[1];
-    e->port = get16(p + 2);
-    e->size = get32(p + 4);
+    e->port = ardw_get16(p + 2);
+    e->size = ardw_get32(p + 4);
     if ((e->kind != ARDC_HAS && e->kind != ARDC_WANT) || e->order > ARDC_BIG || p[9] != 0 ||
         e->size == 0 || e->size > ARDW_MAX_PAYLOAD || (e->kind == ARDC_HAS) != (e->port == 0))
         return ARDC_ENTRY;
@@ -166,21 +133,21 @@ enum ardc_cause ardc_parse(const uint8_t *buf, size_t len, struct ardc_msg *m, s
 {
     if (len < 4)
         return ARDC_TRUNCATED;
-    if (get32(buf) != ARDC_MAGIC_WORD)
+    if (ardw_get32(buf) != ARDC_MAGIC_WORD)
         return ARDC_MAGIC;
     if (len < ARDC_HDR_SIZE)
         return ARDC_TRUNCATED;
     if (len > ARDC_MAX_DGRAM)
         return ARDC_OVERSIZED;
-    if (buf[4] != ARDC_WIRE_VERSION || buf[5] != 0 || get16(buf + 6) != ARDC_HDR_SIZE ||
+    if (buf[4] != ARDC_WIRE_VERSION || buf[5] != 0 || ardw_get16(buf + 6) != ARDC_HDR_SIZE ||
         buf[31] != 0)
         return ARDC_VERSION;
-    m->host_id = get64(buf + 8);
-    m->domain = get32(buf + 16);
-    m->seq = get32(buf + 20);
-    m->part = get16(buf + 24);
-    m->nparts = get16(buf + 26);
-    m->count = get16(buf + 28);
+    m->host_id = ardw_get64(buf + 8);
+    m->domain = ardw_get32(buf + 16);
+    m->seq = ardw_get32(buf + 20);
+    m->part = ardw_get16(buf + 24);
+    m->nparts = ardw_get16(buf + 26);
+    m->count = ardw_get16(buf + 28);
     if (m->host_id == 0 || m->nparts == 0 || m->nparts > ARDC_MAX_PARTS || m->part >= m->nparts)
         return ARDC_PARTS;
     size_t hl = buf[30];

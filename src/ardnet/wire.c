@@ -35,65 +35,25 @@ const char *ardw_cause_name(enum ardw_cause c)
     return (unsigned)c < ARDW_NCAUSES ? cause_names[c] : "?";
 }
 
-/* Byte-wise little-endian access: independent of host order and alignment. */
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 size_t ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
 {
     bool frag = h->frag_count != 0;
     size_t hlen = frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE;
-    put32(b + 0, ARDW_MAGIC_WORD);
+    ardw_put32(b + 0, ARDW_MAGIC_WORD);
     b[4] = ARDW_WIRE_VERSION;
     b[5] = frag ? ARDW_FLAG_FRAG : 0;
-    put16(b + 6, (uint16_t)hlen);
-    put32(b + 8, h->conn_id);
-    put32(b + 12, h->size);
-    put64(b + 16, h->epoch);
-    put64(b + 24, h->seq);
-    put64(b + 32, (uint64_t)h->mono_ns);
-    put64(b + 40, (uint64_t)h->real_ns);
-    put64(b + 48, h->type_hash);
+    ardw_put16(b + 6, (uint16_t)hlen);
+    ardw_put32(b + 8, h->conn_id);
+    ardw_put32(b + 12, h->size);
+    ardw_put64(b + 16, h->epoch);
+    ardw_put64(b + 24, h->seq);
+    ardw_put64(b + 32, (uint64_t)h->mono_ns);
+    ardw_put64(b + 40, (uint64_t)h->real_ns);
+    ardw_put64(b + 48, h->type_hash);
     if (frag) {
-        put32(b + 56, h->frag_off);
-        put16(b + 60, h->frag_index);
-        put16(b + 62, h->frag_count);
+        ardw_put32(b + 56, h->frag_off);
+        ardw_put16(b + 60, h->frag_index);
+        ardw_put16(b + 62, h->frag_count);
     }
     return hlen;
 }
@@ -118,19 +78,19 @@ enum ardw_cause ardw_parse_desc(const uint8_t *b, size_t len, const struct ardw_
 {
     if (len < ARDW_HDR_SIZE)
         return ARDW_TRUNCATED;
-    if (get32(b) != ARDW_MAGIC_WORD)
+    if (ardw_get32(b) != ARDW_MAGIC_WORD)
         return ARDW_MAGIC;
-    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_DESC || get16(b + 6) != ARDW_HDR_SIZE)
+    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_DESC || ardw_get16(b + 6) != ARDW_HDR_SIZE)
         return ARDW_VERSION;
     size_t n = len - ARDW_HDR_SIZE;
     if (n > ARD_MAX_TYPE)
         return ARDW_OVERSIZED;
     *h = (struct ardw_hdr){.version = b[4],
                            .flags = b[5],
-                           .conn_id = get32(b + 8),
-                           .size = get32(b + 12),
-                           .epoch = get64(b + 16),
-                           .type_hash = get64(b + 48)};
+                           .conn_id = ardw_get32(b + 8),
+                           .size = ardw_get32(b + 12),
+                           .epoch = ardw_get64(b + 16),
+                           .type_hash = ardw_get64(b + 48)};
     if (e->conn_id != 0 && h->conn_id != e->conn_id)
         return ARDW_CONN;
     memcpy(type, b + ARDW_HDR_SIZE, n);
@@ -180,32 +140,32 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
                            struct ardw_hdr *h)
 {
     if (len < ARDW_HDR_SIZE)
-        return len >= 4 && get32(b) != ARDW_MAGIC_WORD ? ARDW_MAGIC : ARDW_TRUNCATED;
+        return len >= 4 && ardw_get32(b) != ARDW_MAGIC_WORD ? ARDW_MAGIC : ARDW_TRUNCATED;
     if (len > ARDW_MAX_DGRAM)
         return ARDW_OVERSIZED;
-    if (get32(b) != ARDW_MAGIC_WORD)
+    if (ardw_get32(b) != ARDW_MAGIC_WORD)
         return ARDW_MAGIC;
     bool frag = b[5] == ARDW_FLAG_FRAG;
     if (b[4] != ARDW_WIRE_VERSION || (b[5] != 0 && !frag) ||
-        get16(b + 6) != (frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE))
+        ardw_get16(b + 6) != (frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE))
         return ARDW_VERSION;
     if (frag && len < ARDW_FRAG_HDR_SIZE)
         return ARDW_TRUNCATED;
     h->version = b[4];
     h->flags = b[5];
-    h->conn_id = get32(b + 8);
-    h->size = get32(b + 12);
-    h->epoch = get64(b + 16);
-    h->seq = get64(b + 24);
-    h->mono_ns = (int64_t)get64(b + 32);
-    h->real_ns = (int64_t)get64(b + 40);
-    h->type_hash = get64(b + 48);
+    h->conn_id = ardw_get32(b + 8);
+    h->size = ardw_get32(b + 12);
+    h->epoch = ardw_get64(b + 16);
+    h->seq = ardw_get64(b + 24);
+    h->mono_ns = (int64_t)ardw_get64(b + 32);
+    h->real_ns = (int64_t)ardw_get64(b + 40);
+    h->type_hash = ardw_get64(b + 48);
     h->frag_index = h->frag_count = 0;
     h->frag_off = h->frag_len = h->frag_chunk = 0;
     if (frag) {
-        h->frag_off = get32(b + 56);
-        h->frag_index = get16(b + 60);
-        h->frag_count = get16(b + 62);
+        h->frag_off = ardw_get32(b + 56);
+        h->frag_index = ardw_get16(b + 60);
+        h->frag_count = ardw_get16(b + 62);
         h->frag_len = (uint32_t)(len - ARDW_FRAG_HDR_SIZE);
         if (!frag_geometry_ok(h))
             return ARDW_FRAG_INVALID;
@@ -233,40 +193,41 @@ enum ardw_cause ardw_check(const struct ardw_hdr *h, const struct ardw_expect *e
 size_t ardw_pack_begin(uint8_t *b, uint64_t epoch)
 {
     memset(b, 0, ARDW_PACK_HDR_SIZE);
-    put32(b + 0, ARDW_MAGIC_WORD);
+    ardw_put32(b + 0, ARDW_MAGIC_WORD);
     b[4] = ARDW_WIRE_VERSION;
     b[5] = ARDW_FLAG_PACK;
-    put16(b + 6, ARDW_PACK_HDR_SIZE);
-    put64(b + 16, epoch);
+    ardw_put16(b + 6, ARDW_PACK_HDR_SIZE);
+    ardw_put64(b + 16, epoch);
     return ARDW_PACK_HDR_SIZE;
 }
 
 size_t ardw_pack_add(uint8_t *b, size_t len, const struct ardw_hdr *h, const void *payload)
 {
     uint8_t *e = b + len;
-    put32(e + 0, h->conn_id);
-    put32(e + 4, h->size);
-    put64(e + 8, h->seq);
-    put64(e + 16, (uint64_t)h->mono_ns);
-    put64(e + 24, (uint64_t)h->real_ns);
-    put64(e + 32, h->type_hash);
+    ardw_put32(e + 0, h->conn_id);
+    ardw_put32(e + 4, h->size);
+    ardw_put64(e + 8, h->seq);
+    ardw_put64(e + 16, (uint64_t)h->mono_ns);
+    ardw_put64(e + 24, (uint64_t)h->real_ns);
+    ardw_put64(e + 32, h->type_hash);
     memcpy(e + ARDW_ENTRY_HDR_SIZE, payload, h->size);
-    put16(b + 8, (uint16_t)(get16(b + 8) + 1));
+    ardw_put16(b + 8, (uint16_t)(ardw_get16(b + 8) + 1));
     return len + ARDW_ENTRY_HDR_SIZE + h->size;
 }
 
 enum ardw_cause ardw_parse_packed(const uint8_t *b, size_t len, uint64_t *epoch, unsigned *count)
 {
     if (len < ARDW_PACK_HDR_SIZE)
-        return len >= 4 && get32(b) != ARDW_MAGIC_WORD ? ARDW_MAGIC : ARDW_TRUNCATED;
+        return len >= 4 && ardw_get32(b) != ARDW_MAGIC_WORD ? ARDW_MAGIC : ARDW_TRUNCATED;
     if (len > ARDW_MAX_DGRAM)
         return ARDW_OVERSIZED;
-    if (get32(b) != ARDW_MAGIC_WORD)
+    if (ardw_get32(b) != ARDW_MAGIC_WORD)
         return ARDW_MAGIC;
-    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_PACK || get16(b + 6) != ARDW_PACK_HDR_SIZE ||
-        get16(b + 10) != 0 || get32(b + 12) != 0)
+    if (b[4] != ARDW_WIRE_VERSION || b[5] != ARDW_FLAG_PACK ||
+        ardw_get16(b + 6) != ARDW_PACK_HDR_SIZE || ardw_get16(b + 10) != 0 ||
+        ardw_get32(b + 12) != 0)
         return ARDW_VERSION;
-    unsigned n = get16(b + 8);
+    unsigned n = ardw_get16(b + 8);
     if (n == 0)
         return ARDW_PACK_INVALID;
     /* The entries must fill the datagram exactly: a count or a size that is off by anything
@@ -275,14 +236,14 @@ enum ardw_cause ardw_parse_packed(const uint8_t *b, size_t len, uint64_t *epoch,
     for (unsigned i = 0; i < n; i++) {
         if (len - off < ARDW_ENTRY_HDR_SIZE)
             return ARDW_PACK_INVALID;
-        uint32_t size = get32(b + off + 4);
+        uint32_t size = ardw_get32(b + off + 4);
         if (size == 0 || size > len - off - ARDW_ENTRY_HDR_SIZE)
             return ARDW_PACK_INVALID;
         off += ARDW_ENTRY_HDR_SIZE + size;
     }
     if (off != len)
         return ARDW_PACK_INVALID;
-    *epoch = get64(b + 16);
+    *epoch = ardw_get64(b + 16);
     *count = n;
     return ARDW_OK;
 }
@@ -292,13 +253,13 @@ const uint8_t *ardw_pack_entry(const uint8_t *b, size_t *off, uint64_t epoch, st
     const uint8_t *e = b + *off;
     *h = (struct ardw_hdr){.version = ARDW_WIRE_VERSION,
                            .flags = ARDW_FLAG_PACK,
-                           .conn_id = get32(e + 0),
-                           .size = get32(e + 4),
+                           .conn_id = ardw_get32(e + 0),
+                           .size = ardw_get32(e + 4),
                            .epoch = epoch,
-                           .seq = get64(e + 8),
-                           .mono_ns = (int64_t)get64(e + 16),
-                           .real_ns = (int64_t)get64(e + 24),
-                           .type_hash = get64(e + 32)};
+                           .seq = ardw_get64(e + 8),
+                           .mono_ns = (int64_t)ardw_get64(e + 16),
+                           .real_ns = (int64_t)ardw_get64(e + 24),
+                           .type_hash = ardw_get64(e + 32)};
     *off += ARDW_ENTRY_HDR_SIZE + h->size;
     return e + ARDW_ENTRY_HDR_SIZE;
 }

@@ -16,6 +16,40 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Byte-wise little-endian access: independent of host order and alignment. */
+static inline void ardw_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void ardw_put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void ardw_put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t ardw_get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t ardw_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t ardw_get64(const uint8_t *p)
+{
+    return (uint64_t)ardw_get32(p) | (uint64_t)ardw_get32(p + 4) << 32;
+}
+
 #define ARDW_MAGIC_WORD 0x4e445241u /* bytes 'A' 'R' 'D' 'N' */
 #define ARDW_WIRE_VERSION 1u
 #define ARDW_HDR_SIZE 56u

@@ -279,59 +279,6 @@ static bool j_u32(const struct jv *o, const char *key, uint32_t *out)
 
 /* ---- output text ------------------------------------------------------------------------- */
 
-struct txt {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-ARDI_PRINTF(2, 3) static void tp(struct txt *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || b->oom)
-        return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 512;
-        while (c < b->len + (size_t)n + 1)
-            c *= 2;
-        char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-/* A JSON string; bytes that are not UTF-8 become \u00XX of their value. */
-static void tstr(struct txt *b, const char *s)
-{
-    tp(b, "\"");
-    size_t len = strlen(s);
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t k = ardc_utf8_seq((const unsigned char *)s + i, len - i);
-        if (c == '"' || c == '\\')
-            tp(b, "\\%c", c);
-        else if (c == '\n')
-            tp(b, "\\n");
-        else if (c < 0x20 || c == 0x7f || k == 0)
-            tp(b, "\\u%04x", c);
-        else
-            tp(b, "%.*s", (int)k, s + i);
-        i += k ? k : 1;
-    }
-    tp(b, "\"");
-}
-
 /* ---- channels and clients ---------------------------------------------------------------- */
 
 struct fclient;
@@ -396,10 +343,10 @@ static struct {
     int64_t session;
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1};
 
-static void send_text(struct fclient *cl, const struct txt *b)
+static void send_text(struct fclient *cl, const struct ardc_buf *b)
 {
     if (!b->oom && b->len)
-        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->p, b->len, false);
+        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->s, b->len, false);
 }
 
 /* A status message (level 0 info, 1 warning, 2 error). */
@@ -411,38 +358,38 @@ static void fox_status(struct fclient *cl, int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    struct txt b = {0};
-    tp(&b, "{\"op\":\"status\",\"level\":%d,\"message\":", level);
-    tstr(&b, msg);
-    tp(&b, "}");
+    struct ardc_buf b = {0};
+    ardc_printf(&b, "{\"op\":\"status\",\"level\":%d,\"message\":", level);
+    ardc_json_str(&b, msg);
+    ardc_printf(&b, "}");
     send_text(cl, &b);
-    free(b.p);
+    free(b.s);
 }
 
-static void chan_json(struct txt *b, const struct fchan *ch)
+static void chan_json(struct ardc_buf *b, const struct fchan *ch)
 {
-    tp(b, "{\"id\":%u,\"topic\":", ch->id);
-    tstr(b, ch->topic);
-    tp(b, ",\"encoding\":\"cdr\",\"schemaName\":");
-    tstr(b, ch->schema_name);
-    tp(b, ",\"schemaEncoding\":\"ros2msg\",\"schema\":");
-    tstr(b, ch->schema.p ? (const char *)ch->schema.p : "");
-    tp(b, "}");
+    ardc_printf(b, "{\"id\":%u,\"topic\":", ch->id);
+    ardc_json_str(b, ch->topic);
+    ardc_printf(b, ",\"encoding\":\"cdr\",\"schemaName\":");
+    ardc_json_str(b, ch->schema_name);
+    ardc_printf(b, ",\"schemaEncoding\":\"ros2msg\",\"schema\":");
+    ardc_json_str(b, ch->schema.p ? (const char *)ch->schema.p : "");
+    ardc_printf(b, "}");
 }
 
 static void advertise(struct fclient *only, const struct fchan *ch)
 {
-    struct txt b = {0};
-    tp(&b, "{\"op\":\"advertise\",\"channels\":[");
+    struct ardc_buf b = {0};
+    ardc_printf(&b, "{\"op\":\"advertise\",\"channels\":[");
     for (const struct fchan *c = ch ? ch : F.chans; c; c = ch ? NULL : c->next) {
         if (c != ch && c != F.chans)
-            tp(&b, ",");
+            ardc_printf(&b, ",");
         chan_json(&b, c);
     }
-    tp(&b, "]}");
+    ardc_printf(&b, "]}");
     for (struct fclient *cl = only ? only : F.clients; cl; cl = only ? NULL : cl->next)
         send_text(cl, &b);
-    free(b.p);
+    free(b.s);
 }
 
 /* ---- readers ----------------------------------------------------------------------------- */
@@ -618,8 +565,8 @@ static void chan_remove(struct fchan **pp)
 {
     struct fchan *ch = *pp;
     *pp = ch->next;
-    struct txt b = {0};
-    tp(&b, "{\"op\":\"unadvertise\",\"channelIds\":[%u]}", ch->id);
+    struct ardc_buf b = {0};
+    ardc_printf(&b, "{\"op\":\"unadvertise\",\"channelIds\":[%u]}", ch->id);
     for (struct fclient *cl = F.clients; cl; cl = cl->next) {
         send_text(cl, &b);
         size_t k = 0;
@@ -629,30 +576,30 @@ static void chan_remove(struct fchan **pp)
         cl->nsubs = k;
         client_active(cl);
     }
-    free(b.p);
+    free(b.s);
     chan_free(ch);
 }
 
 /* "pid/program" of each peer in one direction. */
-static void peers_json(struct txt *b, const struct ard_peer *pe, int n, enum ard_dir dir)
+static void peers_json(struct ardc_buf *b, const struct ard_peer *pe, int n, enum ard_dir dir)
 {
     bool first = true;
-    tp(b, "[");
+    ardc_printf(b, "[");
     for (int i = 0; i < n; i++)
         if (pe[i].dir == dir) {
             char id[64];
             snprintf(id, sizeof id, "%d/%s", (int)pe[i].pid, pe[i].program);
-            tp(b, first ? "" : ",");
-            tstr(b, id);
+            ardc_printf(b, first ? "" : ",");
+            ardc_json_str(b, id);
             first = false;
         }
-    tp(b, "]");
+    ardc_printf(b, "]");
 }
 
 /* The connection graph now (F.mu held): every topic's writer and readers. */
 static char *graph_json(const char *removed)
 {
-    struct txt pub = {0}, sub = {0};
+    struct ardc_buf pub = {0}, sub = {0};
     struct ard_peer pe[64];
     for (struct fchan *c = F.chans; c; c = c->next) {
         int n = ard_conn_peers(ardt_g.domain, c->name, pe, 64);
@@ -660,29 +607,30 @@ static char *graph_json(const char *removed)
             n = 0;
         if (n > 64)
             n = 64;
-        tp(&pub, "%s{\"name\":", pub.len ? "," : "");
-        tstr(&pub, c->topic);
-        tp(&pub, ",\"publisherIds\":");
+        ardc_printf(&pub, "%s{\"name\":", pub.len ? "," : "");
+        ardc_json_str(&pub, c->topic);
+        ardc_printf(&pub, ",\"publisherIds\":");
         peers_json(&pub, pe, n, ARD_OUT);
-        tp(&pub, "}");
-        tp(&sub, "%s{\"name\":", sub.len ? "," : "");
-        tstr(&sub, c->topic);
-        tp(&sub, ",\"subscriberIds\":");
+        ardc_printf(&pub, "}");
+        ardc_printf(&sub, "%s{\"name\":", sub.len ? "," : "");
+        ardc_json_str(&sub, c->topic);
+        ardc_printf(&sub, ",\"subscriberIds\":");
         peers_json(&sub, pe, n, ARD_IN);
-        tp(&sub, "}");
+        ardc_printf(&sub, "}");
     }
-    struct txt b = {0};
-    tp(&b,
-       "{\"op\":\"connectionGraphUpdate\",\"publishedTopics\":[%s],\"subscribedTopics\":[%s],"
-       "\"advertisedServices\":[],\"removedTopics\":[%s],\"removedServices\":[]}",
-       pub.p ? pub.p : "", sub.p ? sub.p : "", removed ? removed : "");
-    free(pub.p);
-    free(sub.p);
+    struct ardc_buf b = {0};
+    ardc_printf(
+        &b,
+        "{\"op\":\"connectionGraphUpdate\",\"publishedTopics\":[%s],\"subscribedTopics\":[%s],"
+        "\"advertisedServices\":[],\"removedTopics\":[%s],\"removedServices\":[]}",
+        pub.s ? pub.s : "", sub.s ? sub.s : "", removed ? removed : "");
+    free(pub.s);
+    free(sub.s);
     if (b.oom) {
-        free(b.p);
+        free(b.s);
         return NULL;
     }
-    return b.p;
+    return b.s;
 }
 
 static void watch_once(void)
@@ -695,7 +643,7 @@ static void watch_once(void)
         free(l.names);
         return;
     }
-    struct txt removed = {0};
+    struct ardc_buf removed = {0};
     for (struct fchan *c = F.chans; c; c = c->next)
         c->seen = false;
     for (size_t i = 0; i < l.n; i++) {
@@ -709,8 +657,8 @@ static void watch_once(void)
         while (*pp && strcmp((*pp)->name, l.names[i]) != 0)
             pp = &(*pp)->next;
         if (*pp && ((*pp)->size != st.size || strcmp((*pp)->type, norm) != 0)) {
-            tp(&removed, "%s", removed.len ? "," : "");
-            tstr(&removed, (*pp)->topic);
+            ardc_printf(&removed, "%s", removed.len ? "," : "");
+            ardc_json_str(&removed, (*pp)->topic);
             chan_remove(pp); /* re-created with another type: a new channel */
         } else if (*pp) {
             ino_t ino = object_ino(l.names[i]);
@@ -733,8 +681,8 @@ static void watch_once(void)
     }
     for (struct fchan **pp = &F.chans; *pp;)
         if (!(*pp)->seen) {
-            tp(&removed, "%s", removed.len ? "," : "");
-            tstr(&removed, (*pp)->topic);
+            ardc_printf(&removed, "%s", removed.len ? "," : "");
+            ardc_json_str(&removed, (*pp)->topic);
             chan_remove(pp);
         } else
             pp = &(*pp)->next;
@@ -742,9 +690,9 @@ static void watch_once(void)
     for (struct fclient *cl = F.clients; cl && !any; cl = cl->next)
         any = cl->graph;
     if (any) {
-        char *g = graph_json(removed.p);
+        char *g = graph_json(removed.s);
         if (g && (removed.len || !F.graph || strcmp(g, F.graph) != 0)) {
-            struct txt b = {g, strlen(g), strlen(g) + 1, false};
+            struct ardc_buf b = {.s = g, .len = strlen(g), .cap = strlen(g) + 1};
             for (struct fclient *cl = F.clients; cl; cl = cl->next)
                 if (cl->graph)
                     send_text(cl, &b);
@@ -755,7 +703,7 @@ static void watch_once(void)
         }
     }
     pthread_mutex_unlock(&F.mu);
-    free(removed.p);
+    free(removed.s);
     free(l.names);
 }
 
@@ -1063,17 +1011,18 @@ static void fox_ready(struct mg_connection *c, void *cb)
     struct fclient *cl = client_of(c);
     if (cl) {
         wg_ready(cl->wg);
-        struct txt b = {0};
-        tp(&b, "{\"op\":\"serverInfo\",\"name\":\"ard web (ardnet %d.%d.%d)\",\"capabilities\":[",
-           ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
-        tp(&b, "\"connectionGraph\"%s]", F.allow_set ? ",\"clientPublish\"" : "");
-        tp(&b, ",\"supportedEncodings\":[\"cdr\"],\"metadata\":{\"domain\":");
-        tstr(&b, ardt_g.domain);
-        tp(&b, ",\"host\":");
-        tstr(&b, F.host);
-        tp(&b, "},\"sessionId\":\"%lld\"}", (long long)F.session);
+        struct ardc_buf b = {0};
+        ardc_printf(
+            &b, "{\"op\":\"serverInfo\",\"name\":\"ard web (ardnet %d.%d.%d)\",\"capabilities\":[",
+            ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
+        ardc_printf(&b, "\"connectionGraph\"%s]", F.allow_set ? ",\"clientPublish\"" : "");
+        ardc_printf(&b, ",\"supportedEncodings\":[\"cdr\"],\"metadata\":{\"domain\":");
+        ardc_json_str(&b, ardt_g.domain);
+        ardc_printf(&b, ",\"host\":");
+        ardc_json_str(&b, F.host);
+        ardc_printf(&b, "},\"sessionId\":\"%lld\"}", (long long)F.session);
         send_text(cl, &b);
-        free(b.p);
+        free(b.s);
         if (F.chans)
             advertise(cl, NULL);
     }
@@ -1138,7 +1087,7 @@ static int fox_data(struct mg_connection *c, int bits, char *data, size_t len, v
         client_active(cl);
         char *g = graph_json(NULL);
         if (g) {
-            struct txt b = {g, strlen(g), strlen(g) + 1, false};
+            struct ardc_buf b = {.s = g, .len = strlen(g), .cap = strlen(g) + 1};
             send_text(cl, &b);
             free(g);
         }
