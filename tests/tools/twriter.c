@@ -2,7 +2,9 @@
  *   twriter CONN TYPE RATE SECONDS        send at RATE Hz (ard_period; above 20 kHz by spinning)
  *                                        for SECONDS, then print
  *                                        "achieved HZ" (packets-1 over the first-to-last
- *                                        send time) and stay attached until killed
+ *                                        send time) and stay attached until killed; with
+ *                                        $TWRITER_STAMPS set, first write the send time of
+ *                                        every packet to that file, one a line, in seq order
  *   twriter CONN TYPE stamped PERIOD_S N  send N packets at once, stamped PERIOD_S apart and
  *                                        ending now (a slow writer's history), then stay
  * TYPE "opaque:N" makes an opaque connection of N bytes. */
@@ -57,11 +59,22 @@ int main(int argc, char **argv)
         return 111;
     int64_t first = 0, last = 0;
     uint64_t n = 0;
+    const char *stamps_file = getenv("TWRITER_STAMPS");
+    int64_t *stamps = NULL;
+    size_t cap = 0;
     int64_t end = ard_now_ns() + (int64_t)(secs * 1e9);
     while (ard_now_ns() < end) {
         if (ard_send(p, pkt) < 0)
             return 111;
         last = ard_port_info(p).mono_ns;
+        if (stamps_file) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 65536;
+                if (!(stamps = realloc(stamps, cap * sizeof *stamps)))
+                    return 111;
+            }
+            stamps[n] = last;
+        }
         if (n++ == 0)
             first = last;
         if (rate > 20000) { /* faster than a sleep can pace: spin to the next deadline */
@@ -70,6 +83,15 @@ int main(int argc, char **argv)
                 ;
         } else
             ard_period_wait(&per);
+    }
+    if (stamps_file) {
+        FILE *f = fopen(stamps_file, "w");
+        if (!f)
+            return 111;
+        for (uint64_t i = 0; i < n; i++)
+            fprintf(f, "%lld\n", (long long)stamps[i]);
+        if (fclose(f) != 0)
+            return 111;
     }
     printf("achieved %.6f\n", n > 1 ? (double)(n - 1) / (double)(last - first) * 1e9 : 0.0);
     fflush(stdout);
