@@ -30,7 +30,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,8 +297,8 @@ struct fchan {
     char schema_name[ARDL_SCHEMA_NAME_MAX];
     struct ardc_buf schema;
     struct ardl_layout lay;
-    ino_t ino;
-    bool seen; /* in the last listing */
+    ard_view *view; /* tells when the object is created anew (NULL: not opened yet) */
+    bool seen;      /* in the last listing */
     /* subscribers and reader, under mu */
     pthread_mutex_t mu;
     struct fsub *subs;
@@ -394,15 +393,6 @@ static void advertise(struct fclient *only, const struct fchan *ch)
 
 /* ---- readers ----------------------------------------------------------------------------- */
 
-static ino_t object_ino(const char *conn)
-{
-    char path[ARDI_SHM_NAME_MAX + 16], shm[ARDI_SHM_NAME_MAX];
-    ardi_shm_name(shm, ardt_g.domain, conn);
-    snprintf(path, sizeof path, ARDI_SHM_DIR "%s", shm);
-    struct stat st;
-    return stat(path, &st) == 0 ? st.st_ino : 0;
-}
-
 static ard_port *open_reader(const struct fchan *ch)
 {
     static atomic_uint nports;
@@ -475,6 +465,7 @@ static void chan_free(struct fchan *ch)
 {
     reader_stop(ch);
     free(ch->subs);
+    ard_view_close(ch->view);
     ardc_free(&ch->schema);
     ardl_layout_free(&ch->lay);
     pthread_mutex_destroy(&ch->mu);
@@ -555,7 +546,8 @@ static struct fchan *chan_new(const char *name, const struct ard_conn_stat *st)
         return NULL;
     }
     ch->schema.len--;
-    ch->ino = object_ino(name);
+    if (ardt_view_open(name, &ch->view) < 0)
+        ch->view = NULL; /* being created: opened at the next listing */
     ch->id = F.next_id++;
     return ch;
 }
@@ -661,10 +653,14 @@ static void watch_once(void)
             ardc_json_str(&removed, (*pp)->topic);
             chan_remove(pp); /* re-created with another type: a new channel */
         } else if (*pp) {
-            ino_t ino = object_ino(l.names[i]);
-            if (ino && ino != (*pp)->ino) {
-                (*pp)->ino = ino;
-                (*pp)->reattach = 1;
+            struct fchan *c = *pp;
+            bool anew = c->view && ard_view_recreated(c->view);
+            ard_view *v;
+            if ((!c->view || anew) && ardt_view_open(l.names[i], &v) == 0) {
+                ard_view_close(c->view);
+                c->view = v;
+                if (anew)
+                    c->reattach = 1;
             }
             (*pp)->seen = true;
             continue;
