@@ -42,9 +42,10 @@ struct ardn_ep {
     struct sockaddr_storage addr; /* UDP: destination (out) or listen address (in) */
     socklen_t addrlen;
     ard_port *port;           /* LOCAL, once attached */
-    char port_name[ARD_MAX_NAME + 1]; /* LOCAL: the port's name; "": after the connection */
     char topic[ARDN_EP_TEXT]; /* ROS2: the ROS 2 topic name ("/arm/state") */
     struct ardn_dds_ep *dds;  /* ROS2: once opened (dds.c) */
+    /* LOCAL: the port's name; "": after the connection */
+    char port_name[ARD_MAX_NAME + 1];
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */

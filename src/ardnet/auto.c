@@ -54,8 +54,9 @@ struct flow {
     struct ardn_route route;
     struct ardn_plan plan;
     uint16_t port; /* want: the port it listens on */
-    char host[ARDC_MAX_HOST + 1]; /* the other host: forward: the wanting one; want: the one
-                                   * the connection comes from ("" not known yet) */
+    /* the other host: forward: the wanting one; want: the one the connection comes from
+     * ("" not known yet) */
+    char host[ARDC_MAX_HOST + 1];
     bool mark;
 };
 

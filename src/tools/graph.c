@@ -25,8 +25,8 @@ const struct ardt_spec ardt_graph_spec = {
     "  connection (ellipse, with its type and rate), edges writer -> connection -> reader\n"
     "  labelled with the port's name in its process (and the writer's with the rate),\n"
     "  the UDP endpoints of ardnet bridges and the hosts ardnet --auto forwards to or\n"
-    "  receives from (diamonds: other hosts), and ardstart's hierarchy\n"
-    "  as nested clusters (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
+    "  receives from (diamonds: other hosts), and ardstart's hierarchy as nested clusters\n"
+    "  (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
     opts, 17, NULL, true};
 
 #define MAXPEERS ARDT_MAX_PEERS

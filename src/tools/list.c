@@ -31,7 +31,8 @@ struct row {
     struct ardt_probe p;
     char name[ARD_MAX_NAME + 1];
     char writer[40];
-    char remote[ARD_MAX_NAME + 1]; /* written by `ardnet --auto` from this host; "" local */
+    /* the host `ardnet --auto` receives it from; "" when written here or not at all */
+    char remote[ARD_MAX_NAME + 1];
     char err[256]; /* damaged, foreign or unreadable: why */
     bool refused;  /* refused by the owner and mode check (another user's, or open to others) */
 };
