@@ -484,11 +484,14 @@ static int flow_start(struct flow *f)
 }
 
 /* The name of a catalog's port, which tells the tools the other host (docs/ardnet.md):
- * prefix + host, cut to a port name's length, characters a name may not have as '_'. */
-static void auto_port_name(char *out, const char *prefix, const char *host)
+ * "auto-N-WAY-HOST" (WAY "from" or "to"), N new for each port (a process's port names are
+ * unique), the host cut to a port name's length, characters a name may not have as '_'. */
+static void auto_port_name(char *out, const char *way, const char *host)
 {
-    int n = snprintf(out, ARD_MAX_NAME + 1, "%s%s", prefix, host);
-    for (int i = (int)strlen(prefix); i < n && i < ARD_MAX_NAME; i++)
+    static unsigned serial;
+    int k = snprintf(out, ARD_MAX_NAME + 1, "auto-%u-%s-", ++serial, way);
+    int n = snprintf(out + k, (size_t)(ARD_MAX_NAME + 1 - k), "%s", host) + k;
+    for (int i = k; i < n && i < ARD_MAX_NAME; i++)
         if (!isalnum((unsigned char)out[i]) && out[i] != '.' && out[i] != '-' && out[i] != '_')
             out[i] = '_';
 }

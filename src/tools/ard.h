@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 /* Exit codes of every subcommand. */
 enum {
@@ -211,18 +210,11 @@ void ardt_comm(int32_t pid, char *buf, size_t len);
  * ports the object's table had no room for. */
 int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted);
 
-/* The other host of a port that `ardnet --auto` attached (named "auto-from-HOST" when it
- * writes what comes from HOST, "auto-to-HOST" when it reads what it forwards to HOST; the
- * prefixes are src/ardnet/auto.h's), or NULL for any other port. *to says which. */
-static inline const char *ardt_auto_host(const struct ard_peer *pe, bool *to)
-{
-    if (strcmp(pe->program, "ardnet") != 0)
-        return NULL;
-    *to = pe->dir == ARD_IN;
-    const char *prefix = *to ? "auto-to-" : "auto-from-";
-    size_t n = strlen(prefix);
-    return strncmp(pe->port, prefix, n) == 0 && pe->port[n] ? pe->port + n : NULL;
-}
+/* The other host of a port that `ardnet --auto` attached, named "auto-N-from-HOST" when it
+ * writes what comes from HOST and "auto-N-to-HOST" when it reads what it forwards to HOST
+ * (N tells the ports of one catalog apart; src/ardnet/auto.c names them), or NULL for any
+ * other port. *to says which. */
+const char *ardt_auto_host(const struct ard_peer *pe, bool *to);
 
 /* ---- opening ports ------------------------------------------------------------------------ */
 

@@ -20,8 +20,9 @@
 #  8. (along 1-3) The tools show what the catalog set up: on B, `ard list` marks the connection
 #     as coming from hostA (its catalog's port is named after the host), on A `ard graph` draws
 #     the forward to hostB and on B the want from hostA; C's mark and A's edge to C are gone
-#     once C's reader left; once the writer moved to C, B's mark says hostC. A reader on C
-#     started before any writer gets the writer started afterwards on A, and is marked.
+#     once C's reader left; once the writer moved to C, B's mark says hostC. A reader on B
+#     started before any writer gets the writer started afterwards on A, and is marked; A
+#     forwards two connections to B at once.
 #  7. Found by multicast instead (--auto-multicast GROUP:PORT --dev eth0): a reader on B gets
 #     the writer on A within 1 s.
 TEST_NAME=auto
@@ -83,20 +84,22 @@ graphA=$($A "$ARD" graph) || fail "ard graph on A failed"
 echo "$graphA" | grep -q '"c:arm.state" -> "h:hostB"' || fail "ard graph on A draws no forward to hostB: $graphA"
 $A "$ARD" graph --json | grep -q '"to_host":"hostB"' || fail "ard graph --json on A names no forward to hostB"
 $B "$ARD" graph | grep -q '"h:hostA" -> "c:arm.state"' || fail "ard graph on B draws nothing from hostA"
-# A reader that comes first: C's catalog listens before any host has late.x (its port is then
-# named after the connection: no mark), and renames it after hostA once A has it.
-bg lateC $C "$TBLOCK" sub --ard data=late.x --first-ms 3000 --duration-ms 2500 --result "$T/lateC.result"
+# A reader that comes first: B's catalog listens before any host has late.x (its port is then
+# named after the connection: no mark), and renames it after hostA once A has it. A then
+# forwards two connections to B, and B receives two from A (each port named apart).
+bg lateB $B "$TBLOCK" sub --ard data=late.x --first-ms 3000 --duration-ms 2500 --result "$T/lateB.result"
 sleep 0.5
-$C "$ARD" list --json late.x | grep -q '"writer":{"pid":[0-9]*,"program":"ardnet"},"remote_host":null' ||
-    fail "ard list on C: late.x is not written by its catalog, unmarked, before any host has it"
+$B "$ARD" list --json late.x | grep -q '"writer":{"pid":[0-9]*,"program":"ardnet"},"remote_host":null' ||
+    fail "ard list on B: late.x is not written by its catalog, unmarked, before any host has it"
 bg lateA $A "$TBLOCK" pub --ard data=late.x --rate 100
 sleep 0.6
-$C "$ARD" list --json late.x | grep -q '"remote_host":"hostA"' ||
-    fail "ard list on C does not mark late.x as from hostA once A has it"
-wait "$(cat "$T/lateC.pid")" || fail "reader on C of late.x: $(cat "$T/lateC.result")"
-rm -f "$T/lateC.pid"
-[ "$(kv "$T/lateC.result" received)" -ge 50 ] || fail "C's early reader got too little of late.x"
-grep "route 'auto<" "$T/autoC.err" && fail "C's catalog could not reopen its receiving route"
+$B "$ARD" list --json | grep -c '"remote_host":"hostA"' | grep -qx 2 ||
+    fail "ard list on B does not mark both arm.state and late.x as from hostA"
+$A "$ARD" graph | grep -q '"c:late.x" -> "h:hostB"' || fail "ard graph on A draws no forward of late.x to hostB"
+wait "$(cat "$T/lateB.pid")" || fail "reader on B of late.x: $(cat "$T/lateB.result")"
+rm -f "$T/lateB.pid"
+[ "$(kv "$T/lateB.result" received)" -ge 50 ] || fail "B's early reader got too little of late.x"
+grep "route 'auto" "$T/autoA.err" "$T/autoB.err" && fail "a catalog could not open one of its routes"
 stop lateA
 
 # ---- 2. C's reader left: A stops sending to C ----------------------------------------------------
