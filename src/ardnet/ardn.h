@@ -44,6 +44,8 @@ struct ardn_ep {
     ard_port *port;           /* LOCAL, once attached */
     char topic[ARDN_EP_TEXT]; /* ROS2: the ROS 2 topic name ("/arm/state") */
     struct ardn_dds_ep *dds;  /* ROS2: once opened (dds.c) */
+    /* LOCAL: the port's name; "": after the connection */
+    char port_name[ARD_MAX_NAME + 1];
 };
 
 /* Counters: written by the route's thread, read by the main thread (relaxed atomics). */

@@ -54,6 +54,9 @@ struct flow {
     struct ardn_route route;
     struct ardn_plan plan;
     uint16_t port; /* want: the port it listens on */
+    /* the other host: forward: the wanting one; want: the one the connection comes from
+     * ("" not known yet) */
+    char host[ARDC_MAX_HOST + 1];
     bool mark;
 };
 
@@ -480,13 +483,28 @@ static int flow_start(struct flow *f)
     return 0;
 }
 
-/* Receive connection `conn` on a port of our own, written into the local connection. */
-static struct flow *want_open(const char *conn)
+/* The name of a catalog's port, which tells the tools the other host (docs/ardnet.md):
+ * "auto-N-WAY-HOST" (WAY "from" or "to"), N new for each port (a process's port names are
+ * unique), the host cut to a port name's length, characters a name may not have as '_'. */
+static void auto_port_name(char *out, const char *way, const char *host)
+{
+    static unsigned serial;
+    int k = snprintf(out, ARD_MAX_NAME + 1, "auto-%u-%s-", ++serial, way);
+    int n = snprintf(out + k, (size_t)(ARD_MAX_NAME + 1 - k), "%s", host) + k;
+    for (int i = k; i < n && i < ARD_MAX_NAME; i++)
+        if (!isalnum((unsigned char)out[i]) && out[i] != '.' && out[i] != '-' && out[i] != '_')
+            out[i] = '_';
+}
+
+/* Receive connection `conn` on a port of our own (UDP port `port`, 0: any), written into the
+ * local connection by a port that names the host it comes from (`host`, "" not known). */
+static struct flow *want_open(const char *conn, const char *host, uint16_t port)
 {
     struct flow *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     snprintf(f->conn, sizeof f->conn, "%s", conn);
+    snprintf(f->host, sizeof f->host, "%s", host);
     struct ardn_route *r = &f->route;
     ardn_route_init(r);
     snprintf(r->cfg.name, sizeof r->cfg.name, "auto<%.50s", conn);
@@ -494,11 +512,14 @@ static struct flow *want_open(const char *conn)
     struct sockaddr_in *a = (struct sockaddr_in *)&r->cfg.in.addr;
     a->sin_family = AF_INET;
     a->sin_addr.s_addr = htonl(INADDR_ANY);
+    a->sin_port = htons(port);
     r->cfg.in.addrlen = sizeof *a;
     strcpy(r->cfg.in.text, "udp://:0");
     r->cfg.out[0].kind = ARDN_EP_LOCAL;
     snprintf(r->cfg.out[0].conn, sizeof r->cfg.out[0].conn, "%s", conn);
     snprintf(r->cfg.out[0].text, sizeof r->cfg.out[0].text, "%s", conn);
+    if (host[0])
+        auto_port_name(r->cfg.out[0].port_name, ARDC_PORT_FROM, host);
     r->cfg.nout = 1;
     if (flow_start(f) < 0) {
         free(f);
@@ -507,13 +528,15 @@ static struct flow *want_open(const char *conn)
     return f;
 }
 
-/* Send local connection `conn` to a peer's address. */
-static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to)
+/* Send local connection `conn` to a peer's address (host `host`), read by a port that names
+ * that host. */
+static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to, const char *host)
 {
     struct flow *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     snprintf(f->conn, sizeof f->conn, "%s", conn);
+    snprintf(f->host, sizeof f->host, "%s", host);
     f->to = *to;
     struct ardn_route *r = &f->route;
     ardn_route_init(r);
@@ -521,6 +544,7 @@ static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to)
     r->cfg.in.kind = ARDN_EP_LOCAL;
     snprintf(r->cfg.in.conn, sizeof r->cfg.in.conn, "%s", conn);
     snprintf(r->cfg.in.text, sizeof r->cfg.in.text, "%s", conn);
+    auto_port_name(r->cfg.in.port_name, ARDC_PORT_TO, host);
     r->cfg.out[0].kind = ARDN_EP_UDP;
     memcpy(&r->cfg.out[0].addr, to, sizeof *to);
     r->cfg.out[0].addrlen = sizeof *to;
@@ -552,6 +576,8 @@ static struct flow *find_flow(struct flow **v, int n, const char *conn)
     return NULL;
 }
 
+static const char *source_host(const struct ardc_entry *want);
+
 /* The receiving routes of the wants (opened, kept, closed), then the snapshot to announce.
  * Returns whether it differs from the last one. */
 static bool update_wants(void)
@@ -566,7 +592,23 @@ static bool update_wants(void)
             continue;
         if (e.kind == ARDC_WANT) {
             struct flow *f = find_flow(A.want, A.nwant, e.name);
-            if (!f && A.nwant < MAX_LOCAL && (f = want_open(e.name)) != NULL)
+            const char *src = source_host(&e);
+            if (f && src[0] && strcmp(f->host, src) != 0) {
+                /* Comes from another host now: its port is named anew, on the same UDP port
+                 * where it can (what the peers were told stays true). */
+                int w = 0;
+                while (A.want[w] != f)
+                    w++;
+                uint16_t port = f->port;
+                flow_close(f);
+                if ((f = want_open(e.name, src, port)) == NULL)
+                    f = want_open(e.name, src, 0);
+                if (f)
+                    A.want[w] = f;
+                else
+                    A.want[w] = A.want[--A.nwant];
+            }
+            if (!f && A.nwant < MAX_LOCAL && (f = want_open(e.name, src, 0)) != NULL)
                 A.want[A.nwant++] = f;
             if (!f)
                 continue; /* (reported; tried again at the next scan) */
@@ -786,6 +828,22 @@ static void mismatch(const char *name, const struct ardc_entry *mine, const stru
         A.mismatches++;
 }
 
+/* The host a wanted connection comes from: the one peer that has it with the same type; ""
+ * when none or several do. */
+static const char *source_host(const struct ardc_entry *want)
+{
+    const char *host = "";
+    for (int j = 0; j < A.npeer; j++) {
+        const struct ardc_entry *t = peer_entry(&A.peer[j], want->name, ARDC_HAS);
+        if (!t)
+            continue;
+        if (host[0] || !same_type(want, t))
+            return "";
+        host = A.peer[j].host;
+    }
+    return host;
+}
+
 /* Decide every forward from this host's has list and the peers' snapshots. */
 static void evaluate(void)
 {
@@ -843,7 +901,7 @@ static void evaluate(void)
                 }
             if (claimed)
                 continue;
-            if (!f && A.nfwd < MAX_LOCAL && (f = fwd_open(e->name, &to)) != NULL)
+            if (!f && A.nfwd < MAX_LOCAL && (f = fwd_open(e->name, &to, p->host)) != NULL)
                 A.fwd[A.nfwd++] = f;
             if (f)
                 f->mark = true;

@@ -95,7 +95,10 @@ static int attach_local(struct ardn_route *r, struct ardn_ep *ep, enum ard_dir d
     /* A port is named after its connection (the library's messages name it), with a suffix
      * when several routes of the process attach the same connection. */
     char name[ARD_MAX_NAME + 1];
-    port_name(name, ep->conn);
+    if (ep->port_name[0])
+        snprintf(name, sizeof name, "%s", ep->port_name); /* (the catalog names its own) */
+    else
+        port_name(name, ep->conn);
     ard_port *p = ard_create_on(name, ep->conn, dir, 0, NULL);
     if (!p && ard_lasterror() == ARD_ENOENT) {
         if (r->size == 0)

@@ -210,6 +210,12 @@ void ardt_comm(int32_t pid, char *buf, size_t len);
  * ports the object's table had no room for. */
 int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unlisted);
 
+/* The other host of a port that `ardnet --auto` attached, named "auto-N-from-HOST" when it
+ * writes what comes from HOST and "auto-N-to-HOST" when it reads what it forwards to HOST
+ * (N tells the ports of one catalog apart; src/ardnet/auto.c names them), or NULL for any
+ * other port. *to says which. */
+const char *ardt_auto_host(const struct ard_peer *pe, bool *to);
+
 /* ---- opening ports ------------------------------------------------------------------------ */
 
 /* ard_init once, in the global domain, with no options. 0 or an exit code (printed). */

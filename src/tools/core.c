@@ -236,6 +236,23 @@ int ardt_peers(const char *conn, struct ard_peer *out, size_t max, uint32_t *unl
     return n < 0 ? n : n > (int)max ? (int)max : n;
 }
 
+const char *ardt_auto_host(const struct ard_peer *pe, bool *to)
+{
+    if (strcmp(pe->program, "ardnet") != 0 || strncmp(pe->port, "auto-", 5) != 0)
+        return NULL;
+    const char *s = pe->port + 5;
+    if (!isdigit((unsigned char)*s))
+        return NULL;
+    while (isdigit((unsigned char)*s))
+        s++;
+    const char *word = pe->dir == ARD_IN ? "-to-" : "-from-";
+    size_t n = strlen(word);
+    if (strncmp(s, word, n) != 0 || s[n] == '\0')
+        return NULL;
+    *to = pe->dir == ARD_IN;
+    return s + n;
+}
+
 /* ---- opening ports ------------------------------------------------------------------------ */
 
 int ardt_lib_init(void)

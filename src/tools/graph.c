@@ -24,8 +24,9 @@ const struct ardt_spec ardt_graph_spec = {
     "  The running net of the domain: every process attached to a connection (box), every\n"
     "  connection (ellipse, with its type and rate), edges writer -> connection -> reader\n"
     "  labelled with the port's name in its process (and the writer's with the rate),\n"
-    "  the UDP endpoints of ardnet bridges (diamonds: other hosts), and ardstart's hierarchy\n"
-    "  as nested clusters (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
+    "  the UDP endpoints of ardnet bridges and the hosts ardnet --auto forwards to or\n"
+    "  receives from (diamonds: other hosts), and ardstart's hierarchy as nested clusters\n"
+    "  (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
     opts, 17, NULL, true};
 
 #define MAXPEERS ARDT_MAX_PEERS
@@ -246,6 +247,22 @@ static void put_dot(FILE *o, const struct net *n)
             fputs(" [label=", o);
             put_dot_str(o, elabel);
             fputs("];\n", o);
+            /* What ardnet --auto set up: the other host, and which way the connection goes. */
+            bool to;
+            const char *host = ardt_auto_host(pe, &to);
+            if (host) {
+                char hid[ARD_MAX_NAME + 4];
+                snprintf(hid, sizeof hid, "h:%s", host);
+                fputs("  ", o);
+                put_dot_str(o, hid);
+                fputs(" [shape=diamond label=", o);
+                put_dot_str(o, host);
+                fputs("];\n  ", o);
+                put_dot_str(o, to ? id : hid);
+                fputs(" -> ", o);
+                put_dot_str(o, to ? hid : id);
+                fputs(" [style=dashed label=\"ardnet --auto\"];\n", o);
+            }
         }
     }
     for (size_t i = 0; i < n->np; i++) {
@@ -297,6 +314,12 @@ static void put_json(FILE *o, const struct net *n)
             fprintf(o, "%s{\"pid\":%d,\"dir\":\"%s\",\"port\":", k ? "," : "", (int)pe->pid,
                     pe->dir == ARD_OUT ? "out" : "in");
             ardt_put_json_str(o, pe->port);
+            bool to;
+            const char *host = ardt_auto_host(pe, &to);
+            if (host) {
+                fputs(to ? ",\"to_host\":" : ",\"from_host\":", o);
+                ardt_put_json_str(o, host);
+            }
             fputs("}", o);
         }
         fprintf(o, "],\"orphaned\":%s}", c->p.attached ? "false" : "true");

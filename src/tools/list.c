@@ -20,7 +20,8 @@ const struct ardt_spec ardt_list_spec = {
     "usage: ard list [-l] [--json] [PATTERN...]\n"
     "  Every connection of the domain (or those whose name matches a shell PATTERN): name,\n"
     "  packet size, type, writer (pid and program), readers, rate measured from the send\n"
-    "  times of the last packets, age of the newest packet, packet count. Objects nobody is\n"
+    "  times of the last packets, age of the newest packet, packet count. Connections that\n"
+    "  ardnet --auto receives from another host say 'from HOST'. Objects nobody is\n"
     "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause, objects of\n"
     "  another user or open to others 'foreign'. Nothing is attached: listing never disturbs\n"
     "  a block.\n",
@@ -30,6 +31,8 @@ struct row {
     struct ardt_probe p;
     char name[ARD_MAX_NAME + 1];
     char writer[40];
+    /* the host `ardnet --auto` receives it from; "" when written here or not at all */
+    char remote[ARD_MAX_NAME + 1];
     char err[256]; /* damaged, foreign or unreadable: why */
     bool refused;  /* refused by the owner and mode check (another user's, or open to others) */
 };
@@ -75,6 +78,16 @@ static int add(const char *name, void *arg)
         snprintf(w->writer, sizeof w->writer, "%d %s", (int)w->p.writer_pid, w->p.writer_program);
     else
         snprintf(w->writer, sizeof w->writer, "-");
+    if (w->p.writer_pid > 0 && strcmp(w->p.writer_program, "ardnet") == 0) {
+        struct ard_peer peers[ARDT_MAX_PEERS];
+        int n = ardt_peers(name, peers, ARDT_MAX_PEERS, NULL);
+        for (int k = 0; k < n; k++) {
+            bool to;
+            const char *h = ardt_auto_host(&peers[k], &to);
+            if (h && !to && peers[k].pid == w->p.writer_pid)
+                snprintf(w->remote, sizeof w->remote, "%s", h);
+        }
+    }
     return 0;
 }
 
@@ -127,6 +140,11 @@ static void put_json(const struct rows *r, int64_t now, bool lng)
             ardt_put_json_str(stdout, p->writer_program);
             fputs("}", stdout);
         } else
+            fputs("null", stdout);
+        fputs(",\"remote_host\":", stdout);
+        if (w->remote[0])
+            ardt_put_json_str(stdout, w->remote);
+        else
             fputs("null", stdout);
         printf(",\"readers\":%u,\"unlisted\":%u,\"rate_hz\":%.6g,\"count\":%llu,\"age_ns\":",
                p->readers, p->unlisted, p->rate_hz, (unsigned long long)p->seq);
@@ -183,6 +201,8 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
         printf("%-*s %8zu  %-*s  %-*s %7u %9s %10s %10llu%s", wn, w->name, p->size, wt,
                lng ? p->type[0] ? p->type : "(opaque)" : type, ww, w->writer, p->readers, rate, age,
                (unsigned long long)p->seq, p->attached ? "" : "  orphaned");
+        if (w->remote[0])
+            printf("  from %s", w->remote);
         if (foreign(p))
             printf("  foreign (owner uid %u, mode %04o)", p->uid, p->mode);
         putchar('\n');

@@ -17,6 +17,12 @@
 #     writer's rate; garbage from D is counted as
 #     invalid by A and as foreign by B (not its peer); no ardnet crashes, all exit 0.
 #  6b. C's catalog is killed while A forwards to it: A stops within 1 s (peer silent).
+#  8. (along 1-3) The tools show what the catalog set up: on B, `ard list` marks the connection
+#     as coming from hostA (its catalog's port is named after the host), on A `ard graph` draws
+#     the forward to hostB and on B the want from hostA; C's mark and A's edge to C are gone
+#     once C's reader left; once the writer moved to C, B's mark says hostC. A reader on B
+#     started before any writer gets the writer started afterwards on A, and is marked; A
+#     forwards two connections to B at once.
 #  7. Found by multicast instead (--auto-multicast GROUP:PORT --dev eth0): a reader on B gets
 #     the writer on A within 1 s.
 TEST_NAME=auto
@@ -32,19 +38,21 @@ B=$(netns_cmd hostB)
 C=$(netns_cmd hostC)
 D=$(netns_cmd hostD)
 AB="hostA,hostB,hostC"
-start_auto() { # NAME NSCMD PEERS
-    local name=$1 ns=$2 peers=$3
-    # shellcheck disable=SC2086
-    bg_ready "$name" $ns "$ARDNET" --auto --auto-peers "$peers" --stats-file "$T/$name.stats"
+start_auto() { # NAME NSCMD PEERS HOSTNAME
+    local name=$1 ns=$2 peers=$3 host=$4
+    # Each catalog with its own host name (a UTS namespace: the namespaces share the machine's).
+    # shellcheck disable=SC2016,SC2086
+    bg_ready "$name" $ns unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" \
+        "$ARDNET" --auto --auto-peers "$peers" --stats-file "$T/$name.stats"
 }
 cat_counter() { # STATS KEY: a counter of the catalog line
     grep '^catalog ' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 now_us() { date +%s%6N; }
 
-start_auto autoA "$A" "$AB,hostD"
-start_auto autoB "$B" "$AB"
-start_auto autoC "$C" "$AB"
+start_auto autoA "$A" "$AB,hostD" hostA
+start_auto autoB "$B" "$AB" hostB
+start_auto autoC "$C" "$AB" hostC
 
 # ---- 1. readers on B and C get the writer on A within 1 s --------------------------------------
 bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
@@ -55,6 +63,7 @@ bg subC $C "$TBLOCK" sub --ard data=arm.state --first-ms 1000 --duration-ms 2000
 sleep 1.2
 grep -q "route auto:arm.state>$(netns_addr hostC):" "$T/autoA.stats" || fail "A's stats show no forward to C"
 grep -q "route auto:arm.state>$(netns_addr hostB):" "$T/autoA.stats" || fail "A's stats show no forward to B"
+$A "$ARD" graph | grep -q '"c:arm.state" -> "h:hostC"' || fail "ard graph on A draws no forward to hostC"
 wait "$(cat "$T/subC.pid")" || fail "reader on C: damaged or older packet: $(cat "$T/subC.result")"
 rm -f "$T/subC.pid"
 echo "C: $(cat "$T/subC.result")"
@@ -63,6 +72,35 @@ echo "C: $(cat "$T/subC.result")"
 # realtime clock in microseconds).
 [ "$(kv "$T/subC.result" first)" -le "$((t_attach + 1000000))" ] ||
     fail "C's first packet was sent $(($(kv "$T/subC.result" first) - t_attach)) us after its reader started"
+
+# ---- 8. the tools show the catalog's forwarding (B's reader runs on) ----------------------------
+listB=$($B "$ARD" list --json arm.state) || fail "ard list on B failed"
+echo "ard list --json on B: $listB"
+echo "$listB" | grep -q '"remote_host":"hostA"' || fail "ard list on B does not mark arm.state as from hostA"
+$B "$ARD" list arm.state | grep -q ' from hostA' || fail "ard list (text) on B does not say 'from hostA'"
+$A "$ARD" list --json arm.state | grep -q '"remote_host":null' ||
+    fail "ard list on A marks its own writer's connection as remote"
+graphA=$($A "$ARD" graph) || fail "ard graph on A failed"
+echo "$graphA" | grep -q '"c:arm.state" -> "h:hostB"' || fail "ard graph on A draws no forward to hostB: $graphA"
+$A "$ARD" graph --json | grep -q '"to_host":"hostB"' || fail "ard graph --json on A names no forward to hostB"
+$B "$ARD" graph | grep -q '"h:hostA" -> "c:arm.state"' || fail "ard graph on B draws nothing from hostA"
+# A reader that comes first: B's catalog listens before any host has late.x (its port is then
+# named after the connection: no mark), and renames it after hostA once A has it. A then
+# forwards two connections to B, and B receives two from A (each port named apart).
+bg lateB $B "$TBLOCK" sub --ard data=late.x --first-ms 3000 --duration-ms 2500 --result "$T/lateB.result"
+sleep 0.5
+$B "$ARD" list --json late.x | grep -q '"writer":{"pid":[0-9]*,"program":"ardnet"},"remote_host":null' ||
+    fail "ard list on B: late.x is not written by its catalog, unmarked, before any host has it"
+bg lateA $A "$TBLOCK" pub --ard data=late.x --rate 100
+sleep 0.6
+$B "$ARD" list --json | grep -c '"remote_host":"hostA"' | grep -qx 2 ||
+    fail "ard list on B does not mark both arm.state and late.x as from hostA"
+$A "$ARD" graph | grep -q '"c:late.x" -> "h:hostB"' || fail "ard graph on A draws no forward of late.x to hostB"
+wait "$(cat "$T/lateB.pid")" || fail "reader on B of late.x: $(cat "$T/lateB.result")"
+rm -f "$T/lateB.pid"
+[ "$(kv "$T/lateB.result" received)" -ge 50 ] || fail "B's early reader got too little of late.x"
+grep "route 'auto" "$T/autoA.err" "$T/autoB.err" && fail "a catalog could not open one of its routes"
+stop lateA
 
 # ---- 2. C's reader left: A stops sending to C ----------------------------------------------------
 $C nft -f - <<NFT
@@ -81,6 +119,9 @@ echo "datagrams from A to C 0.5 s and 1.5 s after its reader left: $c1 $c2"
 [ "$c1" = "$c2" ] || fail "A still sends to C 0.5 s after C's last reader left ($c1 -> $c2)"
 $C nft delete table ip autotest
 grep -q "route auto:arm.state>$(netns_addr hostC):" "$T/autoA.stats" && fail "A's stats still show the forward to C"
+$A "$ARD" graph | grep -q '"h:hostC"' && fail "ard graph on A still draws the forward to hostC"
+$C "$ARD" list --json | grep -q '"remote_host":"hostA"' && fail "ard list on C still marks arm.state as from hostA"
+$A "$ARD" graph | grep -q '"c:arm.state" -> "h:hostB"' || fail "ard graph on A lost the forward to hostB"
 # B still gets it (subB runs on).
 
 # ---- 3. writer restarted on A, then moved to C -------------------------------------------------
@@ -100,6 +141,8 @@ stop pubA
 t_move=$(now_us)
 bg pubC $C "$TBLOCK" pub --ard data=arm.state --rate 100
 sleep 2
+$B "$ARD" list --json arm.state | grep -q '"remote_host":"hostC"' ||
+    fail "ard list on B does not mark arm.state as from hostC once the writer moved there"
 stop pubC
 wait "$(cat "$T/subB.pid")" || fail "reader on B: damaged or older packet: $(cat "$T/subB.result")"
 rm -f "$T/subB.pid"

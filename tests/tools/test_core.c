@@ -1,7 +1,8 @@
 /*
  * test_core.c - the shared core of the ard subcommands (src/tools/core.c, write.c): field
  * paths against named and unnamed fields, values parsed into every basic type with range
- * checks, printing that reads back exactly, assignments to elements and whole arrays.
+ * checks, printing that reads back exactly, assignments to elements and whole arrays, the
+ * other host read from the name of an `ardnet --auto` port.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,6 +201,43 @@ static void test_json_strings(void **state)
     ardc_free(&b);
 }
 
+/* The ports of `ardnet --auto` name the other host: "auto-N-from-HOST" on a writer,
+ * "auto-N-to-HOST" on a reader; any other port, or another program's, names none. */
+static void test_auto_hosts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *program, *port;
+        enum ard_dir dir;
+        const char *host; /* NULL: none */
+        bool to;
+    } cases[] = {
+        {"ardnet", "auto-3-from-hostA", ARD_OUT, "hostA", false},
+        {"ardnet", "auto-12-to-robot-2.lan", ARD_IN, "robot-2.lan", true},
+        {"ardnet", "auto-7-to-auto-1-from-x", ARD_IN, "auto-1-from-x", true},
+        {"ardnet", "auto-3-from-hostA", ARD_IN, NULL, false}, /* a reader receives nothing */
+        {"ardnet", "auto-3-to-hostA", ARD_OUT, NULL, false},
+        {"ardnet", "auto-from-hostA", ARD_OUT, NULL, false}, /* no number */
+        {"ardnet", "auto-3-from-", ARD_OUT, NULL, false},    /* no host */
+        {"ardnet", "arm.state", ARD_OUT, NULL, false},
+        {"arm_ctrl", "auto-3-from-hostA", ARD_OUT, NULL, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ard_peer pe = {.dir = cases[i].dir};
+        snprintf(pe.program, sizeof pe.program, "%s", cases[i].program);
+        snprintf(pe.port, sizeof pe.port, "%s", cases[i].port);
+        bool to = !cases[i].to;
+        const char *h = ardt_auto_host(&pe, &to);
+        if (!cases[i].host) {
+            assert_null(h);
+            continue;
+        }
+        assert_non_null(h);
+        assert_string_equal(h, cases[i].host);
+        assert_int_equal(to, cases[i].to);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_assign_elements_and_arrays),
         cmocka_unit_test(test_stats_mean_and_spread),
         cmocka_unit_test(test_json_strings),
+        cmocka_unit_test(test_auto_hosts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
