@@ -291,7 +291,7 @@ function carried(del, n) { return del >= 0.95 * n * 1000 }
   drop[$1, key] = $9; pub[$1, key] = $10; del[$1, key] = $12; med[$1, key] = $13
   p99[$1, key] = $14; n[key] = $2; cw[$1, key] = $15; cr[$1, key] = $16 }
 function us(cpu, d) { return d > 0 ? sprintf("%.2f", cpu / 100 / d * 1e6) : "-" }
-function ratio(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+function ratio(a, b) { return (a != "-" && b != "-" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
 END {
     print ""
     print "| N | size | tick | kind | published/s | delivered/s | datagrams out/s | in/s | rcvbuf drops/s | CPU tx | CPU rx | CPU writer, reader | latency s0 median (p99) us |"

@@ -569,14 +569,13 @@ void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_
 
 void ardt_put_json_str(FILE *o, const char *s)
 {
-    static _Thread_local struct ardc_buf b; /* kept: one allocation per thread, not per string */
-    b.len = 0;
+    struct ardc_buf b = {0}; /* freed here: threads that end (ard web's) leave nothing */
     ardc_json_str(&b, s);
-    if (b.oom) { /* nothing sensible is left to write; keep the output valid JSON */
-        ardc_free(&b);
+    if (b.oom) /* nothing sensible is left to write; keep the output valid JSON */
         fputs("\"\"", o);
-    } else
+    else
         fwrite(b.s, 1, b.len, o);
+    ardc_free(&b);
 }
 
 void ardt_put_age(FILE *o, int64_t ns)
