@@ -125,12 +125,16 @@ fi
 snap() {
     local m0 m1 i
     m0=$(stat -c %y "$2" 2>/dev/null || true)
-    for ((i = 0; i < 300; i++)); do
+    for ((i = 0; i < 500; i++)); do
         m1=$(stat -c %y "$2" 2>/dev/null || true)
         [[ -n "$m1" && "$m1" != "$m0" ]] && break
         sleep 0.01
     done
-    [[ -n "$m1" && "$m1" != "$m0" ]] || { echo "auto.sh: $2 was not rewritten within 3 s" >&2; exit 1; }
+    [[ -n "$m1" && "$m1" != "$m0" ]] || {
+        echo "auto.sh: $2 was not rewritten within 5 s; its ardnet said:" >&2
+        cat "${2%.stats}.err" >&2
+        exit 1
+    }
     SNAP="$(cpu_ticks "$1") $(grep '^route ' "$2" | tr ' ' '\n' | sed -n 's/^sent=//p' |
         awk '{ s += $1 } END { print s + 0 }')"
 }
