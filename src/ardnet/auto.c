@@ -6,6 +6,7 @@
 #include "auto.h"
 #include "ard_common.h"
 #include "auto_wire.h"
+#include "ardnet_view.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -365,7 +366,7 @@ struct seen {
 static struct seen seen_buf[2][MAX_LOCAL];
 static int nseen[2], seen_cur;
 
-static bool writer_is_ardnet(const char *name, int32_t pid)
+static bool writer_is_ardnet(const char *name, const ard_view *view, int32_t pid)
 {
     const struct seen *prev = seen_buf[!seen_cur];
     int lo = 0, hi = nseen[!seen_cur] - 1;
@@ -385,7 +386,7 @@ static bool writer_is_ardnet(const char *name, int32_t pid)
     }
     if (!known) {
         struct ard_peer ps[8];
-        int n = ard_conn_peers(NULL, name, ps, 8);
+        int n = ard_view_peers(view, ps, 8, NULL);
         for (int k = 0; k < n && k < 8; k++)
             if (ps[k].dir == ARD_OUT && ps[k].pid == pid)
                 relayed = strcmp(ps[k].program, "ardnet") == 0;
@@ -397,25 +398,85 @@ static bool writer_is_ardnet(const char *name, int32_t pid)
     return relayed;
 }
 
-/* What this host has and wants now, into A.locals (kind 0 for neither). One ard_conn_stat
- * per connection; its peer table only when a new writer appears. */
+/* The read-only views of the connections the catalog looks at (not those of configured
+ * routes), in name order: opened when a connection appears, kept from one look to the next,
+ * reopened when its object is re-created, closed when it disappears. */
+struct tracked {
+    char name[ARD_MAX_NAME + 1];
+    ard_view *view;
+};
+static struct tracked trk_buf[2][MAX_LOCAL];
+static int ntrk[2], trk_cur;
+
+/* The view of `name` kept from the previous look (taken from it), opened anew if there was
+ * none or its object was re-created; NULL if the connection cannot be opened now. */
+static ard_view *view_of(const char *name)
+{
+    struct tracked *prev = trk_buf[!trk_cur];
+    ard_view *v = NULL;
+    int lo = 0, hi = ntrk[!trk_cur] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp(prev[mid].name, name);
+        if (c == 0) {
+            v = prev[mid].view;
+            prev[mid].view = NULL;
+            break;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    if (v && ard_view_recreated(v)) {
+        ard_view_close(v);
+        v = NULL;
+    }
+    if (!v && ard_view_open(NULL, name, &v) < 0)
+        v = NULL;
+    if (v) {
+        struct tracked *t = &trk_buf[trk_cur][ntrk[trk_cur]++];
+        snprintf(t->name, sizeof t->name, "%s", name);
+        t->view = v;
+    }
+    return v;
+}
+
+/* Close the views of the previous look that this look did not take over. */
+static void views_sweep(int which)
+{
+    for (int i = 0; i < ntrk[which]; i++) {
+        ard_view_close(trk_buf[which][i].view);
+        trk_buf[which][i].view = NULL;
+    }
+    ntrk[which] = 0;
+}
+
+/* What this host has and wants now, into A.locals (kind 0 for neither). One ard_view_stat per
+ * connection (its view is kept open); its peer table only when a new writer appears. */
 static void scan(void)
 {
     A.nlocals = 0;
-    seen_cur = !seen_cur;
-    nseen[seen_cur] = 0;
     if (ard_conn_list(NULL, list_cb, NULL) < 0)
         return;
+    seen_cur = !seen_cur;
+    nseen[seen_cur] = 0;
+    trk_cur = !trk_cur;
+    ntrk[trk_cur] = 0;
     unsigned wants = 0;
     for (int i = 0; i < A.nlocals; i++) {
         struct local *l = &A.locals[i];
         struct ard_conn_stat st;
-        if (configured(l->e.name) || ard_conn_stat(NULL, l->e.name, &st) < 0 || st.size == 0 ||
-            st.size > ARDW_MAX_PAYLOAD)
+        if (configured(l->e.name))
+            continue;
+        ard_view *v = view_of(l->e.name);
+        if (!v)
+            continue;
+        ard_view_stat(v, &st);
+        if (st.size == 0 || st.size > ARDW_MAX_PAYLOAD)
             continue;
         int32_t w = st.writer_pid;
         /* Written by ardnet (this catalog, or a configured bridge): not an original. */
-        bool relayed = w == A.self || (w != 0 && writer_is_ardnet(l->e.name, w));
+        bool relayed = w == A.self || (w != 0 && writer_is_ardnet(l->e.name, v, w));
         /* The readers but this catalog's own (its forwards, one port each). */
         uint32_t readers = st.readers;
         for (int k = 0; k < A.nfwd && readers > 0; k++)
@@ -442,6 +503,7 @@ static void scan(void)
             }
         }
     }
+    views_sweep(!trk_cur);
 }
 
 /* ---- routes of the catalog ------------------------------------------------------------------ */
@@ -1044,6 +1106,8 @@ void ardn_auto_close(const struct ardn_plan *p)
     if (A.fd >= 0)
         close(A.fd);
     A.fd = -1;
+    views_sweep(0);
+    views_sweep(1);
     free(A.locals);
     free(A.snap);
     free(A.rx);

@@ -11,7 +11,8 @@
 #     last packet of the writer on C, never older, never damaged).
 #  4. Two writers of one name on A and B: both report it, a reader on C gets nothing; once
 #     B's writer stops, C's reader gets A's packets.
-#  5. A reader on B of another type than A's writer: both report the disagreement.
+#  5. A reader on B of another type than A's writer: both report the disagreement. Then the
+#     connection is removed on A and created anew with B's type: a reader on B gets it.
 #  6. hostD (a peer of A only) forges wants from 6 catalog ids on 6 ports: A listens to 4 of
 #     them (counts the rest as full), sends to D's address only, to one port, at most at the
 #     writer's rate; garbage from D is counted as
@@ -182,6 +183,19 @@ rm -f "$T/typB.pid"
 grep -q "connection 'typ.x' disagrees" "$T/autoA.err" || fail "A did not report the type disagreement"
 grep -q "connection 'typ.x' disagrees" "$T/autoB.err" || fail "B did not report the type disagreement"
 stop typA
+# The connection removed on A and created anew with the reader's type: A's catalog follows the
+# new object (its view of the old one, which has no writer any more, is replaced), B gets it.
+$A rm -f "/dev/shm/ard.$ARD_DOMAIN.typ.x"
+bg typA2 $A "$TBLOCK" pub --ard data=typ.x --size 64 --rate 100
+sleep 0.3
+bg typB2 $B "$TBLOCK" sub --ard data=typ.x --size 64 --first-ms 3000 --duration-ms 3000 \
+    --result "$T/typB2.result"
+wait "$(cat "$T/typB2.pid")" || true
+rm -f "$T/typB2.pid"
+[ "$(kv "$T/typB2.result" received)" -ge 10 ] ||
+    fail "the connection re-created on A with B's type did not reach B: $(cat "$T/typB2.result")"
+echo "re-created with the reader's type: B got $(kv "$T/typB2.result" received) packets"
+stop typA2
 
 # ---- 6. a forger and garbage --------------------------------------------------------------------
 bg pubA $A "$TBLOCK" pub --ard data=arm.state --rate 100
