@@ -171,7 +171,8 @@ nrec = len(glob.glob(os.path.join(d, "rec", "*.mcap")))
 # ---- resources --------------------------------------------------------------------------
 samples = {}
 for row in csv.reader(open(os.path.join(d, "samples.csv"))):
-    if len(row) != 7:
+    # A process that ended while it was sampled leaves a field empty: not a sample.
+    if len(row) != 7 or not all(f.isdigit() for f in (row[0], *row[3:])):
         continue
     t, host, what, pid, fds, rss, thr = row
     samples.setdefault((host, what), []).append((int(t), int(pid), int(fds), int(rss), int(thr)))
