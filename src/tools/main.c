@@ -117,6 +117,45 @@ static int take_domain(int *argc, char **argv)
     return 0;
 }
 
+/* ard help [SUB], ard help --options SUB (the options of SUB for the completion, ard.bash). */
+static int cmd_help(int argc, char **argv)
+{
+    bool list = argc > 2 && strcmp(argv[2], "--options") == 0;
+    if (argc < 3 + list) {
+        if (list)
+            return ardt_err(ARDT_USAGE, "help --options: which subcommand?");
+        usage(stdout);
+        return ARDT_OK;
+    }
+    const struct ardt_cmd *c = find(argv[2 + list]);
+    if (!c)
+        return ardt_err(ARDT_USAGE, "help: no subcommand '%s' (see 'ard help')", argv[2 + list]);
+    if (c->notbuilt)
+        return not_built(c);
+    if (list)
+        ardt_opt_list(stdout, c->spec);
+    else
+        ardt_usage(stdout, c->spec);
+    return ARDT_OK;
+}
+
+/* ard SUB ARGS...: its --help anywhere before "--", else the subcommand itself. */
+static int cmd_sub(int argc, char **argv)
+{
+    const struct ardt_cmd *c = find(argv[1]);
+    if (!c)
+        return ardt_err(ARDT_USAGE, "'%s' is not a subcommand (see 'ard help')", argv[1]);
+    if (c->notbuilt)
+        return not_built(c);
+    ardt_sub = c->name;
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            ardt_usage(stdout, c->spec);
+            return ARDT_OK;
+        }
+    return c->run(argc - 1, argv + 1);
+}
+
 int main(int argc, char **argv)
 {
     int rc = take_domain(&argc, argv);
@@ -135,37 +174,5 @@ int main(int argc, char **argv)
         printf("ard (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
         return ARDT_OK;
     }
-    if (strcmp(sub, "help") == 0) {
-        /* ard help --options SUB: the options of SUB for the bash completion (ard.bash). */
-        bool list = argc > 2 && strcmp(argv[2], "--options") == 0;
-        if (argc < 3 + list) {
-            if (list)
-                return ardt_err(ARDT_USAGE, "help --options: which subcommand?");
-            usage(stdout);
-            return ARDT_OK;
-        }
-        const struct ardt_cmd *c = find(argv[2 + list]);
-        if (!c)
-            return ardt_err(ARDT_USAGE, "help: no subcommand '%s' (see 'ard help')",
-                            argv[2 + list]);
-        if (c->notbuilt)
-            return not_built(c);
-        if (list)
-            ardt_opt_list(stdout, c->spec);
-        else
-            ardt_usage(stdout, c->spec);
-        return ARDT_OK;
-    }
-    const struct ardt_cmd *c = find(sub);
-    if (!c)
-        return ardt_err(ARDT_USAGE, "'%s' is not a subcommand (see 'ard help')", sub);
-    if (c->notbuilt)
-        return not_built(c);
-    ardt_sub = c->name;
-    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            ardt_usage(stdout, c->spec);
-            return ARDT_OK;
-        }
-    return c->run(argc - 1, argv + 1);
+    return strcmp(sub, "help") == 0 ? cmd_help(argc, argv) : cmd_sub(argc, argv);
 }
