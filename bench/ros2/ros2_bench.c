@@ -2,9 +2,9 @@
  * ros2_bench.c - the roles of the ros2: benchmark (bench/ros2/run.sh runs them):
  *
  *   ros2_bench writer N SECONDS   N local connections bench.k0.. ("stamp:i64 data:u8[1016]",
- *                                 1 KiB), one packet each every 1 ms, stamped when sent
+ *                                 1 KiB), one packet each every period, stamped when sent
  *   ros2_bench bare N SECONDS     the baseline: a bare Cyclone DDS publisher of the generated
- *                                 type on rt/bench/k0.., one sample each every 1 ms, the
+ *                                 type on rt/bench/k0.., one sample each every period, the
  *                                 source timestamp the time of the write
  *   ros2_bench peer N SECONDS LABEL   a DDS subscriber of the N topics: prints
  *                                 "LABEL received=R med_us=M p99_us=P first10_med_us=F
@@ -12,6 +12,10 @@
  *                                 after the first second; F and L: the medians of the first
  *                                 and the last tenth of the topics)
  *
+ * The period is 1 ms, or 1 s / $ROS2_BENCH_RATE (Hz, 1..10000) when that is set. A packet is
+ * stamped just before it is sent (written), or with ROS2_BENCH_STAMP=tick all packets of a
+ * period with the period's start, when a control loop would have computed them: then the
+ * latency includes the time a publisher takes to get through the period's N packets.
  * writer and bare print "written=W" on SIGUSR1 (run.sh reads it with the CPU time of the
  * measured window); the domain is ROS_DOMAIN_ID.
  */
@@ -28,6 +32,9 @@
 #include <time.h>
 
 #define DESC "stamp:i64 data:u8[1016]"
+
+static int64_t period_ns = 1000000; /* of the writer and the bare publisher */
+static bool stamp_tick;             /* stamp a period's packets with its start */
 
 struct pkt {
     int64_t stamp;
@@ -141,8 +148,9 @@ static int run_writer(int n, double seconds)
     uint64_t written = 0;
     int64_t t = mono_ns(), end = t + (int64_t)(seconds * 1e9);
     while (t < end) {
+        int64_t tick = ard_realtime_ns();
         for (int i = 0; i < n; i++) {
-            pk.stamp = ard_realtime_ns();
+            pk.stamp = stamp_tick ? tick : ard_realtime_ns();
             if (ard_send(p[i], &pk) == 0)
                 written++;
         }
@@ -150,7 +158,7 @@ static int run_writer(int n, double seconds)
             report = 0;
             fprintf(stderr, "written=%llu\n", (unsigned long long)written);
         }
-        t += 1000000;
+        t += period_ns;
         sleep_until(t);
     }
     return 0;
@@ -177,8 +185,9 @@ static int run_bare(int n, double seconds)
     uint64_t written = 0;
     int64_t t = mono_ns(), end = t + (int64_t)(seconds * 1e9);
     while (t < end) {
+        dds_time_t tick = dds_time();
         for (int i = 0; i < n; i++) {
-            s.stamp = dds_time();
+            s.stamp = stamp_tick ? tick : dds_time();
             if (dds_write_ts(wr[i], &s, s.stamp) == 0)
                 written++;
         }
@@ -186,7 +195,7 @@ static int run_bare(int n, double seconds)
             report = 0;
             fprintf(stderr, "written=%llu\n", (unsigned long long)written);
         }
-        t += 1000000;
+        t += period_ns;
         sleep_until(t);
     }
     dds_delete(pp);
@@ -259,6 +268,17 @@ int main(int argc, char **argv)
     double seconds = atof(argv[3]);
     if (n < 1 || n > 1000 || seconds <= 0)
         return 2;
+    const char *rate = getenv("ROS2_BENCH_RATE");
+    if (rate && *rate) {
+        long hz = atol(rate);
+        if (hz < 1 || hz > 10000) {
+            fprintf(stderr, "ros2_bench: ROS2_BENCH_RATE '%s': expected 1..10000 (Hz)\n", rate);
+            return 2;
+        }
+        period_ns = 1000000000 / hz;
+    }
+    const char *stamp = getenv("ROS2_BENCH_STAMP");
+    stamp_tick = stamp && strcmp(stamp, "tick") == 0;
     signal(SIGUSR1, on_usr1);
     if (strcmp(argv[1], "writer") == 0) {
         if (ard_init(&argc, argv) < 0)

@@ -4,6 +4,15 @@
 #   SECONDS_RUN=10 ROUNDS=3 PRIO=20 WARM=3  measured window per case (s), rounds, SCHED_FIFO of
 #                                           every process (baselines too; unset: none), seconds
 #                                           from start to the window
+#   PIN=1                                   the publishing side (the bare publisher; the writer
+#                                           and ardnet) on CPU 1, the peer on CPU 0 (unset: the
+#                                           scheduler places them)
+#   CASES="1 100"                           the numbers of connections to run
+#   RATE=1000                               packets per second of each connection (Hz)
+#   STAMP=write                             when a packet is stamped: just before it is written
+#                                           (write), or all of a period's with its start (tick),
+#                                           so that the latency includes the publisher's way
+#                                           through the period's packets
 # In a private network namespace (lo only; Cyclone on lo, unicast). For 1 connection and 100
 # connections at 1 kHz, 1 KiB ("stamp:i64 data:u8[1016]"), in turn in every round:
 #   bare    ros2_bench bare: one Cyclone publisher writes the generated type on rt/bench/k<i>
@@ -27,8 +36,11 @@ BENCH=$BUILD/bench/ros2/ros2_bench
 S=${SECONDS_RUN:-10}
 ROUNDS=${ROUNDS:-3}
 WARM=${WARM:-3}
-RT=""
+RT="" PUB="" PEER=""
 [ -n "${PRIO:-}" ] && RT="chrt -f $PRIO"
+[ -n "${PIN:-}" ] && PUB="taskset -c 1" PEER="taskset -c 0"
+CASES=${CASES:-1 100}
+export ROS2_BENCH_RATE=${RATE:-1000} ROS2_BENCH_STAMP=${STAMP:-write}
 W=$(mktemp -d /tmp/ros2_bench.XXXXXX)
 export ARD_DOMAIN=r2bench$$ ROS_DOMAIN_ID=0
 export CYCLONEDDS_URI='<CycloneDDS><Domain Id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>20</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
@@ -40,10 +52,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# CPU time (ns) of a process, all its threads (user + system, in clock ticks).
+# CPU time (ns) of a process, all its threads (user + system, in clock ticks). "%.0f", not
+# "%d": mawk's %d stops at 2^31 - 1 ns, about 2 s of CPU.
 TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
 cpu_ns() {
-    awk -v t=$TICK_NS '{printf "%d", ($14 + $15) * t}' /proc/"$1"/stat 2>/dev/null || echo 0
+    awk -v t=$TICK_NS '{printf "%.0f", ($14 + $15) * t}' /proc/"$1"/stat 2>/dev/null || echo 0
 }
 # Packets published so far: "written=" of ros2_bench, or ardnet's routes' "sent=" summed.
 published() { # PID ERRFILE N
@@ -69,23 +82,23 @@ measure() {
 
 run_case() { # KIND N ROUND
     local kind=$1 n=$2 total=$((WARM + S + 2)) pub m peer
-    $RT "$BENCH" peer "$n" $((total + 1)) "$kind" >"$W/peer.out" 2>"$W/peer.err" &
+    $PEER $RT "$BENCH" peer "$n" $((total + 1)) "$kind" >"$W/peer.out" 2>"$W/peer.err" &
     peer=$!
     PIDS+=($peer)
     if [ "$kind" = bare ]; then
         sleep 0.5
-        $RT "$BENCH" bare "$n" "$total" 2>"$W/pub.err" &
+        $PUB $RT "$BENCH" bare "$n" "$total" 2>"$W/pub.err" &
         pub=$!
         PIDS+=($pub)
     else
-        $RT "$BENCH" writer "$n" $((total + 1)) 2>"$W/writer.err" &
+        $PUB $RT "$BENCH" writer "$n" $((total + 1)) 2>"$W/writer.err" &
         PIDS+=($!)
         echo "routes:" >"$W/routes.yaml"
         for ((i = 0; i < n; i++)); do
             printf '  - {in: bench.k%d, out: "ros2:/bench/k%d"}\n' $i $i >>"$W/routes.yaml"
         done
         sleep 0.5
-        $RT "$ARDNET" --config "$W/routes.yaml" 2>"$W/pub.err" &
+        $PUB $RT "$ARDNET" --config "$W/routes.yaml" 2>"$W/pub.err" &
         pub=$!
         PIDS+=($pub)
     fi
@@ -119,15 +132,15 @@ run_case() { # KIND N ROUND
     echo "$kind $n $per $4 $5" >>"$W/results"
 }
 
-echo "ros2: benchmark, ${S} s windows, $ROUNDS rounds, PRIO=${PRIO:-none}, $(nproc) CPUs"
-for n in 1 100; do
+echo "ros2: benchmark, ${S} s windows, $ROUNDS rounds, $ROS2_BENCH_RATE Hz per connection, stamped at $ROS2_BENCH_STAMP, PRIO=${PRIO:-none}, PIN=${PIN:-none}, $(nproc) CPUs"
+for n in $CASES; do
     for ((r = 1; r <= ROUNDS; r++)); do
         run_case bare $n $r
         run_case ardnet $n $r
     done
 done
 echo "medians over rounds:"
-for n in 1 100; do
+for n in $CASES; do
     awk -v n=$n '
         function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
             if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((k + 1) / 2)] }
