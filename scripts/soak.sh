@@ -152,11 +152,13 @@ on rt2 ardstart -q --restart=always --restart-delay=$RESTART_DELAY --restart-lim
     -n rec -- sh -c "exec ard record -o '$SOAK_DIR/rec/rec_'\$\$.mcap"
 on rt2 ardstart -q --restart=always --restart-delay=$RESTART_DELAY --restart-limit=none \
     -n web -- ard web --listen 127.0.0.1:8642
-for c in 1 2; do
-    field=seq
+# two clients of the page's protocol plotting the probe, and a Foxglove client (c3)
+for c in 1 2 3; do
+    field=seq mode=
     [ $c = 1 ] || field=t_ns
+    [ $c = 3 ] && mode=foxglove
     $(netns_cmd rt2) python3 "$ROOT/tests/soak/soak_web_client.py" "/run/ardnet/$D/log/web.log" "c$c" \
-        soak.probe "$field" </dev/null >"$SOAK_DIR/web_c$c.log" 2>&1 &
+        soak.probe "$field" $mode </dev/null >"$SOAK_DIR/web_c$c.log" 2>&1 &
     BG+=("$!")
 done
 on station ardstart --list

@@ -18,7 +18,7 @@ fails = []
 violations = {k: 0 for k in ("older", "torn", "wrongtype", "badvalue", "list_slow", "stuck",
                              "not_restarted", "ardkill_failed", "left_behind",
                              "recovery_over_bound", "recording_bad", "recording_missed_mismatch",
-                             "sanitizer_reports", "web_client_silent")}
+                             "sanitizer_reports", "web_client_silent", "web_client_bad")}
 
 
 def pct(v, p):
@@ -115,6 +115,10 @@ for log in sorted(glob.glob(os.path.join(d, "web_c*.log"))):
         # A plotting client that never got a message: the web server served nobody.
         if re.search(r"\bmsgs=0\b", last[-1]):
             violations["web_client_silent"] += 1
+        # A Foxglove client's message data that were not whole CDR of the connection.
+        m = re.search(r"\bbad=([0-9]+)", last[-1])
+        if m and int(m.group(1)) > 0:
+            violations["web_client_bad"] += int(m.group(1))
     else:
         web.append(f"{os.path.basename(log)}: no report")
         violations["web_client_silent"] += 1
