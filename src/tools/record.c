@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -38,12 +39,17 @@ enum {
     O_PRIO,
     O_COUNT,
     O_DURATION,
+    O_OVERWRITE,
 };
 static const struct ardt_opt opts[] = {
     {O_OUTPUT, "-o", "--output", "FILE",
      "file to write (default ard_YYYY-MM-DD-HH-MM-SS.mcap, local\n"
-     "time, in the current directory); later files FILE_1.mcap, ...",
+     "time, in the current directory); later files FILE_1.mcap, ...;\n"
+     "an existing FILE is refused (exit 100), a later file's name\n"
+     "that exists is passed over",
      .kind = ARDT_TEXT, .complete = "@file"},
+    {O_OVERWRITE, NULL, "--overwrite", NULL,
+     "replace FILE and later files of the same names when they exist", .kind = ARDT_FLAG},
     {O_EXCLUDE, NULL, "--exclude", "GLOB",
      "do not record the connections matching GLOB (repeatable)", .kind = ARDT_TEXT},
     {O_COMPRESS, NULL, "--compress", "zstd|none", "compress chunks (default none)",
@@ -459,7 +465,7 @@ int cmd_record(int argc, char **argv)
 {
     struct rec r = {0};
     const char *out = NULL, *comp = NULL;
-    bool stats = false, no_crc = false;
+    bool stats = false, no_crc = false, overwrite = false;
     uint64_t prio = 0, poll_us = 500, chunk_kb = 1024, buffer_mb = 256, count = 0, split_mb = 0;
     double split_s = 0, duration = 0;
     r.every = 1;
@@ -516,6 +522,9 @@ int cmd_record(int argc, char **argv)
         case O_NO_CRC:
             no_crc = true;
             break;
+        case O_OVERWRITE:
+            overwrite = true;
+            break;
         case O_BUFFER:
             buffer_mb = v.u;
             break;
@@ -543,6 +552,10 @@ int cmd_record(int argc, char **argv)
             out = defname;
             ardt_err(0, "recording into %s", out);
         }
+    } else if (rc == 0 && !overwrite && access(out, F_OK) == 0) {
+        /* A recorder restarted with the same -o must not take the last run's recording. */
+        rc = ardt_err(ARDT_USAGE, "'%s' exists: not replaced (give another -o FILE, or --overwrite)",
+                      out);
     }
     if (rc == 0 && (r.every == 0 || chunk_kb == 0 || buffer_mb == 0 || poll_us == 0))
         rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
@@ -639,6 +652,12 @@ int cmd_record(int argc, char **argv)
             (split_s > 0 && now - file_t0 >= (int64_t)(split_s * 1e9))) {
             hup = 0;
             char *name = split_name(out, ++nfile);
+            /* a name an earlier recording left is passed over, never replaced */
+            while (name && !overwrite && access(name, F_OK) == 0 && nfile < UINT_MAX) {
+                ardt_err(0, "'%s' exists: not replaced, next file under the next number", name);
+                free(name);
+                name = split_name(out, ++nfile);
+            }
             if (!name || ard_logw_rotate(r.w, name) < 0) {
                 rc = ardt_err(ARDT_SYS, "starting the next file: %s", ard_errdetail());
                 free(name);

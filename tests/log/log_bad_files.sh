@@ -10,7 +10,7 @@ source "$(dirname "$0")/common.sh"
 PIDS+=($!)
 wait_for grep -q sent "$T/w"
 "$ARD" record allbad -o "$T/good.mcap" -n 1 2>/dev/null || fail "record"
-"$ARD" record allbad -o "$T/good.mcap" --duration 0.2 2>/dev/null || fail "record"
+"$ARD" record allbad -o "$T/good.mcap" --duration 0.2 --overwrite 2>/dev/null || fail "record"
 "$ARD" info "$T/good.mcap" >/dev/null || fail "good file refused"
 
 expect() { # CODE TEXT CMD...

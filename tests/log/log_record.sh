@@ -2,7 +2,7 @@
 # ard record's options: --every and --max-rate thin each connection; --split-size,
 # --split-duration and SIGHUP start the next file (each one complete, together holding every
 # packet once); SIGTERM closes the file cleanly; globs choose connections; --stats reports
-# live; usage errors exit 100.
+# live; an existing file is never replaced without --overwrite; usage errors exit 100.
 TEST_NAME=rec
 source "$(dirname "$0")/common.sh"
 : "${TLOGW:?set TLOGW}"
@@ -100,11 +100,33 @@ awk -F, -v r="$r" -v m="$m" 'NR > 2 && $3 <= prev { restarts++ } NR > 1 { prev =
         exit 1 } }' "$T/re.csv" || fail "the re-created connection was not followed"
 echo "re-created connection: $r recorded, $m missed"
 
-# Usage.
 code() { local rc=0; "$@" >/dev/null 2>"$T/u.err" || rc=$?; echo $rc; }
+
+# A recording is never replaced without --overwrite: an existing -o FILE is refused (100,
+# named, the file untouched); at a split an existing FILE_N.mcap is passed over, the next
+# number taken; --overwrite replaces.
+before=$(md5sum <"$T/every.mcap")
+[ "$(code "$ARD" record all_a -o "$T/every.mcap" -n 5)" = 100 ] || fail "existing -o FILE: not 100"
+grep -q "every.mcap' exists: not replaced" "$T/u.err" || fail "existing -o FILE not named: $(cat "$T/u.err")"
+[ "$(md5sum <"$T/every.mcap")" = "$before" ] || fail "a refused recorder changed the existing file"
+echo "an earlier recording" >"$T/keep_1.mcap"
+"$ARD" record all_a -o "$T/keep.mcap" --stats 2>"$T/keep.err" &
+rec=$!
+wait_for awk '$1 == "all_a" && $2 == "recorded" && $3 > 0 { f = 1 } END { exit !f }' "$T/keep.err"
+kill -HUP $rec
+wait_for grep -q "keep_2.mcap" "$T/keep.err"
+kill -TERM $rec
+wait $rec || fail "record passing over an existing split name: $(cat "$T/keep.err")"
+[ "$(cat "$T/keep_1.mcap")" = "an earlier recording" ] || fail "the split replaced an existing keep_1.mcap"
+grep -q "keep_1.mcap' exists: not replaced" "$T/keep.err" || fail "the passed-over name was not said"
+"$ARD" info "$T/keep_2.mcap" >/dev/null || fail "the split's file keep_2.mcap is not a whole recording"
+"$ARD" record all_a -o "$T/every.mcap" -n 5 --overwrite 2>"$T/u.err" || fail "--overwrite: $(cat "$T/u.err")"
+[ "$(count "$T/every.mcap" all_a)" -le 6 ] || fail "--overwrite did not replace the file"
+
+# Usage.
 [ "$(code "$ARD" record x --exclude)" = 100 ] || fail "--exclude without a value: not 100"
 [ "$(code "$ARD" record -o "$T/u.mcap" --every 0)" = 100 ] || fail "--every 0: not 100"
 [ "$(code "$ARD" record -o "$T/u.mcap" --compress lz4)" = 100 ] || fail "--compress lz4: not 100"
 [ "$(code "$ARD" record -o /nonexistent/dir/x.mcap)" = 111 ] || fail "bad path: not 111"
 grep -q "/nonexistent/dir/x.mcap" "$T/u.err" || fail "bad path not named: $(cat "$T/u.err")"
-echo "ok: every, max-rate, splits, signals, usage"
+echo "ok: every, max-rate, splits, signals, no replacing, usage"
