@@ -29,6 +29,8 @@
 #include <string.h>
 #include <stdatomic.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -424,6 +426,45 @@ static void pump_client(struct client *cl, int64_t now)
     if (fresh || val)
         ws_send(cl, &b, true);
     free(b.p);
+}
+
+/* civetweb's master thread polls the listening socket in 2 s quanta and sees mg_stop only at
+ * the end of one: a connection to our own port, made while mg_stop waits, ends it at once. */
+struct poke {
+    struct sockaddr_in to;
+    atomic_int done;
+};
+
+static void *poke_run(void *arg)
+{
+    struct poke *k = arg;
+    for (int i = 0; i < 150 && !atomic_load(&k->done); i++) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            continue;
+        (void)!connect(fd, (const struct sockaddr *)&k->to, sizeof k->to);
+        close(fd);
+    }
+    return NULL;
+}
+
+static void stop_server(const char *addr, int port)
+{
+    /* Clients first: a WebSocket's read loop otherwise notices the stop only at its next
+     * poll, up to 2 s later, past ardkill's default grace. */
+    wg_disconnect_all(300);
+    struct poke k = {.to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)}};
+    pthread_t th;
+    bool poking = inet_pton(AF_INET, strcmp(addr, "0.0.0.0") ? addr : "127.0.0.1",
+                            &k.to.sin_addr) == 1 &&
+                  pthread_create(&th, NULL, poke_run, &k) == 0;
+    mg_stop(W.ctx);
+    if (poking) {
+        atomic_store(&k.done, 1);
+        pthread_join(th, NULL);
+    }
 }
 
 static void *pump_run(void *arg)
@@ -1129,7 +1170,7 @@ int cmd_web(int argc, char **argv)
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
     }
-    mg_stop(W.ctx);
+    stop_server(addr, real_port);
 #ifdef ARD_HAVE_LOG
     fox_stop();
 #endif

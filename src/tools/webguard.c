@@ -61,6 +61,7 @@ static struct {
     int nclients;
     pthread_t dog;
     bool dog_started;
+    bool stopping; /* wg_disconnect_all was called: no new client (G.mu) */
     atomic_int stop;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -394,6 +395,11 @@ struct wg_client *wg_connect(const struct mg_connection *c)
             client_free(old);
             break;
         }
+    if (G.stopping) {
+        pthread_mutex_unlock(&G.mu);
+        reply((struct mg_connection *)c, 503, "the server is stopping");
+        return NULL;
+    }
     if (G.nclients >= G.o.max_clients) {
         int n = G.nclients;
         pthread_mutex_unlock(&G.mu);
@@ -614,13 +620,15 @@ bool wg_closing(const struct wg_client *cl)
 
 /* ---- the watchdog ------------------------------------------------------------------------ */
 
-static void idle_close(struct wg_client *cl, int64_t now)
+/* Replace what is queued by a close frame (code, reason), and shut the socket down after
+ * wait_ms if the client has not closed by then (cl->mu held). */
+static void close_with(struct wg_client *cl, int64_t now, int code, const char *reason,
+                       int64_t wait_ms)
 {
     char msg[128];
-    int n = snprintf(msg + 2, sizeof msg - 2, "idle for %.1f s without a subscription",
-                     G.o.idle_ms / 1000.0);
-    msg[0] = (char)(1008 >> 8); /* policy violation */
-    msg[1] = (char)(1008 & 0xff);
+    int n = snprintf(msg + 2, sizeof msg - 2, "%s", reason);
+    msg[0] = (char)(code >> 8);
+    msg[1] = (char)(code & 0xff);
     free_frames(cl);
     struct wg_frame *f = frame_new(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, msg, (size_t)n + 2, 0);
     if (f) {
@@ -629,8 +637,45 @@ static void idle_close(struct wg_client *cl, int64_t now)
         cl->bytes = f->len;
     }
     cl->closing = true;
-    cl->close_at = now + 1000; /* a client that does not answer the close frame */
+    cl->close_at = now + wait_ms; /* a client that does not answer the close frame */
     pthread_cond_signal(&cl->cv);
+}
+
+static void idle_close(struct wg_client *cl, int64_t now)
+{
+    char why[64];
+    snprintf(why, sizeof why, "idle for %.1f s without a subscription", G.o.idle_ms / 1000.0);
+    close_with(cl, now, 1008 /* policy violation */, why, 1000);
+}
+
+void wg_disconnect_all(int wait_ms)
+{
+    int64_t now = now_ms(), end = now + wait_ms;
+    pthread_mutex_lock(&G.mu);
+    G.stopping = true;
+    for (struct wg_client *cl = G.clients; cl; cl = cl->next) {
+        pthread_mutex_lock(&cl->mu);
+        if (!cl->closing)
+            close_with(cl, now, 1001 /* going away */, "the server is stopping", wait_ms);
+        pthread_mutex_unlock(&cl->mu);
+    }
+    pthread_mutex_unlock(&G.mu);
+    for (;;) {
+        pthread_mutex_lock(&G.mu);
+        bool none = G.clients == NULL;
+        pthread_mutex_unlock(&G.mu);
+        if (none || now_ms() >= end)
+            break;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&G.mu);
+    for (struct wg_client *cl = G.clients; cl; cl = cl->next) {
+        pthread_mutex_lock(&cl->mu);
+        kill_client(cl);
+        pthread_mutex_unlock(&cl->mu);
+    }
+    pthread_mutex_unlock(&G.mu);
 }
 
 static void *dog_run(void *arg)

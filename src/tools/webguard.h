@@ -61,6 +61,11 @@ uint64_t wg_dropped(const struct wg_client *cl);
 /* True once the client is being closed (disconnected by a rule). */
 bool wg_closing(const struct wg_client *cl);
 
+/* The server is stopping: send every client a close frame (1001, going away), wait up to
+ * wait_ms for them to close, then shut the sockets of the others down, so that civetweb's
+ * read loops end at once and mg_stop does not wait for them. */
+void wg_disconnect_all(int wait_ms);
+
 /* Start and stop the watchdog thread (idle and behind clients). */
 int wg_start(void);
 void wg_stop(void);
