@@ -55,7 +55,9 @@ for p in ardstart ardkill ard ardnet ardrun arm_plant arm_ctrl arm_traj arm_moni
 done
 [ -x "$SOAK_RELAY" ] || { echo "soak: no relay '$SOAK_RELAY'" >&2; exit 2; }
 [ -e "$SOAK_PLUGINS/arm_ctrl_block.so" ] || { echo "soak: no plugins in '$SOAK_PLUGINS'" >&2; exit 2; }
-for p in nft python3 setpriv bc; do
+# The checks and clients run Debian's Python (never the first python3 on PATH, as the tests).
+PY=/usr/bin/python3
+for p in nft "$PY" setpriv bc; do
     command -v "$p" >/dev/null || { echo "soak: needs '$p'" >&2; exit 2; }
 done
 
@@ -103,7 +105,7 @@ on() {
 soak_seed "$SEED"
 
 # ---- the system ------------------------------------------------------------------------
-python3 - "$ROOT/examples/arm/arm.yaml" "$ROOT/examples/arm/arm_group.yaml" "$SOAK_DIR" \
+"$PY" - "$ROOT/examples/arm/arm.yaml" "$ROOT/examples/arm/arm_group.yaml" "$SOAK_DIR" \
     "$RESTART_DELAY" "$RATE" <<'PY'
 import sys
 arm, grp, out, delay, rate = sys.argv[1:6]
@@ -157,7 +159,7 @@ for c in 1 2 3; do
     field=seq mode=
     [ $c = 1 ] || field=t_ns
     [ $c = 3 ] && mode=foxglove
-    $(netns_cmd rt2) python3 "$ROOT/tests/soak/soak_web_client.py" "/run/ardnet/$D/log/web.log" "c$c" \
+    $(netns_cmd rt2) "$PY" "$ROOT/tests/soak/soak_web_client.py" "/run/ardnet/$D/log/web.log" "c$c" \
         soak.probe "$field" $mode </dev/null >"$SOAK_DIR/web_c$c.log" 2>&1 &
     BG+=("$!")
 done
@@ -189,7 +191,7 @@ checker() {
                     echo "$now stuck $h $name" >>"$SOAK_DIR/checks.log"
                     since[$h/$name]=$now
                 fi
-            done < <(python3 -c '
+            done < <("$PY" -c '
 import json, sys
 watch = sys.argv[1].split(",")
 for c in json.load(sys.stdin):
@@ -330,5 +332,5 @@ done
 # A sanitized build: its report does not judge RSS (ASan's quarantine holds freed memory).
 SANITIZED=plain
 ! grep -q __asan_init "$(command -v ardstart)" || SANITIZED=sanitized
-python3 "$ROOT/tests/soak/soak_report.py" "$SOAK_DIR" "$DUR" "$SEED" "$RESTART_DELAY" "$RATE" "$SANITIZED" |
+"$PY" "$ROOT/tests/soak/soak_report.py" "$SOAK_DIR" "$DUR" "$SEED" "$RESTART_DELAY" "$RATE" "$SANITIZED" |
     tee "$SOAK_DIR/report.txt"

@@ -106,7 +106,7 @@ chaos_stall() {
 
 chaos_hostile() {
     local from=$1 to=$2 port=$3 n=$4
-    netns_run "$from" python3 - "$(netns_addr "$to")" "$port" "$n" "$RANDOM" <<'PY'
+    netns_run "$from" "${PY:-/usr/bin/python3}" - "$(netns_addr "$to")" "$port" "$n" "$RANDOM" <<'PY'
 import random, socket, sys, struct
 addr, port, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 r = random.Random(seed)
