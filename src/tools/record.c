@@ -554,8 +554,8 @@ int cmd_record(int argc, char **argv)
         }
     } else if (rc == 0 && !overwrite && access(out, F_OK) == 0) {
         /* A recorder restarted with the same -o must not take the last run's recording. */
-        rc = ardt_err(ARDT_USAGE, "'%s' exists: not replaced (give another -o FILE, or --overwrite)",
-                      out);
+        rc = ardt_err(ARDT_USAGE,
+                      "'%s' exists: not replaced (give another -o FILE, or --overwrite)", out);
     }
     if (rc == 0 && (r.every == 0 || chunk_kb == 0 || buffer_mb == 0 || poll_us == 0))
         rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");

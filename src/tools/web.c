@@ -457,9 +457,9 @@ static void stop_server(const char *addr, int port)
     wg_disconnect_all(300);
     struct poke k = {.to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)}};
     pthread_t th;
-    bool poking = inet_pton(AF_INET, strcmp(addr, "0.0.0.0") ? addr : "127.0.0.1",
-                            &k.to.sin_addr) == 1 &&
-                  pthread_create(&th, NULL, poke_run, &k) == 0;
+    bool poking =
+        inet_pton(AF_INET, strcmp(addr, "0.0.0.0") ? addr : "127.0.0.1", &k.to.sin_addr) == 1 &&
+        pthread_create(&th, NULL, poke_run, &k) == 0;
     mg_stop(W.ctx);
     if (poking) {
         atomic_store(&k.done, 1);
