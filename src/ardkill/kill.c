@@ -145,24 +145,13 @@ int ak_sweep_hosts(struct ardb_books *b, const struct ak_opts *o)
     return rc;
 }
 
-static void signal_entry(const struct ardb_entry *e, int sig)
-{
-    /* The group is ours if it exists and its leader is gone or is the recorded supervisor
-     * (a zombie member gets the signal harmlessly). */
-    unsigned long long leader = ardb_proc_start(e->pgid);
-    if (e->pgid > 1 && (leader == 0 || e->pgid_start == 0 || leader == e->pgid_start))
-        kill((pid_t)-e->pgid, sig);
-    /* A command that made itself a group of its own is signalled directly. */
-    if (ardb_proc_alive(e->pid, e->pid_start) && getpgid((pid_t)e->pid) != e->pgid)
-        kill((pid_t)e->pid, sig);
-}
-
 /* A descriptor that becomes readable when `pid` exits (zombie or not), or -1; only if pid
- * is still the process that was recorded (start time checked after opening). */
+ * is still the process that was recorded and has not ended (start time checked after
+ * opening: the descriptor then keeps referring to that process, whatever reuses the pid). */
 static int exit_fd(long pid, unsigned long long start)
 {
 #ifdef SYS_pidfd_open
-    if (!ardb_proc_alive(pid, start))
+    if (pid <= 1)
         return -1;
     int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
     if (fd >= 0 && !ardb_proc_alive(pid, start)) {
@@ -177,35 +166,105 @@ static int exit_fd(long pid, unsigned long long start)
 #endif
 }
 
+/* The exit descriptors of an entry's command and supervisor (-1: gone, or not to be had). */
+struct exit_fds {
+    int cmd, sup;
+};
+
+static struct exit_fds open_exit_fds(const struct ardb_entry *e)
+{
+    return (struct exit_fds){exit_fd(e->pid, e->pid_start), exit_fd(e->sup, e->sup_start)};
+}
+
+static void close_exit_fds(struct exit_fds *x)
+{
+    if (x->cmd >= 0)
+        close(x->cmd);
+    if (x->sup >= 0)
+        close(x->sup);
+    x->cmd = x->sup = -1;
+}
+
+/* Signal the entry's process group, and its command if it made a group of its own. `cmd` is
+ * the command's exit descriptor (or -1): with it, a group the command leads is known to be
+ * the recorded one without looking at /proc, and the command is signalled through it. */
+static void signal_entry(const struct ardb_entry *e, int sig, int cmd)
+{
+    /* The group is ours if it exists and its leader is gone or is the recorded one (a zombie
+     * member gets the signal harmlessly). */
+    bool ours = e->pgid > 1;
+    if (ours &&
+        !(cmd >= 0 && e->pgid == e->pid && (e->pgid_start == 0 || e->pgid_start == e->pid_start))) {
+        unsigned long long leader = ardb_proc_start(e->pgid);
+        ours = leader == 0 || e->pgid_start == 0 || leader == e->pgid_start;
+    }
+    if (ours)
+        kill((pid_t)-e->pgid, sig);
+        /* A command that made itself a group of its own is signalled directly. */
+#ifdef SYS_pidfd_send_signal
+    if (cmd >= 0) {
+        pid_t g = getpgid((pid_t)e->pid); /* -1: it has ended already */
+        if (g >= 0 && g != e->pgid)
+            (void)syscall(SYS_pidfd_send_signal, cmd, sig, NULL, 0);
+        return;
+    }
+#endif
+    if (ardb_proc_alive(e->pid, e->pid_start) && getpgid((pid_t)e->pid) != e->pgid)
+        kill((pid_t)e->pid, sig);
+}
+
 /* The group's processes are gone: cheap checks first (the command's exit, the group empty -
  * the supervisor reaps the command at once), the /proc scan of ardb_group_alive only while a
- * member (perhaps a zombie not reaped yet) remains. */
-static bool gone_now(const struct ardb_entry *e, bool scan)
+ * member (perhaps a zombie not reaped yet) remains. `reaped`: the command is known to be
+ * reaped. */
+static bool gone_now(const struct ardb_entry *e, bool scan, bool reaped)
 {
     if (e->pgid <= 1 || (kill((pid_t)-e->pgid, 0) < 0 && errno == ESRCH))
-        return !ardb_proc_alive(e->pid, e->pid_start);
+        return reaped || !ardb_proc_alive(e->pid, e->pid_start);
     return scan && !ardb_proc_alive(e->pid, e->pid_start) &&
            !ardb_group_alive(e->pgid, e->pgid_start);
 }
 
-/* Wait until the entry's processes are gone, up to `limit_ns`. The command (and, unless
- * *supfd is given, its supervisor) are waited for by pidfd (no polling: stopping 100 blocks
- * stays fast); what else may be in the group is then checked by looking. With supfd, the
- * supervisor's pidfd is opened and handed to the caller (-1 if it is already gone): it
- * records how the command ended, then exits, while the caller goes on. */
-static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns, int *supfd)
+/* Sleep for `ns`, or until the command of exit descriptor *cmd has been reaped: Linux 6.18
+ * wakes the descriptor's pollers with POLLHUP then (where a kernel does not, this is a plain
+ * sleep). True when it was reaped; *cmd is then closed (it would report the same at once
+ * forever). */
+static bool nap_until_reaped(int *cmd, int64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    if (*cmd < 0) {
+        ardb_sleep_ns(ns);
+        return false;
+    }
+    struct pollfd pf = {*cmd, 0, 0};
+    if (ppoll(&pf, 1, &ts, NULL) > 0 && (pf.revents & POLLHUP)) {
+        close(*cmd);
+        *cmd = -1;
+        return true;
+    }
+    return false;
+}
+
+/* Wait until the entry's processes are gone, up to `limit_ns`; takes (closes) the exit
+ * descriptors x. The command (and, unless supfd is given, its supervisor) are waited for by
+ * their descriptors (no polling: stopping 100 blocks stays fast); what else may be in the
+ * group is then checked by looking. With supfd, the supervisor's descriptor is handed to the
+ * caller (-1 if it is already gone): it records how the command ended, then exits, while the
+ * caller goes on. */
+static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns, struct exit_fds x, int *supfd)
 {
     int64_t end = ardb_mono_ns() + limit_ns;
     struct pollfd pf[2];
     int n = 0;
-    int fd = exit_fd(e->pid, e->pid_start);
-    if (fd >= 0)
-        pf[n++] = (struct pollfd){fd, POLLIN, 0};
-    fd = exit_fd(e->sup, e->sup_start); /* it records the end, then exits */
-    if (supfd)
-        *supfd = fd;
-    else if (fd >= 0)
-        pf[n++] = (struct pollfd){fd, POLLIN, 0};
+    bool reaped = false;
+    if (x.cmd >= 0)
+        pf[n++] = (struct pollfd){x.cmd, POLLIN, 0};
+    if (supfd) {
+        *supfd = x.sup;
+        x.sup = -1;
+    } else if (x.sup >= 0) {
+        pf[n++] = (struct pollfd){x.sup, POLLIN, 0};
+    }
     while (n > 0) {
         int64_t left = end - ardb_mono_ns();
         if (left <= 0)
@@ -215,25 +274,30 @@ static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns, int *supfd)
             break;
         for (int i = 0; i < n; i++)
             if (pf[i].revents) {
-                close(pf[i].fd);
+                if (pf[i].fd != x.cmd) { /* the command's is kept: it also tells the reap */
+                    close(pf[i].fd);
+                    x.sup = -1;
+                } else if (pf[i].revents & POLLHUP) {
+                    reaped = true;
+                }
                 pf[i--] = pf[--n];
             }
     }
-    for (int i = 0; i < n; i++)
-        close(pf[i].fd);
     /* The command's group is usually empty within microseconds (its supervisor reaps it):
-     * look often for the first 5 ms, cheaply; then scan /proc, less often. */
+     * wait for the reap, or look often for the first 5 ms, cheaply; then scan /proc, less
+     * often. */
     int64_t nap = 20000, scan_at = ardb_mono_ns() + 5000000;
+    bool gone = false;
     for (;;) {
         bool scan = ardb_mono_ns() >= scan_at;
-        if (gone_now(e, scan))
-            return true;
-        if (ardb_mono_ns() >= end)
-            return false;
-        ardb_sleep_ns(nap);
+        if ((gone = gone_now(e, scan, reaped)) || ardb_mono_ns() >= end)
+            break;
+        reaped = nap_until_reaped(&x.cmd, nap) || reaped;
         if (nap < (scan ? 10000000 : 500000))
             nap *= 2;
     }
+    close_exit_fds(&x);
+    return gone;
 }
 
 /* Entries whose command is gone and whose supervisor is still recording how it ended: the
@@ -306,7 +370,18 @@ static void wake_supervisor(const struct ardb_entry *e)
 static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e)
 {
     char st[96];
-    enum ardb_state s = ardb_effective(e);
+    /* A running command without a restart policy: its exit descriptors first. When the
+     * command's could be had (checked against its start time), it is running; no second look
+     * at /proc. */
+    struct exit_fds x = {-1, -1};
+    enum ardb_state s;
+    if (e->state == ARDB_RUNNING && !e->restart && e->pgid != 0 &&
+        (x = open_exit_fds(e)).cmd >= 0) {
+        s = ARDB_RUNNING;
+    } else {
+        close_exit_fds(&x);
+        s = ardb_effective(e);
+    }
     if (!((s == ARDB_RUNNING || s == ARDB_STARTING) && e->pgid != 0 && !e->restart))
         drain(b, o, true); /* its line comes after those of the entries stopped before */
     if (s == ARDB_STARTING && e->pgid == 0) {
@@ -344,7 +419,7 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
         /* Between two runs: nothing runs; the supervisor sees `stopping` and exits. */
         char last[64];
         ardb_state_text(e->last_state, e->last_code, last, sizeof last);
-        if (!wait_gone(e, o->grace_ns + 5000000000LL, NULL)) {
+        if (!wait_gone(e, o->grace_ns + 5000000000LL, open_exit_fds(e), NULL)) {
             fprintf(stderr,
                     "ardkill: %s on %s: its supervisor (pid %ld) did not end; kept in the "
                     "books\n",
@@ -366,9 +441,12 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
         return AK_OK;
     }
     int64_t t0 = ardb_mono_ns();
-    signal_entry(e, SIGTERM);
+    if (x.cmd < 0)
+        x = open_exit_fds(e);
+    signal_entry(e, SIGTERM, x.cmd);
+    drain(b, o, false); /* the entries stopped before are finished while this one ends */
     int supfd = -1;
-    bool gone = wait_gone(e, o->grace_ns, &supfd);
+    bool gone = wait_gone(e, o->grace_ns, x, &supfd);
     if (gone) {
         /* The command is gone: the next entry may be signalled while its supervisor
          * records how it ended. */
@@ -387,9 +465,10 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
     drain(b, o, true);
     bool forced = false;
     if (!gone) {
-        signal_entry(e, SIGKILL);
+        struct exit_fds k = open_exit_fds(e);
+        signal_entry(e, SIGKILL, k.cmd);
         forced = true;
-        gone = wait_gone(e, 5000000000LL, NULL);
+        gone = wait_gone(e, 5000000000LL, k, NULL);
     }
     double took = (double)(ardb_mono_ns() - t0) / 1e9;
     if (!gone) {
@@ -410,20 +489,26 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
 
 /* A stopped entry whose supervisor is gone: say how the command ended (as the supervisor
  * recorded it) and remove the entry - by seq: once the command ended, a new start of the
- * path may already be recorded. */
+ * path may already be recorded. One read, under the lock. */
 static void finish(struct ardb_books *b, const struct ak_opts *o, struct pending *p)
 {
     const struct ardb_entry *e = &p->e;
     struct ardb_entry now;
-    char st[96];
-    if (ardb_read(b, e->path, &now) == 0 && now.seq == e->seq &&
-        (now.state == ARDB_EXITED || now.state == ARDB_KILLED)) {
+    bool ended = false;
+    if (ardb_lock(b) == 0) {
+        if (ardb_read(b, e->path, &now) == 0 && now.seq == e->seq) {
+            ended = now.state == ARDB_EXITED || now.state == ARDB_KILLED;
+            ardb_remove(b, e->path);
+        }
+        ardb_unlock(b);
+    }
+    if (ended) {
+        char st[96];
         ardb_state_text(now.state, now.code, st, sizeof st);
         say(o, "stopped %s on %s (pid %ld) in %.3f s: %s", e->path, e->host, e->pid, p->took, st);
     } else {
         say(o, "stopped %s on %s (pid %ld) by SIGTERM, %.3f s", e->path, e->host, e->pid, p->took);
     }
-    ardb_remove_seq(b, e->path, e->seq);
 }
 
 int ak_stop(struct ardb_books *b, const struct ak_opts *o, const char *path)
