@@ -304,7 +304,7 @@ static bool wait_gone(const struct ardb_entry *e, int64_t limit_ns, struct exit_
  * next entry is signalled meanwhile. Their lines are printed, and they are removed from the
  * books, in stop order, once the supervisor has exited. */
 struct pending {
-    struct ardb_entry e;
+    const struct ardb_entry *e; /* in ak_stop's listing, which outlives it */
     int supfd;
     double took;
 };
@@ -450,7 +450,7 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
     if (gone) {
         /* The command is gone: the next entry may be signalled while its supervisor
          * records how it ended. */
-        struct pending p = {*e, supfd, (double)(ardb_mono_ns() - t0) / 1e9};
+        struct pending p = {e, supfd, (double)(ardb_mono_ns() - t0) / 1e9};
         if (pend) {
             pend[npend++] = p;
         } else {
@@ -492,7 +492,7 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
  * path may already be recorded. One read, under the lock. */
 static void finish(struct ardb_books *b, const struct ak_opts *o, struct pending *p)
 {
-    const struct ardb_entry *e = &p->e;
+    const struct ardb_entry *e = p->e;
     struct ardb_entry now;
     bool ended = false;
     if (ardb_lock(b) == 0) {
