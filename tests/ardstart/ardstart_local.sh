@@ -96,6 +96,19 @@ echo "$out"
 grep -q "killed by SIGKILL after 0.3 s grace" <<<"$out" || fail "no SIGKILL report"
 alive "$st" && fail "stubborn survived"
 
+echo "== a command that moved itself into another process group is stopped by SIGTERM"
+"$ARDSTART" -q -n mover -- perl -e 'setpgrp(0, getpgrp(getppid())) or die "setpgrp: $!"; sleep 1000'
+mv_pid=$(field mover 3)
+for _ in $(seq 100); do
+    [ "$(ps -o pgid= -p "$mv_pid" | tr -d ' ')" != "$mv_pid" ] && break
+    sleep 0.05
+done
+[ "$(ps -o pgid= -p "$mv_pid" | tr -d ' ')" != "$mv_pid" ] || fail "mover did not leave its group"
+out=$("$ARDKILL" --grace=5 mover)
+echo "$out"
+grep -q "stopped mover .*killed by SIGTERM" <<<"$out" || fail "mover not stopped by SIGTERM"
+alive "$mv_pid" && fail "mover survived"
+
 echo "== ardkill of everything: no process, no shm, no entry left"
 pids=$("$ARDSTART" --list --raw | awk -F'\t' '$4 == "running" { print $3 }')
 [ -n "$pids" ] || fail "nothing running before ardkill"
