@@ -200,9 +200,8 @@ static void signal_entry(const struct ardb_entry *e, int sig, int cmd)
     }
     if (ours)
         kill((pid_t)-e->pgid, sig);
-        /* A command that made itself a group of its own is signalled directly. */
 #ifdef SYS_pidfd_send_signal
-    if (cmd >= 0) {
+    if (cmd >= 0) { /* a command that made itself a group of its own: signalled directly */
         pid_t g = getpgid((pid_t)e->pid); /* -1: it has ended already */
         if (g >= 0 && g != e->pgid)
             (void)syscall(SYS_pidfd_send_signal, cmd, sig, NULL, 0);
@@ -210,7 +209,7 @@ static void signal_entry(const struct ardb_entry *e, int sig, int cmd)
     }
 #endif
     if (ardb_proc_alive(e->pid, e->pid_start) && getpgid((pid_t)e->pid) != e->pgid)
-        kill((pid_t)e->pid, sig);
+        kill((pid_t)e->pid, sig); /* the same, without a descriptor */
 }
 
 /* The group's processes are gone: cheap checks first (the command's exit, the group empty -
@@ -494,15 +493,8 @@ static void finish(struct ardb_books *b, const struct ak_opts *o, struct pending
 {
     const struct ardb_entry *e = p->e;
     struct ardb_entry now;
-    bool ended = false;
-    if (ardb_lock(b) == 0) {
-        if (ardb_read(b, e->path, &now) == 0 && now.seq == e->seq) {
-            ended = now.state == ARDB_EXITED || now.state == ARDB_KILLED;
-            ardb_remove(b, e->path);
-        }
-        ardb_unlock(b);
-    }
-    if (ended) {
+    if (ardb_take_seq(b, e->path, e->seq, &now) == 0 &&
+        (now.state == ARDB_EXITED || now.state == ARDB_KILLED)) {
         char st[96];
         ardb_state_text(now.state, now.code, st, sizeof st);
         say(o, "stopped %s on %s (pid %ld) in %.3f s: %s", e->path, e->host, e->pid, p->took, st);

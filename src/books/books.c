@@ -460,16 +460,21 @@ int ardb_remove(const struct ardb_books *b, const char *path)
     return 0;
 }
 
-int ardb_remove_seq(struct ardb_books *b, const char *path, uint64_t seq)
+int ardb_take_seq(struct ardb_books *b, const char *path, uint64_t seq, struct ardb_entry *was)
 {
     if (ardb_lock(b) < 0)
         return ard_lasterror();
-    struct ardb_entry e;
-    int rc = ardb_read(b, path, &e);
+    int rc = ardb_read(b, path, was);
     if (rc == 0)
-        rc = e.seq == seq ? ardb_remove(b, path) : 1;
+        rc = was->seq == seq ? ardb_remove(b, path) : 1;
     ardb_unlock(b);
     return rc;
+}
+
+int ardb_remove_seq(struct ardb_books *b, const char *path, uint64_t seq)
+{
+    struct ardb_entry e;
+    return ardb_take_seq(b, path, seq, &e);
 }
 
 static int by_seq(const void *a, const void *b)

@@ -128,6 +128,9 @@ int ardb_remove(const struct ardb_books *b, const char *path);
  * start of the same path, recorded meanwhile, is never dropped from the books. 0 if
  * removed, 1 if there was no such entry or it was another start, -1 on error. */
 int ardb_remove_seq(struct ardb_books *b, const char *path, uint64_t seq);
+/* ardb_remove_seq that also gives the entry as it was when removed (*was, valid on 0), e.g.
+ * how its command ended: one read under the lock. */
+int ardb_take_seq(struct ardb_books *b, const char *path, uint64_t seq, struct ardb_entry *was);
 
 /* Entries whose path is `prefix` or below it (NULL or "": all), sorted by seq ascending.
  * *out is malloc'ed (free it). Returns the count or -1. An entry that cannot be parsed (a

@@ -242,6 +242,29 @@ static void test_remove_by_seq_keeps_a_later_start(void **state)
     ardb_close(&b);
 }
 
+/* ardkill finishes a stopped entry with one read: the entry as it was when removed (how its
+ * command ended), and never a later start of the path. */
+static void test_take_by_seq_gives_the_removed_entry(void **state)
+{
+    (void)state;
+    struct ardb_books b;
+    assert_int_equal(ardb_open(&b, "t_books_take"), 0);
+    struct ardb_entry e = sample("p", 1), was;
+    e.state = ARDB_KILLED;
+    e.code = 15;
+    assert_int_equal(ardb_write(&b, &e), 0);
+    assert_int_equal(ardb_take_seq(&b, "p", 2, &was), 1); /* another start: kept */
+    assert_int_equal(was.seq, 1);
+    assert_int_equal(ardb_read(&b, "p", &was), 0);
+    assert_int_equal(ardb_take_seq(&b, "p", 1, &was), 0);
+    assert_int_equal(was.state, ARDB_KILLED);
+    assert_int_equal(was.code, 15);
+    assert_string_equal(was.cmd, e.cmd);
+    assert_int_equal(ardb_read(&b, "p", &was), 1);
+    assert_int_equal(ardb_take_seq(&b, "p", 1, &was), 1);
+    ardb_close(&b);
+}
+
 /* The start counter is rewritten in place: its text must stay exactly the number, also when
  * it gains a digit, and a counter written by an older ardstart (a whole new file) is read. */
 static void test_start_counter_grows_in_place_across_digits(void **state)
@@ -432,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_default_name_is_basename_without_extension),
         cmocka_unit_test(test_written_entries_are_listed_in_start_order_by_subtree),
         cmocka_unit_test(test_remove_by_seq_keeps_a_later_start),
+        cmocka_unit_test(test_take_by_seq_gives_the_removed_entry),
         cmocka_unit_test(test_start_counter_grows_in_place_across_digits),
         cmocka_unit_test(test_hosts_and_seconds_are_checked),
         cmocka_unit_test(test_concurrent_writers_never_corrupt_the_books),
