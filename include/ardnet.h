@@ -43,7 +43,7 @@ extern "C" {
 enum ard_err {
     ARD_OK = 0,
     ARD_EINVAL = -1,      /* bad argument: NULL, wrong direction, malformed name or value */
-    ARD_ENOMEM = -2,      /* out of memory (only before or during ard_init / ard_create) */
+    ARD_ENOMEM = -2,      /* out of memory, or no room in /dev/shm (ard_init / ard_create) */
     ARD_ESYS = -3,        /* a system call failed; the detail text names it and errno */
     ARD_EOPTION = -4,     /* a --ard* command-line option is unknown or malformed */
     ARD_ETYPE = -5,       /* bad type descriptor, or size/type differ from the connection's */

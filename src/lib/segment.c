@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,9 +137,72 @@ static void layout(size_t size, uint32_t *nslots, uint64_t *stride, uint64_t *to
     *total = round_up(sizeof(struct ardi_seg) + *nslots * *stride, 4096);
 }
 
+/* Bytes free in /dev/shm for an unprivileged user, or -1 when statvfs fails. */
+static long long shm_free_bytes(void)
+{
+    struct statvfs vfs;
+    if (statvfs(ARDI_SHM_DIR, &vfs) < 0)
+        return -1;
+    return (long long)vfs.f_bavail * (long long)vfs.f_frsize;
+}
+
+/* Allocate every page of [0, len) of the object now (tmpfs grants ftruncate sparsely, and the
+ * first touch of a page it cannot back raises SIGBUS). Pages already there keep their data.
+ * The raw fallocate(2), not posix_fallocate: glibc's emulation of the latter reads and
+ * rewrites a byte of every block, which could undo a concurrent writer's store. Returns 0 or
+ * an errno; EOPNOTSUPP where the file system has no fallocate. */
+static int reserve(int fd, size_t len)
+{
+    /* tmpfs gives up with EINTR when a signal arrives during a large allocation. */
+    for (int tries = 0;; tries++) {
+        if (fallocate(fd, 0, 0, (off_t)len) == 0)
+            return 0;
+        if (errno != EINTR || tries >= 100)
+            return errno;
+    }
+}
+
+/* The object was just emptied (8 bytes of ARDI_MAGIC_INIT): give it `total` bytes, every page
+ * backed. Where the file system has no fallocate, write zeros: write(2) fails with ENOSPC
+ * where a store through a mapping would raise SIGBUS. */
+static int grow_reserved(int fd, uint64_t total)
+{
+    int e = reserve(fd, (size_t)total);
+    if (e != EOPNOTSUPP)
+        return e;
+    static const char zeros[65536];
+    for (uint64_t off = 8; off < total;) {
+        size_t n = total - off < sizeof zeros ? (size_t)(total - off) : sizeof zeros;
+        ssize_t w = pwrite(fd, zeros, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* The error of an object that /dev/shm cannot back: names the bytes needed and free. */
+static int no_space(const char *conn, const char *what, uint64_t need, int e)
+{
+    long long avail = shm_free_bytes();
+    char freetxt[64] = "unknown";
+    if (avail >= 0)
+        snprintf(freetxt, sizeof freetxt, "%lld", avail);
+    if (e == ENOSPC || e == ENOMEM || e == EFBIG)
+        return ardi_fail(ARD_ENOMEM,
+                         "connection '%s': %s needs %llu bytes of " ARDI_SHM_DIR
+                         " and %s bytes are free (%s): free space there or make it larger",
+                         conn, what, (unsigned long long)need, freetxt, strerror(e));
+    return ardi_fail_errno(ARD_ESYS, e, "connection '%s': reserving %llu bytes for %s", conn,
+                           (unsigned long long)need, what);
+}
+
 /* Write a fresh header into the object (under the init lock, nobody attached). The object
  * carries ARDI_MAGIC_INIT from before it has its length until the header is complete, so a
- * creator killed at any step leaves either an empty object or one marked as abandoned. */
+ * creator killed at any step leaves either an empty object or one marked as abandoned; a
+ * create that fails is removed by the caller (discard). */
 static int init_header(int fd, const struct ardi_attach_req *rq, size_t size, const char *type)
 {
     uint32_t nslots;
@@ -146,10 +210,13 @@ static int init_header(int fd, const struct ardi_attach_req *rq, size_t size, co
     layout(size, &nslots, &stride, &total);
     const uint64_t init_magic = ARDI_MAGIC_INIT;
     /* Shrinking to 0 first zeroes every slot, also when re-initialising a stale object. */
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, &init_magic, sizeof init_magic, 0) != 8 ||
-        ftruncate(fd, (off_t)total) < 0)
-        return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': ftruncate to %llu bytes",
-                               rq->conn, (unsigned long long)total);
+    if (ftruncate(fd, 0) < 0)
+        return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': ftruncate to 0 bytes", rq->conn);
+    if (pwrite(fd, &init_magic, sizeof init_magic, 0) != 8)
+        return no_space(rq->conn, "its new object", total, errno);
+    int e = grow_reserved(fd, total);
+    if (e != 0)
+        return no_space(rq->conn, "its new object", total, e);
     struct ardi_seg *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (s == MAP_FAILED)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap", rq->conn);
@@ -164,6 +231,20 @@ static int init_header(int fd, const struct ardi_attach_req *rq, size_t size, co
     atomic_store_explicit(&s->magic, ARDI_MAGIC, memory_order_release);
     munmap(s, sizeof *s);
     return 0;
+}
+
+/* A create or re-create that failed half-way: under the init lock and with nobody attached,
+ * unlink the object and release its pages, so that nothing is left behind. An attach waiting
+ * for the init lock then finds it unlinked and opens anew. */
+static void discard(int fd, const char *shm)
+{
+    if (ofd_lock(fd, LOCK_ATTACHED, F_WRLCK, false) < 0)
+        return;
+    ofd_lock(fd, LOCK_ATTACHED, F_UNLCK, false);
+    shm_unlink(shm);
+    if (ftruncate(fd, 0) < 0) {
+        /* nothing more to do: the object is unlinked, its pages go with its last descriptor */
+    }
 }
 
 int ardi_seg_check(const struct ardi_seg *s, size_t len, const char *conn, const char *shm,
@@ -251,6 +332,59 @@ static int check_layout(const struct ardi_geom *g, const struct ardi_attach_req 
                      rq->type[0] ? rq->type : "(opaque)");
 }
 
+/* An object sized sparsely by someone else (an older ardnet, `truncate` by hand) has pages that
+ * tmpfs allocates only when first touched, through a mapping too, read or write: on a full
+ * /dev/shm that touch raises SIGBUS. The object's allocated size (st_blocks, which counts
+ * pages reserved by fallocate too; SEEK_HOLE does not: tmpfs reports a reserved page that was
+ * never written as a hole) tells a whole object from a sparse one. A sparse one has its header
+ * checked from a copy read with pread (which reads a hole as zeros without allocating), then
+ * its missing pages allocated; a read-only side does that through a second, read-write
+ * descriptor of the same object when it may write it. Where that is impossible the object is
+ * refused, named, before any page of it is mapped. */
+static int check_backed(int fd, const struct stat *st, const char *conn, const char *shm, int prot,
+                        struct ardi_geom *g)
+{
+    size_t len = (size_t)st->st_size;
+    uint64_t have = (uint64_t)st->st_blocks * 512u;
+    if (have >= len)
+        return 0;
+    uint64_t missing = len - have;
+    struct ardi_seg h;
+    ssize_t got = pread(fd, &h, sizeof h, 0);
+    if (got != (ssize_t)sizeof h)
+        return ardi_fail_errno(ARD_ESYS, got < 0 ? errno : EIO,
+                               "connection '%s': reading the header of /dev/shm%s", conn, shm);
+    int rc = ardi_seg_check(&h, len, conn, shm, g);
+    if (rc < 0)
+        return rc;
+    int wfd = fd, e;
+    if (!(prot & PROT_WRITE)) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        wfd = open(self, O_RDWR | O_CLOEXEC);
+        if (wfd < 0) {
+            e = errno;
+            return ardi_fail(ARD_ESTALE,
+                             "connection '%s': /dev/shm%s is sparse (%llu of its %zu bytes are "
+                             "not backed by memory yet) and this read-only side may not "
+                             "reserve them (%s): refused, since touching such a page on a full "
+                             "/dev/shm raises SIGBUS; the next read-write attach reserves them",
+                             conn, shm, (unsigned long long)missing, len, strerror(e));
+        }
+    }
+    e = reserve(wfd, len);
+    if (wfd != fd)
+        close(wfd);
+    if (e == 0)
+        return 0;
+    if (e == EOPNOTSUPP)
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s': /dev/shm%s is sparse (%llu of its %zu bytes are not "
+                         "backed) and its file system cannot reserve them: refused",
+                         conn, shm, (unsigned long long)missing, len);
+    return no_space(conn, "the missing pages of its sparse object", missing, e);
+}
+
 /* Map the whole object behind fd and validate it. On success *sp and *lenp hold the mapping. */
 static int map_checked(int fd, const char *conn, const char *shm, int prot, struct ardi_seg **sp,
                        size_t *lenp, struct ardi_geom *g)
@@ -261,10 +395,13 @@ static int map_checked(int fd, const char *conn, const char *shm, int prot, stru
     size_t len = (size_t)st.st_size;
     if (len < sizeof(struct ardi_seg))
         return ardi_seg_check(NULL, len, conn, shm, g); /* names the size; reads nothing */
+    int rc = check_backed(fd, &st, conn, shm, prot, g);
+    if (rc < 0)
+        return rc;
     struct ardi_seg *s = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
     if (s == MAP_FAILED)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': mmap of %zu bytes", conn, len);
-    int rc = ardi_seg_check(s, len, conn, shm, g);
+    rc = ardi_seg_check(s, len, conn, shm, g);
     if (rc < 0) {
         munmap(s, len);
         return rc;
@@ -302,8 +439,10 @@ static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm, st
                              "port declares no size",
                              rq->port, rq->conn);
         int rc = init_header(fd, rq, rq->size, rq->type);
-        if (rc < 0)
+        if (rc < 0) {
+            discard(fd, shm);
             return rc;
+        }
     }
     int rc = map_checked(fd, rq->conn, shm, PROT_READ | PROT_WRITE, sp, lenp, g);
     if (rc == 0)
@@ -324,6 +463,8 @@ static int prepare(int fd, const struct ardi_attach_req *rq, const char *shm, st
             rc = init_header(fd, rq, rq->size, rq->type);
             if (rc == 0)
                 rc = map_checked(fd, rq->conn, shm, PROT_READ | PROT_WRITE, sp, lenp, g);
+            else
+                discard(fd, shm);
         }
     }
     return rc;
