@@ -339,6 +339,7 @@ static void stop_routes(bool report)
 
 int main(int argc, char **argv)
 {
+    ardc_nofile_raise(); /* every route's connection and the catalog's keep a descriptor */
     /* ard_init would signal readiness before any route exists: hold it back until then. */
     char *ready_fd = getenv("ARD_READY_FD");
     ready_fd = ready_fd ? strdup(ready_fd) : NULL;

@@ -28,6 +28,7 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+    ardc_nofile_raise(); /* every block's ports and the group's objects keep a descriptor */
     if (argc < 2) {
         fputs(usage, stderr);
         return ARDR_EXIT_USAGE;

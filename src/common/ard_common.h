@@ -81,4 +81,7 @@ ARDI_HIDDEN bool ardi_type_same_layout(const char *a, const char *b);
  * for the script that runs it. Same checks and return values as ard_ready. */
 ARDI_HIDDEN int ardi_ready_for(long pid);
 
+/* ---- the descriptor limit of programs that attach many connections ---------------------- */
+#include "ardc_nofile.h"
+
 #endif /* ARD_COMMON_H */

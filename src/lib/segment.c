@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -122,6 +123,17 @@ static int denied(const char *conn, const char *shm)
                          "denied",
                          conn, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
     return ardi_fail(ARD_EACCES, "connection '%s': permission denied on /dev/shm%s", conn, shm);
+}
+
+/* shm_open said EMFILE: every attached connection keeps a descriptor; name the limit. */
+static int no_descriptor(const char *conn, const char *shm)
+{
+    struct rlimit rl = {0, 0};
+    (void)getrlimit(RLIMIT_NOFILE, &rl);
+    return ardi_fail(ARD_ESYS,
+                     "connection '%s': shm_open(%s): %s: every attached connection keeps one "
+                     "descriptor and RLIMIT_NOFILE is %llu (raise it: ulimit -n)",
+                     conn, shm, strerror(EMFILE), (unsigned long long)rl.rlim_cur);
 }
 
 static size_t round_up(size_t v, size_t a)
@@ -623,6 +635,8 @@ static int open_checked(const struct ardi_attach_req *rq, const char *shm, int *
                              rq->port, rq->conn, rq->domain);
         if (e == EACCES)
             return denied(rq->conn, shm);
+        if (e == EMFILE)
+            return no_descriptor(rq->conn, shm);
         return ardi_fail_errno(ARD_ESYS, e, "port '%s': shm_open(%s)", rq->port, shm);
     }
     /* Apply the mode exactly (the umask may have narrowed it); only an object we just
@@ -740,6 +754,8 @@ int ardi_seg_inspect(const char *domain, const char *name, struct ardi_map *m, s
                              domain);
         if (e == EACCES)
             return denied(name, shm);
+        if (e == EMFILE)
+            return no_descriptor(name, shm);
         return ardi_fail_errno(ARD_ESYS, e, "connection '%s': shm_open(%s)", name, shm);
     }
     struct stat st;

@@ -42,7 +42,7 @@ _ard()
     local cur prev i sub="" conn=""
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local subs="list show hz bw delay set pub graph siggen record play export info web ros2-msgs help"
+    local subs="list df show hz bw delay set pub graph siggen record play export info web ros2-msgs help"
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         -d | --domain) ((i++)) ;;

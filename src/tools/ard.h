@@ -58,11 +58,13 @@ int cmd_web(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_df(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_ros2msgs(int argc, char **argv);
-extern const struct ardt_spec ardt_list_spec, ardt_show_spec, ardt_hz_spec, ardt_bw_spec,
-    ardt_delay_spec, ardt_set_spec, ardt_pub_spec, ardt_graph_spec, ardt_siggen_spec, ardt_web_spec,
-    ardt_record_spec, ardt_info_spec, ardt_export_spec, ardt_play_spec, ardt_ros2msgs_spec;
+extern const struct ardt_spec ardt_list_spec, ardt_df_spec, ardt_show_spec, ardt_hz_spec,
+    ardt_bw_spec, ardt_delay_spec, ardt_set_spec, ardt_pub_spec, ardt_graph_spec, ardt_siggen_spec,
+    ardt_web_spec, ardt_record_spec, ardt_info_spec, ardt_export_spec, ardt_play_spec,
+    ardt_ros2msgs_spec;
 
 /* ---- options (opts.c) ------------------------------------------------------------------------
  * Each subcommand declares its options once, in a table: the parser, the help text and the bash

@@ -35,6 +35,8 @@
 static const struct ardt_cmd cmds[] = {
     {"list", cmd_list, "every connection of the domain: type, writer, readers, rate, age",
      &ardt_list_spec, NULL},
+    {"df", cmd_df, "how much of /dev/shm the domain uses, and how much is free", &ardt_df_spec,
+     NULL},
     {"show", cmd_show, "the newest packet decoded by its type; -f follows every new one",
      &ardt_show_spec, NULL},
     {"hz", cmd_hz, "packet rate and the statistics of the period", &ardt_hz_spec, NULL},
@@ -158,6 +160,7 @@ static int cmd_sub(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    ardc_nofile_raise(); /* record, web, show and list may hold a view of every connection */
     int rc = take_domain(&argc, argv);
     if (rc)
         return rc;

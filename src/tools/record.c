@@ -138,10 +138,13 @@ struct rec {
     bool *excl_matched;
     char **noted; /* groups whose service connections were said to be left out */
     size_t nnoted;
-    bool started;  /* the first scan is done: connections found later start at seq 1 */
-    bool quiet;    /* a scan on an inotify event: an object being created is retried */
-    bool retry;    /* that scan could not open a connection yet */
-    size_t *owner; /* per channel of the file: the index in c of its connection */
+    bool started;           /* the first scan is done: connections found later start at seq 1 */
+    bool quiet;             /* a scan on an inotify event: an object being created is retried */
+    bool retry;             /* that scan could not open a connection yet */
+    size_t fd_room;         /* views that may be open, keeping descriptors for the rest */
+    unsigned long fd_short; /* connections of this scan skipped for want of a descriptor */
+    bool fd_said;           /* the descriptor limit was named (once per recording) */
+    size_t *owner;          /* per channel of the file: the index in c of its connection */
     size_t nowner;
 };
 
@@ -289,8 +292,14 @@ static int add_one(const char *name, void *arg)
         if (strcmp(r->c[i].name, name) == 0)
             return 0;
     ard_view *v;
+    if (r->nc >= r->fd_room) {
+        r->fd_short++; /* each view keeps a descriptor: named once, with the limit */
+        return 0;
+    }
     if (ardt_view_open(name, &v) < 0) {
-        if (r->quiet)
+        if (ardc_nofile_exhausted())
+            r->fd_short++; /* named once, with the limit, after the scan */
+        else if (r->quiet)
             r->retry = true; /* just created: the next rounds try again */
         else
             ardt_err(0, "connection '%s' skipped: %s", name, ard_errdetail());
@@ -580,6 +589,8 @@ int cmd_record(int argc, char **argv)
         free_rec(&r);
         return ardt_err(ARDT_SYS, "--prio %d: %s", (int)prio, ard_errdetail());
     }
+    /* Every view keeps a descriptor; 32 stay free for scans, split files and the writer. */
+    r.fd_room = ardc_nofile_room(32);
     ardt_signals();
     struct sigaction sa = {.sa_handler = on_hup};
     sigemptyset(&sa.sa_mask);
@@ -616,9 +627,14 @@ int cmd_record(int argc, char **argv)
             r.retry = false;
             for (size_t i = 0; i < r.nc && rc == 0; i++)
                 rc = follow_replaced(&r, &r.c[i]);
+            r.fd_short = 0;
             int n = ard_conn_list(ardt_g.domain, add_one, &r);
             if (n < 0 && n != ARD_ENOENT)
                 rc = ardt_liberr(n);
+            if (r.fd_short > 0 && !r.fd_said) {
+                ardc_nofile_say("ard record", "connections", r.fd_short);
+                r.fd_said = true;
+            }
             if (!r.quiet)
                 next_scan = now + 200000000;
             if (now >= retry_until)
