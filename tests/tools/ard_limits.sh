@@ -29,7 +29,7 @@ prlimit --nofile=64:64 "$ARD" record -o "$T/some.mcap" --duration 0.5 2>"$T/err"
 grep -q 'more connections need one each, about [0-9]* in all' "$T/err" || fail "no need named: $(cat "$T/err")"
 ! grep -q 'skipped:' "$T/err" || fail "a line per connection: $(cat "$T/err")"
 got=$(channels "$T/some.mcap")
-[ "$got" -gt 0 ] && [ "$got" -lt $N ] || fail "recorded $got of $N under a limit of 64"
+{ [ "$got" -gt 0 ] && [ "$got" -lt $N ]; } || fail "recorded $got of $N under a limit of 64"
 
 # ard df: the domain's objects and bytes, and a sparse object named until a view reserves it.
 df_field() { "$ARD" df --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
