@@ -42,6 +42,7 @@ struct as_opts {
     int wait_ms; /* -w: 0 = do not wait */
     bool quiet;
     bool dry_run;         /* --system: print the generated master script, start nothing */
+    bool check;           /* --system: print what it needs of /dev/shm, start nothing */
     const char **hostmap; /* --set-host ROLE=HOST, nhostmap of them */
     int nhostmap;
     char **argv; /* command and arguments */

@@ -23,8 +23,9 @@ static void usage(FILE *f)
         "       ardstart --list [--raw] [PATH]             show the tree of started entries\n"
         "       ardstart --log PATH                        print the path of an entry's log file\n"
         "       ardstart --ready                           (in a script) tell the starter\n"
-        "       ardstart --system FILE.yaml [--set-host ROLE=HOST]... [--dry-run]\n"
-        "                                                  start a system description\n"
+        "       ardstart --system FILE.yaml [--set-host ROLE=HOST]... [--dry-run | --check]\n"
+        "                                                  start a system description (--check:\n"
+        "                                                  what it needs of /dev/shm)\n"
         "options:\n"
         "  -H, --host HOST          start on HOST through the transport (ssh)\n"
         "  -n, --name NAME          entry name (default: command name without extension)\n"
@@ -130,6 +131,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
         OPT_SYSTEM,
         OPT_SET_HOST,
         OPT_DRY_RUN,
+        OPT_CHECK,
         OPT_RESTART,
         OPT_RESTART_DELAY,
         OPT_RESTART_LIMIT,
@@ -157,6 +159,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
         {"system", required_argument, NULL, OPT_SYSTEM},
         {"set-host", required_argument, NULL, OPT_SET_HOST},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"check", no_argument, NULL, OPT_CHECK},
         {"restart", required_argument, NULL, OPT_RESTART},
         {"restart-delay", required_argument, NULL, OPT_RESTART_DELAY},
         {"restart-limit", required_argument, NULL, OPT_RESTART_LIMIT},
@@ -264,6 +267,9 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
             break;
         case OPT_DRY_RUN:
             o->dry_run = true;
+            break;
+        case OPT_CHECK:
+            o->check = true;
             break;
         case OPT_RESTART:
         case OPT_RESTART_DELAY:
@@ -391,10 +397,15 @@ static int cmd_system(struct as_opts *o, const char *system)
     }
     export_env(o);
     struct ardb_books b;
-    if (!o->dry_run && open_books(&b, o->domain) < 0)
+    if (o->check && o->dry_run) {
+        fprintf(stderr, "ardstart: --check and --dry-run exclude each other\n");
+        return AS_USAGE;
+    }
+    bool starts = !o->dry_run && !o->check;
+    if (starts && open_books(&b, o->domain) < 0)
         return AS_SYS;
     int rc = as_start_system(&b, o, system);
-    if (!o->dry_run)
+    if (starts)
         ardb_close(&b);
     return rc;
 }
@@ -461,6 +472,10 @@ int main(int argc, char **argv)
     case M_SYSTEM:
         return cmd_system(&c.o, c.system);
     case M_START:
+        if (c.o.check) {
+            fprintf(stderr, "ardstart: --check goes with --system FILE\n");
+            return AS_USAGE;
+        }
         break;
     }
     return cmd_start(&c.o);

@@ -76,7 +76,9 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
     }
     struct ardb_str master = {0};
     if (build(s, o, &master) == 0) {
-        if (o->dry_run) {
+        if (o->check) {
+            rc = sys_sizes(s) == 0 ? AS_OK : AS_SYS;
+        } else if (o->dry_run) {
             printf("%s", master.s);
             rc = AS_OK;
         } else {

@@ -111,6 +111,10 @@ const char *sys_host_of(const struct sys *s, const struct block *b);
 /* The network address of a host label: "user@rt1" -> "rt1" (the user is for the transport). */
 const char *sys_net_host(const char *label);
 
+/* system_check.c */
+/* Print what the description needs of /dev/shm, per connection and per host (--check). */
+int sys_sizes(const struct sys *s);
+
 /* system_script.c */
 /* The master script of a checked system: its subsystems, with their blocks, groups and the
  * bridges between hosts, into master; 0, or -1 after printing why. */

@@ -81,6 +81,10 @@ ARDI_HIDDEN bool ardi_type_same_layout(const char *a, const char *b);
  * for the script that runs it. Same checks and return values as ard_ready. */
 ARDI_HIDDEN int ardi_ready_for(long pid);
 
+/* Bytes of /dev/shm that a connection of packets of `packet_size` bytes takes: its whole
+ * object, reserved when it is made (sizing: ardstart --system --check). */
+ARDI_HIDDEN size_t ardi_object_bytes(size_t packet_size);
+
 /* ---- the descriptor limit of programs that attach many connections ---------------------- */
 #include "ardc_nofile.h"
 

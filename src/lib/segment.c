@@ -149,6 +149,14 @@ static void layout(size_t size, uint32_t *nslots, uint64_t *stride, uint64_t *to
     *total = round_up(sizeof(struct ardi_seg) + *nslots * *stride, 4096);
 }
 
+size_t ardi_object_bytes(size_t packet_size)
+{
+    uint32_t nslots;
+    uint64_t stride, total;
+    layout(packet_size, &nslots, &stride, &total);
+    return (size_t)total;
+}
+
 /* Bytes free in /dev/shm for an unprivileged user, or -1 when statvfs fails. */
 static long long shm_free_bytes(void)
 {
