@@ -232,8 +232,9 @@ static int init_header(int fd, const struct ardi_attach_req *rq, size_t size, co
     /* Shrinking to 0 first zeroes every slot, also when re-initialising a stale object. */
     if (ftruncate(fd, 0) < 0)
         return ardi_fail_errno(ARD_ESYS, errno, "connection '%s': ftruncate to 0 bytes", rq->conn);
-    if (pwrite(fd, &init_magic, sizeof init_magic, 0) != 8)
-        return no_space(rq->conn, "its new object", total, errno);
+    ssize_t w = pwrite(fd, &init_magic, sizeof init_magic, 0);
+    if (w != 8)
+        return no_space(rq->conn, "its new object", total, w < 0 ? errno : ENOSPC);
     int e = grow_reserved(fd, total);
     if (e != 0)
         return no_space(rq->conn, "its new object", total, e);
@@ -402,7 +403,7 @@ static int check_backed(int fd, const struct stat *st, const char *conn, const c
                          "connection '%s': /dev/shm%s is sparse (%llu of its %zu bytes are not "
                          "backed) and its file system cannot reserve them: refused",
                          conn, shm, (unsigned long long)missing, len);
-    return no_space(conn, "the missing pages of its sparse object", missing, e);
+    return no_space(conn, "reserving its sparse object", missing, e);
 }
 
 /* Map the whole object behind fd and validate it. On success *sp and *lenp hold the mapping. */
