@@ -56,4 +56,14 @@ grep -q '^  sparse: c1 ([0-9]* bytes not reserved' "$T/df" || fail "ard df does 
 [ "$(df_field 'd["sparse"][0]["name"]')" = c1 ] || fail "ard df --json: $("$ARD" df --json)"
 "$ARD" show c1 >/dev/null 2>"$T/err" || fail "ard show of the sparse c1: $(cat "$T/err")"
 [ "$(df_field 'len(d["sparse"])')" = 0 ] || fail "c1 still sparse after ard show: $("$ARD" df)"
+# ardnet raises its soft limit too (its routes and the catalog keep a descriptor each).
+if [ -n "${ARDNET:-}" ]; then
+    port=$((20000 + (($$ + RANDOM) % 6000) * 2))
+    prlimit --nofile=40:4096 "$ARDNET" --in "udp://127.0.0.1:$port" --out fromnet --size 8 2>"$T/ardnet.err" &
+    pid=$!
+    PIDS+=("$pid")
+    wait_for test -e "/dev/shm/ard.$ARD_DOMAIN.fromnet"
+    soft=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
+    [ "$soft" = 4096 ] || fail "ardnet runs with a soft descriptor limit of $soft, not the hard 4096"
+fi
 echo "PASS: ard record raises its descriptor limit and names it once; ard df counts and names"
