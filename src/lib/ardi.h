@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 
@@ -207,6 +208,68 @@ static inline int ardi_read_newest(const struct ardi_map *m, void *dst, size_t s
             return ARD_ESTALE;
         ardi_cpu_relax();
     }
+}
+
+/* ---- port.c: the realtime stamp of a send, derived from its monotonic one ------------------
+ * Linux keeps CLOCK_REALTIME as CLOCK_MONOTONIC plus an offset that changes only when the
+ * clock is stepped (clock_settime, settimeofday, adjtimex ADJ_SETOFFSET, a leap second, a
+ * resume from suspend). NTP's slewing (adjtimex frequency up to 500 ppm, adjtime's 500 ppm,
+ * ADJ_TICK's 10%) changes the rate of both clocks alike and leaves the offset alone. The
+ * coarse clocks are the same two clocks as of the last tick, read from the vDSO without the
+ * clock source: their difference is the offset exactly, unless a tick falls between the two
+ * reads. A send reads CLOCK_MONOTONIC, then the coarse pair; when the pair's difference is the
+ * offset the process last established (the cache), the send's realtime stamp is its
+ * monotonic one plus that offset, to the ns what CLOCK_REALTIME would have read at the same
+ * moment. Otherwise (a step, a tick between the reads, the first send) the offset is
+ * established afresh by ardi_rt_offset. Reading the offset after the monotonic stamp makes a
+ * step during the send err towards the earlier time, never past a CLOCK_REALTIME read taken
+ * after the send. The clocks are read through `rd` so that tests can drive this code with a
+ * model of the kernel's timekeeping; port.c passes a function that inlines clock_gettime. */
+typedef int64_t (*ardi_clock_read)(void *ctx, clockid_t id);
+
+#define ARDI_RT_UNKNOWN INT64_MIN /* the cache before the first offset is established */
+#define ARDI_RT_TRIES 8
+
+/* The current offset CLOCK_REALTIME - CLOCK_MONOTONIC from coarse reads: monotonic, realtime,
+ * monotonic, until both monotonic reads agree (no tick between them). After ARDI_RT_TRIES
+ * straddled pairs (never seen: a tick is milliseconds apart), the last realtime read minus
+ * the monotonic read after it: that errs by at most one tick, towards the earlier time. */
+static inline int64_t ardi_rt_offset(ardi_clock_read rd, void *ctx)
+{
+    int64_t m1 = rd(ctx, CLOCK_MONOTONIC_COARSE), r = 0, m2 = m1;
+    for (int i = 0; i < ARDI_RT_TRIES; i++) {
+        r = rd(ctx, CLOCK_REALTIME_COARSE);
+        m2 = rd(ctx, CLOCK_MONOTONIC_COARSE);
+        if (m2 == m1)
+            return r - m1;
+        m1 = m2;
+    }
+    return r - m2;
+}
+
+/* The realtime stamp of a send whose CLOCK_MONOTONIC stamp is `mono` (read just before). */
+static inline int64_t ardi_rt_stamp(int64_t mono, ardi_clock_read rd, void *ctx,
+                                    _Atomic int64_t *cache)
+{
+    /* Realtime first: a tick between the two reads makes the difference smaller than the
+     * offset (the early side) and unequal to the cache. */
+    int64_t rc = rd(ctx, CLOCK_REALTIME_COARSE);
+    int64_t mc = rd(ctx, CLOCK_MONOTONIC_COARSE);
+    int64_t off = rc - mc;
+    if (off != atomic_load_explicit(cache, memory_order_relaxed)) {
+        off = ardi_rt_offset(rd, ctx);
+        atomic_store_explicit(cache, off, memory_order_relaxed);
+    }
+    return mono + off;
+}
+
+/* A send's two stamps, as ard_send and ard_send_commit take them: CLOCK_MONOTONIC, then the
+ * realtime one from it. */
+static inline void ardi_send_stamps(ardi_clock_read rd, void *ctx, _Atomic int64_t *cache,
+                                    int64_t *mono, int64_t *real)
+{
+    *mono = rd(ctx, CLOCK_MONOTONIC);
+    *real = ardi_rt_stamp(*mono, rd, ctx, cache);
 }
 
 /* ---- options.c / port.c ----------------------------------------------------------------- */

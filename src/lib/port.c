@@ -20,7 +20,7 @@
 
 /* ---- clocks ----------------------------------------------------------------------------- */
 
-static int64_t clock_ns(clockid_t c)
+static inline int64_t clock_ns(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
@@ -35,6 +35,24 @@ int64_t ard_now_ns(void)
 int64_t ard_realtime_ns(void)
 {
     return clock_ns(CLOCK_REALTIME);
+}
+
+static inline int64_t sys_clock(void *ctx, clockid_t c)
+{
+    (void)ctx;
+    return clock_ns(c);
+}
+
+/* The process's last established CLOCK_REALTIME - CLOCK_MONOTONIC (ardi.h, ardi_rt_stamp):
+ * shared by every sending thread, each value stored exact; a stale one only costs a
+ * re-read. */
+static _Atomic int64_t rt_offset = ARDI_RT_UNKNOWN;
+
+/* A send's stamps: one full clock read, CLOCK_MONOTONIC, and CLOCK_REALTIME derived from it
+ * at the cost of two coarse reads. */
+static inline void send_stamps(int64_t *mono, int64_t *real)
+{
+    ardi_send_stamps(sys_clock, NULL, &rt_offset, mono, real);
 }
 
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
@@ -105,7 +123,9 @@ static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t
 
 int ard_send(ard_port *p, const void *packet)
 {
-    return publish(p, packet, ard_now_ns(), ard_realtime_ns());
+    int64_t mono, real;
+    send_stamps(&mono, &real);
+    return publish(p, packet, mono, real);
 }
 
 int ard_send_stamped(ard_port *p, const void *packet, int64_t mono_ns, int64_t real_ns)
@@ -142,7 +162,9 @@ static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn
 
 int ard_send_commit(ard_port *p)
 {
-    return commit(p, ard_now_ns(), ard_realtime_ns(), "ard_send_commit");
+    int64_t mono, real;
+    send_stamps(&mono, &real);
+    return commit(p, mono, real, "ard_send_commit");
 }
 
 int ard_send_commit_stamped(ard_port *p, int64_t mono_ns, int64_t real_ns)
