@@ -31,6 +31,7 @@ enum bench_method {
     BM_PP_STAMPED,    /* as BM_PP_POLL, sent with ard_send_stamped: no clock read */
     BM_LATENCY_COUNT, /* the methods above are latency methods, those below send costs */
     BM_RAW_SEND = BM_LATENCY_COUNT, /* cost of the raw futex writer's publish, no waiter */
+    BM_CLOCK_READ,                  /* cost of one clock_gettime(CLOCK_MONOTONIC) (vDSO) */
     BM_ARD_SEND,                    /* cost of one ard_send, no reader blocked */
     BM_ARD_SEND_STAMPED,            /* the same with ard_send_stamped: no clock read */
     BM_COUNT
