@@ -50,6 +50,9 @@ static const char *const method_name[BM_COUNT] = {
     [BM_PP_TRYREC] = "ard tryrec",
     [BM_PP_POLL] = "ard poll",
     [BM_PP_STAMPED] = "poll stamped",
+    [BM_PP_HEAD] = "head+copy",
+    [BM_PP_SEQ] = "+seq check",
+    [BM_PP_INFO] = "+info",
 };
 
 /* Names in CSV output. */
@@ -69,6 +72,9 @@ static const char *const method_csv[BM_COUNT] = {
     [BM_PP_TRYREC] = "pp-tryrec",
     [BM_PP_POLL] = "pp-poll",
     [BM_PP_STAMPED] = "pp-poll-stamped",
+    [BM_PP_HEAD] = "pp-head",
+    [BM_PP_SEQ] = "pp-seq",
+    [BM_PP_INFO] = "pp-info",
 };
 
 /* Names accepted by --methods; "send" selects the four send-cost rows. */
@@ -78,6 +84,7 @@ static const char *const method_key[BM_COUNT] = {
     [BM_CLOCK_READ] = "send",     [BM_ARD_SEND] = "send",     [BM_ARD_SEND_STAMPED] = "send",
     [BM_ARD_POLL] = "poll",       [BM_ARD_WAIT16] = "wait16", [BM_PP_RAW] = "pp-raw-spin",
     [BM_PP_TRYREC] = "pp-tryrec", [BM_PP_POLL] = "pp-poll",   [BM_PP_STAMPED] = "pp-poll-stamped",
+    [BM_PP_HEAD] = "pp-steps",    [BM_PP_SEQ] = "pp-steps",   [BM_PP_INFO] = "pp-steps",
 };
 
 struct options {
@@ -152,6 +159,8 @@ static void usage(FILE *f)
                "                     all); the pp- methods are the back-to-back ping-pong (two\n"
                "                     CPUs only): round trip with a reader polling without\n"
                "                     pause; pp-poll-stamped sends with ard_send_stamped;\n"
+               "                     pp-steps: the receive path taken apart, sent as\n"
+               "                     pp-poll-stamped: head+copy, +seq check, +info\n"
                "                     send: the send-cost rows (raw publish, one clock read,\n"
                "                     ard_send, send stamped)\n"
                "  --pace MIN,MAX     random gap in us between sends (20,50), and at least MIN\n"
@@ -263,8 +272,8 @@ static int add_method(struct options *o, const char *s)
     return found ? 0
                  : bad("--methods", s,
                        "expected raw-futex, raw-spin, rec, tryrec, "
-                       "spin-rec, poll, wait16, send, pp-raw-spin, pp-tryrec, pp-poll or "
-                       "pp-poll-stamped");
+                       "spin-rec, poll, wait16, send, pp-raw-spin, pp-tryrec, pp-poll, "
+                       "pp-poll-stamped or pp-steps");
 }
 
 static int parse_pair(const char *opt, const char *s, uint64_t max, uint64_t *a, uint64_t *b)
@@ -954,7 +963,8 @@ static void print_row_text(const struct ctx *c, const struct row *r)
                r->pass ? "PASS" : "MISS");
     else if (r->method == BM_RAW_FUTEX || r->method == BM_RAW_SPIN || r->method == BM_PP_RAW)
         printf("baseline");
-    else if (r->method == BM_PP_TRYREC || r->method == BM_PP_STAMPED) {
+    else if (r->method == BM_PP_TRYREC || r->method == BM_PP_STAMPED || r->method == BM_PP_HEAD ||
+             r->method == BM_PP_SEQ || r->method == BM_PP_INFO) {
         const struct row *b = find_row(c, r->pl, r->size, BM_PP_RAW);
         if (b != NULL && b->st.median > 0)
             printf("%.2fx raw spin (no target)", (double)s->median / (double)b->st.median);
@@ -1093,7 +1103,7 @@ int main(int argc, char **argv)
     /* The ping-pong needs two CPUs: on one, a side spinning for the other's answer keeps it
      * from running until the scheduler preempts it, and the rows would time the time slice. */
     for (size_t i = 0; i < o->nsizes && o->placement[PL_TWO]; i++)
-        for (int m = BM_PP_RAW; m <= BM_PP_STAMPED; m++)
+        for (int m = BM_PP_RAW; m <= BM_PP_INFO; m++)
             if (o->method[m])
                 add_row(&c, PL_TWO, o->sizes[i], (enum bench_method)m);
     size_t nlatency = c.nrows;
