@@ -43,16 +43,11 @@ static inline int64_t sys_clock(void *ctx, clockid_t c)
     return clock_ns(c);
 }
 
-/* The process's last established CLOCK_REALTIME - CLOCK_MONOTONIC (ardi.h, ardi_rt_stamp):
- * shared by every sending thread, each value stored exact; a stale one only costs a
- * re-read. */
-static _Atomic int64_t rt_offset = ARDI_RT_UNKNOWN;
-
 /* A send's stamps: one full clock read, CLOCK_MONOTONIC, and CLOCK_REALTIME derived from it
- * at the cost of two coarse reads. */
-static inline void send_stamps(int64_t *mono, int64_t *real)
+ * with the port's cached offset at the cost of one coarse read (ardi.h, ardi_rt_stamp). */
+static inline void send_stamps(ard_port *p, int64_t *mono, int64_t *real)
 {
-    ardi_send_stamps(sys_clock, NULL, &rt_offset, mono, real);
+    ardi_send_stamps(sys_clock, NULL, &p->rt, mono, real);
 }
 
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
@@ -103,7 +98,9 @@ static inline void finish(ard_port *p, struct ardi_slot *slot, uint64_t seq, int
     p->info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real, .skipped = 0};
 }
 
-static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t real)
+/* stamped: the caller's times; else the clocks are read after the copy, so that the slot's
+ * cache lines are on their way to this CPU while the clock is read. */
+static inline int publish(ard_port *p, const void *packet, bool stamped, int64_t mono, int64_t real)
 {
     if (packet == NULL && p != NULL && p->dir == ARD_OUT)
         return ardi_fail(ARD_EINVAL, "ard_send: packet is NULL");
@@ -117,20 +114,20 @@ static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t
     uint64_t seq = p->last_seq + 1;
     struct ardi_slot *slot = begin(p, seq);
     memcpy(slot + 1, packet, p->size);
+    if (!stamped)
+        send_stamps(p, &mono, &real);
     finish(p, slot, seq, mono, real);
     return 0;
 }
 
 int ard_send(ard_port *p, const void *packet)
 {
-    int64_t mono, real;
-    send_stamps(&mono, &real);
-    return publish(p, packet, mono, real);
+    return publish(p, packet, false, 0, 0);
 }
 
 int ard_send_stamped(ard_port *p, const void *packet, int64_t mono_ns, int64_t real_ns)
 {
-    return publish(p, packet, mono_ns, real_ns);
+    return publish(p, packet, true, mono_ns, real_ns);
 }
 
 /* ---- zero-copy send: a loaned slot --------------------------------------------------- */
@@ -145,7 +142,7 @@ void *ard_send_loan(ard_port *p)
     return slot + 1;
 }
 
-static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn)
+static inline int commit(ard_port *p, bool stamped, int64_t mono, int64_t real, const char *fn)
 {
     int rc = check_out(p, fn);
     if (rc < 0)
@@ -155,6 +152,8 @@ static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn
         return ardi_fail(ARD_ESTATE, "port '%s': %s without a loaned slot (ard_send_loan first)",
                          p->name, fn);
     p->loan_seq = 0;
+    if (!stamped)
+        send_stamps(p, &mono, &real);
     /* The writer's own stores to the payload are ordered before the unlock by its release. */
     finish(p, ardi_slot_at(&p->map, seq), seq, mono, real);
     return 0;
@@ -162,14 +161,12 @@ static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn
 
 int ard_send_commit(ard_port *p)
 {
-    int64_t mono, real;
-    send_stamps(&mono, &real);
-    return commit(p, mono, real, "ard_send_commit");
+    return commit(p, false, 0, 0, "ard_send_commit");
 }
 
 int ard_send_commit_stamped(ard_port *p, int64_t mono_ns, int64_t real_ns)
 {
-    return commit(p, mono_ns, real_ns, "ard_send_commit_stamped");
+    return commit(p, true, mono_ns, real_ns, "ard_send_commit_stamped");
 }
 
 const void *ard_sent(const ard_port *p, struct ard_info *info)
@@ -706,6 +703,7 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
     p->dir = dir;
     p->size = size;
     p->map.fd = -1;
+    p->rt.mono_c = ARDI_RT_UNKNOWN;
     if (type != NULL) {
         size_t tsize;
         if (ard_type_normalize(type, p->type, sizeof p->type) < 0 ||
