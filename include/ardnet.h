@@ -120,9 +120,9 @@ ARD_NODISCARD int ard_init(int *argc, char **argv);
 
 /* Publish one packet (port->size bytes from `packet`) as the connection's newest.
  * Never blocks, never waits for a reader, allocates nothing. Makes no system call unless a
- * reader is blocked in rec, then exactly one futex wake. Stamps it with CLOCK_MONOTONIC and
- * with CLOCK_REALTIME derived from it (one clock read; exact unless the clock is stepped
- * during the send: docs/api.md, "Send times").
+ * reader is blocked in rec, then exactly one futex wake. Stamps it, once copied, with
+ * CLOCK_MONOTONIC and with CLOCK_REALTIME derived from it (one clock read; exact unless the
+ * clock is stepped during the send: docs/api.md, "Send times").
  * Returns 0, ARD_EINVAL (not an OUT port), ARD_ESTATE (port not attached). */
 ARD_NODISCARD int ard_send(ard_port *out, const void *packet);
 

@@ -98,8 +98,9 @@ static inline void finish(ard_port *p, struct ardi_slot *slot, uint64_t seq, int
     p->info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real, .skipped = 0};
 }
 
-/* stamped: the caller's times; else the clocks are read after the copy, so that the slot's
- * cache lines are on their way to this CPU while the clock is read. */
+/* stamped: the caller's times; else the clock is read after the copy, so that the copy's
+ * stores, whose cache lines a reader on another CPU may hold, complete while it is read
+ * (docs/performance.md, ardbench). */
 static inline int publish(ard_port *p, const void *packet, bool stamped, int64_t mono, int64_t real)
 {
     if (packet == NULL && p != NULL && p->dir == ARD_OUT)
