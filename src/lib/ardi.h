@@ -230,7 +230,7 @@ static inline int ardi_read_newest(const struct ardi_map *m, void *dst, size_t s
  * that inlines clock_gettime. */
 typedef int64_t (*ardi_clock_read)(void *ctx, clockid_t id);
 
-#define ARDI_RT_UNKNOWN INT64_MIN /* no CLOCK_MONOTONIC_COARSE reads so */
+#define ARDI_RT_UNKNOWN INT64_MIN /* never a CLOCK_MONOTONIC_COARSE reading */
 #define ARDI_RT_TRIES 8
 
 struct ardi_rtcache {
