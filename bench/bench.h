@@ -25,12 +25,18 @@ enum bench_method {
     /* Back-to-back ping-pong (bench_pp_*): no pacing, the reader polls without pause and
      * answers each packet at once on the `pong` word; the writer spins on it and times the
      * round trip. The answer path is the same raw word for all three. */
-    BM_PP_RAW,        /* raw spin: counter + one copy when it moved */
-    BM_PP_TRYREC,     /* ard_send -> ard_tryrec in a loop until it returns 1 */
-    BM_PP_POLL,       /* ard_send -> ard_poll in a loop, then one ard_tryrec */
-    BM_PP_STAMPED,    /* as BM_PP_POLL, sent with ard_send_stamped: no clock read */
+    BM_PP_RAW,     /* raw spin: counter + one copy when it moved */
+    BM_PP_TRYREC,  /* ard_send -> ard_tryrec in a loop until it returns 1 */
+    BM_PP_POLL,    /* ard_send -> ard_poll in a loop, then one ard_tryrec */
+    BM_PP_STAMPED, /* as BM_PP_POLL, sent with ard_send_stamped: no clock read */
+    /* The receive side's steps (steps.c, white-box), sent as BM_PP_STAMPED is; each adds one
+     * step of what ard_poll + ard_tryrec do, without their calls and argument checks. */
+    BM_PP_HEAD, /* spin on the connection's head word, copy the slot's payload unchecked */
+    BM_PP_SEQ,  /* ... with the slot's sequence lock checked before and after the copy */
+    BM_PP_INFO, /* ... and the send times and packet info (seq, skipped) kept as ard_tryrec does */
     BM_LATENCY_COUNT, /* the methods above are latency methods, those below send costs */
     BM_RAW_SEND = BM_LATENCY_COUNT, /* cost of the raw futex writer's publish, no waiter */
+    BM_CLOCK_READ,                  /* cost of one clock_gettime(CLOCK_MONOTONIC) (vDSO) */
     BM_ARD_SEND,                    /* cost of one ard_send, no reader blocked */
     BM_ARD_SEND_STAMPED,            /* the same with ard_send_stamped: no clock read */
     BM_COUNT
@@ -123,8 +129,16 @@ int bench_pp_reader(struct bench_shared *sh);
 
 static inline int bench_is_pingpong(enum bench_method m)
 {
-    return m == BM_PP_RAW || m == BM_PP_TRYREC || m == BM_PP_POLL || m == BM_PP_STAMPED;
+    return m == BM_PP_RAW || m == BM_PP_TRYREC || m == BM_PP_POLL || m == BM_PP_STAMPED ||
+           m == BM_PP_HEAD || m == BM_PP_SEQ || m == BM_PP_INFO;
 }
+
+/* steps.c: receive one packet newer than the last one `in` took, by method m (BM_PP_HEAD,
+ * BM_PP_SEQ, BM_PP_INFO), into buf. 0, or 1 when the run was aborted or the slot never
+ * settled. */
+struct ard_port;
+int bench_step_receive(struct bench_shared *sh, enum bench_method m, struct ard_port *in,
+                       unsigned char *buf);
 
 /* CLOCK_MONOTONIC in ns. */
 int64_t bench_now_ns(void);

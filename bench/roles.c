@@ -243,7 +243,8 @@ static bool any_ard(const struct bench_spec *sp)
 {
     return (sp->methods & ((1u << BM_ARD_REC) | (1u << BM_ARD_TRYREC) | (1u << BM_ARD_SPIN) |
                            (1u << BM_ARD_POLL) | (1u << BM_ARD_WAIT16) | (1u << BM_PP_TRYREC) |
-                           (1u << BM_PP_POLL) | (1u << BM_PP_STAMPED))) != 0;
+                           (1u << BM_PP_POLL) | (1u << BM_PP_STAMPED) | (1u << BM_PP_HEAD) |
+                           (1u << BM_PP_SEQ) | (1u << BM_PP_INFO))) != 0;
 }
 
 static size_t raw_area(const struct bench_spec *sp)
@@ -269,7 +270,10 @@ static int publish(struct bench_shared *sh, enum bench_method m, ard_port *out,
         memcpy(bench_raw_slot(sh, *raw_count + 1), buf, sp->size);
         atomic_store_explicit(&sh->raw_seq, ++*raw_count, memory_order_release);
         return 0;
-    case BM_PP_STAMPED: {
+    case BM_PP_STAMPED:
+    case BM_PP_HEAD:
+    case BM_PP_SEQ:
+    case BM_PP_INFO: {
         /* Times given, as a bridge gives them: the send reads no clock. */
         int rc = ard_send_stamped(out, buf, 1, 1);
         if (rc < 0)
@@ -416,6 +420,12 @@ static int receive(struct bench_shared *sh, enum bench_method m, ard_port *in, u
         }
         if ((rc = ard_tryrec(in, buf)) != 1)
             return fail(sh, sh->err_r, "ard_tryrec after ard_poll: %d %s", rc, ard_errdetail());
+        return 0;
+    case BM_PP_HEAD:
+    case BM_PP_SEQ:
+    case BM_PP_INFO:
+        if (bench_step_receive(sh, m, in, buf) != 0)
+            return aborted(sh) ? 1 : fail(sh, sh->err_r, "the newest slot never settled");
         return 0;
     case BM_ARD_WAIT16: {
         unsigned char ready[BENCH_WAIT_MAX];
@@ -636,7 +646,7 @@ int bench_pp_reader(struct bench_shared *sh)
 
 /* Times batches of sends in one process with no reader blocked. For ard, an IN port of the
  * same process is attached (a reader exists) but never waits. Samples are picoseconds per
- * send, one per batch. */
+ * send, one per batch. BM_CLOCK_READ times clock_gettime(CLOCK_MONOTONIC) in the same loop. */
 int bench_send_cost(struct bench_shared *sh)
 {
     const struct bench_spec *sp = &sh->spec;
@@ -664,7 +674,10 @@ int bench_send_cost(struct bench_shared *sh)
         for (uint32_t k = 0; k < len; k++) {
             ++seq;
             memcpy(buf + sizeof(int64_t), &seq, sizeof seq);
-            if (ard) {
+            if (sp->method == BM_CLOCK_READ) {
+                /* the vDSO's clock_gettime, as ard_send reads it */
+                (void)bench_now_ns();
+            } else if (ard) {
                 int rc = stamped ? ard_send_stamped(out, buf, 1, 1) : ard_send(out, buf);
                 if (rc < 0)
                     return fail(sh, sh->err_w, "ard_send: %s: %s", ard_strerror(rc),

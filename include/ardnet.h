@@ -120,7 +120,9 @@ ARD_NODISCARD int ard_init(int *argc, char **argv);
 
 /* Publish one packet (port->size bytes from `packet`) as the connection's newest.
  * Never blocks, never waits for a reader, allocates nothing. Makes no system call unless a
- * reader is blocked in rec, then exactly one futex wake.
+ * reader is blocked in rec, then exactly one futex wake. Stamps it, once copied, with
+ * CLOCK_MONOTONIC and with CLOCK_REALTIME derived from it (one clock read; exact unless the
+ * clock is stepped during the send: docs/api.md, "Send times").
  * Returns 0, ARD_EINVAL (not an OUT port), ARD_ESTATE (port not attached). */
 ARD_NODISCARD int ard_send(ard_port *out, const void *packet);
 
@@ -213,7 +215,7 @@ ARD_NODISCARD int ard_rec_timed(ard_port *in, void *packet, int64_t timeout_ns);
 struct ard_info {
     uint64_t seq;     /* sequence number, 1 for the first packet ever sent, never reused */
     int64_t mono_ns;  /* writer's CLOCK_MONOTONIC at send, ns */
-    int64_t real_ns;  /* writer's CLOCK_REALTIME at send, ns */
+    int64_t real_ns;  /* writer's CLOCK_REALTIME at send, ns (at the moment of mono_ns) */
     uint64_t skipped; /* packets sent between the previous one this port returned and
                        * this one (0 for the first; 0 when the same packet is re-read) */
 };

@@ -60,6 +60,20 @@ foreach(t conn period segment loan view)
   endif()
 endforeach()
 
+# The realtime stamp of a send: its derivation against a model of the kernel's clocks, and
+# (root) on the real clock while it is slewed and stepped: alone (RUN_SERIAL), since the steps
+# move every process's CLOCK_REALTIME for a moment (undone before the test ends).
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_rtclock.c)
+  ard_lib_test(test_rtclock)
+  target_link_libraries(test_rtclock PRIVATE ardnet_internal Threads::Threads)
+  target_include_directories(test_rtclock PRIVATE ${PROJECT_SOURCE_DIR}/src/lib)
+  add_test(NAME lib.rtclock COMMAND test_rtclock)
+  set_tests_properties(lib.rtclock PROPERTIES TIMEOUT 60 LABELS "lib")
+  add_test(NAME lib.rtclock_root COMMAND test_rtclock root)
+  set_tests_properties(lib.rtclock_root PROPERTIES TIMEOUT 60 LABELS "lib;root" RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77)
+endif()
+
 if(TARGET test_realtime)
   add_test(NAME lib.realtime COMMAND test_realtime)
   set_tests_properties(lib.realtime PROPERTIES TIMEOUT 120 LABELS "lib")

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* ---- segment.c: the shared-memory object of one connection ------------------------------ */
 
@@ -209,6 +210,73 @@ static inline int ardi_read_newest(const struct ardi_map *m, void *dst, size_t s
     }
 }
 
+/* ---- port.c: the realtime stamp of a send, derived from its monotonic one ------------------
+ * Linux keeps CLOCK_REALTIME as CLOCK_MONOTONIC plus an offset that changes only when the
+ * clock is stepped (clock_settime, settimeofday, adjtimex ADJ_SETOFFSET, a leap second, a
+ * resume from suspend). NTP's slewing (adjtimex frequency up to 500 ppm, adjtime's 500 ppm,
+ * ADJ_TICK's 10%) changes the rate of both clocks alike and leaves the offset alone. The
+ * coarse clocks are the same two clocks as of the kernel's last update of its timekeeping (a
+ * tick; a step makes one too), read from the vDSO without the clock source: their difference
+ * is the offset exactly, unless an update falls between the two reads.
+ *
+ * Each writer port keeps the offset with the CLOCK_MONOTONIC_COARSE at which it was found to
+ * hold (struct ardi_rtcache). A send reads CLOCK_MONOTONIC, then CLOCK_MONOTONIC_COARSE: the
+ * same value as cached means the kernel has not touched its clocks since, so the offset still
+ * holds, and the realtime stamp is the monotonic one plus it: to the ns what CLOCK_REALTIME
+ * would have read at that moment. Otherwise (a tick, a step, the first send) the offset is
+ * found afresh (ardi_rt_find). Reading the offset after the monotonic stamp puts a step made
+ * before the monotonic read into the stamp. The clocks are read through `rd` so that tests
+ * can drive this code with a model of the kernel's timekeeping; port.c passes a function
+ * that inlines clock_gettime. */
+typedef int64_t (*ardi_clock_read)(void *ctx, clockid_t id);
+
+#define ARDI_RT_UNKNOWN INT64_MIN /* never a CLOCK_MONOTONIC_COARSE reading */
+#define ARDI_RT_TRIES 8
+
+struct ardi_rtcache {
+    int64_t mono_c; /* CLOCK_MONOTONIC_COARSE at which `off` held; ARDI_RT_UNKNOWN: none */
+    int64_t off;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+};
+
+/* Find the offset from coarse reads, given a CLOCK_MONOTONIC_COARSE `m1` just read: realtime,
+ * monotonic, until the monotonic read equals the one before it (no update between them).
+ * After ARDI_RT_TRIES updates in a row between reads (never seen: ticks are milliseconds
+ * apart), the last realtime read minus the monotonic read after it, which errs by at most one
+ * tick towards the earlier time, and kept as unknown so that the next send looks again. */
+static inline void ardi_rt_find(ardi_clock_read rd, void *ctx, int64_t m1, struct ardi_rtcache *c)
+{
+    int64_t r = 0, m2 = m1;
+    for (int i = 0; i < ARDI_RT_TRIES; i++) {
+        r = rd(ctx, CLOCK_REALTIME_COARSE);
+        m2 = rd(ctx, CLOCK_MONOTONIC_COARSE);
+        if (m2 == m1) {
+            *c = (struct ardi_rtcache){.mono_c = m1, .off = r - m1};
+            return;
+        }
+        m1 = m2;
+    }
+    *c = (struct ardi_rtcache){.mono_c = ARDI_RT_UNKNOWN, .off = r - m2};
+}
+
+/* The realtime stamp of a send whose CLOCK_MONOTONIC stamp is `mono` (read just before). */
+static inline int64_t ardi_rt_stamp(int64_t mono, ardi_clock_read rd, void *ctx,
+                                    struct ardi_rtcache *c)
+{
+    int64_t mc = rd(ctx, CLOCK_MONOTONIC_COARSE);
+    if (mc != c->mono_c)
+        ardi_rt_find(rd, ctx, mc, c);
+    return mono + c->off;
+}
+
+/* A send's two stamps, as ard_send and ard_send_commit take them: CLOCK_MONOTONIC, then the
+ * realtime one from it. */
+static inline void ardi_send_stamps(ardi_clock_read rd, void *ctx, struct ardi_rtcache *c,
+                                    int64_t *mono, int64_t *real)
+{
+    *mono = rd(ctx, CLOCK_MONOTONIC);
+    *real = ardi_rt_stamp(*mono, rd, ctx, c);
+}
+
 /* ---- options.c / port.c ----------------------------------------------------------------- */
 
 struct ard_port {
@@ -222,8 +290,9 @@ struct ard_port {
     bool wired; /* connection given by --ard */
     int64_t spin_ns;
     struct ardi_map map;
-    uint64_t last_seq; /* IN: seq last returned; OUT: seq last sent */
-    uint64_t loan_seq; /* OUT: seq of the slot loaned by ard_send_loan, 0: no loan open */
+    uint64_t last_seq;      /* IN: seq last returned; OUT: seq last sent */
+    uint64_t loan_seq;      /* OUT: seq of the slot loaned by ard_send_loan, 0: no loan open */
+    struct ardi_rtcache rt; /* OUT: the clocks' offset for the send's realtime stamp */
     struct ard_info info;
     /* IN: threads of this process inside ard_rec / ard_rec_timed / ard_wait on this port,
      * and ard_close's request that they leave (port.c, "closing a waited-on port"). */

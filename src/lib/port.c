@@ -20,7 +20,7 @@
 
 /* ---- clocks ----------------------------------------------------------------------------- */
 
-static int64_t clock_ns(clockid_t c)
+static inline int64_t clock_ns(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
@@ -35,6 +35,19 @@ int64_t ard_now_ns(void)
 int64_t ard_realtime_ns(void)
 {
     return clock_ns(CLOCK_REALTIME);
+}
+
+static inline int64_t sys_clock(void *ctx, clockid_t c)
+{
+    (void)ctx;
+    return clock_ns(c);
+}
+
+/* A send's stamps: one full clock read, CLOCK_MONOTONIC, and CLOCK_REALTIME derived from it
+ * with the port's cached offset at the cost of one coarse read (ardi.h, ardi_rt_stamp). */
+static inline void send_stamps(ard_port *p, int64_t *mono, int64_t *real)
+{
+    ardi_send_stamps(sys_clock, NULL, &p->rt, mono, real);
 }
 
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
@@ -85,7 +98,10 @@ static inline void finish(ard_port *p, struct ardi_slot *slot, uint64_t seq, int
     p->info = (struct ard_info){.seq = seq, .mono_ns = mono, .real_ns = real, .skipped = 0};
 }
 
-static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t real)
+/* stamped: the caller's times; else the clock is read after the copy, so that the copy's
+ * stores, whose cache lines a reader on another CPU may hold, complete while it is read
+ * (docs/performance.md, ardbench). */
+static inline int publish(ard_port *p, const void *packet, bool stamped, int64_t mono, int64_t real)
 {
     if (packet == NULL && p != NULL && p->dir == ARD_OUT)
         return ardi_fail(ARD_EINVAL, "ard_send: packet is NULL");
@@ -99,18 +115,20 @@ static inline int publish(ard_port *p, const void *packet, int64_t mono, int64_t
     uint64_t seq = p->last_seq + 1;
     struct ardi_slot *slot = begin(p, seq);
     memcpy(slot + 1, packet, p->size);
+    if (!stamped)
+        send_stamps(p, &mono, &real);
     finish(p, slot, seq, mono, real);
     return 0;
 }
 
 int ard_send(ard_port *p, const void *packet)
 {
-    return publish(p, packet, ard_now_ns(), ard_realtime_ns());
+    return publish(p, packet, false, 0, 0);
 }
 
 int ard_send_stamped(ard_port *p, const void *packet, int64_t mono_ns, int64_t real_ns)
 {
-    return publish(p, packet, mono_ns, real_ns);
+    return publish(p, packet, true, mono_ns, real_ns);
 }
 
 /* ---- zero-copy send: a loaned slot --------------------------------------------------- */
@@ -125,7 +143,7 @@ void *ard_send_loan(ard_port *p)
     return slot + 1;
 }
 
-static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn)
+static inline int commit(ard_port *p, bool stamped, int64_t mono, int64_t real, const char *fn)
 {
     int rc = check_out(p, fn);
     if (rc < 0)
@@ -135,6 +153,8 @@ static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn
         return ardi_fail(ARD_ESTATE, "port '%s': %s without a loaned slot (ard_send_loan first)",
                          p->name, fn);
     p->loan_seq = 0;
+    if (!stamped)
+        send_stamps(p, &mono, &real);
     /* The writer's own stores to the payload are ordered before the unlock by its release. */
     finish(p, ardi_slot_at(&p->map, seq), seq, mono, real);
     return 0;
@@ -142,12 +162,12 @@ static inline int commit(ard_port *p, int64_t mono, int64_t real, const char *fn
 
 int ard_send_commit(ard_port *p)
 {
-    return commit(p, ard_now_ns(), ard_realtime_ns(), "ard_send_commit");
+    return commit(p, false, 0, 0, "ard_send_commit");
 }
 
 int ard_send_commit_stamped(ard_port *p, int64_t mono_ns, int64_t real_ns)
 {
-    return commit(p, mono_ns, real_ns, "ard_send_commit_stamped");
+    return commit(p, true, mono_ns, real_ns, "ard_send_commit_stamped");
 }
 
 const void *ard_sent(const ard_port *p, struct ard_info *info)
@@ -684,6 +704,7 @@ ard_port *ard_create_on(const char *name, const char *connection, enum ard_dir d
     p->dir = dir;
     p->size = size;
     p->map.fd = -1;
+    p->rt.mono_c = ARDI_RT_UNKNOWN;
     if (type != NULL) {
         size_t tsize;
         if (ard_type_normalize(type, p->type, sizeof p->type) < 0 ||
