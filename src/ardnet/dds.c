@@ -2,9 +2,10 @@
  * dds.c - ros2: endpoints: routes to and from ROS 2 topics over Cyclone DDS.
  *
  * A ros2:/arm/state endpoint is the DDS topic "rt/arm/state" of type
- * "ardnet_msgs::msg::dds_::<Name>_" (src/log/msgdef.c names it after the route's connection).
+ * "ardnet_msgs::msg::dds_::<Name>_" (src/ros2 names it after the route's connection, by the
+ * rule of docs/ros2.md#names that the recorder and the Foxglove protocol follow too).
  * Samples are XCDR1, little-endian, with their 4-byte encapsulation header: exactly the bytes
- * the recorder writes, made by the recorder's encoder (src/log/cdr.c). Cyclone is given them
+ * the recorder writes, made by the same encoder (src/ros2/cdr.c). Cyclone is given them
  * as they are through a sertype of our own whose serdata is that byte string: no second
  * encoder, no type descriptor to keep in step with cdr.c, and a received sample is checked and
  * decoded by the same code as a recorded one. The type is keyless (one instance per topic),
@@ -16,7 +17,7 @@
  */
 #include "ard_common.h"
 #include "ardn.h"
-#include "logi.h"
+#include "ardros2.h"
 
 #include <dds/dds.h>
 #include <dds/ddsi/ddsi_serdata.h>
@@ -32,12 +33,13 @@ const bool ardn_have_ros2 = true;
 int ardn_ros2_check_topic(const char *topic)
 {
     char conn[ARD_MAX_NAME + 1];
-    return ardl_ros2_conn(topic, conn, sizeof conn);
+    int rc = ardr2_topic_check(topic, NULL);
+    return rc < 0 ? rc : ardr2_topic_conn(topic, conn, sizeof conn);
 }
 
 int ardn_ros2_type_parse(const char *val, char *out, size_t len)
 {
-    return ardl_ros2_dds_type(val, out, len);
+    return ardr2_dds_type(val, out, len);
 }
 
 #define IDLE_NS 100000000LL /* how often the DDS thread looks at the stop flag */
@@ -309,10 +311,10 @@ struct ardn_dds_ep {
     struct ardn_ep *ep;
     bool input;
     char topic[ARDN_EP_TEXT + 4];  /* DDS topic name: "rt" + the ROS 2 name */
-    char type[ARD_MAX_NAME + 48];  /* DDS type name */
+    char type[ARDR2_TYPE_MAX];     /* DDS type name */
     dds_entity_t tp, wr, rd;       /* topic, writer (output), reader (input) */
     const struct ddsi_sertype *st; /* the topic's sertype */
-    struct ardl_layout lay;
+    struct ardr2_layout lay;
     uint32_t len;        /* CDR bytes of a sample */
     uint64_t seq;        /* samples taken (input) */
     struct rdata *spare; /* output: the last sample written, with a reference of ours */
@@ -325,6 +327,7 @@ static struct {
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
+    struct ardr2_names names; /* the routes' message names (docs/ros2.md#names) */
     pthread_t thread;
     bool started;
 } dds;
@@ -368,7 +371,7 @@ static void route_conn(const struct ardn_route *r, char *conn, size_t len)
     const struct ardn_ep *ep = &r->cfg.in;
     for (int i = 0; ep->kind != ARDN_EP_ROS2 && i < r->cfg.nout; i++)
         ep = &r->cfg.out[i];
-    if (ardl_ros2_conn(ep->topic, conn, len) < 0)
+    if (ardr2_topic_conn(ep->topic, conn, len) < 0)
         snprintf(conn, len, "C");
 }
 
@@ -383,14 +386,34 @@ static int open_ep(struct ardn_dds_ep *e)
     struct ardn_route *r = e->r;
     char conn[ARD_MAX_NAME + 1];
     route_conn(r, conn, sizeof conn);
-    if (r->cfg.ros2_type[0])
-        snprintf(e->type, sizeof e->type, "%s", r->cfg.ros2_type);
-    else
-        ardl_ros2_dds_type_name(conn, e->type, sizeof e->type);
     snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
-    if (ardl_layout_init(&e->lay, r->type, r->size) < 0)
+    if (ardr2_layout_init(&e->lay, r->type, r->size) < 0)
         return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
-    e->len = (uint32_t)(ARDL_CDR_HDR + e->lay.body);
+    if (r->cfg.ros2_type[0]) {
+        snprintf(e->type, sizeof e->type, "%s", r->cfg.ros2_type);
+    } else {
+        /* The connection's type, named in this process's set of routes as the recorder and
+         * the Foxglove protocol name theirs: a clash is reported, naming both connections. */
+        struct ardc_buf def = {0};
+        char msg[ARDR2_MSG_MAX];
+        const char *other = NULL;
+        int rc = ardr2_msgdef(r->type, r->size, &def);
+        if (rc == 0 && def.oom)
+            rc = ARD_ENOMEM;
+        if (rc == 0)
+            rc = ardr2_names_add(&dds.names, conn, ardr2_fnv1a(def.p, def.len), msg, sizeof msg,
+                                 &other);
+        ardc_free(&def);
+        if (rc < 0)
+            return ardn_route_fail(r, rc, "%s", ard_errdetail());
+        if (rc == 1) {
+            char why[3 * ARD_MAX_NAME + 200];
+            ardr2_clash_text(why, sizeof why, other, conn, msg);
+            ardn_route_warn(r, "%s", why);
+        }
+        ardr2_dds_type_name(msg, e->type, sizeof e->type);
+    }
+    e->len = (uint32_t)(ARDR2_CDR_HDR + e->lay.body);
 
     struct rtype *t = calloc(1, sizeof *t);
     if (!t)
@@ -531,7 +554,7 @@ static void take_input(struct ardn_dds_ep *e, int64_t now)
             if (si[k].valid_data && sd[k]->ops == &rdata_ops) {
                 const char *bad = NULL;
                 enum ardw_cause c = ARDW_OK;
-                if (d->len >= ARDL_CDR_HDR && (d->data[0] != 0x00 || d->data[1] != 0x01)) {
+                if (d->len >= ARDR2_CDR_HDR && (d->data[0] != 0x00 || d->data[1] != 0x01)) {
                     c = ARDW_MAGIC;
                     bad = "its encapsulation is not CDR_LE (00 01)";
                 } else if (d->len < e->len) {
@@ -541,7 +564,7 @@ static void take_input(struct ardn_dds_ep *e, int64_t now)
                     c = ARDW_OVERSIZED;
                     bad = "it is longer than the connection's fields";
                 } else {
-                    bad = ardl_cdr_decode(&e->lay, d->data, d->len, r->buf);
+                    bad = ardr2_cdr_decode(&e->lay, d->data, d->len, r->buf);
                     c = bad ? ARDW_TRUNCATED : ARDW_OK;
                 }
                 if (c != ARDW_OK) {
@@ -677,10 +700,11 @@ void ardn_dds_close(struct ardn_plan *p)
     for (int i = 0; i < dds.neps; i++) {
         if (dds.eps[i].spare)
             ddsi_serdata_unref(&dds.eps[i].spare->c);
-        ardl_layout_free(&dds.eps[i].lay);
+        ardr2_layout_free(&dds.eps[i].lay);
         dds.eps[i].ep->dds = NULL;
     }
     free(dds.eps);
+    ardr2_names_free(&dds.names);
     memset(&dds, 0, sizeof dds);
 }
 
@@ -698,7 +722,7 @@ int ardn_dds_write(struct ardn_route *r, struct ardn_ep *ep, const void *packet,
         if (!d)
             return -1;
     }
-    ardl_cdr_encode(&e->lay, packet, d->data);
+    ardr2_cdr_encode(&e->lay, packet, d->data);
     /* The source timestamp is the writer's CLOCK_REALTIME stamp of the packet. */
     d->c.timestamp.v = h->real_ns;
     d->c.statusinfo = 0;
