@@ -87,9 +87,9 @@ int ardr2_topic_check(const char *topic, const char *conn)
                              "yourself (ros2:/TOPIC)",
                              conn, (int)(b - a), topic + a, why);
         return ardi_fail(ARD_EINVAL,
-                         "'%s' is not a ROS 2 topic name: part '%.*s' is %s (a part must be A-Z "
-                         "a-z 0-9 _, not empty, and start with no digit)",
-                         topic, (int)(b - a), topic + a, why);
+                         "'%s' is not a ROS 2 topic name: part '%.*s' must be A-Z a-z 0-9 _, "
+                         "not empty, and start with no digit",
+                         topic, (int)(b - a), topic + a);
     }
     return 0;
 }
