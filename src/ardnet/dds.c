@@ -44,6 +44,7 @@ int ardn_ros2_type_parse(const char *val, char *out, size_t len)
 
 #define IDLE_NS 100000000LL /* how often the DDS thread looks at the stop flag */
 #define TAKE_MAX 16         /* samples per take */
+#define INPUT_MAX 1024      /* samples an input's reader holds until they are taken */
 
 /* ---- the sertype: a connection's CDR as an opaque, fixed-size byte string -------------------- */
 
@@ -443,7 +444,20 @@ static int open_ep(struct ardn_dds_ep *e)
                          DDS_MSECS(100));
     dds_qset_durability(q, (r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
                                                                    : DDS_DURABILITY_VOLATILE);
-    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    if (e->input && (r->cfg.qos & ARDN_QOS_RELIABLE)) {
+        /* Every sample of a reliable writer is accounted for: the reader keeps all until the
+         * DDS thread takes them (received; all but the newest of a take superseded). When
+         * INPUT_MAX samples wait, Cyclone refuses the next and the writer sends it again:
+         * nothing is overwritten unseen. */
+        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+        dds_qset_resource_limits(q, INPUT_MAX, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+    } else if (e->input) {
+        /* Best effort: what is lost on the way is not known; what arrives waits INPUT_MAX deep
+         * for the take, so that a burst is counted, not overwritten. */
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, INPUT_MAX);
+    } else {
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    }
     dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &rep);
     int rc = 0;
