@@ -320,11 +320,17 @@ struct ardn_dds_ep {
     uint64_t seq;        /* samples taken (input) */
     struct rdata *spare; /* output: the last sample written, with a reference of ours */
     bool write_reported, bad_reported, peer_reported;
+    /* Incompatible QoS: set by Cyclone's listener thread, reported by the DDS thread. */
+    atomic_int qos_pending;
+    int64_t qos_reported_ns; /* when the last report was printed (DDS thread) */
+    int64_t qos_since_ns;    /* when a report began to wait for the peer's discovery data */
+    char qos_peer[160];      /* the newest discovered peer whose QoS does not match */
 };
 
 static struct {
     dds_entity_t pp, ws, pubs, subs; /* participant, waitset, builtin readers */
     dds_entity_t wake;               /* guard condition: the thread is to stop */
+    dds_entity_t qos_gc;             /* guard condition: an endpoint has an incompatible peer */
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
@@ -380,6 +386,140 @@ static int dds_fail(const struct ardn_route *r, dds_return_t rc, const char *wha
                     const char *topic)
 {
     return ardn_route_fail(r, ARD_ESYS, "%s %s: %s", what, topic, dds_strretcode(rc));
+}
+
+/* ---- incompatible QoS: counted at once, reported by the DDS thread (at most once a second
+ * per endpoint), naming the topic, the policy and the peer --------------------------------- */
+
+#define QOS_REPORT_NS 1000000000LL   /* one report a second per endpoint at most */
+#define QOS_PEER_WAIT_NS 200000000LL /* how long a report waits for the peer's discovery data */
+
+static const char *policy_name(dds_qos_policy_id_t id)
+{
+    switch (id) {
+    case DDS_DURABILITY_QOS_POLICY_ID:
+        return "DURABILITY";
+    case DDS_PRESENTATION_QOS_POLICY_ID:
+        return "PRESENTATION";
+    case DDS_DEADLINE_QOS_POLICY_ID:
+        return "DEADLINE";
+    case DDS_LATENCYBUDGET_QOS_POLICY_ID:
+        return "LATENCY_BUDGET";
+    case DDS_OWNERSHIP_QOS_POLICY_ID:
+        return "OWNERSHIP";
+    case DDS_LIVELINESS_QOS_POLICY_ID:
+        return "LIVELINESS";
+    case DDS_PARTITION_QOS_POLICY_ID:
+        return "PARTITION";
+    case DDS_RELIABILITY_QOS_POLICY_ID:
+        return "RELIABILITY";
+    case DDS_DESTINATIONORDER_QOS_POLICY_ID:
+        return "DESTINATION_ORDER";
+    case DDS_DATA_REPRESENTATION_QOS_POLICY_ID:
+        return "DATA_REPRESENTATION";
+    case DDS_TYPE_CONSISTENCY_ENFORCEMENT_QOS_POLICY_ID:
+        return "TYPE_CONSISTENCY_ENFORCEMENT";
+    default:
+        return "another policy";
+    }
+}
+
+static void qos_incompatible(struct ardn_dds_ep *e, uint32_t change)
+{
+    if (change == 0)
+        return;
+    atomic_fetch_add_explicit(&e->r->cnt.c[ARDN_C_QOS_INCOMPATIBLE], change, memory_order_relaxed);
+    atomic_store(&e->qos_pending, 1);
+    dds_set_guardcondition(dds.qos_gc, true);
+}
+
+static void on_offered_incompatible(dds_entity_t wr, const dds_offered_incompatible_qos_status_t st,
+                                    void *arg)
+{
+    (void)wr;
+    qos_incompatible(arg, st.total_count_change);
+}
+
+static void on_requested_incompatible(dds_entity_t rd,
+                                      const dds_requested_incompatible_qos_status_t st, void *arg)
+{
+    (void)rd;
+    qos_incompatible(arg, st.total_count_change);
+}
+
+static const char *reliability_text(const dds_qos_t *q)
+{
+    dds_reliability_kind_t k;
+    dds_duration_t b;
+    if (!q || !dds_qget_reliability(q, &k, &b))
+        return "best-effort";
+    return k == DDS_RELIABILITY_RELIABLE ? "reliable" : "best-effort";
+}
+
+static const char *durability_text(const dds_qos_t *q)
+{
+    dds_durability_kind_t k;
+    if (!q || !dds_qget_durability(q, &k))
+        return "volatile";
+    return k == DDS_DURABILITY_VOLATILE ? "volatile" : "transient-local (or stronger)";
+}
+
+/* Whether a peer endpoint (QoS q) on e's topic is incompatible with e, by reliability or
+ * durability (what ROS 2 users meet; other policies are named by Cyclone's status only). */
+static bool peer_incompatible(const struct ardn_dds_ep *e, const dds_qos_t *q)
+{
+    dds_reliability_kind_t rk = DDS_RELIABILITY_BEST_EFFORT;
+    dds_durability_kind_t dk = DDS_DURABILITY_VOLATILE;
+    dds_duration_t b;
+    if (q) {
+        if (!dds_qget_reliability(q, &rk, &b))
+            rk = e->input ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT;
+        if (!dds_qget_durability(q, &dk))
+            dk = DDS_DURABILITY_VOLATILE;
+    }
+    bool rel = (e->r->cfg.qos & ARDN_QOS_RELIABLE) != 0;
+    bool tl = (e->r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) != 0;
+    bool prel = rk == DDS_RELIABILITY_RELIABLE, ptl = dk != DDS_DURABILITY_VOLATILE;
+    if (e->input) /* we request, the peer writer offers */
+        return (rel && !prel) || (tl && !ptl);
+    return (prel && !rel) || (ptl && !tl); /* the peer reader requests, we offer */
+}
+
+/* Report e's incompatible peers (DDS thread): the policy from Cyclone's status, each peer found
+ * among the discovered endpoints on the topic. */
+static void qos_report(struct ardn_dds_ep *e, int64_t now)
+{
+    if (!atomic_load(&e->qos_pending) || now - e->qos_reported_ns < QOS_REPORT_NS)
+        return;
+    /* The peer's discovery data may come a moment after Cyclone's status: wait for it a little. */
+    if (!e->qos_peer[0] && e->qos_since_ns == 0)
+        e->qos_since_ns = now;
+    if (!e->qos_peer[0] && now - e->qos_since_ns < QOS_PEER_WAIT_NS)
+        return;
+    e->qos_since_ns = 0;
+    atomic_store(&e->qos_pending, 0);
+    e->qos_reported_ns = now;
+    dds_qos_policy_id_t pol = DDS_INVALID_QOS_POLICY_ID;
+    uint32_t total = 0;
+    if (e->input) {
+        dds_requested_incompatible_qos_status_t st;
+        if (dds_get_requested_incompatible_qos_status(e->rd, &st) == 0)
+            pol = st.last_policy_id, total = st.total_count;
+    } else {
+        dds_offered_incompatible_qos_status_t st;
+        if (dds_get_offered_incompatible_qos_status(e->wr, &st) == 0)
+            pol = st.last_policy_id, total = st.total_count;
+    }
+    const char *peer = e->qos_peer;
+    bool rel = (e->r->cfg.qos & ARDN_QOS_RELIABLE) != 0;
+    bool tl = (e->r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) != 0;
+    ardn_route_warn(e->r,
+                    "incompatible QoS on %s: policy %s: %s %s what this %s (%s, %s) %s; nothing "
+                    "passes between them (%u such peer%s so far; qos_incompatible counts them)",
+                    e->topic, policy_name(pol), peer[0] ? peer : "a DDS peer (not yet discovered)",
+                    e->input ? "does not offer" : "requests", e->input ? "reader" : "writer",
+                    rel ? "reliable" : "best-effort", tl ? "transient-local" : "volatile",
+                    e->input ? "requests" : "does not offer", total, total == 1 ? "" : "s");
 }
 
 static int open_ep(struct ardn_dds_ep *e)
@@ -461,15 +601,23 @@ static int open_ep(struct ardn_dds_ep *e)
     dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &rep);
     int rc = 0;
+    dds_listener_t *l = dds_create_listener(e);
+    if (!l) {
+        dds_delete_qos(q);
+        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    }
     if (e->input) {
-        e->rd = dds_create_reader(dds.pp, e->tp, q, NULL);
+        dds_lset_requested_incompatible_qos(l, on_requested_incompatible);
+        e->rd = dds_create_reader(dds.pp, e->tp, q, l);
         if (e->rd < 0)
             rc = dds_fail(r, e->rd, "cannot create DDS reader on", e->topic);
     } else {
-        e->wr = dds_create_writer(dds.pp, e->tp, q, NULL);
+        dds_lset_offered_incompatible_qos(l, on_offered_incompatible);
+        e->wr = dds_create_writer(dds.pp, e->tp, q, l);
         if (e->wr < 0)
             rc = dds_fail(r, e->wr, "cannot create DDS writer on", e->topic);
     }
+    dds_delete_listener(l);
     dds_delete_qos(q);
     if (rc == 0 && e->input) {
         dds_entity_t c = dds_create_readcondition(e->rd, DDS_ANY_STATE);
@@ -521,10 +669,12 @@ int ardn_dds_open(struct ardn_plan *p)
     dds.subs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
     /* Always attached: a waitset with nothing attached does not wait. */
     dds.wake = dds_create_guardcondition(dds.pp);
+    dds.qos_gc = dds_create_guardcondition(dds.pp);
     /* The waitset's attachments: input i is i; then the stop condition and the discovery
      * readers (looked at only when they have something). */
-    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 ||
+    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 || dds.qos_gc < 0 ||
         dds_waitset_attach(dds.ws, dds.wake, (dds_attach_t)n) < 0 ||
+        dds_waitset_attach(dds.ws, dds.qos_gc, (dds_attach_t)n + 3) < 0 ||
         dds_waitset_attach(dds.ws, dds_create_readcondition(dds.pubs, DDS_ANY_STATE),
                            (dds_attach_t)n + 1) < 0 ||
         dds_waitset_attach(dds.ws, dds_create_readcondition(dds.subs, DDS_ANY_STATE),
@@ -632,8 +782,19 @@ static void check_peers(dds_entity_t rd, bool writers)
                 continue;
             for (int i = 0; i < dds.neps; i++) {
                 struct ardn_dds_ep *e = &dds.eps[i];
-                if (e->input != writers || strcmp(e->topic, b->topic_name) != 0 ||
-                    strcmp(e->type, b->type_name) == 0)
+                if (e->input != writers || strcmp(e->topic, b->topic_name) != 0)
+                    continue;
+                if (peer_incompatible(e, b->qos)) { /* for qos_report */
+                    const uint8_t *g = b->key.v;
+                    snprintf(
+                        e->qos_peer, sizeof e->qos_peer,
+                        "DDS %s %02x%02x%02x%02x:%02x%02x%02x%02x:%02x%02x%02x%02x:%02x%02x%02x"
+                        "%02x (%s, %s)",
+                        writers ? "writer" : "reader", g[0], g[1], g[2], g[3], g[4], g[5], g[6],
+                        g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15],
+                        reliability_text(b->qos), durability_text(b->qos));
+                }
+                if (strcmp(e->type, b->type_name) == 0)
                     continue;
                 ardn_count_drop(e->r, ARDW_TYPE);
                 if (e->peer_reported)
@@ -678,6 +839,13 @@ static void *dds_main(void *arg)
             check_peers(dds.pubs, true);
             check_peers(dds.subs, false);
         }
+        /* Incompatible QoS (a listener set the guard): reported here, rate-limited. */
+        bool qos_now = false;
+        dds_read_guardcondition(dds.qos_gc, &qos_now);
+        if (qos_now)
+            dds_set_guardcondition(dds.qos_gc, false);
+        for (int i = 0; i < dds.neps; i++)
+            qos_report(&dds.eps[i], now);
         for (int i = 0; i < dds.neps; i++)
             if (dds.eps[i].input)
                 ardn_tick(dds.eps[i].r, now, NULL);
