@@ -45,6 +45,8 @@ int ardn_ros2_type_parse(const char *val, char *out, size_t len)
 #define IDLE_NS 100000000LL /* how often the DDS thread looks at the stop flag */
 #define TAKE_MAX 16         /* samples per take */
 #define INPUT_MAX 1024      /* samples an input's reader holds until they are taken */
+/* A route's qos bit of dds.c alone: best effort was asked for (--qos best-effort). */
+#define QOS_BEST_EFFORT 0x100u
 
 /* ---- the sertype: a connection's CDR as an opaque, fixed-size byte string -------------------- */
 
@@ -320,6 +322,7 @@ struct ardn_dds_ep {
     uint64_t seq;        /* samples taken (input) */
     struct rdata *spare; /* output: the last sample written, with a reference of ours */
     bool write_reported, bad_reported, peer_reported;
+    bool reliable; /* the endpoint's reliability: an output's default is reliable */
     /* Incompatible QoS: set by Cyclone's listener thread, reported by the DDS thread. */
     atomic_int qos_pending;
     int64_t qos_reported_ns; /* when the last report was printed (DDS thread) */
@@ -343,6 +346,7 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
 {
     unsigned q = 0;
     char buf[128];
+    /* "best-effort" given: outputs too are best effort (their default is reliable). */
     if (strlen(val) >= sizeof buf || !*val)
         return ardi_fail(ARD_EINVAL, "qos '%s': expected best-effort, reliable, transient-local",
                          val);
@@ -352,7 +356,9 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
             q |= ARDN_QOS_RELIABLE;
         else if (strcmp(t, "transient-local") == 0)
             q |= ARDN_QOS_TRANSIENT_LOCAL | ARDN_QOS_RELIABLE;
-        else if (strcmp(t, "best-effort") != 0 && strcmp(t, "volatile") != 0)
+        else if (strcmp(t, "best-effort") == 0)
+            q |= QOS_BEST_EFFORT;
+        else if (strcmp(t, "volatile") != 0)
             return ardi_fail(ARD_EINVAL,
                              "qos '%s': unknown '%s' (expected best-effort, reliable, "
                              "transient-local, or several joined by commas)",
@@ -477,7 +483,7 @@ static bool peer_incompatible(const struct ardn_dds_ep *e, const dds_qos_t *q)
         if (!dds_qget_durability(q, &dk))
             dk = DDS_DURABILITY_VOLATILE;
     }
-    bool rel = (e->r->cfg.qos & ARDN_QOS_RELIABLE) != 0;
+    bool rel = e->reliable;
     bool tl = (e->r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) != 0;
     bool prel = rk == DDS_RELIABILITY_RELIABLE, ptl = dk != DDS_DURABILITY_VOLATILE;
     if (e->input) /* we request, the peer writer offers */
@@ -511,7 +517,7 @@ static void qos_report(struct ardn_dds_ep *e, int64_t now)
             pol = st.last_policy_id, total = st.total_count;
     }
     const char *peer = e->qos_peer;
-    bool rel = (e->r->cfg.qos & ARDN_QOS_RELIABLE) != 0;
+    bool rel = e->reliable;
     bool tl = (e->r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) != 0;
     ardn_route_warn(e->r,
                     "incompatible QoS on %s: policy %s: %s %s what this %s (%s, %s) %s; nothing "
@@ -578,13 +584,17 @@ static int open_ep(struct ardn_dds_ep *e)
     dds_qos_t *q = dds_create_qos();
     if (!q)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
-    dds_qset_reliability(q,
-                         (r->cfg.qos & ARDN_QOS_RELIABLE) ? DDS_RELIABILITY_RELIABLE
-                                                          : DDS_RELIABILITY_BEST_EFFORT,
+    /* An output is reliable unless best effort was asked for: a reliable keep-last-1 writer
+     * matches reliable readers (ROS 2's default profile) and best-effort ones, and stays a
+     * latest value (docs/ros2.md, "QoS and domain"). An input is best effort unless reliable
+     * was asked for: a best-effort reader matches every writer. */
+    e->reliable =
+        (r->cfg.qos & ARDN_QOS_RELIABLE) || (!e->input && !(r->cfg.qos & QOS_BEST_EFFORT));
+    dds_qset_reliability(q, e->reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                          DDS_MSECS(100));
     dds_qset_durability(q, (r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
                                                                    : DDS_DURABILITY_VOLATILE);
-    if (e->input && (r->cfg.qos & ARDN_QOS_RELIABLE)) {
+    if (e->input && e->reliable) {
         /* Every sample of a reliable writer is accounted for: the reader keeps all until the
          * DDS thread takes them (received; all but the newest of a take superseded). When
          * INPUT_MAX samples wait, Cyclone refuses the next and the writer sends it again:
