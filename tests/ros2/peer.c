@@ -198,12 +198,15 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
         if (wr[i] < 0) {
             fprintf(stderr, "ros2_peer: cannot create writer on %s: %s\n", name,
                     dds_strretcode(wr[i]));
+            free(wr);
             return 2;
         }
     }
     dds_delete_qos(q);
-    if (!wr)
+    if (!wr) {
+        fprintf(stderr, "ros2_peer: out of memory\n");
         return 2;
+    }
     int64_t until = mono_ns() + wait_ns;
     for (int i = 0; i < nw; i++) {
         dds_publication_matched_status_t st = {0};
@@ -215,6 +218,7 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
         }
         if (st.current_count == 0) {
             fprintf(stderr, "ros2_peer: no reader matched on %s (writer %d)\n", argv[2], i);
+            free(wr);
             return 3;
         }
     }
@@ -243,6 +247,7 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
                 ;
             if (rc < 0) {
                 fprintf(stderr, "ros2_peer: write: %s\n", dds_strretcode(rc));
+                free(wr);
                 return 2;
             }
         }
