@@ -59,8 +59,8 @@ arr:f64[3] Big:u16[2] stamp:i64" a=1 >/dev/null
 start_web --allow-set
 node "$JS" write "$(ws_url)" | tee "$T/write.out" ||
     fail "server with --allow-set: $(cat "$T/web.err")"
-# The live server's schema name is the recorder's (it ends in a hash of the schema text: the
-# same name, the same schema).
+# The live server's schema name is the recorder's (the ROS 2 type, docs/ros2.md#names;
+# tests/ros2/ros2_one_name.sh compares it with DDS too).
 "$ARD" record fox.in -o "$T/in.mcap" 2>/dev/null &
 rec=$!
 sleep 0.5
