@@ -200,11 +200,12 @@ struct ardn_input {
     _Atomic uint64_t datagrams, packed;
     _Atomic uint64_t drop[ARDW_NCAUSES];
     /* With a key: the senders' epochs seen here, the seal of the datagram being taken in
-     * (given to its packets' headers) and when a refused peer was last named in the log. */
+     * (given to its packets' headers) and when a refused peer was last named in the log, per
+     * cause. */
     struct ards_table *peers;
     uint64_t seal_ctr;
     int64_t proven_ns;
-    int64_t auth_warn_ns;
+    int64_t auth_warn_ns[3]; /* per cause: not sealed, another key, failed */
 };
 
 struct ardn_txq; /* route.c: the packets a sending thread has for one destination */

@@ -75,7 +75,8 @@ struct ards_info {
 bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i);
 /* Verify the tag (subkey sub) and decrypt in place, then rewrite the datagram as its plain
  * form (version 1, the original header length) ending where the body ends: returns it (at
- * d + 16) and its length in *plen, or NULL when the tag is wrong (d unchanged). */
+ * d + 16) and its length in *plen, or NULL when the tag is wrong (then the body may have been
+ * overwritten: libsodium clears what it would have decrypted). */
 uint8_t *ards_open(const uint8_t sub[ARDS_KEY_BYTES], uint8_t *d, size_t len,
                    const struct ards_info *i, size_t *plen);
 

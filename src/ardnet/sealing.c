@@ -120,12 +120,13 @@ void ardn_seal_answer(int fd, uint8_t *d, size_t len)
 
 /* ---- the receiver's side --------------------------------------------------------------------- */
 
-static void warn_peer(struct ardn_input *in, const struct sockaddr_storage *src, int64_t now,
-                      const char *what)
+static void warn_peer(struct ardn_input *in, int cause, const struct sockaddr_storage *src,
+                      int64_t now, const char *what)
 {
-    if (!src || (in->auth_warn_ns && now - in->auth_warn_ns < WARN_EVERY_NS))
+    int64_t *last = &in->auth_warn_ns[cause];
+    if (!src || (*last && now - *last < WARN_EVERY_NS))
         return;
-    in->auth_warn_ns = now;
+    *last = now;
     char from[128];
     ardn_addr_str(src, from, sizeof from);
     fprintf(stderr, "ardnet: input %s: datagrams from %s %s: refused (drop_auth)\n", in->text, from,
@@ -190,7 +191,7 @@ const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
     struct ards_info i;
     if (!ards_peek(d, *len, &i)) {
         ardn_input_drop(in, ARDW_AUTH);
-        warn_peer(in, src, now,
+        warn_peer(in, 0, src, now,
                   *len > 4 && d[4] == ARDW_WIRE_VERSION
                       ? "are not sealed (give the sender the same --key)"
                       : "are not sealed ardnet datagrams");
@@ -211,7 +212,7 @@ const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
                      ardn_seal.key.id);
         else
             snprintf(what, sizeof what, "fail authentication (damaged, or forged)");
-        warn_peer(in, src, now, what);
+        warn_peer(in, i.key_id != ardn_seal.key.id ? 1 : 2, src, now, what);
         return NULL;
     }
     if (pd[5] == ARDS_FLAG_ANSWER) {

@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""attacker.py - the third host of tests/ardnet/ardnet_seal_netns.sh: hears every datagram on
+the bridge (ageing time 0: the bridge floods like a hub) and sends datagrams with any source
+address (raw socket).
+
+  attacker.py capture DST_PORT SECONDS FILE
+      record the UDP datagrams to DST_PORT seen on eth0 for SECONDS into FILE (one per line:
+      src_ip src_port dst_ip hex_payload); prints how many
+  attacker.py replay FILE [--count N] [--gap-ms G]
+      send the recorded datagrams again, each from its recorded source address and port
+  attacker.py forge FILE MODE [--count N]
+      send datagrams made from the last recorded one, from its source:
+        seq-high   sequence (bytes 24..31) set far ahead, N of them, each one higher
+        flip       one payload byte flipped (a sealed one then fails its tag)
+        plain      the header only, version 1, sequence far ahead (an unsealed forgery)
+"""
+import socket
+import struct
+import sys
+import time
+
+
+def capture(port, seconds, path):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800))
+    s.bind(("eth0", 0x0800))
+    s.settimeout(0.1)
+    end = time.monotonic() + seconds
+    n = 0
+    with open(path, "w") as out:
+        while time.monotonic() < end:
+            try:
+                pkt = s.recv(70000)
+            except socket.timeout:
+                continue
+            if len(pkt) < 28 or pkt[9] != 17:
+                continue
+            ihl = (pkt[0] & 15) * 4
+            sport, dport, ulen = struct.unpack("!HHH", pkt[ihl:ihl + 6])
+            if dport != port:
+                continue
+            payload = pkt[ihl + 8:ihl + ulen]
+            src = socket.inet_ntoa(pkt[12:16])
+            dst = socket.inet_ntoa(pkt[16:20])
+            out.write("%s %d %s %d %s\n" % (src, sport, dst, dport, payload.hex()))
+            n += 1
+    print(n)
+
+
+def load(path):
+    rows = []
+    for line in open(path):
+        src, sport, dst, dport, hexp = line.split()
+        rows.append((src, int(sport), dst, int(dport), bytes.fromhex(hexp)))
+    return rows
+
+
+def checksum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def send_spoofed(raw, src, sport, dst, dport, payload):
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    ip = ip[:10] + struct.pack("!H", checksum(ip)) + ip[12:]
+    raw.sendto(ip + udp, (dst, 0))
+
+
+def main():
+    a = sys.argv[1:]
+    if a[0] == "capture":
+        capture(int(a[1]), float(a[2]), a[3])
+        return
+    rows = load(a[1])
+    count = int(a[a.index("--count") + 1]) if "--count" in a else len(rows)
+    gap = float(a[a.index("--gap-ms") + 1]) / 1000 if "--gap-ms" in a else 0.0
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    sent = 0
+    if a[0] == "replay":
+        for i in range(count):
+            src, sport, dst, dport, p = rows[i % len(rows)]
+            send_spoofed(raw, src, sport, dst, dport, p)
+            sent += 1
+            if gap:
+                time.sleep(gap)
+    elif a[0] == "forge":
+        mode = a[2]
+        src, sport, dst, dport, p = rows[-1]
+        for i in range(count):
+            b = bytearray(p)
+            if mode == "seq-high":
+                b[24:32] = struct.pack("<Q", (1 << 62) + i)
+            elif mode == "flip":
+                b[-20] ^= 0x55
+            elif mode == "plain":
+                # a whole version 1 datagram of the same connection and size (zeros)
+                size = struct.unpack("<I", b[12:16])[0]
+                b = bytearray(b[:56]) + bytearray(size)
+                b[4] = 1
+                b[5] = 0
+                b[6:8] = struct.pack("<H", 56)
+                b[24:32] = struct.pack("<Q", (1 << 62) + i)
+            send_spoofed(raw, src, sport, dst, dport, bytes(b))
+            sent += 1
+            if gap:
+                time.sleep(gap)
+    print(sent)
+
+
+if __name__ == "__main__":
+    main()
