@@ -273,6 +273,20 @@ int ardn_seal_open(void);
  * calling thread's next nonce into out (see ards_seal); returns its length. */
 size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
                        uint8_t *out);
+/* The same with another subkey (the catalog's, of its host id). */
+size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                      size_t blen, uint8_t *out);
+/* This run's seal clock (ns since the start): what an answer tells. */
+uint64_t ardn_seal_clock(void);
+/* Answer a challenge (d, opened in place) to my_epoch, sealed with my_sub, on fd (to: the
+ * challenger's address, NULL on a connected socket). */
+void ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
+                         const struct sockaddr *to, socklen_t tolen);
+/* Challenge the epoch of p (a fresh nonce into p) at src, from fd, as my_epoch. */
+void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const uint8_t *my_sub,
+                         const struct sockaddr_storage *src, int64_t now);
+/* p answered with its clock t at receiver time now: proven, and its floor set. */
+void ardn_seal_proven(struct ards_peer *p, uint64_t t, int64_t now);
 /* The packet encoded in r->tx, sealed (once per packet) into r->smsg: r->nfrag datagrams. */
 struct mmsghdr *ardn_sealed_packet(struct ardn_route *r);
 /* The route's descriptor datagram, sealed now into r->sdesc; returns its length. */

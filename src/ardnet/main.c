@@ -220,10 +220,6 @@ static int configure(int argc, char **argv)
         return rc;
     if (!ardn_auto_enabled() && ardn_auto_open(NULL, 0) < 0) /* (--auto-* without --auto) */
         return usage_error("%s", ard_errdetail());
-    if (ardn_g.key[0] && ardn_auto_enabled())
-        return usage_error("--key %s: the catalog (--auto) does not seal its announcements: "
-                           "--key is for configured routes only",
-                           ardn_g.key);
     if (nroutes == 0 && ardn_auto_enabled())
         return 0;
     if (nroutes == 0 && config)

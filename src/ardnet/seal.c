@@ -170,16 +170,21 @@ size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t la
 
 bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i)
 {
-    if (len < 24 + ARDS_OVERHEAD || ardw_get32(d) != ARDW_MAGIC_WORD || d[4] != ARDS_VERSION)
+    if (len < 24 + ARDS_OVERHEAD || d[4] != ARDS_VERSION)
+        return false;
+    uint32_t magic = ardw_get32(d);
+    bool catalog = magic == ARDS_CATALOG_MAGIC;
+    if (magic != ARDW_MAGIC_WORD && !catalog)
         return false;
     size_t hlen = ardw_get16(d + 6);
-    if (hlen < 24 + ARDS_SEAL_BYTES || hlen > len - ARDS_TAG_BYTES)
+    if (hlen < (catalog ? 32u : 24u) + ARDS_SEAL_BYTES || hlen > len - ARDS_TAG_BYTES)
         return false;
+    i->magic = magic;
     i->hlen = hlen;
     i->key_id = ardw_get32(d + hlen - 16);
     i->lane = ardw_get32(d + hlen - 12);
     i->ctr = ardw_get64(d + hlen - 8);
-    i->epoch = ardw_get64(d + 16);
+    i->epoch = ardw_get64(d + (catalog ? 8 : 16));
     return true;
 }
 

