@@ -76,8 +76,8 @@ static double round_ns(enum what w, size_t len)
             break;
         case CHACHA_OPEN:
             nonce[0] = 0;
-            if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(dec, NULL, out + ad, body,
-                                                                   mac, out, ad, nonce, key) != 0)
+            if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(dec, NULL, out + ad, body, mac,
+                                                                   out, ad, nonce, key) != 0)
                 abort();
             break;
         case AES_SEAL:
@@ -86,12 +86,13 @@ static double round_ns(enum what w, size_t len)
             break;
         case AES_OPEN:
             nonce[0] = 0;
-            if (crypto_aead_aes256gcm_decrypt_detached_afternm(dec, NULL, out + ad, body,
-                                                               mac, out, ad, nonce, &aes) != 0)
+            if (crypto_aead_aes256gcm_decrypt_detached_afternm(dec, NULL, out + ad, body, mac, out,
+                                                               ad, nonce, &aes) != 0)
                 abort();
             break;
         case SYSCALL:
-            if (send(tx, in, len, 0) != (ssize_t)len || recv(rx, out, sizeof out, 0) != (ssize_t)len)
+            if (send(tx, in, len, 0) != (ssize_t)len ||
+                recv(rx, out, sizeof out, 0) != (ssize_t)len)
                 abort();
             break;
         }
@@ -118,8 +119,8 @@ int main(int argc, char **argv)
     int aes = crypto_aead_aes256gcm_is_available();
     printf("# ns per datagram, median of %d rounds of %d; AES-NI %s\n", rounds, N,
            aes ? "available" : "not available (AES-256-GCM not measured)");
-    printf("| datagram | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", names[0],
-           names[1], names[2], names[3], names[4]);
+    printf("| datagram | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", names[0], names[1],
+           names[2], names[3], names[4]);
     for (size_t l = 0; l < 3; l++) {
         printf("| %zu B |", lens[l]);
         for (int w = 0; w < 5; w++) {
