@@ -4,8 +4,9 @@ the bridge (ageing time 0: the bridge floods like a hub) and sends datagrams wit
 address (raw socket).
 
   attacker.py capture DST_PORT SECONDS FILE
-      record the UDP datagrams to DST_PORT seen on eth0 for SECONDS into FILE (one per line:
-      src_ip src_port dst_ip hex_payload); prints how many
+      record the UDP datagrams to DST_PORT (0: any) seen on eth0 for SECONDS into FILE (one
+      per line: src_ip src_port dst_ip dst_port hex_payload; with --stamp, the kernel's
+      arrival time first, CLOCK_REALTIME in s); prints how many
   attacker.py replay FILE [--count N] [--gap-ms G]
       send the recorded datagrams again, each from its recorded source address and port
   attacker.py forge FILE MODE [--count N]
@@ -28,27 +29,35 @@ import sys
 import time
 
 
-def capture(port, seconds, path):
+def capture(port, seconds, path, stamp=False):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800))
     s.bind(("eth0", 0x0800))
     s.settimeout(0.1)
+    s.setsockopt(socket.SOL_SOCKET, 35, 1)  # SO_TIMESTAMPNS: the kernel's arrival time
     end = time.monotonic() + seconds
     n = 0
     with open(path, "w") as out:
         while time.monotonic() < end:
             try:
-                pkt = s.recv(70000)
+                pkt, anc, _, _ = s.recvmsg(70000, 64)
             except socket.timeout:
                 continue
+            ts = time.time()
+            for level, kind, data in anc:
+                if level == socket.SOL_SOCKET and kind == 35 and len(data) >= 16:
+                    sec, nsec = struct.unpack("qq", data[:16])
+                    ts = sec + nsec / 1e9
             if len(pkt) < 28 or pkt[9] != 17:
                 continue
             ihl = (pkt[0] & 15) * 4
             sport, dport, ulen = struct.unpack("!HHH", pkt[ihl:ihl + 6])
-            if dport != port:
+            if port and dport != port:
                 continue
             payload = pkt[ihl + 8:ihl + ulen]
             src = socket.inet_ntoa(pkt[12:16])
             dst = socket.inet_ntoa(pkt[16:20])
+            if stamp:
+                out.write("%.6f " % ts)
             out.write("%s %d %s %d %s\n" % (src, sport, dst, dport, payload.hex()))
             n += 1
     print(n)
@@ -82,7 +91,7 @@ def send_spoofed(raw, src, sport, dst, dport, payload):
 def main():
     a = sys.argv[1:]
     if a[0] == "capture":
-        capture(int(a[1]), float(a[2]), a[3])
+        capture(int(a[1]), float(a[2]), a[3], "--stamp" in a)
         return
     if a[0] == "listen":
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
