@@ -209,7 +209,12 @@ static void answered(struct ardn_input *in, struct ards_peer *p, const uint8_t *
         }
         in->seal_ctr = p->hold_ctr[k];
         in->proven_ns = p->proven_ns;
+        /* (copied, not delivered by reference: the slot may take another epoch's datagram
+         * before this batch is published) */
+        bool ref = in->by_reference;
+        in->by_reference = false;
         ardn_input_plain(in, p->hold[k], n, src, now);
+        in->by_reference = ref;
     }
 }
 
