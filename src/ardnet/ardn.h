@@ -175,6 +175,7 @@ struct ardn_dest {
     size_t limit; /* largest packed datagram: the smallest --max-datagram of its routes */
     int nroutes;
     atomic_bool reported; /* a send error other than the network's was reported */
+    atomic_bool aes;      /* with a key: its receiver's challenge said it opens AES-256-GCM */
     _Atomic uint64_t datagrams, packed, packets, send_errors;
 };
 
@@ -279,9 +280,15 @@ size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const
 /* This run's seal clock (ns since the start): what an answer tells. */
 uint64_t ardn_seal_clock(void);
 /* Answer a challenge (d, opened in place) to my_epoch, sealed with my_sub, on fd (to: the
- * challenger's address, NULL on a connected socket). */
-void ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
-                         const struct sockaddr *to, socklen_t tolen);
+ * challenger's address, NULL on a connected socket): the challenger's capabilities
+ * (ARDS_CAP_*), or -1 when it was none to answer. */
+int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
+                        const struct sockaddr *to, socklen_t tolen);
+/* ardn_seal_dgram with the AEAD alg (ARDS_ALG_*). */
+size_t ardn_seal_dgram_alg(unsigned alg, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                           size_t blen, uint8_t *out);
+/* The AEAD of the packets to d: AES-256-GCM once its receiver said it has it, and this CPU. */
+unsigned ardn_seal_alg(const struct ardn_dest *d);
 /* Challenge the epoch of p (a fresh nonce into p) at src, from fd, as my_epoch. */
 void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const uint8_t *my_sub,
                          const struct sockaddr_storage *src, int64_t now);
@@ -292,8 +299,9 @@ struct mmsghdr *ardn_sealed_packet(struct ardn_route *r);
 /* The route's descriptor datagram, sealed now into r->sdesc; returns its length. */
 size_t ardn_sealed_desc(struct ardn_route *r);
 /* A datagram received on a destination's socket (a receiver's challenge): answered on fd
- * when it is a valid challenge to this run's epoch. d is opened in place. */
-void ardn_seal_answer(int fd, uint8_t *d, size_t len);
+ * when it is a valid challenge to this run's epoch (then its capabilities, else -1). d is
+ * opened in place. */
+int ardn_seal_answer(int fd, uint8_t *d, size_t len);
 extern atomic_bool ardn_stop;
 
 /* Errors follow the library's convention: a negative ARD_E* code (ARD_EINVAL for bad

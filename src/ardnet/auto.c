@@ -867,7 +867,8 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
     struct sockaddr_storage from = {0};
     memcpy(&from, src, sizeof *src);
     if (i.magic == ARDW_MAGIC_WORD && d[5] == ARDS_FLAG_CHALLENGE) {
-        ardn_seal_answer_as(A.fd, d, len, A.id, A.sub, (const struct sockaddr *)src, sizeof *src);
+        (void)ardn_seal_answer_as(A.fd, d, len, A.id, A.sub, (const struct sockaddr *)src,
+                                  sizeof *src);
         return;
     }
     struct ards_peer *p = ards_find(A.seal, i.epoch);

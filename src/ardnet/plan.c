@@ -205,8 +205,8 @@ static int build(struct ardn_txq *q)
             len = ardw_pack_add(pb, len, &r->tx_h, r->tx);
         }
         if (ardn_seal.on)
-            len = ardn_seal_dgram(pb, ARDW_PACK_HDR_SIZE, pb + ARDW_PACK_HDR_SIZE,
-                                  len - ARDW_PACK_HDR_SIZE, b);
+            len = ardn_seal_dgram_alg(ardn_seal_alg(q->d), pb, ARDW_PACK_HDR_SIZE,
+                                      pb + ARDW_PACK_HDR_SIZE, len - ARDW_PACK_HDR_SIZE, b);
         at += len;
         q->iov[nm] = (struct iovec){b, len};
         add_msg(q, &nm, (struct mmsghdr){.msg_hdr = {.msg_iov = &q->iov[nm], .msg_iovlen = 1}},
@@ -483,8 +483,11 @@ static void *answer_main(void *arg)
                 ssize_t len = recv(fds[k].fd, buf, sizeof buf, MSG_DONTWAIT);
                 if (len < 0 && errno != ECONNREFUSED && errno != EINTR)
                     break;
-                if (len > 0)
-                    ardn_seal_answer(fds[k].fd, buf, (size_t)len);
+                int caps = len > 0 ? ardn_seal_answer(fds[k].fd, buf, (size_t)len) : -1;
+                if (caps >= 0) /* (the receiver's, as of its latest challenge) */
+                    atomic_store_explicit(&p->dests[k].aes,
+                                          (caps & ARDS_CAP_AES) && ards_aes_available(),
+                                          memory_order_relaxed);
             }
         }
     }

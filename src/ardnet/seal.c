@@ -16,6 +16,11 @@ int ards_init(void)
     return sodium_init() < 0 ? -1 : 0;
 }
 
+bool ards_aes_available(void)
+{
+    return crypto_aead_aes256gcm_is_available() != 0;
+}
+
 static int hexval(uint8_t c)
 {
     if (c >= '0' && c <= '9')
@@ -163,8 +168,12 @@ size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t la
     ardw_put32(out + hlen + 4, lane);
     ardw_put64(out + hlen + 8, ctr);
     /* The nonce is the last 12 bytes of the seal block: lane and counter. */
-    crypto_aead_chacha20poly1305_ietf_encrypt_detached(out + sh, out + sh + blen, NULL, body, blen,
-                                                       out, sh, NULL, out + hlen + 4, sub);
+    if (lane >> 24 == ARDS_ALG_AES)
+        crypto_aead_aes256gcm_encrypt_detached(out + sh, out + sh + blen, NULL, body, blen, out, sh,
+                                               NULL, out + hlen + 4, sub);
+    else
+        crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+            out + sh, out + sh + blen, NULL, body, blen, out, sh, NULL, out + hlen + 4, sub);
     return sh + blen + ARDS_TAG_BYTES;
 }
 
@@ -183,6 +192,7 @@ bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i)
     i->hlen = hlen;
     i->key_id = ardw_get32(d + hlen - 16);
     i->lane = ardw_get32(d + hlen - 12);
+    i->alg = i->lane >> 24;
     i->ctr = ardw_get64(d + hlen - 8);
     i->epoch = ardw_get64(d + (catalog ? 8 : 16));
     return true;
@@ -193,8 +203,14 @@ uint8_t *ards_open(const uint8_t sub[ARDS_KEY_BYTES], uint8_t *d, size_t len,
 {
     size_t blen = len - i->hlen - ARDS_TAG_BYTES;
     uint8_t *body = d + i->hlen;
-    if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(body, NULL, body, blen, body + blen, d,
-                                                           i->hlen, d + i->hlen - 12, sub) != 0)
+    int rc = -1;
+    if (i->alg == ARDS_ALG_CHACHA)
+        rc = crypto_aead_chacha20poly1305_ietf_decrypt_detached(body, NULL, body, blen, body + blen,
+                                                                d, i->hlen, d + i->hlen - 12, sub);
+    else if (i->alg == ARDS_ALG_AES && ards_aes_available())
+        rc = crypto_aead_aes256gcm_decrypt_detached(body, NULL, body, blen, body + blen, d, i->hlen,
+                                                    d + i->hlen - 12, sub);
+    if (rc != 0)
         return NULL;
     /* The plain form: the original header right before the body. */
     size_t hlen = i->hlen - ARDS_SEAL_BYTES;
@@ -220,9 +236,11 @@ static size_t put_hs(uint8_t *b, unsigned flags, uint64_t my_epoch, uint64_t the
 }
 
 size_t ards_put_challenge(uint8_t *b, uint64_t my_epoch, uint64_t their_epoch,
-                          const uint8_t nonce[ARDS_NONCE_BYTES])
+                          const uint8_t nonce[ARDS_NONCE_BYTES], uint64_t caps)
 {
-    return put_hs(b, ARDS_FLAG_CHALLENGE, my_epoch, their_epoch, nonce);
+    size_t n = put_hs(b, ARDS_FLAG_CHALLENGE, my_epoch, their_epoch, nonce);
+    ardw_put64(b + n, caps);
+    return n + 8;
 }
 
 size_t ards_put_answer(uint8_t *b, uint64_t my_epoch, uint64_t their_epoch,
@@ -240,15 +258,12 @@ bool ards_get_handshake(const uint8_t *p, size_t len, unsigned *flags, uint64_t 
         p[4] != ARDW_WIRE_VERSION || ardw_get16(p + 6) != ARDS_HS_HDR)
         return false;
     *flags = p[5];
-    if (*flags == ARDS_FLAG_CHALLENGE && len != ARDS_HS_HDR + ARDS_NONCE_BYTES)
-        return false;
-    if (*flags == ARDS_FLAG_ANSWER && len != ARDS_HS_HDR + ARDS_NONCE_BYTES + 8)
-        return false;
-    if (*flags != ARDS_FLAG_CHALLENGE && *flags != ARDS_FLAG_ANSWER)
+    if (len != ARDS_HS_HDR + ARDS_NONCE_BYTES + 8 ||
+        (*flags != ARDS_FLAG_CHALLENGE && *flags != ARDS_FLAG_ANSWER))
         return false;
     *their_epoch = ardw_get64(p + 8);
     memcpy(nonce, p + ARDS_HS_HDR, ARDS_NONCE_BYTES);
-    *t_ns = *flags == ARDS_FLAG_ANSWER ? ardw_get64(p + ARDS_HS_HDR + ARDS_NONCE_BYTES) : 0;
+    *t_ns = ardw_get64(p + ARDS_HS_HDR + ARDS_NONCE_BYTES);
     return true;
 }
 

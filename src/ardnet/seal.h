@@ -25,6 +25,11 @@
 #define ARDS_OVERHEAD 32u    /* a sealed datagram is this much longer than the plain one */
 #define ARDS_VERSION 2u      /* version byte of a sealed datagram (plain: 1) */
 #define ARDS_NONCE_BYTES 16u /* the random challenge */
+/* The AEAD of a datagram, in the top byte of its lane: ChaCha20-Poly1305-IETF (every host), or
+ * AES-256-GCM, used only towards a receiver whose challenge said that it has it too. */
+#define ARDS_ALG_CHACHA 0u
+#define ARDS_ALG_AES 1u
+#define ARDS_CAP_AES 1u /* a challenge's capabilities: it opens AES-256-GCM */
 /* The handshake (flags of a version 2 ARDN datagram): a receiver's challenge to an epoch it
  * does not know yet, and the sender's answer. 24-byte plain header: magic, version, flags,
  * header length 24, the other end's epoch (u64 at 8), the sealer's epoch (u64 at 16). */
@@ -32,7 +37,7 @@
 #define ARDS_FLAG_CHALLENGE 0x08u
 #define ARDS_FLAG_ANSWER 0x10u
 #define ARDS_HS_HDR 24u
-#define ARDS_CHALLENGE_LEN (ARDS_HS_HDR + ARDS_OVERHEAD + ARDS_NONCE_BYTES)
+#define ARDS_CHALLENGE_LEN (ARDS_HS_HDR + ARDS_OVERHEAD + ARDS_NONCE_BYTES + 8u)
 #define ARDS_ANSWER_LEN (ARDS_HS_HDR + ARDS_OVERHEAD + ARDS_NONCE_BYTES + 8u)
 
 struct ards_key {
@@ -42,6 +47,8 @@ struct ards_key {
 
 /* libsodium's start-up (once; thread-safe). 0 or -1. */
 int ards_init(void);
+/* Whether this CPU seals and opens AES-256-GCM (libsodium: x86 with AES-NI), after ards_init. */
+bool ards_aes_available(void);
 
 /* A key from the bytes of a key file: exactly 32 bytes, or 64 hex digits with at most one
  * newline after them. 0, or -1 with why (a sentence) filled. */
@@ -57,7 +64,8 @@ int ards_keygen(const char *path);
 void ards_subkey(const struct ards_key *k, uint64_t epoch, uint8_t sub[ARDS_KEY_BYTES]);
 
 /* Seal a plain datagram: its header (hlen bytes, with the version byte at 4 and the header
- * length u16 at 6) and body (blen bytes). out receives the header with version 2 and header
+ * length u16 at 6) and body (blen bytes), with the AEAD named by lane's top byte (ARDS_ALG_*;
+ * AES only where ards_aes_available). out receives the header with version 2 and header
  * length hlen + 16, the seal block, the body encrypted and the tag: hlen + blen + 32 bytes,
  * returned. hdr may lie anywhere (it is moved); body must not overlap out, or be exactly
  * out + hlen + 16 (sealed in place). */
@@ -66,9 +74,10 @@ size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t la
 
 /* What the plain part of a sealed datagram says. */
 struct ards_info {
-    uint32_t magic; /* ARDW_MAGIC_WORD (ARDN: routes, handshake) or ARDC (the catalog's) */
-    size_t hlen;    /* header length, seal block included */
-    uint32_t key_id, lane;
+    uint32_t magic;        /* ARDW_MAGIC_WORD (ARDN: routes, handshake) or ARDC (the catalog's) */
+    size_t hlen;           /* header length, seal block included */
+    uint32_t key_id, lane; /* lane as on the wire, its top byte the AEAD */
+    unsigned alg;          /* ARDS_ALG_* */
     uint64_t ctr;
     uint64_t epoch; /* the sealer's epoch (u64 at offset 16; ARDC: its host id at 8) */
 };
@@ -76,7 +85,8 @@ struct ards_info {
  * least 24 + 16, ARDC 32 + 16, that leaves room for the tag) and read its seal block. Never
  * reads beyond len. */
 bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i);
-/* Verify the tag (subkey sub) and decrypt in place, then rewrite the datagram as its plain
+/* Verify the tag (subkey sub, the datagram's AEAD; an AEAD this CPU lacks fails) and decrypt
+ * in place, then rewrite the datagram as its plain
  * form (version 1, the original header length) ending where the body ends: returns it (at
  * d + 16) and its length in *plen, or NULL when the tag is wrong (then the body may have been
  * overwritten: libsodium clears what it would have decrypted). */
@@ -84,14 +94,16 @@ uint8_t *ards_open(const uint8_t sub[ARDS_KEY_BYTES], uint8_t *d, size_t len,
                    const struct ards_info *i, size_t *plen);
 
 /* The handshake's plain datagrams (to be sealed with ards_seal: header ARDS_HS_HDR bytes,
- * then the body): a challenge (body: nonce) and an answer (body: nonce, then the answerer's
- * time u64). They return the plain length. */
+ * then the body): a challenge (body: nonce, then the challenger's capabilities u64,
+ * ARDS_CAP_*) and an answer (body: nonce, then the answerer's time u64). They return the
+ * plain length. */
 size_t ards_put_challenge(uint8_t *buf, uint64_t my_epoch, uint64_t their_epoch,
-                          const uint8_t nonce[ARDS_NONCE_BYTES]);
+                          const uint8_t nonce[ARDS_NONCE_BYTES], uint64_t caps);
 size_t ards_put_answer(uint8_t *buf, uint64_t my_epoch, uint64_t their_epoch,
                        const uint8_t nonce[ARDS_NONCE_BYTES], uint64_t t_ns);
 /* Read an opened (plain) handshake datagram: its flags (ARDS_FLAG_CHALLENGE or _ANSWER), the
- * other end's epoch, the nonce and, for an answer, the time. false: not a valid one. */
+ * other end's epoch, the nonce and the last field (*t_ns: an answer's time, a challenge's
+ * capabilities). false: not a valid one. */
 bool ards_get_handshake(const uint8_t *p, size_t len, unsigned *flags, uint64_t *their_epoch,
                         uint8_t nonce[ARDS_NONCE_BYTES], uint64_t *t_ns);
 

@@ -48,19 +48,37 @@ static void next_nonce(uint32_t *lane, uint64_t *ctr)
     *ctr = my_ctr;
 }
 
-size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
-                      size_t blen, uint8_t *out)
+static size_t seal_alg(const uint8_t *sub, unsigned alg, const uint8_t *hdr, size_t hlen,
+                       const uint8_t *body, size_t blen, uint8_t *out)
 {
     uint32_t lane;
     uint64_t ctr;
     next_nonce(&lane, &ctr);
-    return ards_seal(sub, ardn_seal.key.id, lane, ctr, hdr, hlen, body, blen, out);
+    return ards_seal(sub, ardn_seal.key.id, lane | (uint32_t)alg << 24, ctr, hdr, hlen, body, blen,
+                     out);
+}
+
+size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                      size_t blen, uint8_t *out)
+{
+    return seal_alg(sub, ARDS_ALG_CHACHA, hdr, hlen, body, blen, out);
+}
+
+size_t ardn_seal_dgram_alg(unsigned alg, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                           size_t blen, uint8_t *out)
+{
+    return seal_alg(ardn_seal.sub, alg, hdr, hlen, body, blen, out);
 }
 
 size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
                        uint8_t *out)
 {
-    return ardn_seal_with(ardn_seal.sub, hdr, hlen, body, blen, out);
+    return seal_alg(ardn_seal.sub, ARDS_ALG_CHACHA, hdr, hlen, body, blen, out);
+}
+
+unsigned ardn_seal_alg(const struct ardn_dest *d)
+{
+    return atomic_load_explicit(&d->aes, memory_order_relaxed) ? ARDS_ALG_AES : ARDS_ALG_CHACHA;
 }
 
 uint64_t ardn_seal_clock(void)
@@ -72,10 +90,17 @@ struct mmsghdr *ardn_sealed_packet(struct ardn_route *r)
 {
     if (r->sealed_now)
         return r->smsg;
+    /* AES-256-GCM only if every UDP output's receiver said it has it (the same datagrams go to
+     * each of them) */
+    unsigned alg = ARDS_ALG_AES;
+    for (int o = 0; o < r->cfg.nout; o++)
+        if (r->dest[o] && ardn_seal_alg(r->dest[o]) != ARDS_ALG_AES)
+            alg = ARDS_ALG_CHACHA;
     for (unsigned i = 0; i < r->nfrag; i++) {
         const struct iovec *h = &r->tx_iov[2 * i], *b = &r->tx_iov[2 * i + 1];
         uint8_t *out = r->stx + (size_t)i * r->sslot;
-        size_t len = ardn_seal_dgram(h->iov_base, h->iov_len, b->iov_base, b->iov_len, out);
+        size_t len =
+            ardn_seal_dgram_alg(alg, h->iov_base, h->iov_len, b->iov_base, b->iov_len, out);
         r->siov[i] = (struct iovec){out, len};
         r->smsg[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &r->siov[i], .msg_iovlen = 1}};
     }
@@ -92,13 +117,13 @@ size_t ardn_sealed_desc(struct ardn_route *r)
 
 /* ---- the sender's side of the handshake ------------------------------------------------------ */
 
-void ardn_seal_answer(int fd, uint8_t *d, size_t len)
+int ardn_seal_answer(int fd, uint8_t *d, size_t len)
 {
-    ardn_seal_answer_as(fd, d, len, ardn_g.epoch, ardn_seal.sub, NULL, 0);
+    return ardn_seal_answer_as(fd, d, len, ardn_g.epoch, ardn_seal.sub, NULL, 0);
 }
 
-void ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
-                         const struct sockaddr *to, socklen_t tolen)
+int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
+                        const struct sockaddr *to, socklen_t tolen)
 {
     /* The subkeys of the last few receivers that challenged this run (one per thread that
      * answers: the plan's answering thread). */
@@ -110,7 +135,7 @@ void ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, cons
     static _Thread_local unsigned next;
     struct ards_info i;
     if (!ards_peek(d, len, &i) || i.magic != ARDW_MAGIC_WORD || d[5] != ARDS_FLAG_CHALLENGE)
-        return;
+        return -1;
     int k = 0;
     while (k < 4 && !(cache[k].used && cache[k].epoch == i.epoch))
         k++;
@@ -127,12 +152,14 @@ void ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, cons
     uint8_t nonce[ARDS_NONCE_BYTES];
     if (!p || !ards_get_handshake(p, plen, &flags, &theirs, nonce, &t) ||
         flags != ARDS_FLAG_CHALLENGE || theirs != my_epoch)
-        return; /* not for this run: an earlier run's epoch, a recording, a forgery */
+        return -1; /* not for this run: an earlier run's epoch, a recording, a forgery */
+    uint64_t caps = t;
     uint8_t plain[ARDS_HS_HDR + ARDS_NONCE_BYTES + 8], out[ARDS_ANSWER_LEN];
     size_t n = ards_put_answer(plain, my_epoch, i.epoch, nonce, ardn_seal_clock());
     n = ardn_seal_with(my_sub, plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
     /* lost: the receiver asks again */
     (void)sendto(fd, out, n, MSG_DONTWAIT, to, to ? tolen : 0);
+    return (int)(caps & 0x7fffffff);
 }
 
 /* ---- the receiver's side --------------------------------------------------------------------- */
@@ -157,8 +184,9 @@ void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const u
     if (!src)
         return;
     ards_random(p->nonce, sizeof p->nonce);
-    uint8_t plain[ARDS_HS_HDR + ARDS_NONCE_BYTES], out[ARDS_CHALLENGE_LEN];
-    size_t n = ards_put_challenge(plain, my_epoch, p->epoch, p->nonce);
+    uint8_t plain[ARDS_HS_HDR + ARDS_NONCE_BYTES + 8], out[ARDS_CHALLENGE_LEN];
+    size_t n = ards_put_challenge(plain, my_epoch, p->epoch, p->nonce,
+                                  ards_aes_available() ? ARDS_CAP_AES : 0);
     n = ardn_seal_with(my_sub, plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
     socklen_t alen =
         src->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);

@@ -162,7 +162,7 @@ frag() { # ARCH CASE PORT WRITER-PREFIX... -- READER-PREFIX... (each: how to run
         --key "$T/robot.key"
     bg FS$n "${rd[@]}" "$rdir/tblock" sub --size $S8 --ard data="f$n.in" --idle-ms 2000 \
         --result "$T/FS$n.result"
-    "${wr[@]}" "$wdir/tblock" pub --size $S8 --ard data="f$n.out" --rate 200 --count 200 >"$T/FP$n.out"
+    "${wr[@]}" "$wdir/tblock" pub --size $S8 --ard data="f$n.out" --rate 200 --count 400 >"$T/FP$n.out"
     finish_sub FS$n
     stop FT$n || fail "$A.3.$case: sending ardnet exit $?"
     stop FR$n || fail "$A.3.$case: receiving ardnet exit $?"

@@ -5,8 +5,8 @@
  *   1  a received datagram: ards_peek, ards_open with the subkey of the epoch it names (a
  *      fixed key), and the handshake's parser on what opened; the plain form must lie inside
  *      the datagram and be 32 bytes shorter
- *   2  a plain datagram to seal: sealed, it must open again to exactly these bytes, and with
- *      any one byte changed not at all
+ *   2  a plain datagram to seal (ChaCha20-Poly1305, or AES-256-GCM where the CPU has it): sealed,
+ *      it must open again to exactly these bytes, and with any one byte changed not at all
  * Build with -DARD_FUZZ=ON (clang); seeds: test_seal --write-corpus DIR.
  */
 #include "seal.h"
@@ -72,7 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ardw_put16(copy + 6, (uint16_t)hlen);
     uint8_t sub[ARDS_KEY_BYTES];
     ards_subkey(&key, ardw_get64(copy + 16), sub);
-    size_t n = ards_seal(sub, key.id, 1, 2, copy, hlen, copy + hlen, size - hlen, buf);
+    uint32_t lane = 1u | (data[2] & 1u && ards_aes_available() ? ARDS_ALG_AES << 24 : 0u);
+    size_t n = ards_seal(sub, key.id, lane, 2, copy, hlen, copy + hlen, size - hlen, buf);
     if (n != size + ARDS_OVERHEAD)
         abort();
     struct ards_info i;

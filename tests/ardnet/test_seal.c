@@ -186,6 +186,46 @@ static void test_every_kind_seals_and_opens_to_its_plain_bytes(void **state)
     }
 }
 
+/* AES-256-GCM (lane's top byte 1; where this CPU has AES-NI): the same framing, opens to the
+ * plain bytes, any byte changed refuses it, and it does not open as ChaCha20 or vice versa. */
+static void test_aes_datagrams_seal_and_open_where_the_cpu_has_it(void **state)
+{
+    (void)state;
+    if (!ards_aes_available())
+        skip();
+    struct ards_key k = the_key();
+    uint8_t sub[32], plain[2048], out[2048];
+    ards_subkey(&k, 0x1122334455667788ull, sub);
+    size_t len = plain_datagram(plain, 0), hlen = ARDW_HDR_SIZE;
+    size_t n = ards_seal(sub, k.id, 3u | ARDS_ALG_AES << 24, 77, plain, hlen, plain + hlen,
+                         len - hlen, out);
+    assert_int_equal(n, len + ARDS_OVERHEAD);
+    struct ards_info i;
+    assert_true(ards_peek(out, n, &i));
+    assert_true(i.alg == ARDS_ALG_AES && i.lane == (3u | ARDS_ALG_AES << 24));
+    for (size_t at = 0; at < n; at++) {
+        uint8_t copy[2048];
+        memcpy(copy, out, n);
+        copy[at] ^= 0x01;
+        struct ards_info j;
+        size_t plen;
+        if (ards_peek(copy, n, &j) && ards_open(sub, copy, n, &j, &plen))
+            fail_msg("AES: byte %zu changed, and it opened", at);
+    }
+    /* the AEAD byte is authenticated: the same bytes claimed as ChaCha20 do not open */
+    uint8_t copy[2048];
+    memcpy(copy, out, n);
+    copy[hlen + 4 + 3] = ARDS_ALG_CHACHA; /* lane's top byte, in the seal block */
+    struct ards_info j;
+    size_t plen;
+    assert_true(ards_peek(copy, n, &j));
+    assert_null(ards_open(sub, copy, n, &j, &plen));
+    uint8_t *p = ards_open(sub, out, n, &i, &plen);
+    assert_non_null(p);
+    assert_int_equal(plen, len);
+    assert_memory_equal(p, plain, len);
+}
+
 static void test_a_packed_datagram_is_sealed_in_place(void **state)
 {
     (void)state;
@@ -228,7 +268,7 @@ static void test_the_handshake_datagrams(void **state)
     uint8_t nonce[16], plain[64], out[128];
     ards_random(nonce, sizeof nonce);
     /* B (epoch 200) challenges A (epoch 100) */
-    size_t n = ards_put_challenge(plain, 200, 100, nonce);
+    size_t n = ards_put_challenge(plain, 200, 100, nonce, ARDS_CAP_AES);
     n = ards_seal(subb, k.id, 1, 5, plain, ARDS_HS_HDR, plain + ARDS_HS_HDR, n - ARDS_HS_HDR, out);
     assert_int_equal(n, ARDS_CHALLENGE_LEN);
     struct ards_info i;
@@ -241,7 +281,7 @@ static void test_the_handshake_datagrams(void **state)
     uint64_t theirs, t;
     uint8_t got[16];
     assert_true(ards_get_handshake(p, plen, &flags, &theirs, got, &t));
-    assert_true(flags == ARDS_FLAG_CHALLENGE && theirs == 100 && t == 0);
+    assert_true(flags == ARDS_FLAG_CHALLENGE && theirs == 100 && t == ARDS_CAP_AES);
     assert_memory_equal(got, nonce, 16);
     /* A answers, with its time */
     n = ards_put_answer(plain, 100, 200, got, 123456789);
@@ -320,6 +360,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_what_is_not_exactly_a_key_is_refused_with_the_reason),
         cmocka_unit_test(test_key_file_mode_and_content_are_checked),
         cmocka_unit_test(test_every_kind_seals_and_opens_to_its_plain_bytes),
+        cmocka_unit_test(test_aes_datagrams_seal_and_open_where_the_cpu_has_it),
         cmocka_unit_test(test_a_packed_datagram_is_sealed_in_place),
         cmocka_unit_test(test_the_handshake_datagrams),
         cmocka_unit_test(test_the_epoch_table_keeps_proven_epochs),
