@@ -67,7 +67,10 @@ $X $ATTACK forge "$T/cap1.txt" flip --count 200 --gap-ms 0.5 >/dev/null
 $X $ATTACK forge "$T/cap1.txt" plain --count 200 --gap-ms 0.5 >/dev/null
 sleep 0.2
 a1=$(cnt drop_auth)
-[ "$((a1 - a0))" = 600 ] || fail "1: drop_auth rose by $((a1 - a0)), 600 forged datagrams were sent"
+# (all of them, unless the kernel dropped some from B's small buffer under load: 95%; none
+# was delivered, or the reader fails)
+[ "$((a1 - a0))" -ge 570 ] && [ "$((a1 - a0))" -le 600 ] ||
+    fail "1: drop_auth rose by $((a1 - a0)), 600 forged datagrams were sent"
 [ "$(cnt received)" -ge $((r0 + 300)) ] || fail "1: the flow stopped under forged datagrams"
 grep -q "are not sealed" "$T/ardB.err" || fail "1: B did not name the unsealed datagrams' source"
 echo "1: 600 forged datagrams, drop_auth +$((a1 - a0))"
