@@ -11,6 +11,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev libcmocka-dev li
       octave liboctave-dev gnuplot-nox fonts-freefont-otf)
 # liblz4-dev: the recording library (part ARD_LOG) reads lz4-compressed chunks.
 pkgs+=(liblz4-dev)
+# libsodium-dev: ardnet seals its datagrams with libsodium's AEAD (--key; src/ardnet/seal.c).
+pkgs+=(libsodium-dev)
 # ardnet's ros2: endpoints (ARD_ROS2): Cyclone DDS, its idlc for the tests' DDS peer, and
 # xmllint for the ROS 2 package that ard ros2-msgs writes.
 pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
@@ -31,6 +33,8 @@ pkgs+=(bc)
 cross=(gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libyaml-dev:s390x)
 # The aarch64 peer of the same test (multiarch architecture arm64).
 cross+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libyaml-dev:arm64)
+# The peers' ardnet links libsodium statically too (sealed datagrams).
+cross+=(libsodium-dev:s390x libsodium-dev:arm64)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 missing=()
 for p in "${pkgs[@]}"; do

@@ -24,6 +24,9 @@
 # Ports: BENCH_SHARED_PORT=1 sends every route of the host pair to one port (7000), =0 one
 # port per route (7000+i); auto (default): one port, and if the receiving ardnet refuses it
 # (exit 111, "Address already in use": an ardnet with one socket per route), one per route.
+# SEALED=1: the second case of each row is not the bare-UDP baseline but the same ardnet pair
+# with --key (kind "sealed": every datagram sealed, docs/ardnet.md "Sealed links"), so the
+# ratios are sealed / plain ardnet.
 # Exit codes: 0 ok, 1 a case delivered nothing (or a program of it failed), 100 usage,
 # 111 an ardnet or a program could not start; 77 not root or no network namespaces.
 set -euo pipefail
@@ -58,6 +61,8 @@ else
     WARM=${WARM:-2}
 fi
 SHARED=${BENCH_SHARED_PORT:-auto}
+SEALED=${SEALED:-0}
+K2=$([ "$SEALED" = 1 ] && echo sealed || echo baseline)
 bad() {
     echo "scale.sh: $*" >&2
     exit 100
@@ -122,8 +127,10 @@ wait_ready() {
     return 1
 }
 # yaml_tx/yaml_rx N SIZE SHARED: the route files of the sending and the receiving host.
+# (KEYLINE: "key: FILE" in the sealed case)
 yaml_tx() {
     local i
+    echo "${KEYLINE:-}"
     echo "routes:"
     for ((i = 0; i < $1; i++)); do
         printf '  - in: s%d\n    out: udp://hostB:%d\n    size: %d\n    conn-id: %d\n' \
@@ -132,6 +139,7 @@ yaml_tx() {
 }
 yaml_rx() {
     local i
+    echo "${KEYLINE:-}"
     echo "routes:"
     for ((i = 0; i < $1; i++)); do
         printf '  - in: udp://:%d\n    out: s%d\n    size: %d\n    conn-id: %d\n    from: hostA\n' \
@@ -201,8 +209,8 @@ measure() {
                 (b1[3] - b0[3]) / s, pub, miss, del, med, p99, cw * 100 / hz / s, cr * 100 / hz / s }' | tee -a "$W/results"
 }
 
-case_ardnet() { # N SIZE TICK
-    local n=$1 size=$2 tick=$3 shared=0 pa pb=0 ps pp rc p
+case_ardnet() { # N SIZE TICK [KIND]
+    local n=$1 size=$2 tick=$3 kind=${4:-ardnet} shared=0 pa pb=0 ps pp rc p
     export ARD_DOMAIN=n${n}s${size}$tick
     local tries=$SHARED
     if [ "$SHARED" = auto ]; then
@@ -251,7 +259,7 @@ case_ardnet() { # N SIZE TICK
             exit 111
         }
     done
-    measure ardnet "$n" "$size" "$tick" $pa $pb $pp $ps
+    measure "$kind" "$n" "$size" "$tick" $pa $pb $pp $ps
     killwait $pp $ps $pa $pb
     $A sh -c 'rm -f /dev/shm/*'
     $B sh -c 'rm -f /dev/shm/*'
@@ -273,18 +281,23 @@ echo "== ardnet at scale, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load avera
 echo "# kind N size tick tx_cpu% rx_cpu% dgram_out/s dgram_in/s rcvbuf_err/s published/s" \
     "missed_periods/s delivered/s lat_med_us lat_p99_us writer_cpu% reader_cpu%"
 : >"$W/results"
+[ "$SEALED" = 1 ] && "$ARDNET" keygen "$W/robot.key"
 for n in $NS; do
     for size in $SIZES; do
         for tick in $TICKS; do
-            case_ardnet "$n" "$size" "$tick"
-            case_baseline "$n" "$size" "$tick"
+            KEYLINE="" case_ardnet "$n" "$size" "$tick"
+            if [ "$SEALED" = 1 ]; then
+                KEYLINE="key: $W/robot.key" case_ardnet "$n" "$size" "$tick" sealed
+            else
+                case_baseline "$n" "$size" "$tick"
+            fi
         done
     done
 done
 echo "ports of the ardnet cases: $PORTS"
 
 # The tables: per case, each side's CPU per delivered packet (us), ardnet / baseline.
-awk '
+awk -v k2="$K2" '
 function carried(del, n) { return del >= 0.95 * n * 1000 }
 { key = $2 " | " $3 " B | " $4; k[key] = 1; order[++m] = key
   cpu_tx[$1, key] = $5; cpu_rx[$1, key] = $6; dout[$1, key] = $7; din[$1, key] = $8
@@ -299,26 +312,26 @@ END {
     for (i = 1; i <= m; i += 2) {
         key = order[i]
         for (j = 0; j < 2; j++) {
-            t = j ? "baseline" : "ardnet"
-            wr = j ? "(in tx, rx)" : sprintf("%.0f%%, %.0f%%", cw[t, key], cr[t, key])
+            t = j ? k2 : "ardnet"
+            wr = (j && k2 == "baseline") ? "(in tx, rx)" : sprintf("%.0f%%, %.0f%%", cw[t, key], cr[t, key])
             printf "| %s | %s | %s | %s | %s | %s | %s | %.0f%% | %.0f%% | %s | %s (%s) |\n", key,
                 t, pub[t, key], del[t, key], dout[t, key], din[t, key], drop[t, key],
                 cpu_tx[t, key], cpu_rx[t, key], wr, med[t, key], p99[t, key]
         }
     }
     print ""
-    print "| N | size | tick | CPU per packet tx: ardnet / baseline (us) | ratio | rx: ardnet / baseline (us) | ratio | carried at N x 1 kHz? |"
+    print "| N | size | tick | CPU per packet tx: ardnet / " k2 " (us) | ratio | rx: ardnet / " k2 " (us) | ratio | carried at N x 1 kHz? |"
     print "|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= m; i += 2) {
         key = order[i]
         atx = us(cpu_tx["ardnet", key], del["ardnet", key])
-        btx = us(cpu_tx["baseline", key], del["baseline", key])
+        btx = us(cpu_tx[k2, key], del[k2, key])
         arx = us(cpu_rx["ardnet", key], del["ardnet", key])
-        brx = us(cpu_rx["baseline", key], del["baseline", key])
-        ca = carried(del["ardnet", key], n[key]); cb = carried(del["baseline", key], n[key])
-        c = (ca && cb) ? "both" : sprintf("%s; sustained: ardnet %s/s, baseline %s/s",
-            ca ? "baseline not" : (cb ? "ardnet not" : "neither"), del["ardnet", key],
-            del["baseline", key])
+        brx = us(cpu_rx[k2, key], del[k2, key])
+        ca = carried(del["ardnet", key], n[key]); cb = carried(del[k2, key], n[key])
+        c = (ca && cb) ? "both" : sprintf("%s; sustained: ardnet %s/s, %s %s/s",
+            ca ? k2 " not" : (cb ? "ardnet not" : "neither"), del["ardnet", key], k2,
+            del[k2, key])
         printf "| %s | %s / %s | %s | %s / %s | %s | %s |\n", key, atx, btx, ratio(atx, btx), arx,
             brx, ratio(arx, brx), c
     }

@@ -7,6 +7,7 @@
 #include "ard_common.h"
 #include "ardnet.h"
 #include "reducer.h"
+#include "seal.h"
 #include "wire.h"
 
 #include <netinet/in.h>
@@ -156,6 +157,15 @@ struct ardn_route {
     /* UDP input: the payload of the packet in newest, wire order, still in the receive
      * buffer (delivered by reference); NULL: it is in buf. */
     const uint8_t *wire;
+    /* With a key (ardn_seal.on): the packet in tx sealed, one datagram per slot of sslot
+     * bytes, and the descriptor sealed before each send. */
+    uint8_t *stx;
+    size_t sslot;
+    struct mmsghdr *smsg;
+    struct iovec *siov;
+    bool sealed_now; /* stx holds the packet in tx */
+    uint8_t *sdesc;
+    size_t sdesc_len;
 };
 
 /* A UDP destination (host:port) shared by every route that sends there: one connected
@@ -168,6 +178,7 @@ struct ardn_dest {
     size_t limit; /* largest packed datagram: the smallest --max-datagram of its routes */
     int nroutes;
     atomic_bool reported; /* a send error other than the network's was reported */
+    atomic_bool aes;      /* with a key: its receiver's challenge said it opens AES-256-GCM */
     _Atomic uint64_t datagrams, packed, packets, send_errors;
 };
 
@@ -192,6 +203,13 @@ struct ardn_input {
     /* Datagrams that name no route (shared inputs only; with one route, its counters). */
     _Atomic uint64_t datagrams, packed;
     _Atomic uint64_t drop[ARDW_NCAUSES];
+    /* With a key: the senders' epochs seen here, the seal of the datagram being taken in
+     * (given to its packets' headers) and when a refused peer was last named in the log, per
+     * cause. */
+    struct ards_table *peers;
+    uint64_t seal_ctr;
+    int64_t proven_ns;
+    int64_t auth_warn_ns[3]; /* per cause: not sealed, another key, failed */
 };
 
 struct ardn_txq; /* route.c: the packets a sending thread has for one destination */
@@ -220,6 +238,11 @@ struct ardn_plan {
     int ninputs;
     struct ardn_sender *senders;
     int nsenders;
+    /* With a key: the thread that answers the receivers' challenges on the destinations'
+     * sockets (docs/wire.md, "Sealed datagrams"). */
+    pthread_t answerer;
+    bool answer_started;
+    atomic_bool answer_halt;
 };
 
 struct ardn_global {
@@ -233,10 +256,55 @@ struct ardn_global {
     char counters[ARD_MAX_NAME + 1]; /* --counters: connection of the counters, "" for none */
     uint64_t epoch;
     int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
+    char key[1024]; /* --key: the key file, "" for none (datagrams are not sealed) */
     uint32_t given; /* the options set (bit i: ardn_opts[i]) */
 };
 
 extern struct ardn_global ardn_g;
+
+/* Sealing (seal.h), set up once before any route opens. */
+struct ardn_seal {
+    bool on;             /* a key was given: every datagram is sealed, only sealed ones taken */
+    struct ards_key key; /* the key file's key */
+    uint8_t sub[ARDS_KEY_BYTES]; /* this run's subkey (its epoch's) */
+    int64_t start_ns;            /* CLOCK_MONOTONIC at start: the seal counters count from it */
+};
+extern struct ardn_seal ardn_seal;
+/* Load the key file (ardn_g.key) and derive this run's subkey (after the epoch is drawn). 0 or
+ * a negative code with the detail naming the file and what is wrong. */
+int ardn_seal_open(void);
+/* Seal a plain datagram (header hlen bytes, body blen bytes) with this run's subkey and the
+ * calling thread's next nonce into out (see ards_seal); returns its length. */
+size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
+                       uint8_t *out);
+/* The same with another subkey (the catalog's, of its host id). */
+size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                      size_t blen, uint8_t *out);
+/* This run's seal clock (ns since the start): what an answer tells. */
+uint64_t ardn_seal_clock(void);
+/* Answer a challenge (d, opened in place) to my_epoch, sealed with my_sub, on fd (to: the
+ * challenger's address, NULL on a connected socket): the challenger's capabilities
+ * (ARDS_CAP_*), or -1 when it was none to answer. */
+int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
+                        const struct sockaddr *to, socklen_t tolen);
+/* ardn_seal_dgram with the AEAD alg (ARDS_ALG_*). */
+size_t ardn_seal_dgram_alg(unsigned alg, const uint8_t *hdr, size_t hlen, const uint8_t *body,
+                           size_t blen, uint8_t *out);
+/* The AEAD of the packets to d: AES-256-GCM once its receiver said it has it, and this CPU. */
+unsigned ardn_seal_alg(const struct ardn_dest *d);
+/* Challenge the epoch of p (a fresh nonce into p) at src, from fd, as my_epoch. */
+void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const uint8_t *my_sub,
+                         const struct sockaddr_storage *src, int64_t now);
+/* p answered with its clock t at receiver time now: proven, and its floor set. */
+void ardn_seal_proven(struct ards_peer *p, uint64_t t, int64_t now);
+/* The packet encoded in r->tx, sealed (once per packet) into r->smsg: r->nfrag datagrams. */
+struct mmsghdr *ardn_sealed_packet(struct ardn_route *r);
+/* The route's descriptor datagram, sealed now into r->sdesc; returns its length. */
+size_t ardn_sealed_desc(struct ardn_route *r);
+/* A datagram received on a destination's socket (a receiver's challenge): answered on fd
+ * when it is a valid challenge to this run's epoch (then its capabilities, else -1). d is
+ * opened in place. */
+int ardn_seal_answer(int fd, uint8_t *d, size_t len);
 extern atomic_bool ardn_stop;
 
 /* Errors follow the library's convention: a negative ARD_E* code (ARD_EINVAL for bad
@@ -281,6 +349,18 @@ void ardn_plan_close(struct ardn_plan *p);
  * connection id) and counted; a delivered one is in its route's buf (with in->by_reference:
  * a whole packet's payload stays in d, its route's wire points at it), with fresh set, newest
  * its header, and the route in in->touched. */
+/* The plain part of ardn_input_datagram (after ardn_unseal, with a key). */
+void ardn_input_plain(struct ardn_input *in, const uint8_t *d, size_t len,
+                      const struct sockaddr_storage *src, int64_t now);
+/* Count a datagram that no single route can be blamed for (the lone route's, or the input's). */
+void ardn_input_drop(struct ardn_input *in, enum ardw_cause c);
+/* sealing.c: open a datagram received on input in (in place); its plain form, *len updated,
+ * or NULL when it is not taken in (counted; or held until its epoch is proven). */
+const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
+                           const struct sockaddr_storage *src, int64_t now);
+/* With a key, d is first opened in place (it must be writable), and only a sealed datagram of
+ * an epoch that proved it holds the key goes on; the others are counted (drop_auth,
+ * drop_epoch, drop_old), or answer a challenge this input sent. */
 void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
                          const struct sockaddr_storage *src, int64_t now_ns);
 /* With in->by_reference: convert the packets delivered by reference into their routes' buf

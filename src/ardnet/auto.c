@@ -77,11 +77,12 @@ enum auto_counter {
     AC_STARTED,  /* forwards started */
     AC_STOPPED,  /* forwards stopped */
     AC_FAILED,   /* routes that could not be opened */
+    AC_AUTH,     /* with --key: datagrams not sealed with the key, or recorded earlier */
     AC_NCOUNTERS
 };
 static const char *const counter_names[AC_NCOUNTERS] = {
-    "sent", "received", "foreign", "invalid", "other_domain",
-    "self", "full",     "started", "stopped", "failed"};
+    "sent", "received", "foreign", "invalid", "other_domain", "self",
+    "full", "started",  "stopped", "failed",  "auth"};
 
 static struct {
     bool enabled;
@@ -121,6 +122,9 @@ static struct {
     uint8_t *dgram[ARDC_MAX_PARTS];
     size_t dlen[ARDC_MAX_PARTS];
     struct ardc_entry *rx; /* ARDC_MAX_ENTRIES, for ardc_parse */
+    /* With --key: the subkey of this catalog's id, and the other catalogs' ids seen. */
+    uint8_t sub[ARDS_KEY_BYTES];
+    struct ards_table *seal;
 } A = {.port = ARDC_DEFAULT_PORT, .limit = ARDC_DEFAULT_LIMIT, .fd = -1};
 
 bool ardn_auto_enabled(void)
@@ -276,6 +280,11 @@ int ardn_auto_open(const struct ardn_route *routes, int n)
     while (A.id == 0)
         if (getrandom(&A.id, sizeof A.id, 0) != (ssize_t)sizeof A.id)
             return ardi_fail(ARD_ESYS, "getrandom: %s", strerror(errno));
+    if (ardn_seal.on) {
+        ards_subkey(&ardn_seal.key, A.id, A.sub);
+        if (!(A.seal = calloc(1, sizeof *A.seal)))
+            return ardi_fail(ARD_ENOMEM, "out of memory");
+    }
     char h[256] = "";
     gethostname(h, sizeof h - 1);
     size_t k = 0;
@@ -695,6 +704,12 @@ static bool update_wants(void)
 
 static void send_all(const uint8_t *d, size_t len)
 {
+    static uint8_t sealed[ARDC_MAX_DGRAM + ARDS_OVERHEAD];
+    if (ardn_seal.on) {
+        len =
+            ardn_seal_with(A.sub, d, ARDC_HDR_SIZE, d + ARDC_HDR_SIZE, len - ARDC_HDR_SIZE, sealed);
+        d = sealed;
+    }
     for (int i = 0; i < A.npeers; i++)
         if (sendto(A.fd, d, len, 0, (const struct sockaddr *)&A.peers[i], sizeof A.peers[i]) >= 0)
             A.cnt[AC_SENT]++;
@@ -786,11 +801,15 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
         fprintf(stderr, "ardnet: auto: peer %s (%s) joined\n", m.host, inet_ntoa(src->sin_addr));
     }
     A.cnt[AC_RECEIVED]++;
+    /* A late part of an older snapshot (or a recording) tells nothing: not even that the peer
+     * lives. So a snapshot number far ahead (damaged, or forged without a key) stops this
+     * peer's snapshots for PEER_TIMEOUT at most: then the peer is gone, and its next
+     * announcement starts it anew. */
+    if (p->committed && (int32_t)(m.seq - p->seq) <= 0)
+        return;
     strcpy(p->host, m.host);
     p->addr = *src;
     p->seen_ns = now;
-    if (p->committed && (int32_t)(m.seq - p->seq) <= 0)
-        return; /* a late part of an older snapshot */
     if (m.seq != p->aseq || m.nparts != p->anparts || p->amask == 0) {
         p->aseq = m.seq;
         p->anparts = m.nparts;
@@ -826,9 +845,91 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
     *dirty = true;
 }
 
+/* With --key: an announcement is taken only sealed with the key, from a catalog id that proved
+ * it holds the key now (it answered a challenge; docs/wire.md, "Sealed datagrams"), and not
+ * sealed before that (a recording). Challenges of the other catalogs are answered here. */
+static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, int64_t now,
+                        bool *dirty)
+{
+    struct ards_info i;
+    if (!allowed(src)) {
+        A.cnt[AC_FOREIGN]++;
+        return;
+    }
+    if (!ards_peek(d, len, &i)) {
+        A.cnt[AC_AUTH]++;
+        return;
+    }
+    if (i.magic == ARDS_CATALOG_MAGIC && i.epoch == A.id) {
+        A.cnt[AC_SELF]++;
+        return;
+    }
+    struct sockaddr_storage from = {0};
+    memcpy(&from, src, sizeof *src);
+    if (i.magic == ARDW_MAGIC_WORD && d[5] == ARDS_FLAG_CHALLENGE) {
+        (void)ardn_seal_answer_as(A.fd, d, len, A.id, A.sub, (const struct sockaddr *)src,
+                                  sizeof *src);
+        return;
+    }
+    struct ards_peer *p = ards_find(A.seal, i.epoch);
+    uint8_t sub[ARDS_KEY_BYTES];
+    if (!p)
+        ards_subkey(&ardn_seal.key, i.epoch, sub);
+    size_t plen;
+    uint8_t *pd = ards_open(p ? p->sub : sub, d, len, &i, &plen);
+    if (!pd) {
+        A.cnt[AC_AUTH]++;
+        return;
+    }
+    if (i.magic == ARDW_MAGIC_WORD) { /* an answer to a challenge of ours */
+        unsigned flags;
+        uint64_t theirs, t;
+        uint8_t nonce[ARDS_NONCE_BYTES];
+        if (!p || p->proven || !ards_get_handshake(pd, plen, &flags, &theirs, nonce, &t) ||
+            flags != ARDS_FLAG_ANSWER || theirs != A.id ||
+            memcmp(nonce, p->nonce, sizeof nonce) != 0) {
+            A.cnt[AC_AUTH]++;
+            return;
+        }
+        ardn_seal_proven(p, t, now);
+        size_t n = p->hold_len[1];
+        p->hold_len[1] = 0;
+        if (n && p->hold_ctr[1] >= p->floor)
+            take_datagram(p->hold[1], n, src, now, dirty);
+        else if (n)
+            A.cnt[AC_AUTH]++;
+        return;
+    }
+    if (!p) {
+        unsigned given_up;
+        p = ards_take_slot(A.seal, &given_up);
+        A.cnt[AC_AUTH] += given_up;
+        p->used = true;
+        p->epoch = i.epoch;
+        memcpy(p->sub, sub, sizeof sub);
+        ardn_seal_challenge(A.fd, p, A.id, A.sub, &from, now);
+    }
+    p->used_ns = now;
+    if (!p->proven) { /* the newest is held until the answer comes */
+        if (now - p->chal_ns >= ARDS_RECHALLENGE_NS)
+            ardn_seal_challenge(A.fd, p, A.id, A.sub, &from, now);
+        if (plen <= ARDS_HOLD_MAX) {
+            memcpy(p->hold[1], pd, plen);
+            p->hold_len[1] = plen;
+            p->hold_ctr[1] = i.ctr;
+        }
+        return;
+    }
+    if (i.ctr < p->floor) { /* sealed before this run's challenge: a recording */
+        A.cnt[AC_AUTH]++;
+        return;
+    }
+    take_datagram(pd, plen, src, now, dirty);
+}
+
 static void receive(int64_t now, bool *dirty)
 {
-    static uint8_t buf[ARDC_MAX_DGRAM + 1];
+    static uint8_t buf[ARDC_MAX_DGRAM + ARDS_OVERHEAD + 1];
     for (int i = 0; i < 256; i++) {
         struct sockaddr_in src;
         socklen_t sl = sizeof src;
@@ -839,7 +940,11 @@ static void receive(int64_t now, bool *dirty)
             A.cnt[AC_FOREIGN]++;
             continue;
         }
-        take_datagram(buf, (size_t)n > sizeof buf ? sizeof buf : (size_t)n, &src, now, dirty);
+        size_t len = (size_t)n > sizeof buf ? sizeof buf : (size_t)n;
+        if (ardn_seal.on)
+            take_sealed(buf, len, &src, now, dirty);
+        else
+            take_datagram(buf, len, &src, now, dirty);
     }
 }
 
@@ -1111,6 +1216,8 @@ void ardn_auto_close(const struct ardn_plan *p)
     free(A.locals);
     free(A.snap);
     free(A.rx);
+    free(A.seal);
+    A.seal = NULL;
     for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
         free(A.dgram[i]);
 }

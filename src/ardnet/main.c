@@ -15,6 +15,7 @@ static const char usage_head[] =
     "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...] [--next ROUTE...]\n"
     "       ardnet [OPTIONS] --config FILE\n"
     "       ardnet --auto (--auto-peers HOST[:PORT],... | --auto-multicast GROUP:PORT --dev IF)\n"
+    "       ardnet keygen FILE   (write a new key for --key, mode 0600)\n"
     "\n"
     "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
     "rate reducer). ENDPOINT is a local connection name, udp://HOST:PORT (send to) or, as\n"
@@ -255,8 +256,14 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: getrandom: %s\n", strerror(errno));
         return ARDN_EXIT_SYSTEM;
     }
+    /* With --key: the key file is read and this run's subkey derived (from the epoch). */
+    int rc = ardn_seal_open();
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: %s\n", ard_errdetail());
+        return ardn_exit_code(rc);
+    }
     /* Before the threads exist: they inherit affinity and policy. */
-    int rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
+    rc = ard_realtime(ardn_g.cpu[0] ? ardn_g.cpu : NULL, 0, ardn_g.prio);
     if (rc < 0) {
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
@@ -345,6 +352,16 @@ int main(int argc, char **argv)
     ready_fd = ready_fd ? strdup(ready_fd) : NULL;
     unsetenv("ARD_READY_FD");
 
+    if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
+        if (argc != 3)
+            return usage_error("%s", "usage: ardnet keygen FILE");
+        int krc = ards_keygen(argv[2]);
+        if (krc < 0) {
+            fprintf(stderr, "ardnet: keygen: %s\n", ard_errdetail());
+            return free(ready_fd), ardn_exit_code(krc);
+        }
+        return free(ready_fd), ARDN_EXIT_OK;
+    }
     int rc = configure(argc, argv);
     if (rc != 0)
         return free(ready_fd), rc;

@@ -56,6 +56,9 @@ const struct ardn_opt ardn_opts[] = {
      "route names to CONN.names) every 0.1 s and at exit"},
     {"ros-domain", 0, "N", CHECK(ros_domain, ardn_ros_domain_option),
      "DDS domain of ros2: endpoints (default: ROS_DOMAIN_ID or 0)"},
+    {"key", 0, "FILE", TEXT(key),
+     "seal every datagram with the key in FILE (ardnet keygen FILE\n"
+     "makes one; mode 0600) and take only datagrams sealed with it"},
     {"ard-domain", 0, "NAME", LIB, "domain of local connections (and the other --ard-* options)"},
     /* The catalog (docs/ardnet.md, "Automatic: the catalog"): command line only. */
     {"auto", 0, NULL, ARGV,

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/ip.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,7 +137,7 @@ void ardn_txq_add(struct ardn_sender *s, struct ardn_route *r, int i)
 static int pack_plan(struct ardn_txq *q)
 {
     int ndg = 0;
-    size_t limit = q->d->limit;
+    size_t limit = q->d->limit - (ardn_seal.on ? ARDS_OVERHEAD : 0);
     for (int k = 0; k < q->npend; k++) {
         size_t need = ARDW_ENTRY_HDR_SIZE + q->pend[k]->size;
         q->place[k] = -1;
@@ -180,7 +181,8 @@ static int build(struct ardn_txq *q)
         struct ardn_route *r = q->pend[k];
         if (!r->desc_due)
             continue;
-        q->iov[nm] = (struct iovec){r->desc, r->desc_len};
+        q->iov[nm] = ardn_seal.on ? (struct iovec){r->sdesc, ardn_sealed_desc(r)}
+                                  : (struct iovec){r->desc, r->desc_len};
         add_msg(q, &nm, (struct mmsghdr){.msg_hdr = {.msg_iov = &q->iov[nm], .msg_iovlen = 1}},
                 (struct txmsg){.r = r, .kind = TX_DESC});
     }
@@ -190,15 +192,21 @@ static int build(struct ardn_txq *q)
         int first = q->dg_first[g];
         if (q->dg_n[g] == 1) {
             struct ardn_route *r = q->pend[q->order[first]];
-            add_msg(q, &nm, r->tx_msg[0], (struct txmsg){.r = r, .kind = TX_WHOLE});
+            add_msg(q, &nm, ardn_seal.on ? ardn_sealed_packet(r)[0] : r->tx_msg[0],
+                    (struct txmsg){.r = r, .kind = TX_WHOLE});
             continue;
         }
-        uint8_t *b = q->buf + at;
-        size_t len = ardw_pack_begin(b, ardn_g.epoch);
+        /* Sealed: written ARDS_SEAL_BYTES further on, then sealed in place (the header moves
+         * back over that room, the seal block follows it, the tag the entries). */
+        uint8_t *b = q->buf + at, *pb = b + (ardn_seal.on ? ARDS_SEAL_BYTES : 0);
+        size_t len = ardw_pack_begin(pb, ardn_g.epoch);
         for (int j = 0; j < q->dg_n[g]; j++) {
             struct ardn_route *r = q->pend[q->order[first + j]];
-            len = ardw_pack_add(b, len, &r->tx_h, r->tx);
+            len = ardw_pack_add(pb, len, &r->tx_h, r->tx);
         }
+        if (ardn_seal.on)
+            len = ardn_seal_dgram_alg(ardn_seal_alg(q->d), pb, ARDW_PACK_HDR_SIZE,
+                                      pb + ARDW_PACK_HDR_SIZE, len - ARDW_PACK_HDR_SIZE, b);
         at += len;
         q->iov[nm] = (struct iovec){b, len};
         add_msg(q, &nm, (struct mmsghdr){.msg_hdr = {.msg_iov = &q->iov[nm], .msg_iovlen = 1}},
@@ -208,8 +216,9 @@ static int build(struct ardn_txq *q)
         struct ardn_route *r = q->pend[k];
         if (q->place[k] >= 0)
             continue;
+        struct mmsghdr *msgs = ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg;
         for (unsigned f = 0; f < r->nfrag; f++)
-            add_msg(q, &nm, r->tx_msg[f],
+            add_msg(q, &nm, msgs[f],
                     (struct txmsg){.r = r, .frag = f, .kind = r->nfrag > 1 ? TX_FRAG : TX_WHOLE});
     }
     return nm;
@@ -447,6 +456,45 @@ static void *input_main(void *arg)
     return NULL;
 }
 
+/* ---- the answers to challenges (with a key) ----------------------------------------------------
+ */
+
+/* Receivers challenge an epoch they do not know yet on the socket it came from: the
+ * destinations' sockets. This thread reads them and answers (docs/wire.md, "Sealed
+ * datagrams"); the sending threads only send on them. */
+static void *answer_main(void *arg)
+{
+    struct ardn_plan *p = arg;
+    struct pollfd *fds = calloc((size_t)p->ndests, sizeof *fds);
+    uint8_t buf[256];
+    if (!fds)
+        return NULL;
+    for (int k = 0; k < p->ndests; k++)
+        fds[k] = (struct pollfd){.fd = p->dests[k].fd, .events = POLLIN};
+    while (!atomic_load_explicit(&ardn_stop, memory_order_relaxed) &&
+           !atomic_load_explicit(&p->answer_halt, memory_order_relaxed)) {
+        if (poll(fds, (nfds_t)p->ndests, (int)(IDLE_NS / 1000000)) <= 0)
+            continue;
+        for (int k = 0; k < p->ndests; k++) {
+            if (!fds[k].revents)
+                continue;
+            for (int n = 0; n < BATCH; n++) {
+                /* (an error is a peer's ICMP report, taken here instead of by the sender) */
+                ssize_t len = recv(fds[k].fd, buf, sizeof buf, MSG_DONTWAIT);
+                if (len < 0 && errno != ECONNREFUSED && errno != EINTR)
+                    break;
+                int caps = len > 0 ? ardn_seal_answer(fds[k].fd, buf, (size_t)len) : -1;
+                if (caps >= 0) /* (the receiver's, as of its latest challenge) */
+                    atomic_store_explicit(&p->dests[k].aes,
+                                          (caps & ARDS_CAP_AES) && ards_aes_available(),
+                                          memory_order_relaxed);
+            }
+        }
+    }
+    free(fds);
+    return NULL;
+}
+
 /* ---- the plan ---------------------------------------------------------------------------------
  */
 
@@ -673,7 +721,7 @@ static int plan_queues(struct ardn_sender *s)
             r->txq[o] = i;
             q->cap++;
             q->cap_msg += (int)r->nfrag + 1;
-            q->bytes += ARDW_PACK_HDR_SIZE + ARDW_ENTRY_HDR_SIZE + r->size;
+            q->bytes += ARDW_PACK_HDR_SIZE + ARDW_ENTRY_HDR_SIZE + r->size + ARDS_OVERHEAD;
         }
     }
     for (int i = 0; i < s->nq; i++) {
@@ -764,6 +812,8 @@ int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n)
         struct ardn_input *in = &p->inputs[k];
         if (!(in->rx = malloc((size_t)BATCH * RX_SLOT)))
             return ardi_fail(ARD_ENOMEM, "out of memory");
+        if (ardn_seal.on && !(in->peers = calloc(1, sizeof *in->peers)))
+            return ardi_fail(ARD_ENOMEM, "out of memory");
         rc = open_input(in);
         for (int j = 0; j < in->nroutes; j++)
             in->routes[j]->fd_in = in->fd;
@@ -810,6 +860,12 @@ int ardn_plan_start(struct ardn_plan *p)
                                    strerror(rc));
         p->senders[k].started = true;
     }
+    if (ardn_seal.on && p->ndests > 0) {
+        int rc = pthread_create(&p->answerer, NULL, answer_main, p);
+        if (rc != 0)
+            return ardi_fail(ARD_ESYS, "cannot start thread: %s", strerror(rc));
+        p->answer_started = true;
+    }
     return ardn_dds_start(p);
 }
 
@@ -819,6 +875,7 @@ void ardn_plan_halt(struct ardn_plan *p)
         atomic_store(&p->inputs[k].halt, true);
     for (int k = 0; k < p->nsenders; k++)
         atomic_store(&p->senders[k].halt, true);
+    atomic_store(&p->answer_halt, true);
 }
 
 void ardn_plan_join(struct ardn_plan *p)
@@ -830,6 +887,9 @@ void ardn_plan_join(struct ardn_plan *p)
         if (p->senders[k].started)
             pthread_join(p->senders[k].thread, NULL);
     ardn_dds_join(p);
+    if (p->answer_started)
+        pthread_join(p->answerer, NULL);
+    p->answer_started = false;
     for (int k = 0; k < p->ninputs; k++)
         p->inputs[k].started = false;
     for (int k = 0; k < p->nsenders; k++)
@@ -849,6 +909,7 @@ void ardn_plan_close(struct ardn_plan *p)
         free(in->touched);
         free(in->ids);
         free(in->rx);
+        free(in->peers);
     }
     for (int k = 0; k < p->ndests; k++)
         if (p->dests[k].fd >= 0)

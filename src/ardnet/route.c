@@ -192,7 +192,8 @@ static int setup_packet(struct ardn_route *r)
         }
     }
     /* At most ARDW_MAX_FRAGS: max_dgram >= ARDW_MIN_DGRAM (tests/ardnet/test_wire.c). */
-    r->nfrag = ardw_frag_plan(r->size, r->cfg.max_dgram, &r->chunk);
+    size_t overhead = ardn_seal.on ? ARDS_OVERHEAD : 0; /* (a sealed datagram is longer) */
+    r->nfrag = ardw_frag_plan(r->size, r->cfg.max_dgram - overhead, &r->chunk);
     r->buf = calloc(1, r->size);
     r->held = calloc(1, r->size);
     r->tx = calloc(1, r->size);
@@ -201,6 +202,15 @@ static int setup_packet(struct ardn_route *r)
     r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
     if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    if (ardn_seal.on) {
+        r->sslot = ARDW_FRAG_HDR_SIZE + ARDS_OVERHEAD + (r->nfrag > 1 ? r->chunk : r->size);
+        r->stx = malloc(r->nfrag * r->sslot);
+        r->smsg = calloc(r->nfrag, sizeof *r->smsg);
+        r->siov = calloc(r->nfrag, sizeof *r->siov);
+        r->sdesc = malloc(ARDW_HDR_SIZE + ARD_MAX_TYPE + ARDS_OVERHEAD);
+        if (!r->stx || !r->smsg || !r->siov || !r->sdesc)
+            return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    }
     bool udp_out = false;
     for (int i = 0; i < r->cfg.nout; i++)
         udp_out |= r->cfg.out[i].kind == ARDN_EP_UDP;
@@ -236,6 +246,13 @@ static void free_packet(struct ardn_route *r)
     free(r->tx_iov);
     free(r->reasm.data);
     free(r->desc);
+    free(r->stx);
+    free(r->smsg);
+    free(r->siov);
+    free(r->sdesc);
+    r->stx = r->sdesc = NULL;
+    r->smsg = NULL;
+    r->siov = NULL;
     r->fields = NULL;
     r->nfields = 0;
     r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = r->desc = NULL;
@@ -355,6 +372,7 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
         r->tx_iov[2 * i + 1] = (struct iovec){r->tx + off, len};
         r->tx_msg[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &r->tx_iov[2 * i], .msg_iovlen = 2}};
     }
+    r->sealed_now = false;
 }
 
 /* Publish the packet at r->wire (wire order) on port p: converted into a loaned slot. */
@@ -414,12 +432,14 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
             continue;
         }
         struct ardn_dest *d = r->dest[i];
-        if (desc) /* best effort, like everything on UDP: counted nowhere */
+        if (desc && ardn_seal.on) /* best effort, like everything on UDP: counted nowhere */
+            (void)send(d->fd, r->sdesc, ardn_sealed_desc(r), MSG_DONTWAIT);
+        else if (desc)
             (void)send(d->fd, r->desc, r->desc_len, MSG_DONTWAIT);
         /* Non-blocking, all fragments back to back in one call: a full socket buffer drops
          * the rest of this packet rather than queueing it (the receiver gives it up when the
          * next packet comes). */
-        int n = sendmmsg(d->fd, r->tx_msg, r->nfrag, 0);
+        int n = sendmmsg(d->fd, ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg, r->nfrag, 0);
         int e = n < 0 ? errno : 0;
         if (n > 0) {
             atomic_fetch_add_explicit(&d->datagrams, (uint64_t)n, memory_order_relaxed);
@@ -543,6 +563,13 @@ void ardn_input_settle(struct ardn_input *in)
         settle(in->touched[t]);
 }
 
+/* The seal of the datagram being taken in (0 without a key) into its packet's header. */
+static void sealed_hdr(const struct ardn_route *r, struct ardw_hdr *h)
+{
+    h->seal_ctr = r->input && ardn_seal.on ? r->input->seal_ctr : 0;
+    h->proven_ns = r->input && ardn_seal.on ? r->input->proven_ns : 0;
+}
+
 /* ardn_route_take; a whole datagram's payload is delivered by reference with `ref`. */
 static enum ardw_cause take(struct ardn_route *r, const uint8_t *d, size_t len,
                             const struct sockaddr_storage *src, struct ardw_hdr *h, int64_t now_ns,
@@ -559,6 +586,7 @@ static enum ardw_cause take(struct ardn_route *r, const uint8_t *d, size_t len,
     if (r->learning)
         return ARDW_UNKNOWN;
     enum ardw_cause c = ardw_parse(d, len, &e, h);
+    sealed_hdr(r, h);
     if (c == ARDW_OK)
         c = ardw_order(&r->track, h, now_ns);
     if (c != ARDW_OK)
@@ -590,10 +618,10 @@ enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t l
 
 /* One entry of a packed datagram (h from ardw_pack_entry): the same checks as a whole
  * packet's after the framing. */
-static enum ardw_cause take_entry(struct ardn_route *r, const struct ardw_hdr *h,
-                                  const uint8_t *payload, const struct sockaddr_storage *src,
-                                  int64_t now_ns, bool ref)
+static enum ardw_cause take_entry(struct ardn_route *r, struct ardw_hdr *h, const uint8_t *payload,
+                                  const struct sockaddr_storage *src, int64_t now_ns, bool ref)
 {
+    sealed_hdr(r, h);
     if (src && !from_peer(r, src))
         return ARDW_PEER;
     if (r->learning)
@@ -713,7 +741,7 @@ static struct ardn_route *route_of(const struct ardn_input *in, uint32_t id)
 
 /* A datagram that no single route can be blamed for: counted on the lone route, or on the
  * shared input. */
-static void drop_datagram(struct ardn_input *in, enum ardw_cause c)
+void ardn_input_drop(struct ardn_input *in, enum ardw_cause c)
 {
     if (in->nroutes == 1)
         ardn_count_drop(in->routes[0], c);
@@ -729,15 +757,27 @@ static uint32_t get32le(const uint8_t *p)
 void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
                          const struct sockaddr_storage *src, int64_t now)
 {
-    struct ardw_hdr h = {0};
     if (in->nroutes > 1)
         ardn_bump(&in->datagrams, 1);
+    if (ardn_seal.on) {
+        /* (the receive buffer is the input's own: opened in place) */
+        d = ardn_unseal(in, (uint8_t *)(uintptr_t)d, &len, src, now);
+        if (!d)
+            return;
+    }
+    ardn_input_plain(in, d, len, src, now);
+}
+
+void ardn_input_plain(struct ardn_input *in, const uint8_t *d, size_t len,
+                      const struct sockaddr_storage *src, int64_t now)
+{
+    struct ardw_hdr h = {0};
     if (len >= ARDW_HDR_SIZE && d[5] == ARDW_FLAG_PACK) {
         uint64_t epoch;
         unsigned count;
         enum ardw_cause c = ardw_parse_packed(d, len, &epoch, &count);
         if (c != ARDW_OK) {
-            drop_datagram(in, c);
+            ardn_input_drop(in, c);
             return;
         }
         if (in->nroutes > 1)
@@ -747,7 +787,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
             const uint8_t *payload = ardw_pack_entry(d, &off, epoch, &h);
             struct ardn_route *r = route_of(in, h.conn_id);
             if (!r)
-                drop_datagram(in, ARDW_CONN);
+                ardn_input_drop(in, ARDW_CONN);
             else
                 result(in, r, take_entry(r, &h, payload, src, now, in->by_reference), &h, src, now);
         }
@@ -758,7 +798,7 @@ void ardn_input_datagram(struct ardn_input *in, const uint8_t *d, size_t len,
         enum ardw_cause c = ARDW_CONN;
         if (len < ARDW_HDR_SIZE || d[5] != ARDW_FLAG_DESC)
             c = ardw_parse(d, len, NULL, &h);
-        drop_datagram(in, c == ARDW_OK ? ARDW_CONN : c);
+        ardn_input_drop(in, c == ARDW_OK ? ARDW_CONN : c);
         return;
     }
     enum ardw_cause c;

@@ -24,6 +24,7 @@ static const char *const cause_names[ARDW_NCAUSES] = {
     [ARDW_INCOMPLETE] = "incomplete",
     [ARDW_UNKNOWN] = "unknown",
     [ARDW_PACK_INVALID] = "pack_invalid",
+    [ARDW_AUTH] = "auth",
 };
 
 const char *ardw_cause_name(enum ardw_cause c)
@@ -274,6 +275,10 @@ static enum ardw_cause order_rule(const struct ardw_track *t, const struct ardw_
         return h->seq == t->seq ? ARDW_DUPLICATE : h->seq > t->seq ? ARDW_OK : ARDW_OLD;
     if (now_ns - t->last_ns < ARDW_HOLDOFF_NS)
         return ARDW_EPOCH;
+    /* Sealed: an epoch that proved itself before the current one was first delivered is an
+     * earlier run's (its datagrams are recordings): never taken back. */
+    if (h->proven_ns != 0 && h->proven_ns <= t->epoch_ns)
+        return ARDW_EPOCH;
     /* A restarted sender first re-sends the connection's newest packet, which its previous
      * run may already have delivered: same seq is the same packet. Any other sequence is
      * accepted (a lower one means the sender's connection was re-created). */
@@ -291,18 +296,23 @@ enum ardw_cause ardw_order(struct ardw_track *t, const struct ardw_hdr *h, int64
      * keeps sending newer packets, all refused, for the hold-off means the state itself is
      * wrong (a damaged or forged sequence number was delivered, or the writer's clock went
      * back across a receiver restart): then the next of its packets newer than everything
-     * refused (and than the packet delivered before the last one) is accepted, provided
-     * there were ARDW_RECOVER_COUNT such packets: late copies alone never add up to that. */
-    bool above_prev = !(t->have && t->have_prev && h->epoch == t->epoch) || h->seq > t->prev_seq;
+     * refused is accepted, provided there were ARDW_RECOVER_COUNT such packets over the
+     * hold-off. No bound taken from what was delivered is kept: forged datagrams could set it
+     * (two of them with high sequences would jam the route for good). Sealed datagrams count
+     * only when sent after the last delivery (their seal counter is the sender's time): a
+     * recording of earlier ones never adds up to a recovery. */
+    bool later = h->seal_ctr == 0 || !t->have || h->seal_ctr > t->last_ctr;
+    if (!later)
+        return c;
     if (!t->refusing || h->epoch != t->ref_epoch) {
         t->refusing = true;
         t->refuse_ns = now_ns;
         t->ref_epoch = h->epoch;
         t->ref_seq = h->seq;
-        t->ref_count = above_prev;
+        t->ref_count = 1;
         return c;
     }
-    if (h->seq <= t->ref_seq || !above_prev)
+    if (h->seq <= t->ref_seq)
         return c;
     t->ref_seq = h->seq;
     if (++t->ref_count >= ARDW_RECOVER_COUNT && now_ns - t->refuse_ns >= ARDW_HOLDOFF_NS) {
@@ -320,6 +330,9 @@ void ardw_delivered(struct ardw_track *t, const struct ardw_hdr *h, int64_t now_
     /* After a recovery the packet before is not a bound any more (it was the bad one). */
     t->have_prev = t->have && h->epoch == t->epoch && !t->armed;
     t->prev_seq = t->seq;
+    if (!t->have || h->epoch != t->epoch)
+        t->epoch_ns = now_ns;
+    t->last_ctr = h->seal_ctr;
     t->have = true;
     t->epoch = h->epoch;
     t->seq = h->seq;

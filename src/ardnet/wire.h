@@ -89,6 +89,11 @@ struct ardw_hdr {
     uint32_t frag_off;   /* payload offset of this fragment: frag_index * frag_chunk */
     uint32_t frag_len;   /* payload bytes in this fragment (datagram length - 64) */
     uint32_t frag_chunk; /* payload bytes of every fragment but the last (derived) */
+    /* Sealed datagrams only (0 otherwise): the seal's counter (the sender's time of sending,
+     * ns since its start) and when the receiver saw the sender's epoch prove it holds the
+     * key (docs/wire.md, "Sealed datagrams"). */
+    uint64_t seal_ctr;
+    int64_t proven_ns;
 };
 
 /* Why a datagram was not delivered. The order is the order of the checks. */
@@ -120,6 +125,8 @@ enum ardw_cause {
                           * received its descriptor */
     ARDW_PACK_INVALID,   /* a packed datagram whose entry count and lengths do not fill it
                           * exactly (nothing of it is delivered) */
+    ARDW_AUTH,           /* with a key: not sealed, sealed with another key, damaged or
+                          * forged (the tag is checked before anything else) */
     ARDW_NCAUSES,
     ARDW_PENDING = -1, /* not a drop: a fragment was kept, its packet is not complete yet */
     ARDW_DESC = -2     /* not a drop: a valid descriptor datagram (never delivered) */
@@ -203,6 +210,8 @@ struct ardw_track {
     bool have_prev;      /* prev_seq: the one delivered before it, in the same epoch */
     uint64_t prev_seq;
     int64_t last_ns;       /* receiver's CLOCK_MONOTONIC at the last delivery */
+    int64_t epoch_ns;      /* ... at the first delivery of the current epoch */
+    uint64_t last_ctr;     /* sealed: the seal counter of the last delivery */
     bool floor;            /* until the first delivery: refuse real_ns <= floor_real_ns */
     int64_t floor_real_ns; /* (a restarted receiver: the packet its output already holds) */
     /* Refusals (old, stale) since the last delivery. */

@@ -95,6 +95,7 @@ struct sys {
     struct group groups[MAXB];
     int ngroups;
     char dir[ARDB_MAX_PATH]; /* the description's directory, absolute: for plugin paths */
+    char key[ARDB_MAX_PATH]; /* key: the key file every bridge is given (--key), "" none */
     struct rpol rp;          /* top level: the default of every block, group and bridge */
 };
 

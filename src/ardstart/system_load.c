@@ -605,6 +605,16 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
         if (!p || *end || port < 1 || port > 65000)
             return sys_bad(s, v, "bridge_port: expected a UDP port number");
         s->port = (int)port;
+    } else if (!strcmp(key, "key")) {
+        /* The key file of the bridges: the same path on every host (relative: to the
+         * description's directory); ardnet checks the file where it runs. */
+        const char *p = scalar(s, v, "key");
+        if (!p || !p[0] || strchr(p, '\n'))
+            return sys_bad(s, v, "key: expected the path of a key file (ardnet keygen FILE)");
+        int n = p[0] == '/' ? snprintf(s->key, sizeof s->key, "%s", p)
+                            : snprintf(s->key, sizeof s->key, "%s/%s", s->dir, p);
+        if (n < 0 || (size_t)n >= sizeof s->key)
+            return sys_bad(s, v, "key: path too long");
     } else if (!strcmp(key, "connections")) {
         t->conns = v;
     } else if (!strcmp(key, "subsystems")) {
@@ -613,7 +623,7 @@ static int top_pair(struct sys *s, const char *key, yaml_node_t *k, yaml_node_t 
         t->groups = v;
     } else {
         return unknown_key(s, k, key,
-                           "(name, hosts, local_host, bridge_port, connections, "
+                           "(name, hosts, local_host, bridge_port, key, connections, "
                            "groups, subsystems), or restart, restart_delay, restart_limit");
     }
     return 0;

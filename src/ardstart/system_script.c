@@ -219,6 +219,10 @@ static void pair_cmd(const struct sys *s, const struct bridge *br, int nbr, int 
         ardb_str_quote(cmd, "--type");
         ardb_str_quote(cmd, br[j].c->type);
     }
+    if (s->key[0]) { /* every bridge seals its datagrams (ardnet(1), "Sealed links") */
+        ardb_str_add(cmd, " --key");
+        ardb_str_quote(cmd, s->key);
+    }
 }
 
 /* The script of subsystem i. */

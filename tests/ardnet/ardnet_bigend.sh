@@ -14,6 +14,7 @@
 #     same way) -> peer reader, same checks.
 #  3. Fragments: 8 KiB packets of tblock (u64 u64 i64 u32[2042], 6 fragments each) both ways:
 #     each receiver reassembles (and, on s390x, swaps) the packet; the readers check every word.
+#     Sealed (--key on both ends): each side opens what the other architecture sealed.
 # Needs the cross toolchains (scripts/deps.sh installs them): without them the test is skipped
 # (exit 77) with the reason, except under CI (CI set, not "0"/"false"), where it fails.
 TEST_NAME=bigend
@@ -155,12 +156,13 @@ frag() { # ARCH CASE PORT WRITER-PREFIX... -- READER-PREFIX... (each: how to run
     local wdir=${wr[-1]} rdir=${rd[-1]} n=$A$case
     unset 'wr[-1]' 'rd[-1]'
     bg_ready FR$n "${rd[@]}" "$rdir/ardnet" --in "udp://127.0.0.1:$P" --out "f$n.in" \
-        --conn-id 4$case --stats-file "$T/FR$n.stats"
+        --conn-id 4$case --stats-file "$T/FR$n.stats" --key "$T/robot.key"
     bg_ready FT$n "${wr[@]}" "$wdir/ardnet" --in "f$n.out" --out "udp://127.0.0.1:$P" --conn-id 4$case \
-        --size $S8 --type "u64 u64 i64 u32[$(((S8 - 24) / 4))]" --stats-file "$T/FT$n.stats"
+        --size $S8 --type "u64 u64 i64 u32[$(((S8 - 24) / 4))]" --stats-file "$T/FT$n.stats" \
+        --key "$T/robot.key"
     bg FS$n "${rd[@]}" "$rdir/tblock" sub --size $S8 --ard data="f$n.in" --idle-ms 2000 \
         --result "$T/FS$n.result"
-    "${wr[@]}" "$wdir/tblock" pub --size $S8 --ard data="f$n.out" --rate 200 --count 200 >"$T/FP$n.out"
+    "${wr[@]}" "$wdir/tblock" pub --size $S8 --ard data="f$n.out" --rate 200 --count 400 >"$T/FP$n.out"
     finish_sub FS$n
     stop FT$n || fail "$A.3.$case: sending ardnet exit $?"
     stop FR$n || fail "$A.3.$case: receiving ardnet exit $?"
@@ -168,8 +170,12 @@ frag() { # ARCH CASE PORT WRITER-PREFIX... -- READER-PREFIX... (each: how to run
     [ "$(kv "$T/FS$n.result" last)" = "$(sed -n 's/.*last=//p' "$T/FP$n.out")" ] ||
         fail "$A.3.$case: the reader did not get the last packet"
     [ "$(counter "$T/FT$n.stats" "f$n.out" fragments)" -ge 300 ] || fail "$A.3.$case: no fragments sent"
+    [ "$(counter "$T/FR$n.stats" "f$n.in" drop_auth)" = 0 ] || fail "$A.3.$case: sealed fragments refused"
 }
 
+# (case 3 runs sealed: both ends with --key, so fragments, descriptors and the handshake are
+# sealed and opened by both architectures)
+"$ARDNET" keygen "$T/robot.key"
 peer s390x 2 22 "$PORT"
 peer aarch64 1 183 $((PORT + 4))
 echo PASS

@@ -250,18 +250,78 @@ static void test_a_sequence_jump_is_recovered_after_the_hold_off(void **state)
     assert_true(now - t0 == HOLD && t.recoveries == 2);
 }
 
-/* Reordered and duplicated datagrams alone never trigger a recovery, however late: it takes
- * a sender that makes progress, refused for the whole hold-off. */
+/* Reordered and duplicated datagrams within the hold-off never trigger a recovery: it takes
+ * refusals spread over the hold-off. */
 static void test_late_copies_never_trigger_a_recovery(void **state)
 {
     (void)state;
     struct ardw_track t = {0};
-    for (uint64_t s = 1; s <= 20; s += 2)
-        assert_int_equal(acc(&t, 100, s, (int64_t)s), ARDW_OK); /* 1 3 5 ... 19 delivered */
-    /* every skipped one arrives, one per hold-off */
-    for (uint64_t s = 2; s < 19; s += 2)
-        assert_int_equal(acc(&t, 100, s, (int64_t)s * HOLD), ARDW_OLD);
-    assert_true(t.recoveries == 0 && t.seq == 19);
+    for (uint64_t s = 1; s <= 41; s += 2)
+        assert_int_equal(acc(&t, 100, s, (int64_t)s), ARDW_OK); /* 1 3 5 ... 41 delivered */
+    /* every skipped one arrives late, in order, all within the hold-off */
+    for (uint64_t s = 2; s < 41; s += 2)
+        assert_int_equal(acc(&t, 100, s, 100 + (int64_t)s * (HOLD / 50)), ARDW_OLD);
+    assert_true(t.recoveries == 0 && t.seq == 41);
+}
+
+/* A sealed datagram (seal_ctr: the sender's time of sending) counts towards a recovery only
+ * when sent after the last delivery: a recording of earlier ones, replayed in order and spread
+ * over any time, is refused whole, while the sender's own later packets recover as usual. */
+static enum ardw_cause acc_sealed(struct ardw_track *t, uint64_t seq, uint64_t ctr, int64_t now)
+{
+    struct ardw_hdr h = {
+        .epoch = 100, .seq = seq, .real_ns = (int64_t)seq, .seal_ctr = ctr, .proven_ns = 1};
+    enum ardw_cause c = ardw_order(t, &h, now);
+    if (c == ARDW_OK)
+        ardw_delivered(t, &h, now);
+    return c;
+}
+
+static void test_sealed_recordings_never_trigger_a_recovery(void **state)
+{
+    (void)state;
+    struct ardw_track t = {0};
+    for (uint64_t s = 1; s <= 20; s++)
+        assert_int_equal(acc_sealed(&t, s, s * 1000, (int64_t)s * MS), ARDW_OK);
+    /* the recording of 1..19, replayed one per hold-off: each refused, never a recovery */
+    for (uint64_t s = 1; s < 20; s++)
+        assert_int_equal(acc_sealed(&t, s, s * 1000, (int64_t)(s + 1) * HOLD), ARDW_OLD);
+    assert_true(t.recoveries == 0 && t.seq == 20);
+    /* a sender that was restarted (sequence re-created lower) in the same epoch is sent
+     * later: it recovers after the hold-off */
+    int64_t now = 30 * HOLD, t0 = now + 20 * MS;
+    uint64_t seq = 1;
+    enum ardw_cause c;
+    while ((c = acc_sealed(&t, seq, 1000000 + seq, now += 20 * MS)) == ARDW_OLD)
+        seq++;
+    assert_int_equal(c, ARDW_OK);
+    assert_true(now - t0 >= HOLD && now - t0 < HOLD + 20 * MS && t.recoveries == 1);
+}
+
+/* The jam: any number of forged datagrams with high sequence numbers (plain, no key) stop a
+ * sender at 1 kHz for at most the hold-off plus ARDW_RECOVER_COUNT packets after the last. */
+static void test_forged_sequences_stop_a_route_for_at_most_the_hold_off(void **state)
+{
+    (void)state;
+    static const int nforged[] = {1, 2, 3, 100};
+    for (size_t k = 0; k < sizeof nforged / sizeof nforged[0]; k++) {
+        struct ardw_track t = {0};
+        int64_t now = 0;
+        uint64_t seq = 1;
+        for (; seq <= 10; seq++)
+            assert_int_equal(acc(&t, 100, seq, now += MS), ARDW_OK);
+        for (int f = 0; f < nforged[k]; f++)
+            assert_int_equal(acc(&t, 100, UINT64_MAX / 2 + (uint64_t)f, now + 1 + f), ARDW_OK);
+        int64_t t0 = now + MS;
+        enum ardw_cause c;
+        while ((c = acc(&t, 100, seq, now += MS)) == ARDW_OLD) {
+            assert_true(now - t0 <= HOLD);
+            seq++;
+        }
+        assert_int_equal(c, ARDW_OK);
+        assert_true(t.seq == seq);
+        assert_int_equal(acc(&t, 100, seq + 1, now + MS), ARDW_OK);
+    }
 }
 
 /* A restarted receiver refuses what its output already holds (written no later than floor),
@@ -468,6 +528,8 @@ int main(void)
         cmocka_unit_test(test_an_all_ones_datagram_stops_a_route_for_the_hold_off_at_most),
         cmocka_unit_test(test_a_sequence_jump_is_recovered_after_the_hold_off),
         cmocka_unit_test(test_late_copies_never_trigger_a_recovery),
+        cmocka_unit_test(test_sealed_recordings_never_trigger_a_recovery),
+        cmocka_unit_test(test_forged_sequences_stop_a_route_for_at_most_the_hold_off),
         cmocka_unit_test(test_stale_floor_is_lifted_for_a_writer_whose_clock_went_back),
         cmocka_unit_test(test_conn_id_is_stable_and_never_zero),
         cmocka_unit_test(test_descriptor_datagram_round_trip_and_checks),
