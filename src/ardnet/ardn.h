@@ -222,6 +222,8 @@ struct ardn_plan {
     int nsenders;
 };
 
+#define ARDN_ROS2_NODE_MAX 256 /* a ROS 2 node name: at most 255 characters */
+
 struct ardn_global {
     char bind[ARDN_EP_TEXT]; /* source address of sockets, "" for any */
     char dev[32];            /* SO_BINDTODEVICE, "" for none */
@@ -232,8 +234,9 @@ struct ardn_global {
     char stats_file[1024];
     char counters[ARD_MAX_NAME + 1]; /* --counters: connection of the counters, "" for none */
     uint64_t epoch;
-    int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
-    uint32_t given; /* the options set (bit i: ardn_opts[i]) */
+    int ros_domain;                     /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
+    char ros2_node[ARDN_ROS2_NODE_MAX]; /* --ros2-node, "" for the program's name */
+    uint32_t given;                     /* the options set (bit i: ardn_opts[i]) */
 };
 
 extern struct ardn_global ardn_g;
@@ -329,6 +332,8 @@ int ardn_qos_parse(struct ardn_route *r, const char *val);
  * topic that maps to a connection name; VAL a ROS 2 type name for a route (ros2-type). */
 int ardn_ros2_check_topic(const char *topic);
 int ardn_ros2_type_parse(const char *val, char *out, size_t len);
+/* Check a --ros2-node / ros2-node: value (a ROS 2 node name) into g->ros2_node. */
+int ardn_ros2_node_option(struct ardn_global *g, const char *val);
 /* The process's DDS participant, topics, writers and readers for every ros2: endpoint of the
  * plan (nothing without one). 0 or a negative code with the detail. */
 int ardn_dds_open(struct ardn_plan *p);

@@ -334,6 +334,7 @@ static struct {
     dds_entity_t pp, ws, pubs, subs; /* participant, waitset, builtin readers */
     dds_entity_t wake;               /* guard condition: the thread is to stop */
     dds_entity_t qos_gc;             /* guard condition: an endpoint has an incompatible peer */
+    dds_entity_t info_tp, info_wr;   /* ros_discovery_info: the node and its endpoints */
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
@@ -638,6 +639,157 @@ static int open_ep(struct ardn_dds_ep *e)
     return rc;
 }
 
+/* ---- the ROS 2 graph: ros_discovery_info ------------------------------------------------------
+ *
+ * ROS 2 tools (`ros2 node list`, `ros2 topic info -v`) learn which node owns which DDS reader
+ * and writer from rmw_dds_common's ParticipantEntitiesInfo, which every ROS 2 participant
+ * publishes on the DDS topic "ros_discovery_info" (no "rt/"): reliable, transient local, keep
+ * last 1. ardnet's participant is one node: its name (--ros2-node, else the program's name made
+ * a ROS 2 node name), namespace "/", the GIDs (DDS GUIDs, 16 bytes as from ROS 2 Iron on) of the
+ * readers of its ros2: inputs and the writers of its ros2: outputs. XCDR1, little-endian:
+ *
+ *   Gid gid (uint8[16]); sequence<NodeEntitiesInfo> { string node_namespace; string node_name;
+ *   sequence<Gid> reader_gid_seq; sequence<Gid> writer_gid_seq; }
+ */
+#define INFO_TOPIC "ros_discovery_info"
+#define INFO_TYPE "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"
+
+int ardn_ros2_node_option(struct ardn_global *g, const char *val)
+{
+    size_t n = strlen(val);
+    const char *why = NULL;
+    if (n == 0)
+        why = "it is empty";
+    else if (n >= sizeof g->ros2_node)
+        why = "it is longer than 255 characters";
+    else if (*val >= '0' && *val <= '9')
+        why = "it starts with a digit";
+    for (size_t i = 0; !why && i < n; i++)
+        if (!(val[i] == '_' || (val[i] >= 'a' && val[i] <= 'z') ||
+              (val[i] >= 'A' && val[i] <= 'Z') || (val[i] >= '0' && val[i] <= '9')))
+            why = "it has a character other than A-Z a-z 0-9 _";
+    if (why)
+        return ardi_fail(ARD_EINVAL,
+                         "ros2-node '%s' is not a ROS 2 node name: %s (letters, digits and _, "
+                         "not starting with a digit, at most 255 characters)",
+                         val, why);
+    memcpy(g->ros2_node, val, n + 1);
+    return 0;
+}
+
+/* The node's name: --ros2-node, else the program's name with every character ROS 2 does not
+ * take in a node name as '_' (and '_' before a leading digit): "ardnet". */
+static void node_name(char *out, size_t len)
+{
+    if (ardn_g.ros2_node[0]) {
+        snprintf(out, len, "%s", ardn_g.ros2_node);
+        return;
+    }
+    extern char *program_invocation_short_name;
+    const char *p = program_invocation_short_name;
+    size_t o = 0;
+    if (!p || !*p)
+        p = "ardnet";
+    if (*p >= '0' && *p <= '9')
+        out[o++] = '_';
+    for (; *p && o + 1 < len; p++)
+        out[o++] =
+            ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
+                ? *p
+                : '_';
+    out[o] = 0;
+}
+
+static void put_u32(uint8_t *b, size_t *o, uint32_t v)
+{
+    *o = (*o + 3) & ~(size_t)3; /* CDR: aligned from the body's start (b + 4) */
+    for (int i = 0; i < 4; i++)
+        b[ARDR2_CDR_HDR + (*o)++] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_bytes(uint8_t *b, size_t *o, const void *p, size_t n)
+{
+    memcpy(b + ARDR2_CDR_HDR + *o, p, n);
+    *o += n;
+}
+
+static void put_string(uint8_t *b, size_t *o, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    put_u32(b, o, (uint32_t)n);
+    put_bytes(b, o, s, n);
+}
+
+/* The GIDs of our readers (input) or writers into b at *o, their count first. */
+static void put_gids(uint8_t *b, size_t *o, bool input)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < dds.neps; i++)
+        n += dds.eps[i].input == input;
+    put_u32(b, o, n);
+    for (int i = 0; i < dds.neps; i++) {
+        if (dds.eps[i].input != input)
+            continue;
+        dds_guid_t g;
+        if (dds_get_guid(input ? dds.eps[i].rd : dds.eps[i].wr, &g) < 0)
+            memset(&g, 0, sizeof g);
+        put_bytes(b, o, g.v, sizeof g.v);
+    }
+}
+
+/* Create the ros_discovery_info writer and publish the node. */
+static int publish_info(const char *node)
+{
+    size_t len = ARDR2_CDR_HDR + 16 + 4 + 4 + 2 + 3 + 4 + strlen(node) + 1 + 3 + 4 + 4 +
+                 16 * (size_t)dds.neps;
+    struct rtype *t = calloc(1, sizeof *t);
+    if (!t)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    ddsi_sertype_init_flags(&t->c, INFO_TYPE, &rtype_ops, &rdata_ops,
+                            DDSI_SERTYPE_FLAG_TOPICKIND_NO_KEY);
+    t->c.allowed_data_representation = DDS_DATA_REPRESENTATION_FLAG_XCDR1;
+    struct ddsi_sertype *st = &t->c;
+    dds.info_tp = dds_create_topic_sertype(dds.pp, INFO_TOPIC, &st, NULL, NULL, NULL);
+    if (dds.info_tp < 0) {
+        ddsi_sertype_unref(&t->c);
+        return ardi_fail(ARD_ESYS, "cannot create DDS topic " INFO_TOPIC ": %s",
+                         dds_strretcode(dds.info_tp));
+    }
+    dds_qos_t *q = dds_create_qos();
+    if (!q)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+    dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
+    dds_qset_data_representation(q, 1, &rep);
+    dds.info_wr = dds_create_writer(dds.pp, dds.info_tp, q, NULL);
+    dds_delete_qos(q);
+    if (dds.info_wr < 0)
+        return ardi_fail(ARD_ESYS, "cannot create DDS writer on " INFO_TOPIC ": %s",
+                         dds_strretcode(dds.info_wr));
+    struct rdata *d = rdata_new(st, SDK_DATA, len);
+    if (!d)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    uint8_t *b = d->data;
+    size_t o = 0;
+    memset(b, 0, len);
+    b[1] = 0x01; /* CDR_LE */
+    put_bytes(b, &o, dds.guid.v, sizeof dds.guid.v);
+    put_u32(b, &o, 1); /* one node */
+    put_string(b, &o, "/");
+    put_string(b, &o, node);
+    put_gids(b, &o, true);
+    put_gids(b, &o, false);
+    d->len = (uint32_t)(ARDR2_CDR_HDR + o);
+    d->c.timestamp.v = dds_time();
+    d->c.statusinfo = 0;
+    dds_return_t rc = dds_forwardcdr(dds.info_wr, &d->c); /* takes our reference */
+    if (rc < 0)
+        return ardi_fail(ARD_ESYS, "cannot publish " INFO_TOPIC ": %s", dds_strretcode(rc));
+    return 0;
+}
+
 static dds_domainid_t domain_id(void)
 {
     if (ardn_g.ros_domain >= 0)
@@ -667,7 +819,18 @@ int ardn_dds_open(struct ardn_plan *p)
     dds.eps = calloc((size_t)n, sizeof *dds.eps);
     if (!dds.eps)
         return ardi_fail(ARD_ENOMEM, "out of memory");
-    dds.pp = dds_create_participant(domain_id(), NULL, NULL);
+    char node[ARDN_ROS2_NODE_MAX];
+    node_name(node, sizeof node);
+    /* As rmw_cyclonedds makes a ROS 2 context's participant: the enclave in the user data
+     * ("enclave=/;"), and the node's name as the participant's name. */
+    dds_qos_t *pq = dds_create_qos();
+    if (!pq)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    static const char enclave[] = "enclave=/;";
+    dds_qset_userdata(pq, enclave, sizeof enclave - 1);
+    dds_qset_entity_name(pq, node);
+    dds.pp = dds_create_participant(domain_id(), pq, NULL);
+    dds_delete_qos(pq);
     if (dds.pp < 0)
         return ardi_fail(ARD_ESYS,
                          "cannot create the DDS participant (domain %u): %s (check "
@@ -706,7 +869,7 @@ int ardn_dds_open(struct ardn_plan *p)
                 return rc;
         }
     }
-    return 0;
+    return publish_info(node);
 }
 
 /* ---- the DDS thread: ros2: inputs, and peers of another type ------------------------------- */

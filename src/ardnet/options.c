@@ -56,6 +56,9 @@ const struct ardn_opt ardn_opts[] = {
      "route names to CONN.names) every 0.1 s and at exit"},
     {"ros-domain", 0, "N", CHECK(ros_domain, ardn_ros_domain_option),
      "DDS domain of ros2: endpoints (default: ROS_DOMAIN_ID or 0)"},
+    {"ros2-node", 0, "NAME", CHECK(ros2_node, ardn_ros2_node_option),
+     "ROS 2 node name of the process's ros2: endpoints\n"
+     "(default: the program's name, ardnet)"},
     {"ard-domain", 0, "NAME", LIB, "domain of local connections (and the other --ard-* options)"},
     /* The catalog (docs/ardnet.md, "Automatic: the catalog"): command line only. */
     {"auto", 0, NULL, ARGV,
