@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const bool ardn_have_ros2 = true;
 
@@ -335,6 +336,7 @@ static struct {
     dds_entity_t wake;               /* guard condition: the thread is to stop */
     dds_entity_t qos_gc;             /* guard condition: an endpoint has an incompatible peer */
     dds_entity_t info_tp, info_wr;   /* ros_discovery_info: the node and its endpoints */
+    dds_entity_t dom;                /* the domain, when made with a discovery configuration */
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
@@ -801,6 +803,156 @@ static dds_domainid_t domain_id(void)
     return 0;
 }
 
+/* ---- discovery as ROS 2 Jazzy's rmw_cyclonedds sets it from the environment (docs/ros2.md,
+ * "Discovery range") --------------------------------------------------------------------------- */
+
+#define PEERS_MAX 32 /* ROS_STATIC_PEERS entries */
+#define PEER_LEN 256 /* characters of one */
+#define CONFIG_MAX (PEERS_MAX * (PEER_LEN + 24) + 1024)
+
+enum range { RANGE_SUBNET, RANGE_LOCALHOST, RANGE_OFF, RANGE_SYSTEM_DEFAULT };
+
+/* Whether c may be in a peer's address or host name (no XML markup, no blanks). */
+static bool peer_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           strchr(".-_:[]%", c) != NULL;
+}
+
+/* The Cyclone configuration fragment that ROS_LOCALHOST_ONLY, ROS_AUTOMATIC_DISCOVERY_RANGE and
+ * ROS_STATIC_PEERS ask for, into buf ("" when Cyclone's own defaults are asked for). 0, or
+ * ARD_EINVAL naming the variable and its value. */
+static int discovery_config(char *buf, size_t len)
+{
+    const char *lo = getenv("ROS_LOCALHOST_ONLY");
+    const char *rg = getenv("ROS_AUTOMATIC_DISCOVERY_RANGE");
+    const char *sp = getenv("ROS_STATIC_PEERS");
+    bool localhost_only = false;
+    enum range range = RANGE_SUBNET;
+    buf[0] = 0;
+    if (lo && *lo && strcmp(lo, "0") != 0) {
+        if (strcmp(lo, "1") != 0)
+            return ardi_fail(ARD_EINVAL, "ROS_LOCALHOST_ONLY '%s': expected 1 (or 0, or unset)",
+                             lo);
+        localhost_only = true;
+    }
+    if (rg && *rg) {
+        if (strcmp(rg, "SUBNET") == 0)
+            range = RANGE_SUBNET;
+        else if (strcmp(rg, "LOCALHOST") == 0)
+            range = RANGE_LOCALHOST;
+        else if (strcmp(rg, "OFF") == 0)
+            range = RANGE_OFF;
+        else if (strcmp(rg, "SYSTEM_DEFAULT") == 0)
+            range = RANGE_SYSTEM_DEFAULT;
+        else
+            return ardi_fail(ARD_EINVAL,
+                             "ROS_AUTOMATIC_DISCOVERY_RANGE '%s': expected SUBNET, LOCALHOST, "
+                             "OFF or SYSTEM_DEFAULT (or unset: SUBNET)",
+                             rg);
+    }
+    char peers[PEERS_MAX * (PEER_LEN + 24)] = "";
+    size_t pl = 0;
+    int npeers = 0;
+    for (const char *p = sp ? sp : ""; *p;) {
+        size_t n = strcspn(p, ";");
+        if (n > 0) {
+            if (n > PEER_LEN)
+                return ardi_fail(ARD_EINVAL,
+                                 "ROS_STATIC_PEERS: '%.*s' is longer than %d characters", (int)n, p,
+                                 PEER_LEN);
+            for (size_t i = 0; i < n; i++)
+                if (!peer_char(p[i]))
+                    return ardi_fail(ARD_EINVAL,
+                                     "ROS_STATIC_PEERS: '%.*s' is not an address or host name "
+                                     "(expected ADDR;ADDR;...)",
+                                     (int)n, p);
+            if (++npeers > PEERS_MAX)
+                return ardi_fail(ARD_EINVAL, "ROS_STATIC_PEERS: more than %d peers", PEERS_MAX);
+            pl += (size_t)snprintf(peers + pl, sizeof peers - pl, "<Peer address=\"%.*s\"/>",
+                                   (int)n, p);
+        }
+        p += n + (p[n] == ';');
+    }
+    if (localhost_only) {
+        if (rg && *rg)
+            fprintf(stderr, "ardnet: ROS_LOCALHOST_ONLY=1: ROS_AUTOMATIC_DISCOVERY_RANGE is "
+                            "ignored (as ROS 2 does)\n");
+        if (npeers)
+            fprintf(stderr,
+                    "ardnet: ROS_LOCALHOST_ONLY=1: ROS_STATIC_PEERS is ignored (as ROS 2 does)\n");
+        range = RANGE_LOCALHOST;
+        npeers = 0;
+        peers[0] = 0;
+    } else if (npeers && (range == RANGE_OFF || range == RANGE_SYSTEM_DEFAULT)) {
+        fprintf(stderr,
+                "ardnet: ROS_AUTOMATIC_DISCOVERY_RANGE=%s: ROS_STATIC_PEERS is ignored (as "
+                "ROS 2 does)\n",
+                rg);
+        npeers = 0;
+        peers[0] = 0;
+    }
+    switch (range) {
+    case RANGE_SYSTEM_DEFAULT:
+        break;
+    case RANGE_OFF:
+        /* No multicast, no peers, and a discovery tag no other process has. */
+        snprintf(buf, len,
+                 "<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast></General>"
+                 "<Discovery><ParticipantIndex>none</ParticipantIndex>"
+                 "<Tag>ros_discovery_off_%ld</Tag></Discovery></Domain></CycloneDDS>",
+                 (long)getpid());
+        break;
+    case RANGE_LOCALHOST:
+    case RANGE_SUBNET:
+        /* LOCALHOST: no multicast, this host's participant ports as peers: nothing is sent
+         * to another host but to the static peers. The interface is not narrowed to the
+         * loopback one: a ROS 2 node on this host advertises its other addresses, and a
+         * participant on loopback alone does not reach them (docs/ros2.md). */
+        snprintf(buf, len,
+                 "<CycloneDDS><Domain>%s%s<Discovery><ParticipantIndex>auto</ParticipantIndex>"
+                 "<MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>%s%s%s%s</Discovery>"
+                 "</Domain></CycloneDDS>",
+                 range == RANGE_LOCALHOST ? "<General>" : "",
+                 range == RANGE_LOCALHOST ? "<AllowMulticast>false</AllowMulticast></General>" : "",
+                 range == RANGE_LOCALHOST || npeers ? "<Peers>" : "",
+                 range == RANGE_LOCALHOST ? "<Peer address=\"localhost\"/>" : "", peers,
+                 range == RANGE_LOCALHOST || npeers ? "</Peers>" : "");
+        break;
+    }
+    return 0;
+}
+
+/* The domain with the discovery the environment asks for, then CYCLONEDDS_URI (which may
+ * override it, as with rmw_cyclonedds). */
+static int create_domain(void)
+{
+    char *cfg = malloc(CONFIG_MAX);
+    if (!cfg)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    int rc = discovery_config(cfg, CONFIG_MAX);
+    if (rc == 0 && cfg[0]) {
+        const char *uri = getenv("CYCLONEDDS_URI");
+        size_t n = strlen(cfg);
+        char *all = malloc(n + 2 + (uri ? strlen(uri) : 0));
+        if (!all) {
+            free(cfg);
+            return ardi_fail(ARD_ENOMEM, "out of memory");
+        }
+        sprintf(all, "%s,%s", cfg, uri ? uri : "");
+        dds.dom = dds_create_domain(domain_id(), all);
+        free(all);
+        if (dds.dom < 0)
+            rc = ardi_fail(ARD_ESYS,
+                           "cannot create the DDS domain %u with the discovery ROS_LOCALHOST_ONLY, "
+                           "ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS ask for: %s "
+                           "(check CYCLONEDDS_URI)",
+                           (unsigned)domain_id(), dds_strretcode(dds.dom));
+    }
+    free(cfg);
+    return rc;
+}
+
 int ardn_dds_open(struct ardn_plan *p)
 {
     int n = 0;
@@ -816,6 +968,9 @@ int ardn_dds_open(struct ardn_plan *p)
     uint64_t v;
     if (ardn_g.ros_domain < 0 && s && *s && ardn_parse_u64(s, 0, 232, &v) < 0)
         return ardi_fail(ARD_EINVAL, "ROS_DOMAIN_ID '%s' is not a DDS domain id 0..232", s);
+    int drc = create_domain();
+    if (drc < 0)
+        return drc;
     dds.eps = calloc((size_t)n, sizeof *dds.eps);
     if (!dds.eps)
         return ardi_fail(ARD_ENOMEM, "out of memory");
@@ -1052,6 +1207,8 @@ void ardn_dds_close(struct ardn_plan *p)
     (void)p;
     if (dds.pp > 0)
         dds_delete(dds.pp);
+    if (dds.dom > 0)
+        dds_delete(dds.dom);
     for (int i = 0; i < dds.neps; i++) {
         if (dds.eps[i].spare)
             ddsi_serdata_unref(&dds.eps[i].spare->c);
