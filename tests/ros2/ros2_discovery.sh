@@ -3,7 +3,9 @@
 # CYCLONEDDS_URI: the variables alone decide), graph readers (graph.c) on hostA and hostB.
 # hostB's reader discovers by multicast on its network, as a default (SUBNET) ROS 2 node does;
 # hostA's reader is configured as Jazzy's rmw_cyclonedds configures a LOCALHOST node (no
-# multicast, this host as peer). Bad values are refused naming the variable.
+# multicast, this host as peer). The readers announce themselves every second (Cyclone's
+# default is 30 s), so that one started before a slow ardnet listens is still found at once.
+# Bad values are refused naming the variable.
 PRIVATE_NET=0
 source "$(dirname "$0")/common.sh"
 : "${NETNS:?} ${GRAPH:?}"
@@ -17,9 +19,10 @@ B=$(netns_cmd hostB)
 addrA=$(netns_addr hostA)
 addrB=$(netns_addr hostB)
 uriB="<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"eth0\"/></Interfaces>\
-<AllowMulticast>true</AllowMulticast></General></Domain></CycloneDDS>"
+<AllowMulticast>true</AllowMulticast></General><Discovery><SPDPInterval>1s</SPDPInterval></Discovery>\
+</Domain></CycloneDDS>"
 uriA_local="<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast></General>\
-<Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32\
+<Discovery><SPDPInterval>1s</SPDPInterval><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32\
 </MaxAutoParticipantIndex><Peers><Peer address=\"localhost\"/></Peers></Discovery></Domain>\
 </CycloneDDS>"
 unset CYCLONEDDS_URI
@@ -63,8 +66,8 @@ grep -q "ROS_LOCALHOST_ONLY=1: ROS_STATIC_PEERS is ignored" "$T/ardnet.err" ||
 # LOCALHOST with a static peer: hostB's reader, which neither multicasts nor knows hostA (it
 # only listens), is found by ardnet.
 uriB_uni="<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"eth0\"/></Interfaces>\
-<AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex>\
-</Discovery></Domain></CycloneDDS>"
+<AllowMulticast>false</AllowMulticast></General><Discovery><SPDPInterval>1s</SPDPInterval>\
+<ParticipantIndex>auto</ParticipantIndex></Discovery></Domain></CycloneDDS>"
 start ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST "ROS_STATIC_PEERS=;$addrB;"
 sees peer_B B "$uriB_uni" 20 || fail "LOCALHOST with ROS_STATIC_PEERS: hostB did not see ardnet: $(cat "$T/peer_B.txt")"
 stop ardnet || fail "ardnet exit status"
