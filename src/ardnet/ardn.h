@@ -245,6 +245,8 @@ struct ardn_plan {
     atomic_bool answer_halt;
 };
 
+#define ARDN_ROS2_NODE_MAX 256 /* a ROS 2 node name: at most 255 characters */
+
 struct ardn_global {
     char bind[ARDN_EP_TEXT]; /* source address of sockets, "" for any */
     char dev[32];            /* SO_BINDTODEVICE, "" for none */
@@ -257,7 +259,8 @@ struct ardn_global {
     uint64_t epoch;
     int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
     char key[1024]; /* --key: the key file, "" for none (datagrams are not sealed) */
-    uint32_t given; /* the options set (bit i: ardn_opts[i]) */
+    char ros2_node[ARDN_ROS2_NODE_MAX]; /* --ros2-node, "" for the program's name */
+    uint64_t given;                     /* the options set (bit i: ardn_opts[i]) */
 };
 
 extern struct ardn_global ardn_g;
@@ -409,6 +412,8 @@ int ardn_qos_parse(struct ardn_route *r, const char *val);
  * topic that maps to a connection name; VAL a ROS 2 type name for a route (ros2-type). */
 int ardn_ros2_check_topic(const char *topic);
 int ardn_ros2_type_parse(const char *val, char *out, size_t len);
+/* Check a --ros2-node / ros2-node: value (a ROS 2 node name) into g->ros2_node. */
+int ardn_ros2_node_option(struct ardn_global *g, const char *val);
 /* The process's DDS participant, topics, writers and readers for every ros2: endpoint of the
  * plan (nothing without one). 0 or a negative code with the detail. */
 int ardn_dds_open(struct ardn_plan *p);

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const bool ardn_have_ros2 = true;
 
@@ -334,6 +335,8 @@ static struct {
     dds_entity_t pp, ws, pubs, subs; /* participant, waitset, builtin readers */
     dds_entity_t wake;               /* guard condition: the thread is to stop */
     dds_entity_t qos_gc;             /* guard condition: an endpoint has an incompatible peer */
+    dds_entity_t info_tp, info_wr;   /* ros_discovery_info: the node and its endpoints */
+    dds_entity_t dom;                /* the domain, when made with a discovery configuration */
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
@@ -638,6 +641,157 @@ static int open_ep(struct ardn_dds_ep *e)
     return rc;
 }
 
+/* ---- the ROS 2 graph: ros_discovery_info ------------------------------------------------------
+ *
+ * ROS 2 tools (`ros2 node list`, `ros2 topic info -v`) learn which node owns which DDS reader
+ * and writer from rmw_dds_common's ParticipantEntitiesInfo, which every ROS 2 participant
+ * publishes on the DDS topic "ros_discovery_info" (no "rt/"): reliable, transient local, keep
+ * last 1. ardnet's participant is one node: its name (--ros2-node, else the program's name made
+ * a ROS 2 node name), namespace "/", the GIDs (DDS GUIDs, 16 bytes as from ROS 2 Iron on) of the
+ * readers of its ros2: inputs and the writers of its ros2: outputs. XCDR1, little-endian:
+ *
+ *   Gid gid (uint8[16]); sequence<NodeEntitiesInfo> { string node_namespace; string node_name;
+ *   sequence<Gid> reader_gid_seq; sequence<Gid> writer_gid_seq; }
+ */
+#define INFO_TOPIC "ros_discovery_info"
+#define INFO_TYPE "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"
+
+int ardn_ros2_node_option(struct ardn_global *g, const char *val)
+{
+    size_t n = strlen(val);
+    const char *why = NULL;
+    if (n == 0)
+        why = "it is empty";
+    else if (n >= sizeof g->ros2_node)
+        why = "it is longer than 255 characters";
+    else if (*val >= '0' && *val <= '9')
+        why = "it starts with a digit";
+    for (size_t i = 0; !why && i < n; i++)
+        if (!(val[i] == '_' || (val[i] >= 'a' && val[i] <= 'z') ||
+              (val[i] >= 'A' && val[i] <= 'Z') || (val[i] >= '0' && val[i] <= '9')))
+            why = "it has a character other than A-Z a-z 0-9 _";
+    if (why)
+        return ardi_fail(ARD_EINVAL,
+                         "ros2-node '%s' is not a ROS 2 node name: %s (letters, digits and _, "
+                         "not starting with a digit, at most 255 characters)",
+                         val, why);
+    memcpy(g->ros2_node, val, n + 1);
+    return 0;
+}
+
+/* The node's name: --ros2-node, else the program's name with every character ROS 2 does not
+ * take in a node name as '_' (and '_' before a leading digit): "ardnet". */
+static void node_name(char *out, size_t len)
+{
+    if (ardn_g.ros2_node[0]) {
+        snprintf(out, len, "%s", ardn_g.ros2_node);
+        return;
+    }
+    extern char *program_invocation_short_name;
+    const char *p = program_invocation_short_name;
+    size_t o = 0;
+    if (!p || !*p)
+        p = "ardnet";
+    if (*p >= '0' && *p <= '9')
+        out[o++] = '_';
+    for (; *p && o + 1 < len; p++)
+        out[o++] =
+            ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
+                ? *p
+                : '_';
+    out[o] = 0;
+}
+
+static void put_u32(uint8_t *b, size_t *o, uint32_t v)
+{
+    *o = (*o + 3) & ~(size_t)3; /* CDR: aligned from the body's start (b + 4) */
+    for (int i = 0; i < 4; i++)
+        b[ARDR2_CDR_HDR + (*o)++] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_bytes(uint8_t *b, size_t *o, const void *p, size_t n)
+{
+    memcpy(b + ARDR2_CDR_HDR + *o, p, n);
+    *o += n;
+}
+
+static void put_string(uint8_t *b, size_t *o, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    put_u32(b, o, (uint32_t)n);
+    put_bytes(b, o, s, n);
+}
+
+/* The GIDs of our readers (input) or writers into b at *o, their count first. */
+static void put_gids(uint8_t *b, size_t *o, bool input)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < dds.neps; i++)
+        n += dds.eps[i].input == input;
+    put_u32(b, o, n);
+    for (int i = 0; i < dds.neps; i++) {
+        if (dds.eps[i].input != input)
+            continue;
+        dds_guid_t g;
+        if (dds_get_guid(input ? dds.eps[i].rd : dds.eps[i].wr, &g) < 0)
+            memset(&g, 0, sizeof g);
+        put_bytes(b, o, g.v, sizeof g.v);
+    }
+}
+
+/* Create the ros_discovery_info writer and publish the node. */
+static int publish_info(const char *node)
+{
+    size_t len = ARDR2_CDR_HDR + 16 + 4 + 4 + 2 + 3 + 4 + strlen(node) + 1 + 3 + 4 + 4 +
+                 16 * (size_t)dds.neps;
+    struct rtype *t = calloc(1, sizeof *t);
+    if (!t)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    ddsi_sertype_init_flags(&t->c, INFO_TYPE, &rtype_ops, &rdata_ops,
+                            DDSI_SERTYPE_FLAG_TOPICKIND_NO_KEY);
+    t->c.allowed_data_representation = DDS_DATA_REPRESENTATION_FLAG_XCDR1;
+    struct ddsi_sertype *st = &t->c;
+    dds.info_tp = dds_create_topic_sertype(dds.pp, INFO_TOPIC, &st, NULL, NULL, NULL);
+    if (dds.info_tp < 0) {
+        ddsi_sertype_unref(&t->c);
+        return ardi_fail(ARD_ESYS, "cannot create DDS topic " INFO_TOPIC ": %s",
+                         dds_strretcode(dds.info_tp));
+    }
+    dds_qos_t *q = dds_create_qos();
+    if (!q)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+    dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
+    dds_qset_data_representation(q, 1, &rep);
+    dds.info_wr = dds_create_writer(dds.pp, dds.info_tp, q, NULL);
+    dds_delete_qos(q);
+    if (dds.info_wr < 0)
+        return ardi_fail(ARD_ESYS, "cannot create DDS writer on " INFO_TOPIC ": %s",
+                         dds_strretcode(dds.info_wr));
+    struct rdata *d = rdata_new(st, SDK_DATA, len);
+    if (!d)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    uint8_t *b = d->data;
+    size_t o = 0;
+    memset(b, 0, len);
+    b[1] = 0x01; /* CDR_LE */
+    put_bytes(b, &o, dds.guid.v, sizeof dds.guid.v);
+    put_u32(b, &o, 1); /* one node */
+    put_string(b, &o, "/");
+    put_string(b, &o, node);
+    put_gids(b, &o, true);
+    put_gids(b, &o, false);
+    d->len = (uint32_t)(ARDR2_CDR_HDR + o);
+    d->c.timestamp.v = dds_time();
+    d->c.statusinfo = 0;
+    dds_return_t rc = dds_forwardcdr(dds.info_wr, &d->c); /* takes our reference */
+    if (rc < 0)
+        return ardi_fail(ARD_ESYS, "cannot publish " INFO_TOPIC ": %s", dds_strretcode(rc));
+    return 0;
+}
+
 static dds_domainid_t domain_id(void)
 {
     if (ardn_g.ros_domain >= 0)
@@ -647,6 +801,156 @@ static dds_domainid_t domain_id(void)
     if (s && *s && ardn_parse_u64(s, 0, 232, &v) == 0)
         return (dds_domainid_t)v;
     return 0;
+}
+
+/* ---- discovery as ROS 2 Jazzy's rmw_cyclonedds sets it from the environment (docs/ros2.md,
+ * "Discovery range") --------------------------------------------------------------------------- */
+
+#define PEERS_MAX 32 /* ROS_STATIC_PEERS entries */
+#define PEER_LEN 256 /* characters of one */
+#define CONFIG_MAX (PEERS_MAX * (PEER_LEN + 24) + 1024)
+
+enum range { RANGE_SUBNET, RANGE_LOCALHOST, RANGE_OFF, RANGE_SYSTEM_DEFAULT };
+
+/* Whether c may be in a peer's address or host name (no XML markup, no blanks). */
+static bool peer_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           strchr(".-_:[]%", c) != NULL;
+}
+
+/* The Cyclone configuration fragment that ROS_LOCALHOST_ONLY, ROS_AUTOMATIC_DISCOVERY_RANGE and
+ * ROS_STATIC_PEERS ask for, into buf ("" when Cyclone's own defaults are asked for). 0, or
+ * ARD_EINVAL naming the variable and its value. */
+static int discovery_config(char *buf, size_t len)
+{
+    const char *lo = getenv("ROS_LOCALHOST_ONLY");
+    const char *rg = getenv("ROS_AUTOMATIC_DISCOVERY_RANGE");
+    const char *sp = getenv("ROS_STATIC_PEERS");
+    bool localhost_only = false;
+    enum range range = RANGE_SUBNET;
+    buf[0] = 0;
+    if (lo && *lo && strcmp(lo, "0") != 0) {
+        if (strcmp(lo, "1") != 0)
+            return ardi_fail(ARD_EINVAL, "ROS_LOCALHOST_ONLY '%s': expected 1 (or 0, or unset)",
+                             lo);
+        localhost_only = true;
+    }
+    if (rg && *rg) {
+        if (strcmp(rg, "SUBNET") == 0)
+            range = RANGE_SUBNET;
+        else if (strcmp(rg, "LOCALHOST") == 0)
+            range = RANGE_LOCALHOST;
+        else if (strcmp(rg, "OFF") == 0)
+            range = RANGE_OFF;
+        else if (strcmp(rg, "SYSTEM_DEFAULT") == 0)
+            range = RANGE_SYSTEM_DEFAULT;
+        else
+            return ardi_fail(ARD_EINVAL,
+                             "ROS_AUTOMATIC_DISCOVERY_RANGE '%s': expected SUBNET, LOCALHOST, "
+                             "OFF or SYSTEM_DEFAULT (or unset: SUBNET)",
+                             rg);
+    }
+    char peers[PEERS_MAX * (PEER_LEN + 24)] = "";
+    size_t pl = 0;
+    int npeers = 0;
+    for (const char *p = sp ? sp : ""; *p;) {
+        size_t n = strcspn(p, ";");
+        if (n > 0) {
+            if (n > PEER_LEN)
+                return ardi_fail(ARD_EINVAL,
+                                 "ROS_STATIC_PEERS: '%.*s' is longer than %d characters", (int)n, p,
+                                 PEER_LEN);
+            for (size_t i = 0; i < n; i++)
+                if (!peer_char(p[i]))
+                    return ardi_fail(ARD_EINVAL,
+                                     "ROS_STATIC_PEERS: '%.*s' is not an address or host name "
+                                     "(expected ADDR;ADDR;...)",
+                                     (int)n, p);
+            if (++npeers > PEERS_MAX)
+                return ardi_fail(ARD_EINVAL, "ROS_STATIC_PEERS: more than %d peers", PEERS_MAX);
+            pl += (size_t)snprintf(peers + pl, sizeof peers - pl, "<Peer address=\"%.*s\"/>",
+                                   (int)n, p);
+        }
+        p += n + (p[n] == ';');
+    }
+    if (localhost_only) {
+        if (rg && *rg)
+            fprintf(stderr, "ardnet: ROS_LOCALHOST_ONLY=1: ROS_AUTOMATIC_DISCOVERY_RANGE is "
+                            "ignored (as ROS 2 does)\n");
+        if (npeers)
+            fprintf(stderr,
+                    "ardnet: ROS_LOCALHOST_ONLY=1: ROS_STATIC_PEERS is ignored (as ROS 2 does)\n");
+        range = RANGE_LOCALHOST;
+        npeers = 0;
+        peers[0] = 0;
+    } else if (npeers && (range == RANGE_OFF || range == RANGE_SYSTEM_DEFAULT)) {
+        fprintf(stderr,
+                "ardnet: ROS_AUTOMATIC_DISCOVERY_RANGE=%s: ROS_STATIC_PEERS is ignored (as "
+                "ROS 2 does)\n",
+                rg);
+        npeers = 0;
+        peers[0] = 0;
+    }
+    switch (range) {
+    case RANGE_SYSTEM_DEFAULT:
+        break;
+    case RANGE_OFF:
+        /* No multicast, no peers, and a discovery tag no other process has. */
+        snprintf(buf, len,
+                 "<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast></General>"
+                 "<Discovery><ParticipantIndex>none</ParticipantIndex>"
+                 "<Tag>ros_discovery_off_%ld</Tag></Discovery></Domain></CycloneDDS>",
+                 (long)getpid());
+        break;
+    case RANGE_LOCALHOST:
+    case RANGE_SUBNET:
+        /* LOCALHOST: no multicast, this host's participant ports as peers: nothing is sent
+         * to another host but to the static peers. The interface is not narrowed to the
+         * loopback one: a ROS 2 node on this host advertises its other addresses, and a
+         * participant on loopback alone does not reach them (docs/ros2.md). */
+        snprintf(buf, len,
+                 "<CycloneDDS><Domain>%s%s<Discovery><ParticipantIndex>auto</ParticipantIndex>"
+                 "<MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>%s%s%s%s</Discovery>"
+                 "</Domain></CycloneDDS>",
+                 range == RANGE_LOCALHOST ? "<General>" : "",
+                 range == RANGE_LOCALHOST ? "<AllowMulticast>false</AllowMulticast></General>" : "",
+                 range == RANGE_LOCALHOST || npeers ? "<Peers>" : "",
+                 range == RANGE_LOCALHOST ? "<Peer address=\"localhost\"/>" : "", peers,
+                 range == RANGE_LOCALHOST || npeers ? "</Peers>" : "");
+        break;
+    }
+    return 0;
+}
+
+/* The domain with the discovery the environment asks for, then CYCLONEDDS_URI (which may
+ * override it, as with rmw_cyclonedds). */
+static int create_domain(void)
+{
+    char *cfg = malloc(CONFIG_MAX);
+    if (!cfg)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    int rc = discovery_config(cfg, CONFIG_MAX);
+    if (rc == 0 && cfg[0]) {
+        const char *uri = getenv("CYCLONEDDS_URI");
+        size_t n = strlen(cfg);
+        char *all = malloc(n + 2 + (uri ? strlen(uri) : 0));
+        if (!all) {
+            free(cfg);
+            return ardi_fail(ARD_ENOMEM, "out of memory");
+        }
+        sprintf(all, "%s,%s", cfg, uri ? uri : "");
+        dds.dom = dds_create_domain(domain_id(), all);
+        free(all);
+        if (dds.dom < 0)
+            rc = ardi_fail(ARD_ESYS,
+                           "cannot create the DDS domain %u with the discovery ROS_LOCALHOST_ONLY, "
+                           "ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS ask for: %s "
+                           "(check CYCLONEDDS_URI)",
+                           (unsigned)domain_id(), dds_strretcode(dds.dom));
+    }
+    free(cfg);
+    return rc;
 }
 
 int ardn_dds_open(struct ardn_plan *p)
@@ -664,10 +968,24 @@ int ardn_dds_open(struct ardn_plan *p)
     uint64_t v;
     if (ardn_g.ros_domain < 0 && s && *s && ardn_parse_u64(s, 0, 232, &v) < 0)
         return ardi_fail(ARD_EINVAL, "ROS_DOMAIN_ID '%s' is not a DDS domain id 0..232", s);
+    int drc = create_domain();
+    if (drc < 0)
+        return drc;
     dds.eps = calloc((size_t)n, sizeof *dds.eps);
     if (!dds.eps)
         return ardi_fail(ARD_ENOMEM, "out of memory");
-    dds.pp = dds_create_participant(domain_id(), NULL, NULL);
+    char node[ARDN_ROS2_NODE_MAX];
+    node_name(node, sizeof node);
+    /* As rmw_cyclonedds makes a ROS 2 context's participant: the enclave in the user data
+     * ("enclave=/;"), and the node's name as the participant's name. */
+    dds_qos_t *pq = dds_create_qos();
+    if (!pq)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    static const char enclave[] = "enclave=/;";
+    dds_qset_userdata(pq, enclave, sizeof enclave - 1);
+    dds_qset_entity_name(pq, node);
+    dds.pp = dds_create_participant(domain_id(), pq, NULL);
+    dds_delete_qos(pq);
     if (dds.pp < 0)
         return ardi_fail(ARD_ESYS,
                          "cannot create the DDS participant (domain %u): %s (check "
@@ -706,7 +1024,7 @@ int ardn_dds_open(struct ardn_plan *p)
                 return rc;
         }
     }
-    return 0;
+    return publish_info(node);
 }
 
 /* ---- the DDS thread: ros2: inputs, and peers of another type ------------------------------- */
@@ -889,6 +1207,8 @@ void ardn_dds_close(struct ardn_plan *p)
     (void)p;
     if (dds.pp > 0)
         dds_delete(dds.pp);
+    if (dds.dom > 0)
+        dds_delete(dds.dom);
     for (int i = 0; i < dds.neps; i++) {
         if (dds.eps[i].spare)
             ddsi_serdata_unref(&dds.eps[i].spare->c);

@@ -27,6 +27,13 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
     return ardi_fail(ARD_EINVAL, "ros2: endpoints not built (configure with cyclonedds-dev)");
 }
 
+int ardn_ros2_node_option(struct ardn_global *g, const char *val)
+{
+    (void)g;
+    (void)val;
+    return ardi_fail(ARD_EINVAL, "ros2: endpoints not built (configure with cyclonedds-dev)");
+}
+
 int ardn_dds_open(struct ardn_plan *p)
 {
     (void)p;

@@ -59,6 +59,9 @@ const struct ardn_opt ardn_opts[] = {
     {"key", 0, "FILE", TEXT(key),
      "seal every datagram with the key in FILE (ardnet keygen FILE\n"
      "makes one; mode 0600) and take only datagrams sealed with it"},
+    {"ros2-node", 0, "NAME", CHECK(ros2_node, ardn_ros2_node_option),
+     "ROS 2 node name of the process's ros2: endpoints\n"
+     "(default: the program's name, ardnet)"},
     {"ard-domain", 0, "NAME", LIB, "domain of local connections (and the other --ard-* options)"},
     /* The catalog (docs/ardnet.md, "Automatic: the catalog"): command line only. */
     {"auto", 0, NULL, ARGV,
@@ -74,7 +77,7 @@ const struct ardn_opt ardn_opts[] = {
     {"version", 0, NULL, ARGV, "print the version"},
 };
 const int ardn_nopts = (int)(sizeof ardn_opts / sizeof ardn_opts[0]);
-_Static_assert(sizeof ardn_opts / sizeof ardn_opts[0] <= 32, "ardn_global.given has 32 bits");
+_Static_assert(sizeof ardn_opts / sizeof ardn_opts[0] <= 64, "ardn_global.given has 64 bits");
 
 bool ardn_opt_is_global(const struct ardn_opt *o)
 {
@@ -120,7 +123,7 @@ int ardn_global_option(struct ardn_global *g, const struct ardn_opt *o, const ch
     default:
         return ardi_fail(ARD_EINVAL, "'%s' is not a process option", o->name);
     }
-    g->given |= 1u << (o - ardn_opts);
+    g->given |= UINT64_C(1) << (o - ardn_opts);
     return 0;
 }
 
@@ -128,10 +131,10 @@ void ardn_global_merge(struct ardn_global *dst, const struct ardn_global *src)
 {
     for (int i = 0; i < ardn_nopts; i++) {
         const struct ardn_opt *o = &ardn_opts[i];
-        if (!(src->given & (1u << i)))
+        if (!(src->given & (UINT64_C(1) << i)))
             continue;
         memcpy((char *)dst + o->off, (const char *)src + o->off, o->size);
-        dst->given |= 1u << i;
+        dst->given |= UINT64_C(1) << i;
     }
 }
 
