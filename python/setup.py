@@ -1,6 +1,7 @@
 """The C extension ardnet._ardnet for the interpreter that runs the build (pyproject.toml).
 
-The library's sources (src/lib, src/log of the ardnet tree) are compiled into the extension, as
+The library's sources (src/lib, src/log and the ROS 2 representation it uses, src/ros2, of the
+ardnet tree) are compiled into the extension, as
 the CMake build links the static library: nothing to install first, no run-time search path.
 The build also writes ardnet/_build_info.py, which names this interpreter when the extension
 does not import elsewhere.
@@ -34,7 +35,9 @@ if not os.path.isfile(tree("include", "ardnet.h")):
     sys.exit("ardnet: build the binding from the ardnet tree (pip install ./python there): "
              "%s not found" % tree("include", "ardnet.h"))
 
-lib_sources = sorted(glob.glob(tree("src", "lib", "*.c")) + glob.glob(tree("src", "log", "*.c")))
+log_sources = glob.glob(tree("src", "log", "*.c"))
+lib_sources = sorted(glob.glob(tree("src", "lib", "*.c")) + log_sources +
+                     (glob.glob(tree("src", "ros2", "*.c")) if log_sources else []))
 # The compression libraries the recording code includes (zstd, zlib, lz4), linked by name.
 headers = {"zstd.h": "zstd", "zlib.h": "z", "lz4.h": "lz4", "lz4frame.h": "lz4"}
 libraries = []
@@ -72,7 +75,7 @@ setup(
         "ardnet._ardnet",
         sources=["_ardnet.c"] + [rel(f) for f in lib_sources],
         include_dirs=[tree("include"), tree("src", "lib"), tree("src", "common"),
-                      tree("src", "log"), numpy.get_include()],
+                      tree("src", "log"), tree("src", "ros2"), numpy.get_include()],
         define_macros=macros,
         extra_compile_args=["-std=gnu11", "-fvisibility=hidden", "-Wno-unused-function"],
         libraries=libraries + ["pthread", "rt"],

@@ -25,6 +25,7 @@
 #include <dds/dds.h>
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,8 +114,13 @@ static dds_entity_t participant(void)
 
 static dds_qos_t *qos(void)
 {
+    /* ROS2_BENCH_QOS=reliable: reliable writers and readers (keep last 1, as ardnet's
+     * --qos reliable writer); else best effort. */
+    const char *e = getenv("ROS2_BENCH_QOS");
+    bool rel = e && strcmp(e, "reliable") == 0;
     dds_qos_t *q = dds_create_qos();
-    dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
+    dds_qset_reliability(q, rel ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
+                         DDS_MSECS(100));
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
     return q;
 }

@@ -9,6 +9,9 @@
 #                                           scheduler places them)
 #   CASES="1 100"                           the numbers of connections to run
 #   RATE=1000                               packets per second of each connection (Hz)
+#   QOS=best-effort                         best-effort or reliable: every writer (the bare one,
+#                                           ardnet's routes: qos: reliable) and the peer's
+#                                           readers, keep last 1
 #   STAMP=write                             when a packet is stamped: just before it is written
 #                                           (write), or all of a period's with its start (tick),
 #                                           so that the latency includes the publisher's way
@@ -40,7 +43,7 @@ RT="" PUB="" PEER=""
 [ -n "${PRIO:-}" ] && RT="chrt -f $PRIO"
 [ -n "${PIN:-}" ] && PUB="taskset -c 1" PEER="taskset -c 0"
 CASES=${CASES:-1 100}
-export ROS2_BENCH_RATE=${RATE:-1000} ROS2_BENCH_STAMP=${STAMP:-write}
+export ROS2_BENCH_RATE=${RATE:-1000} ROS2_BENCH_STAMP=${STAMP:-write} ROS2_BENCH_QOS=${QOS:-best-effort}
 W=$(mktemp -d /tmp/ros2_bench.XXXXXX)
 export ARD_DOMAIN=r2bench$$ ROS_DOMAIN_ID=0
 export CYCLONEDDS_URI='<CycloneDDS><Domain Id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>20</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
@@ -95,7 +98,8 @@ run_case() { # KIND N ROUND
         PIDS+=($!)
         echo "routes:" >"$W/routes.yaml"
         for ((i = 0; i < n; i++)); do
-            printf '  - {in: bench.k%d, out: "ros2:/bench/k%d"}\n' $i $i >>"$W/routes.yaml"
+            printf '  - {in: bench.k%d, out: "ros2:/bench/k%d", qos: %s}\n' $i $i \
+                "$ROS2_BENCH_QOS" >>"$W/routes.yaml"
         done
         sleep 0.5
         $PUB $RT "$ARDNET" --config "$W/routes.yaml" 2>"$W/pub.err" &
@@ -132,7 +136,7 @@ run_case() { # KIND N ROUND
     echo "$kind $n $per $4 $5" >>"$W/results"
 }
 
-echo "ros2: benchmark, ${S} s windows, $ROUNDS rounds, $ROS2_BENCH_RATE Hz per connection, stamped at $ROS2_BENCH_STAMP, PRIO=${PRIO:-none}, PIN=${PIN:-none}, $(nproc) CPUs"
+echo "ros2: benchmark, QoS $ROS2_BENCH_QOS, ${S} s windows, $ROUNDS rounds, $ROS2_BENCH_RATE Hz per connection, stamped at $ROS2_BENCH_STAMP, PRIO=${PRIO:-none}, PIN=${PIN:-none}, $(nproc) CPUs"
 for n in $CASES; do
     for ((r = 1; r <= ROUNDS; r++)); do
         run_case bare $n $r

@@ -62,6 +62,9 @@ enum ardn_counter {
                          * (UDP input) */
     ARDN_C_PACKED,      /* packets sent in (UDP outputs) or taken from (UDP input) packed
                          * datagrams shared with other connections */
+    /* ros2: DDS peers on the topic whose QoS does not match the endpoint's (counted by
+     * Cyclone's listener thread, atomically) */
+    ARDN_C_QOS_INCOMPATIBLE,
     ARDN_C_NCOUNTERS
 };
 

@@ -2,9 +2,10 @@
  * dds.c - ros2: endpoints: routes to and from ROS 2 topics over Cyclone DDS.
  *
  * A ros2:/arm/state endpoint is the DDS topic "rt/arm/state" of type
- * "ardnet_msgs::msg::dds_::<Name>_" (src/log/msgdef.c names it after the route's connection).
+ * "ardnet_msgs::msg::dds_::<Name>_" (src/ros2 names it after the route's connection, by the
+ * rule of docs/ros2.md#names that the recorder and the Foxglove protocol follow too).
  * Samples are XCDR1, little-endian, with their 4-byte encapsulation header: exactly the bytes
- * the recorder writes, made by the recorder's encoder (src/log/cdr.c). Cyclone is given them
+ * the recorder writes, made by the same encoder (src/ros2/cdr.c). Cyclone is given them
  * as they are through a sertype of our own whose serdata is that byte string: no second
  * encoder, no type descriptor to keep in step with cdr.c, and a received sample is checked and
  * decoded by the same code as a recorded one. The type is keyless (one instance per topic),
@@ -16,7 +17,7 @@
  */
 #include "ard_common.h"
 #include "ardn.h"
-#include "logi.h"
+#include "ardros2.h"
 
 #include <dds/dds.h>
 #include <dds/ddsi/ddsi_serdata.h>
@@ -32,16 +33,20 @@ const bool ardn_have_ros2 = true;
 int ardn_ros2_check_topic(const char *topic)
 {
     char conn[ARD_MAX_NAME + 1];
-    return ardl_ros2_conn(topic, conn, sizeof conn);
+    int rc = ardr2_topic_check(topic, NULL);
+    return rc < 0 ? rc : ardr2_topic_conn(topic, conn, sizeof conn);
 }
 
 int ardn_ros2_type_parse(const char *val, char *out, size_t len)
 {
-    return ardl_ros2_dds_type(val, out, len);
+    return ardr2_dds_type(val, out, len);
 }
 
 #define IDLE_NS 100000000LL /* how often the DDS thread looks at the stop flag */
 #define TAKE_MAX 16         /* samples per take */
+#define INPUT_MAX 1024      /* samples an input's reader holds until they are taken */
+/* A route's qos bit of dds.c alone: best effort was asked for (--qos best-effort). */
+#define QOS_BEST_EFFORT 0x100u
 
 /* ---- the sertype: a connection's CDR as an opaque, fixed-size byte string -------------------- */
 
@@ -309,22 +314,30 @@ struct ardn_dds_ep {
     struct ardn_ep *ep;
     bool input;
     char topic[ARDN_EP_TEXT + 4];  /* DDS topic name: "rt" + the ROS 2 name */
-    char type[ARD_MAX_NAME + 48];  /* DDS type name */
+    char type[ARDR2_TYPE_MAX];     /* DDS type name */
     dds_entity_t tp, wr, rd;       /* topic, writer (output), reader (input) */
     const struct ddsi_sertype *st; /* the topic's sertype */
-    struct ardl_layout lay;
+    struct ardr2_layout lay;
     uint32_t len;        /* CDR bytes of a sample */
     uint64_t seq;        /* samples taken (input) */
     struct rdata *spare; /* output: the last sample written, with a reference of ours */
     bool write_reported, bad_reported, peer_reported;
+    bool reliable; /* the endpoint's reliability: an output's default is reliable */
+    /* Incompatible QoS: set by Cyclone's listener thread, reported by the DDS thread. */
+    atomic_int qos_pending;
+    int64_t qos_reported_ns; /* when the last report was printed (DDS thread) */
+    int64_t qos_since_ns;    /* when a report began to wait for the peer's discovery data */
+    char qos_peer[160];      /* the newest discovered peer whose QoS does not match */
 };
 
 static struct {
     dds_entity_t pp, ws, pubs, subs; /* participant, waitset, builtin readers */
     dds_entity_t wake;               /* guard condition: the thread is to stop */
+    dds_entity_t qos_gc;             /* guard condition: an endpoint has an incompatible peer */
     dds_guid_t guid;
     struct ardn_dds_ep *eps;
     int neps;
+    struct ardr2_names names; /* the routes' message names (docs/ros2.md#names) */
     pthread_t thread;
     bool started;
 } dds;
@@ -333,6 +346,7 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
 {
     unsigned q = 0;
     char buf[128];
+    /* "best-effort" given: outputs too are best effort (their default is reliable). */
     if (strlen(val) >= sizeof buf || !*val)
         return ardi_fail(ARD_EINVAL, "qos '%s': expected best-effort, reliable, transient-local",
                          val);
@@ -342,7 +356,9 @@ int ardn_qos_parse(struct ardn_route *r, const char *val)
             q |= ARDN_QOS_RELIABLE;
         else if (strcmp(t, "transient-local") == 0)
             q |= ARDN_QOS_TRANSIENT_LOCAL | ARDN_QOS_RELIABLE;
-        else if (strcmp(t, "best-effort") != 0 && strcmp(t, "volatile") != 0)
+        else if (strcmp(t, "best-effort") == 0)
+            q |= QOS_BEST_EFFORT;
+        else if (strcmp(t, "volatile") != 0)
             return ardi_fail(ARD_EINVAL,
                              "qos '%s': unknown '%s' (expected best-effort, reliable, "
                              "transient-local, or several joined by commas)",
@@ -368,7 +384,7 @@ static void route_conn(const struct ardn_route *r, char *conn, size_t len)
     const struct ardn_ep *ep = &r->cfg.in;
     for (int i = 0; ep->kind != ARDN_EP_ROS2 && i < r->cfg.nout; i++)
         ep = &r->cfg.out[i];
-    if (ardl_ros2_conn(ep->topic, conn, len) < 0)
+    if (ardr2_topic_conn(ep->topic, conn, len) < 0)
         snprintf(conn, len, "C");
 }
 
@@ -378,19 +394,173 @@ static int dds_fail(const struct ardn_route *r, dds_return_t rc, const char *wha
     return ardn_route_fail(r, ARD_ESYS, "%s %s: %s", what, topic, dds_strretcode(rc));
 }
 
+/* ---- incompatible QoS: counted at once, reported by the DDS thread (at most once a second
+ * per endpoint), naming the topic, the policy and the peer --------------------------------- */
+
+#define QOS_REPORT_NS 1000000000LL   /* one report a second per endpoint at most */
+#define QOS_PEER_WAIT_NS 200000000LL /* how long a report waits for the peer's discovery data */
+
+static const char *policy_name(dds_qos_policy_id_t id)
+{
+    switch (id) {
+    case DDS_DURABILITY_QOS_POLICY_ID:
+        return "DURABILITY";
+    case DDS_PRESENTATION_QOS_POLICY_ID:
+        return "PRESENTATION";
+    case DDS_DEADLINE_QOS_POLICY_ID:
+        return "DEADLINE";
+    case DDS_LATENCYBUDGET_QOS_POLICY_ID:
+        return "LATENCY_BUDGET";
+    case DDS_OWNERSHIP_QOS_POLICY_ID:
+        return "OWNERSHIP";
+    case DDS_LIVELINESS_QOS_POLICY_ID:
+        return "LIVELINESS";
+    case DDS_PARTITION_QOS_POLICY_ID:
+        return "PARTITION";
+    case DDS_RELIABILITY_QOS_POLICY_ID:
+        return "RELIABILITY";
+    case DDS_DESTINATIONORDER_QOS_POLICY_ID:
+        return "DESTINATION_ORDER";
+    case DDS_DATA_REPRESENTATION_QOS_POLICY_ID:
+        return "DATA_REPRESENTATION";
+    case DDS_TYPE_CONSISTENCY_ENFORCEMENT_QOS_POLICY_ID:
+        return "TYPE_CONSISTENCY_ENFORCEMENT";
+    default:
+        return "another policy";
+    }
+}
+
+static void qos_incompatible(struct ardn_dds_ep *e, uint32_t change)
+{
+    if (change == 0)
+        return;
+    atomic_fetch_add_explicit(&e->r->cnt.c[ARDN_C_QOS_INCOMPATIBLE], change, memory_order_relaxed);
+    atomic_store(&e->qos_pending, 1);
+    dds_set_guardcondition(dds.qos_gc, true);
+}
+
+static void on_offered_incompatible(dds_entity_t wr, const dds_offered_incompatible_qos_status_t st,
+                                    void *arg)
+{
+    (void)wr;
+    qos_incompatible(arg, st.total_count_change);
+}
+
+static void on_requested_incompatible(dds_entity_t rd,
+                                      const dds_requested_incompatible_qos_status_t st, void *arg)
+{
+    (void)rd;
+    qos_incompatible(arg, st.total_count_change);
+}
+
+static const char *reliability_text(const dds_qos_t *q)
+{
+    dds_reliability_kind_t k;
+    dds_duration_t b;
+    if (!q || !dds_qget_reliability(q, &k, &b))
+        return "best-effort";
+    return k == DDS_RELIABILITY_RELIABLE ? "reliable" : "best-effort";
+}
+
+static const char *durability_text(const dds_qos_t *q)
+{
+    dds_durability_kind_t k;
+    if (!q || !dds_qget_durability(q, &k))
+        return "volatile";
+    return k == DDS_DURABILITY_VOLATILE ? "volatile" : "transient-local (or stronger)";
+}
+
+/* Whether a peer endpoint (QoS q) on e's topic is incompatible with e, by reliability or
+ * durability (what ROS 2 users meet; other policies are named by Cyclone's status only). */
+static bool peer_incompatible(const struct ardn_dds_ep *e, const dds_qos_t *q)
+{
+    dds_reliability_kind_t rk = DDS_RELIABILITY_BEST_EFFORT;
+    dds_durability_kind_t dk = DDS_DURABILITY_VOLATILE;
+    dds_duration_t b;
+    if (q) {
+        if (!dds_qget_reliability(q, &rk, &b))
+            rk = e->input ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT;
+        if (!dds_qget_durability(q, &dk))
+            dk = DDS_DURABILITY_VOLATILE;
+    }
+    bool rel = e->reliable;
+    bool tl = (e->r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) != 0;
+    bool prel = rk == DDS_RELIABILITY_RELIABLE, ptl = dk != DDS_DURABILITY_VOLATILE;
+    if (e->input) /* we request, the peer writer offers */
+        return (rel && !prel) || (tl && !ptl);
+    return (prel && !rel) || (ptl && !tl); /* the peer reader requests, we offer */
+}
+
+/* Report e's incompatible peers (DDS thread): the policy from Cyclone's status, each peer found
+ * among the discovered endpoints on the topic. */
+static void qos_report(struct ardn_dds_ep *e, int64_t now)
+{
+    if (!atomic_load(&e->qos_pending) || now - e->qos_reported_ns < QOS_REPORT_NS)
+        return;
+    /* The peer's discovery data may come a moment after Cyclone's status: wait for it a little. */
+    if (!e->qos_peer[0] && e->qos_since_ns == 0)
+        e->qos_since_ns = now;
+    if (!e->qos_peer[0] && now - e->qos_since_ns < QOS_PEER_WAIT_NS)
+        return;
+    e->qos_since_ns = 0;
+    atomic_store(&e->qos_pending, 0);
+    e->qos_reported_ns = now;
+    dds_qos_policy_id_t pol = DDS_INVALID_QOS_POLICY_ID;
+    uint32_t total = 0;
+    if (e->input) {
+        dds_requested_incompatible_qos_status_t st;
+        if (dds_get_requested_incompatible_qos_status(e->rd, &st) == 0)
+            pol = st.last_policy_id, total = st.total_count;
+    } else {
+        dds_offered_incompatible_qos_status_t st;
+        if (dds_get_offered_incompatible_qos_status(e->wr, &st) == 0)
+            pol = st.last_policy_id, total = st.total_count;
+    }
+    const char *peer = e->qos_peer;
+    bool rel = e->reliable;
+    bool tl = (e->r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) != 0;
+    ardn_route_warn(e->r,
+                    "incompatible QoS on %s: policy %s: %s %s what this %s (%s, %s) %s; nothing "
+                    "passes between them (%u such peer%s so far; qos_incompatible counts them)",
+                    e->topic, policy_name(pol), peer[0] ? peer : "a DDS peer (not yet discovered)",
+                    e->input ? "does not offer" : "requests", e->input ? "reader" : "writer",
+                    rel ? "reliable" : "best-effort", tl ? "transient-local" : "volatile",
+                    e->input ? "requests" : "does not offer", total, total == 1 ? "" : "s");
+}
+
 static int open_ep(struct ardn_dds_ep *e)
 {
     struct ardn_route *r = e->r;
     char conn[ARD_MAX_NAME + 1];
     route_conn(r, conn, sizeof conn);
-    if (r->cfg.ros2_type[0])
-        snprintf(e->type, sizeof e->type, "%s", r->cfg.ros2_type);
-    else
-        ardl_ros2_dds_type_name(conn, e->type, sizeof e->type);
     snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
-    if (ardl_layout_init(&e->lay, r->type, r->size) < 0)
+    if (ardr2_layout_init(&e->lay, r->type, r->size) < 0)
         return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
-    e->len = (uint32_t)(ARDL_CDR_HDR + e->lay.body);
+    if (r->cfg.ros2_type[0]) {
+        snprintf(e->type, sizeof e->type, "%s", r->cfg.ros2_type);
+    } else {
+        /* The connection's type, named in this process's set of routes as the recorder and
+         * the Foxglove protocol name theirs: a clash is reported, naming both connections. */
+        struct ardc_buf def = {0};
+        char msg[ARDR2_MSG_MAX];
+        const char *other = NULL;
+        int rc = ardr2_msgdef(r->type, r->size, &def);
+        if (rc == 0 && def.oom)
+            rc = ARD_ENOMEM;
+        if (rc == 0)
+            rc = ardr2_names_add(&dds.names, conn, ardr2_fnv1a(def.p, def.len), msg, sizeof msg,
+                                 &other);
+        ardc_free(&def);
+        if (rc < 0)
+            return ardn_route_fail(r, rc, "%s", ard_errdetail());
+        if (rc == 1) {
+            char why[3 * ARD_MAX_NAME + 200];
+            ardr2_clash_text(why, sizeof why, other, conn, msg);
+            ardn_route_warn(r, "%s", why);
+        }
+        ardr2_dds_type_name(msg, e->type, sizeof e->type);
+    }
+    e->len = (uint32_t)(ARDR2_CDR_HDR + e->lay.body);
 
     struct rtype *t = calloc(1, sizeof *t);
     if (!t)
@@ -414,25 +584,50 @@ static int open_ep(struct ardn_dds_ep *e)
     dds_qos_t *q = dds_create_qos();
     if (!q)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
-    dds_qset_reliability(q,
-                         (r->cfg.qos & ARDN_QOS_RELIABLE) ? DDS_RELIABILITY_RELIABLE
-                                                          : DDS_RELIABILITY_BEST_EFFORT,
+    /* An output is reliable unless best effort was asked for: a reliable keep-last-1 writer
+     * matches reliable readers (ROS 2's default profile) and best-effort ones, and stays a
+     * latest value (docs/ros2.md, "QoS and domain"). An input is best effort unless reliable
+     * was asked for: a best-effort reader matches every writer. */
+    e->reliable =
+        (r->cfg.qos & ARDN_QOS_RELIABLE) || (!e->input && !(r->cfg.qos & QOS_BEST_EFFORT));
+    dds_qset_reliability(q, e->reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                          DDS_MSECS(100));
     dds_qset_durability(q, (r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
                                                                    : DDS_DURABILITY_VOLATILE);
-    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    if (e->input && e->reliable) {
+        /* Every sample of a reliable writer is accounted for: the reader keeps all until the
+         * DDS thread takes them (received; all but the newest of a take superseded). When
+         * INPUT_MAX samples wait, Cyclone refuses the next and the writer sends it again:
+         * nothing is overwritten unseen. */
+        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+        dds_qset_resource_limits(q, INPUT_MAX, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+    } else if (e->input) {
+        /* Best effort: what is lost on the way is not known; what arrives waits INPUT_MAX deep
+         * for the take, so that a burst is counted, not overwritten. */
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, INPUT_MAX);
+    } else {
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    }
     dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &rep);
     int rc = 0;
+    dds_listener_t *l = dds_create_listener(e);
+    if (!l) {
+        dds_delete_qos(q);
+        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    }
     if (e->input) {
-        e->rd = dds_create_reader(dds.pp, e->tp, q, NULL);
+        dds_lset_requested_incompatible_qos(l, on_requested_incompatible);
+        e->rd = dds_create_reader(dds.pp, e->tp, q, l);
         if (e->rd < 0)
             rc = dds_fail(r, e->rd, "cannot create DDS reader on", e->topic);
     } else {
-        e->wr = dds_create_writer(dds.pp, e->tp, q, NULL);
+        dds_lset_offered_incompatible_qos(l, on_offered_incompatible);
+        e->wr = dds_create_writer(dds.pp, e->tp, q, l);
         if (e->wr < 0)
             rc = dds_fail(r, e->wr, "cannot create DDS writer on", e->topic);
     }
+    dds_delete_listener(l);
     dds_delete_qos(q);
     if (rc == 0 && e->input) {
         dds_entity_t c = dds_create_readcondition(e->rd, DDS_ANY_STATE);
@@ -484,10 +679,12 @@ int ardn_dds_open(struct ardn_plan *p)
     dds.subs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
     /* Always attached: a waitset with nothing attached does not wait. */
     dds.wake = dds_create_guardcondition(dds.pp);
+    dds.qos_gc = dds_create_guardcondition(dds.pp);
     /* The waitset's attachments: input i is i; then the stop condition and the discovery
      * readers (looked at only when they have something). */
-    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 ||
+    if (dds.ws < 0 || dds.pubs < 0 || dds.subs < 0 || dds.wake < 0 || dds.qos_gc < 0 ||
         dds_waitset_attach(dds.ws, dds.wake, (dds_attach_t)n) < 0 ||
+        dds_waitset_attach(dds.ws, dds.qos_gc, (dds_attach_t)n + 3) < 0 ||
         dds_waitset_attach(dds.ws, dds_create_readcondition(dds.pubs, DDS_ANY_STATE),
                            (dds_attach_t)n + 1) < 0 ||
         dds_waitset_attach(dds.ws, dds_create_readcondition(dds.subs, DDS_ANY_STATE),
@@ -531,7 +728,7 @@ static void take_input(struct ardn_dds_ep *e, int64_t now)
             if (si[k].valid_data && sd[k]->ops == &rdata_ops) {
                 const char *bad = NULL;
                 enum ardw_cause c = ARDW_OK;
-                if (d->len >= ARDL_CDR_HDR && (d->data[0] != 0x00 || d->data[1] != 0x01)) {
+                if (d->len >= ARDR2_CDR_HDR && (d->data[0] != 0x00 || d->data[1] != 0x01)) {
                     c = ARDW_MAGIC;
                     bad = "its encapsulation is not CDR_LE (00 01)";
                 } else if (d->len < e->len) {
@@ -541,7 +738,7 @@ static void take_input(struct ardn_dds_ep *e, int64_t now)
                     c = ARDW_OVERSIZED;
                     bad = "it is longer than the connection's fields";
                 } else {
-                    bad = ardl_cdr_decode(&e->lay, d->data, d->len, r->buf);
+                    bad = ardr2_cdr_decode(&e->lay, d->data, d->len, r->buf);
                     c = bad ? ARDW_TRUNCATED : ARDW_OK;
                 }
                 if (c != ARDW_OK) {
@@ -595,8 +792,19 @@ static void check_peers(dds_entity_t rd, bool writers)
                 continue;
             for (int i = 0; i < dds.neps; i++) {
                 struct ardn_dds_ep *e = &dds.eps[i];
-                if (e->input != writers || strcmp(e->topic, b->topic_name) != 0 ||
-                    strcmp(e->type, b->type_name) == 0)
+                if (e->input != writers || strcmp(e->topic, b->topic_name) != 0)
+                    continue;
+                if (peer_incompatible(e, b->qos)) { /* for qos_report */
+                    const uint8_t *g = b->key.v;
+                    snprintf(
+                        e->qos_peer, sizeof e->qos_peer,
+                        "DDS %s %02x%02x%02x%02x:%02x%02x%02x%02x:%02x%02x%02x%02x:%02x%02x%02x"
+                        "%02x (%s, %s)",
+                        writers ? "writer" : "reader", g[0], g[1], g[2], g[3], g[4], g[5], g[6],
+                        g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15],
+                        reliability_text(b->qos), durability_text(b->qos));
+                }
+                if (strcmp(e->type, b->type_name) == 0)
                     continue;
                 ardn_count_drop(e->r, ARDW_TYPE);
                 if (e->peer_reported)
@@ -641,6 +849,13 @@ static void *dds_main(void *arg)
             check_peers(dds.pubs, true);
             check_peers(dds.subs, false);
         }
+        /* Incompatible QoS (a listener set the guard): reported here, rate-limited. */
+        bool qos_now = false;
+        dds_read_guardcondition(dds.qos_gc, &qos_now);
+        if (qos_now)
+            dds_set_guardcondition(dds.qos_gc, false);
+        for (int i = 0; i < dds.neps; i++)
+            qos_report(&dds.eps[i], now);
         for (int i = 0; i < dds.neps; i++)
             if (dds.eps[i].input)
                 ardn_tick(dds.eps[i].r, now, NULL);
@@ -677,10 +892,11 @@ void ardn_dds_close(struct ardn_plan *p)
     for (int i = 0; i < dds.neps; i++) {
         if (dds.eps[i].spare)
             ddsi_serdata_unref(&dds.eps[i].spare->c);
-        ardl_layout_free(&dds.eps[i].lay);
+        ardr2_layout_free(&dds.eps[i].lay);
         dds.eps[i].ep->dds = NULL;
     }
     free(dds.eps);
+    ardr2_names_free(&dds.names);
     memset(&dds, 0, sizeof dds);
 }
 
@@ -698,7 +914,7 @@ int ardn_dds_write(struct ardn_route *r, struct ardn_ep *ep, const void *packet,
         if (!d)
             return -1;
     }
-    ardl_cdr_encode(&e->lay, packet, d->data);
+    ardr2_cdr_encode(&e->lay, packet, d->data);
     /* The source timestamp is the writer's CLOCK_REALTIME stamp of the packet. */
     d->c.timestamp.v = h->real_ns;
     d->c.statusinfo = 0;

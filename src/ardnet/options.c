@@ -34,8 +34,9 @@ const struct ardn_opt ardn_opts[] = {
      "1452: no IP fragmentation on Ethernet); larger packets are\n"
      "sent as fragments"},
     {"qos", 0, "QOS", ROUTE,
-     "ros2: endpoints: best-effort (default), reliable,\n"
-     "transient-local (reliable, kept for late readers)"},
+     "ros2: endpoints: best-effort, reliable, transient-local\n"
+     "(reliable, kept for late readers); default: outputs\n"
+     "reliable, inputs best effort"},
     {"ros2-type", 0, "TYPE", ROUTE,
      "ros2: endpoints: the ROS 2 type, Name or package/msg/Name\n"
      "(default: ardnet_msgs/msg/ + the connection in CamelCase)"},

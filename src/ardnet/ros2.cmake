@@ -1,12 +1,12 @@
 # ros2: endpoints of ardnet (Cyclone DDS): the optional part ARD_ROS2, declared with the other
 # parts in the top CMakeLists.txt (cmake/parts.cmake). Only the ardnet program links DDS and the
-# recording library's CDR and ROS 2 name code (through ardnet_core); libardnet never does.
+# ROS 2 representation (src/ros2: CDR, names, .msg text; through ardnet_core); libardnet never
+# does.
 # ARD_ROS2_BUILT is what tests/ros2 and bench/ros2 look at.
 set(ARD_ROS2_BUILT ${ARD_HAVE_ROS2})
 if(ARD_ROS2_BUILT)
   target_sources(ardnet_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/dds.c)
-  target_link_libraries(ardnet_core PUBLIC CycloneDDS::ddsc ardnet_log_static)
-  target_include_directories(ardnet_core PRIVATE ${PROJECT_SOURCE_DIR}/src/log)
+  target_link_libraries(ardnet_core PUBLIC CycloneDDS::ddsc ardros2)
   # Cyclone's headers use GNU "asm" (the project compiles as ISO C11).
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/dds.c PROPERTIES COMPILE_DEFINITIONS
                                                                          "asm=__asm__")

@@ -2,11 +2,12 @@
  * logi.h - internal declarations of the recording code (src/log/), never installed.
  *
  * mcap.c    MCAP primitives: growable buffers, bounds-checked cursors, record framing, CRC
- * msgdef.c  an ardnet type descriptor as a ROS 2 .msg definition
- * cdr.c     packets to and from little-endian CDR
  * chunk.c   building a chunk (message records + message indexes) and compressing it
  * writer.c  ard_logw_*: the file writer, its background thread, summary and footer
  * reader.c  ard_logr_*: checking and reading a file
+ *
+ * What a channel holds (its topic, schema name, .msg text and CDR bytes) is the ROS 2
+ * representation of src/ros2 (ardros2.h), compiled into this library.
  */
 #ifndef ARDL_H
 #define ARDL_H
@@ -14,6 +15,7 @@
 #include "ard_common.h"
 #include "ardc_buf.h"
 #include "ardnet_log.h"
+#include "ardros2.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,76 +89,6 @@ ARDI_HIDDEN uint32_t ardl_crc32(uint32_t crc, const void *p, size_t n);
 ARDI_HIDDEN uint64_t ardl_ld64(const uint8_t *p);
 ARDI_HIDDEN uint32_t ardl_ld32(const uint8_t *p);
 ARDI_HIDDEN uint16_t ardl_ld16(const uint8_t *p);
-
-/* ---- msgdef.c ------------------------------------------------------------------------------ */
-
-/* The .msg definition of a descriptor ("" or NULL: opaque of `size` bytes) into b, and a
- * schema name ("ardnet/msg/ArmState" from "arm.state") into name. Field names that ROS 2
- * does not accept ([a-z][a-z0-9_]*, no "__", no trailing "_") are replaced by fN.
- * Returns 0 or ARD_ETYPE. */
-ARDI_HIDDEN int ardl_msgdef(const char *type, size_t size, struct ardc_buf *b);
-ARDI_HIDDEN void ardl_schema_name(const char *conn, char *name, size_t len);
-
-/* ROS 2 names (docs/ros2.md, "Names"). The message name of a connection is its CamelCase
- * ("arm.state" -> "ArmState"; letters and digits kept, each run after another character
- * starting upper case, "C" before a leading digit); the ROS 2 type is
- * "ardnet_msgs/msg/<Name>", its DDS type "ardnet_msgs::msg::dds_::<Name>_". */
-ARDI_HIDDEN void ardl_ros2_msg_name(const char *conn, char *name, size_t len);
-ARDI_HIDDEN void ardl_ros2_type_name(const char *conn, char *name, size_t len);
-ARDI_HIDDEN void ardl_ros2_dds_type_name(const char *conn, char *name, size_t len);
-/* Topic of a connection: "/" then the name with every '.' as '/' ("arm.state" -> "/arm/state").
- * Every part between dots must be a ROS 2 name token (A-Z a-z 0-9 _, not empty, no leading
- * digit): a name with '-', an empty part or a part starting with a digit has no topic
- * (ARD_EINVAL, the detail naming the part). ardl_ros2_conn is the inverse, defined for every
- * valid ROS 2 topic name ("/arm/state" -> "arm.state"); on the names both accept, each undoes
- * the other. topic needs strlen(conn) + 2 bytes, conn ARD_MAX_NAME + 1. */
-ARDI_HIDDEN int ardl_ros2_topic(const char *conn, char *topic, size_t len);
-/* The DDS type of a ROS 2 type given as "Name" (in ardnet_msgs) or "package/msg/Name":
- * "package::msg::dds_::Name_". 0 or ARD_EINVAL naming what is wrong. */
-ARDI_HIDDEN int ardl_ros2_dds_type(const char *rtype, char *dds, size_t len);
-ARDI_HIDDEN int ardl_ros2_conn(const char *topic, char *conn, size_t len);
-
-/* ---- names.c ------------------------------------------------------------------------------ */
-
-/* The topic of a connection in a recording and in the Foxglove protocol: "/" and the name
- * with '.' as '/' ("arm.state" -> "/arm/state"); topic needs strlen(conn) + 2 bytes.
- * ardl_topic_conn undoes it (ARD_EINVAL naming the topic when it is no connection's).
- * The schema name of a connection with .msg definition def: "ardnet/msg/ArmState_" and 12 hex
- * digits of the definition's hash (unique per layout, stable across runs); name needs
- * ARD_MAX_NAME + 32 bytes. */
-#define ARDL_SCHEMA_NAME_MAX (ARD_MAX_NAME + 32)
-ARDI_HIDDEN int ardl_topic(const char *conn, char *topic, size_t len);
-ARDI_HIDDEN int ardl_topic_conn(const char *topic, char *conn, size_t len);
-ARDI_HIDDEN uint64_t ardl_fnv1a(const void *p, size_t n);
-ARDI_HIDDEN void ardl_schema_name_def(const char *conn, const void *def, size_t deflen, char *name,
-                                      size_t len);
-/* The channels' offered_qos_profiles (rosbag2's YAML: best effort, keep last 1, volatile). */
-ARDI_HIDDEN extern const char ardl_qos_profiles[];
-
-/* ---- cdr.c -------------------------------------------------------------------------------- */
-
-#define ARDL_CDR_HDR 4
-
-/* A connection's layout for CDR: the fields, and the CDR body length (the packet up to the
- * end of its last field; the packet's own trailing padding is not part of CDR). */
-struct ardl_layout {
-    size_t size; /* packet size */
-    size_t body; /* CDR body bytes (without the 4-byte encapsulation header) */
-    size_t nfields;
-    struct ard_field *fields; /* NULL for opaque */
-};
-
-ARDI_HIDDEN int ardl_layout_init(struct ardl_layout *l, const char *type, size_t size);
-ARDI_HIDDEN void ardl_layout_free(struct ardl_layout *l);
-/* Encode: header + body, ARDL_CDR_HDR + l->body bytes at out. */
-ARDI_HIDDEN void ardl_cdr_encode(const struct ardl_layout *l, const void *packet, uint8_t *out);
-/* Turn out[4 ..] holding a packet into CDR in place: the header, and swapped elements on a
- * big-endian host. */
-ARDI_HIDDEN void ardl_cdr_inplace(const struct ardl_layout *l, uint8_t *out);
-/* Decode len bytes of CDR into packet (l->size bytes, padding zeroed). Returns 0 or a static
- * text naming what is wrong. */
-ARDI_HIDDEN const char *ardl_cdr_decode(const struct ardl_layout *l, const uint8_t *cdr, size_t len,
-                                        void *packet);
 
 /* ---- chunk.c ------------------------------------------------------------------------------- */
 

@@ -21,7 +21,7 @@ struct rconn {
     struct ard_log_conn pub;
     uint16_t schema_id;
     char *name, *topic, *type, *schema, *encoding;
-    struct ardl_layout lay;
+    struct ardr2_layout lay;
 };
 
 struct rschema {
@@ -187,7 +187,7 @@ static int on_channel(struct ard_logr *r, struct ardl_cur *c, uint64_t off)
         unsigned long long n = strtoull(num, &end, 10);
         if (*end || n == 0 || n > ARD_MAX_PACKET)
             return bad(r, off, "channel metadata ardnet.size is not a packet size");
-        if (ardl_layout_init(&k->lay, k->type, (size_t)n) < 0) {
+        if (ardr2_layout_init(&k->lay, k->type, (size_t)n) < 0) {
             char why[300];
             snprintf(why, sizeof why, "channel '%s': %s", k->name, ard_errdetail());
             return bad(r, off, why);
@@ -215,9 +215,9 @@ static int on_message(struct ard_logr *r, struct ardl_cur *c, uint64_t off, size
     size_t dl = len - 22;
     if (k->pub.ardnet) {
         const uint8_t *d = c->p;
-        if (dl < ARDL_CDR_HDR || d[0] != 0 || d[1] != 1)
+        if (dl < ARDR2_CDR_HDR || d[0] != 0 || d[1] != 1)
             return bad(r, off, "message is not little-endian CDR (header 00 01 00 00)");
-        if (dl - ARDL_CDR_HDR < k->lay.body)
+        if (dl - ARDR2_CDR_HDR < k->lay.body)
             return bad(r, off, "message shorter than its connection's fields");
     }
     if (k->pub.count == 0 || t < k->pub.first_ns)
@@ -627,7 +627,7 @@ static void free_reader(struct ard_logr *r)
         free(r->c[i].topic);
         free(r->c[i].type);
         free(r->c[i].encoding);
-        ardl_layout_free(&r->c[i].lay);
+        ardr2_layout_free(&r->c[i].lay);
     }
     for (size_t i = 0; i < r->ns; i++) {
         free(r->s[i].name);
@@ -865,7 +865,7 @@ int ard_logr_next(ard_logr *r, struct ard_log_msg *m)
                 r->pkt = np;
                 r->pkt_cap = k->pub.size;
             }
-            const char *why = ardl_cdr_decode(&k->lay, m->data, m->data_len, r->pkt);
+            const char *why = ardr2_cdr_decode(&k->lay, m->data, m->data_len, r->pkt);
             if (why)
                 return bad(r, off, why);
             m->packet = r->pkt;

@@ -54,7 +54,7 @@ struct file {
 };
 
 struct wchan {
-    struct ardl_layout lay;
+    struct ardr2_layout lay;
     uint16_t id;
 };
 
@@ -70,6 +70,7 @@ struct ard_logw {
     char *domain;
     uint64_t bytes; /* sealed into the current file, estimated before compression */
     struct ardc_buf all_schemas, all_channels; /* for a rotation */
+    struct ardr2_names names; /* the channels' message names (docs/ros2.md#names) */
     _Atomic uint64_t missed[MAX_CH];
     _Atomic uint64_t written[MAX_CH]; /* messages in complete chunks on disk, all files */
     bool finished;                    /* ard_logw_finish done: only reading counts and close */
@@ -632,6 +633,28 @@ fail:;
     return NULL;
 }
 
+/* rosbag2's offered_qos_profiles (rosbag2_storage's qos.cpp): every key its reader takes, in
+ * the integer form of metadata version 8, which rosbag2 Humble reads and Iron, Jazzy and
+ * Rolling detect and read too (they write names instead since version 9). Values: keep last
+ * 1 (history 1), best effort (reliability 2), volatile (durability 2), automatic liveliness
+ * (1), no deadline, lifespan or lease (RMW_DURATION_INFINITE), ROS namespace conventions
+ * kept. */
+static const char qos_profiles[] = "- history: 1\n"
+                                   "  depth: 1\n"
+                                   "  reliability: 2\n"
+                                   "  durability: 2\n"
+                                   "  deadline:\n"
+                                   "    sec: 9223372036\n"
+                                   "    nsec: 854775807\n"
+                                   "  lifespan:\n"
+                                   "    sec: 9223372036\n"
+                                   "    nsec: 854775807\n"
+                                   "  liveliness: 1\n"
+                                   "  liveliness_lease_duration:\n"
+                                   "    sec: 9223372036\n"
+                                   "    nsec: 854775807\n"
+                                   "  avoid_ros_namespace_conventions: false\n";
+
 int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
 {
     if (!w || !conn || !conn[0] || size == 0)
@@ -648,32 +671,38 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     w->ch = nc;
     struct wchan *c = &w->ch[w->nch];
-    int rc = ardl_layout_init(&c->lay, norm, size);
+    int rc = ardr2_layout_init(&c->lay, norm, size);
     if (rc < 0)
         return ardi_fail(rc, "connection '%s': %s", conn, ard_errdetail());
     if (!ardl_chunk_channels(w->cur, w->nch + 1)) {
-        ardl_layout_free(&c->lay);
+        ardr2_layout_free(&c->lay);
         return ardi_fail(ARD_ENOMEM, "out of memory");
     }
     uint16_t id = (uint16_t)(w->nch + 1);
     c->id = id;
     struct item *it = calloc(1, sizeof *it);
     struct ardc_buf def = {0};
-    if (!it || ardl_msgdef(norm, size, &def) < 0) {
+    if (!it || ardr2_msgdef(norm, size, &def) < 0) {
         free(it);
         ardc_free(&def);
-        ardl_layout_free(&c->lay);
+        ardr2_layout_free(&c->lay);
         return ard_lasterror() ? ard_lasterror() : ARD_ENOMEM;
     }
     it->kind = IT_CHANNEL;
-    char sname[ARDL_SCHEMA_NAME_MAX], topic[ARD_MAX_NAME + 2];
-    ardl_schema_name_def(conn, def.p, def.len, sname, sizeof sname);
-    if (ardl_topic(conn, topic, sizeof topic) < 0) {
+    /* The outside names (src/ros2): topic /a/b, schema ardnet_msgs/msg/<Name>, the layout hash
+     * in the channel's metadata. */
+    char msg[ARDR2_MSG_MAX], sname[ARDR2_TYPE_MAX], topic[ARDR2_TOPIC_MAX], hash[17];
+    uint64_t h = ardr2_fnv1a(def.p, def.len);
+    ardr2_hash_hex(h, hash, sizeof hash);
+    if (ardr2_topic(conn, topic, sizeof topic) < 0 ||
+        ardr2_names_add(&w->names, conn, h, msg, sizeof msg, NULL) < 0) {
+        int code = ard_lasterror();
         free(it);
         ardc_free(&def);
-        ardl_layout_free(&c->lay);
-        return ARD_EINVAL;
+        ardr2_layout_free(&c->lay);
+        return code;
     }
+    ardr2_type_name(msg, sname, sizeof sname);
     size_t r = ardl_rec_begin(&it->schema, ARDL_OP_SCHEMA);
     ardl_u16(&it->schema, id);
     ardl_str(&it->schema, sname);
@@ -696,8 +725,10 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     ardl_str(&it->channel, sz);
     ardl_str(&it->channel, "ardnet.name");
     ardl_str(&it->channel, conn);
+    ardl_str(&it->channel, "ardnet.layout_hash");
+    ardl_str(&it->channel, hash);
     ardl_str(&it->channel, "offered_qos_profiles");
-    ardl_str(&it->channel, ardl_qos_profiles);
+    ardl_str(&it->channel, qos_profiles);
     ardl_len32_end(&it->channel, m);
     ardl_rec_end(&it->channel, r);
     it->name = strdup(conn);
@@ -708,7 +739,7 @@ int ard_logw_add(ard_logw *w, const char *conn, const char *type, size_t size)
     if (!it->name || !it->type || it->schema.oom || it->channel.oom || w->all_schemas.oom ||
         w->all_channels.oom) {
         item_free(it);
-        ardl_layout_free(&c->lay);
+        ardr2_layout_free(&c->lay);
         return ardi_fail(ARD_ENOMEM, "out of memory");
     }
     w->nch++;
@@ -797,10 +828,10 @@ int ard_logw_write(ard_logw *w, int ch, const void *packet, uint64_t seq, int64_
     struct ardl_chunk *c = w->cur;
     struct wchan *wc = &w->ch[ch];
     uint8_t *d = ardl_chunk_msg(c, (size_t)ch, wc->id, (uint32_t)seq, log_ns, real_ns,
-                                ARDL_CDR_HDR + wc->lay.body);
+                                ARDR2_CDR_HDR + wc->lay.body);
     if (!d)
         return ardi_fail(ARD_ENOMEM, "out of memory for the chunk");
-    ardl_cdr_encode(&wc->lay, packet, d);
+    ardr2_cdr_encode(&wc->lay, packet, d);
     return 0;
 }
 
@@ -816,14 +847,14 @@ int ard_logw_write_with(ard_logw *w, int ch, uint64_t seq, int64_t log_ns, int64
     struct wchan *wc = &w->ch[ch];
     /* Room for the whole packet; the record keeps only the CDR body of it. */
     uint8_t *d = ardl_chunk_msg(c, (size_t)ch, wc->id, (uint32_t)seq, log_ns, real_ns,
-                                ARDL_CDR_HDR + wc->lay.size);
+                                ARDR2_CDR_HDR + wc->lay.size);
     if (!d)
         return ardi_fail(ARD_ENOMEM, "out of memory for the chunk");
-    if (!copy(d + ARDL_CDR_HDR, arg)) {
+    if (!copy(d + ARDR2_CDR_HDR, arg)) {
         ardl_chunk_unmsg(c, (size_t)ch);
         return 0;
     }
-    ardl_cdr_inplace(&wc->lay, d);
+    ardr2_cdr_inplace(&wc->lay, d);
     ardl_chunk_trim(c, wc->lay.size - wc->lay.body);
     return 1;
 }
@@ -939,11 +970,12 @@ int ard_logw_close(ard_logw *w)
     char why[sizeof w->errmsg];
     snprintf(why, sizeof why, "%s", w->errmsg);
     for (size_t i = 0; i < w->nch; i++)
-        ardl_layout_free(&w->ch[i].lay);
+        ardr2_layout_free(&w->ch[i].lay);
     free(w->ch);
     ardl_chunk_free(w->cur);
     free(w->cur);
     ardc_free(&w->all_schemas);
+    ardr2_names_free(&w->names);
     ardc_free(&w->all_channels);
     free(w->domain);
     free(w);

@@ -2,10 +2,10 @@
  * client that offers it at "/": Foxglove and Lichtblick see the domain live (docs/web.md).
  *
  * A watcher thread lists the domain's connections twice a second and keeps one channel per
- * connection: topic, schema name and .msg schema from the recording library (names.c,
- * msgdef.c: exactly what `ard record` writes), encoding cdr. A connection that appears is
- * advertised to every client, one that disappears or is re-created with another type or size
- * is unadvertised (and the new one advertised with a new id). A channel with subscribers has
+ * connection: topic, schema name (the ROS 2 type) and .msg schema from src/ros2 (ardros2.h:
+ * exactly what `ard record` writes and ardnet puts on ROS 2), encoding cdr. A connection that
+ * appears is advertised to every client, one that disappears or is re-created with another type or
+ * size is unadvertised (and the new one advertised with a new id). A channel with subscribers has
  * a reader thread that takes every packet it can, encodes it once as CDR (cdr.c) and queues
  * it on each subscribed client (webguard.c: bounded queue, own writer thread, so a slow
  * client stalls nobody; data frames are the ones dropped when a client is behind). The
@@ -19,7 +19,7 @@
  * Access (Host, Origin, token in the URL, client limit, idle timeout) is webguard.c's. */
 #include "ard.h"
 #include "foxglove.h"
-#include "logi.h"
+#include "ardros2.h"
 #include "webguard.h"
 
 #include <ctype.h>
@@ -36,6 +36,24 @@
 #define FOX_SUBPROTOCOL "foxglove.websocket.v1"
 #define FOX_MAXMSG 65536 /* longest text message from a client */
 #define FOX_MAXSUBS 256  /* subscriptions (and client channels) of one client */
+
+/* Little-endian integers of the protocol's binary frames. */
+static void st32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void st64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 /* ---- a small JSON reader (client messages only: objects, arrays, strings, numbers) ------- */
 
@@ -294,9 +312,9 @@ struct fchan {
     char topic[ARD_MAX_NAME + 2];
     char type[ARD_MAX_TYPE + 1]; /* normalized; "" opaque */
     size_t size;
-    char schema_name[ARDL_SCHEMA_NAME_MAX];
+    char schema_name[ARDR2_TYPE_MAX];
     struct ardc_buf schema;
-    struct ardl_layout lay;
+    struct ardr2_layout lay;
     ard_view *view; /* tells when the object is created anew (NULL: not opened yet) */
     bool seen;      /* in the last listing */
     /* subscribers and reader, under mu */
@@ -337,7 +355,8 @@ static struct {
     pthread_t watcher;
     bool watching;
     atomic_int stop;
-    char *graph; /* the last connectionGraphUpdate sent */
+    char *graph;              /* the last connectionGraphUpdate sent */
+    struct ardr2_names names; /* the channels' message names (docs/ros2.md#names) */
     char host[256];
     int64_t session;
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1};
@@ -410,7 +429,7 @@ static ard_port *open_reader(const struct fchan *ch)
 static void *reader_run(void *arg)
 {
     struct fchan *ch = arg;
-    size_t hdr = 1 + 4 + 8, len = hdr + ARDL_CDR_HDR + ch->lay.body;
+    size_t hdr = 1 + 4 + 8, len = hdr + ARDR2_CDR_HDR + ch->lay.body;
     uint8_t *pkt = malloc(ch->size), *msg = malloc(len);
     ard_port *p = pkt && msg ? open_reader(ch) : NULL;
     while (p && !ch->stop) {
@@ -434,11 +453,11 @@ static void *reader_run(void *arg)
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         msg[0] = 1; /* Message Data */
-        ardl_st64(msg + 5, t);
-        ardl_cdr_encode(&ch->lay, pkt, msg + hdr);
+        st64(msg + 5, t);
+        ardr2_cdr_encode(&ch->lay, pkt, msg + hdr);
         pthread_mutex_lock(&ch->mu);
         for (size_t i = 0; i < ch->nsubs; i++) {
-            ardl_st32(msg + 1, ch->subs[i].id);
+            st32(msg + 1, ch->subs[i].id);
             wg_send(ch->subs[i].cl->wg, MG_WEBSOCKET_OPCODE_BINARY, (const char *)msg, len, true);
         }
         pthread_mutex_unlock(&ch->mu);
@@ -467,7 +486,7 @@ static void chan_free(struct fchan *ch)
     free(ch->subs);
     ard_view_close(ch->view);
     ardc_free(&ch->schema);
-    ardl_layout_free(&ch->lay);
+    ardr2_layout_free(&ch->lay);
     pthread_mutex_destroy(&ch->mu);
     free(ch);
 }
@@ -532,20 +551,33 @@ static struct fchan *chan_new(const char *name, const struct ard_conn_stat *st)
     snprintf(ch->name, sizeof ch->name, "%s", name);
     ch->size = st->size;
     if ((st->type[0] && ard_type_normalize(st->type, ch->type, sizeof ch->type) < 0) ||
-        ardl_topic(name, ch->topic, sizeof ch->topic) < 0 ||
-        ardl_layout_init(&ch->lay, ch->type, ch->size) < 0 ||
-        ardl_msgdef(ch->type, ch->size, &ch->schema) < 0) {
+        ardr2_topic(name, ch->topic, sizeof ch->topic) < 0 ||
+        ardr2_layout_init(&ch->lay, ch->type, ch->size) < 0 ||
+        ardr2_msgdef(ch->type, ch->size, &ch->schema) < 0) {
         chan_free(ch);
         return NULL;
     }
-    ardl_schema_name_def(name, ch->schema.p, ch->schema.len, ch->schema_name,
-                         sizeof ch->schema_name);
     ardc_put(&ch->schema, "", 1); /* terminated: sent as a JSON string */
     if (ch->schema.oom) {
         chan_free(ch);
         return NULL;
     }
     ch->schema.len--;
+    /* The schema name is the ROS 2 type, the same as in a recording and on ROS 2. */
+    char msg[ARDR2_MSG_MAX];
+    const char *other = NULL;
+    int rc = ardr2_names_add(&F.names, name, ardr2_fnv1a(ch->schema.p, ch->schema.len), msg,
+                             sizeof msg, &other);
+    if (rc < 0) {
+        chan_free(ch);
+        return NULL;
+    }
+    if (rc == 1) {
+        char why[3 * ARD_MAX_NAME + 200];
+        ardr2_clash_text(why, sizeof why, other, name, msg);
+        ardt_err(0, "%s", why);
+    }
+    ardr2_type_name(msg, ch->schema_name, sizeof ch->schema_name);
     if (ardt_view_open(name, &ch->view) < 0)
         ch->view = NULL; /* being created: opened at the next listing */
     ch->id = F.next_id++;
@@ -557,6 +589,7 @@ static void chan_remove(struct fchan **pp)
 {
     struct fchan *ch = *pp;
     *pp = ch->next;
+    ardr2_names_drop(&F.names, ch->name);
     struct ardc_buf b = {0};
     ardc_printf(&b, "{\"op\":\"unadvertise\",\"channelIds\":[%u]}", ch->id);
     for (struct fclient *cl = F.clients; cl; cl = cl->next) {
@@ -821,7 +854,7 @@ static void op_advertise(struct fclient *cl, const struct jv *m)
         else if (strcmp(enc, "cdr") != 0)
             fox_status(cl, 2, "advertise %s: encoding '%.100s' (only cdr is supported)", topic,
                        enc);
-        else if (ardl_topic_conn(topic, conn, sizeof conn) < 0)
+        else if (ardr2_topic_conn(topic, conn, sizeof conn) < 0)
             fox_status(cl, 2, "advertise: %s", ard_errdetail());
         else if (dup)
             fox_status(cl, 2, "advertise: client channel id %u is already in use", id);
@@ -861,7 +894,7 @@ static void client_publish(struct mg_connection *c, const uint8_t *data, size_t 
         pthread_mutex_unlock(&F.mu);
         return;
     }
-    uint32_t cid = ardl_ld32(data + 1);
+    uint32_t cid = ld32(data + 1);
     const struct fcch *cc = NULL;
     for (size_t i = 0; i < cl->ncch && !cc; i++)
         if (cl->cch[i].id == cid)
@@ -886,14 +919,14 @@ static void client_publish(struct mg_connection *c, const uint8_t *data, size_t 
     }
     struct ardt_type t;
     uint8_t *pkt = malloc(ch->size);
-    struct ardl_layout lay;
-    int rc = pkt ? ardl_layout_init(&lay, ch->type, ch->size) : ARD_ENOMEM;
-    const char *why = rc < 0 ? "out of memory" : ardl_cdr_decode(&lay, data + 5, len - 5, pkt);
+    struct ardr2_layout lay;
+    int rc = pkt ? ardr2_layout_init(&lay, ch->type, ch->size) : ARD_ENOMEM;
+    const char *why = rc < 0 ? "out of memory" : ardr2_cdr_decode(&lay, data + 5, len - 5, pkt);
     if (!why && ardt_type_init(&t, ch->type, ch->size) != 0)
         why = "bad type";
     pthread_mutex_unlock(&F.mu);
     if (rc == 0)
-        ardl_layout_free(&lay);
+        ardr2_layout_free(&lay);
     if (why) {
         pthread_mutex_lock(&F.mu);
         if ((cl = client_of(c)) != NULL)
@@ -1144,5 +1177,6 @@ void fox_stop(void)
     }
     free(F.graph);
     F.graph = NULL;
+    ardr2_names_free(&F.names);
     pthread_mutex_unlock(&F.mu);
 }

@@ -10,6 +10,7 @@
  * closed chunks. */
 #include "ard.h"
 #include "ardnet_log.h"
+#include "ardros2.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -146,7 +147,25 @@ struct rec {
     bool fd_said;           /* the descriptor limit was named (once per recording) */
     size_t *owner;          /* per channel of the file: the index in c of its connection */
     size_t nowner;
+    struct ardr2_names names; /* the recorder's naming, repeated to report clashes */
 };
+
+/* The file names each channel as src/ros2 says (docs/ros2.md#names); the same rule, met in the
+ * same order, tells which connection got a suffixed type because another has its name. */
+static void note_name(struct rec *r, const char *conn, const char *type, size_t size)
+{
+    struct ardc_buf def = {0};
+    char msg[ARDR2_MSG_MAX];
+    const char *other = NULL;
+    if (ardr2_msgdef(type, size, &def) == 0 && !def.oom &&
+        ardr2_names_add(&r->names, conn, ardr2_fnv1a(def.p, def.len), msg, sizeof msg, &other) ==
+            1) {
+        char why[3 * ARD_MAX_NAME + 200];
+        ardr2_clash_text(why, sizeof why, other, conn, msg);
+        ardt_err(0, "%s", why);
+    }
+    ardc_free(&def);
+}
 
 /* Channel ch belongs to connection index i (for the final counts). */
 static bool own_channel(struct rec *r, int ch, size_t i)
@@ -275,6 +294,7 @@ static int follow_replaced(struct rec *r, struct rconn *c)
         }
         c->ch = ch;
         own_channel(r, ch, (size_t)(c - r->c));
+        note_name(r, c->name, st.type, st.size);
     }
     ard_view_close(c->v);
     c->v = v;
@@ -326,6 +346,7 @@ static int add_one(const char *name, void *arg)
         ard_view_close(v);
         return ARD_ENOMEM;
     }
+    note_name(r, name, c->st.type, c->st.size);
     /* Found at start: the newest packet already there is recorded too (the older ones were
      * sent before the recording). Found later: from its first packet on, and the packets
      * already overwritten in its ring count as missed. */
@@ -717,5 +738,6 @@ int cmd_record(int argc, char **argv)
     free(r.c);
     free_rec(&r);
     free(r.owner);
+    ardr2_names_free(&r.names);
     return rc;
 }

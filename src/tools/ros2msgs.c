@@ -1,8 +1,8 @@
 /* ros2msgs.c - `ard ros2-msgs DIR [CONN...]`: the ROS 2 interface package ardnet_msgs for the
  * connections' types, so that a ROS 2 workspace builds the messages ardnet's ros2: endpoints
- * carry. The .msg text and the names are those of the recorder (src/log/msgdef.c). */
+ * carry. The .msg text and the names are src/ros2's (ardros2.h), the recorder's and ardnet's. */
 #include "ard.h"
-#include "logi.h"
+#include "ardros2.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,15 +16,16 @@ const struct ardt_spec ardt_ros2msgs_spec = {
     "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
     "  for the types of the connections named, or of every connection of the domain. <Name>\n"
     "  is the connection's name in CamelCase (arm.state: ArmState), the ROS 2 type\n"
-    "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. Two connections with one\n"
-    "  <Name> and different fields are refused. Files of other messages in DIR/msg are left.\n"
+    "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. A connection whose <Name>\n"
+    "  an earlier one has with other fields gets <Name>H<8 hex digits of its layout hash>\n"
+    "  (reported; docs/ros2.md#names). Files of other messages in DIR/msg are left.\n"
     "exit codes: 0 ok, 1 no such connection, 3 connection damaged or not accessible,\n"
-    "            100 usage or a name collision, 111 cannot write\n",
+    "            100 usage, 111 cannot write\n",
     opts, 0, NULL, false};
 
 struct msg {
     char conn[ARD_MAX_NAME + 1];
-    char name[ARD_MAX_NAME + 2];
+    char name[ARDR2_MSG_MAX];
     struct ardc_buf def;
 };
 
@@ -32,6 +33,7 @@ struct set {
     struct msg *m;
     size_t n, cap;
     int rc;
+    struct ardr2_names names;
 };
 
 static int add(const char *conn, void *arg)
@@ -61,27 +63,30 @@ static int add(const char *conn, void *arg)
     struct msg *m = &s->m[s->n];
     memset(m, 0, sizeof *m);
     snprintf(m->conn, sizeof m->conn, "%s", conn);
-    ardl_ros2_msg_name(conn, m->name, sizeof m->name);
-    if (ardl_msgdef(norm, st.size, &m->def) < 0 || m->def.oom) {
+    if (ardr2_msgdef(norm, st.size, &m->def) < 0 || m->def.oom) {
         ardc_free(&m->def);
         s->rc = ardt_err(ARDT_SYS, "connection '%s': %s", conn, ard_errdetail());
         return 1;
     }
-    /* One file per name: the same fields under one name are one message. */
-    for (size_t i = 0; i < s->n; i++) {
-        struct msg *o = &s->m[i];
-        if (strcmp(o->name, m->name) != 0)
-            continue;
-        bool same = o->def.len == m->def.len && memcmp(o->def.p, m->def.p, m->def.len) == 0;
+    const char *other = NULL;
+    rc = ardr2_names_add(&s->names, conn, ardr2_fnv1a(m->def.p, m->def.len), m->name,
+                         sizeof m->name, &other);
+    if (rc < 0) {
         ardc_free(&m->def);
-        if (same)
-            return 0;
-        s->rc = ardt_err(ARDT_USAGE,
-                         "connections '%s' and '%s' are both message %s, with different fields: "
-                         "rename one, or name the connections to package",
-                         o->conn, conn, m->name);
+        s->rc = ardt_err(ARDT_SYS, "out of memory");
         return 1;
     }
+    if (rc == 1) {
+        char why[3 * ARD_MAX_NAME + 200];
+        ardr2_clash_text(why, sizeof why, other, conn, m->name);
+        ardt_err(0, "%s", why);
+    }
+    /* One file per name: the same fields under one name are one message. */
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->m[i].name, m->name) == 0) {
+            ardc_free(&m->def);
+            return 0;
+        }
     s->n++;
     return 0;
 }
@@ -227,5 +232,6 @@ int cmd_ros2msgs(int argc, char **argv)
     for (size_t i = 0; i < s.n; i++)
         ardc_free(&s.m[i].def);
     free(s.m);
+    ardr2_names_free(&s.names);
     return s.rc;
 }

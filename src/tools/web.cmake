@@ -14,8 +14,8 @@ target_sources(ard PRIVATE web.c webguard.c ${WEB_GEN})
 target_include_directories(ard PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${ARD_INC_CIVETWEB_H})
 target_link_libraries(ard PRIVATE ${ARD_LIB_CIVETWEB} pthread)
 target_compile_definitions(ard PRIVATE ARD_HAVE_WEB=1)
-# The Foxglove WebSocket protocol on the same port: channels, schemas and CDR of the
-# recording library (part ARD_LOG).
+# The Foxglove WebSocket protocol on the same port: channels, schemas and CDR of src/ros2
+# (ardros2.h, linked above), the ones the recorder writes; built with the recorder (ARD_LOG).
 if(ARD_HAVE_LOG)
   target_sources(ard PRIVATE foxglove.c)
 endif()

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The names a recording gives connections (docs/recording.md, "Names in viewers"): topic
-# "/s/pose" for s.pose with the ardnet name in the channel metadata, schema names that differ
-# whenever the definitions differ ("s.pose", "s_pose" and "sPose" all have the CamelCase
-# SPose) and stay the same from one run to the next; `ard info` and `ard play` show and replay
-# the ardnet names; a file written before the mapping (topic = name) still reads and plays.
+# The names a recording gives connections (docs/ros2.md#names): topic "/s/pose" for s.pose with
+# the ardnet name in the channel metadata, schema name the ROS 2 type ardnet_msgs/msg/SPose;
+# "s.pose", "s_pose" and "sPose" all have the CamelCase SPose: the first keeps it, the others
+# (other layouts) get SPoseH<8 hex digits of their layout hash>, reported naming both, and the
+# names stay the same from one run to the next; `ard info` and `ard play` show and replay the
+# ardnet names; files written with the older names (topic = name; schema
+# ardnet/msg/<Name>_<hash>) still read, show, export and play.
 TEST_NAME=names
 source "$(dirname "$0")/common.sh"
 CORPUS="$(dirname "$0")/corpus"
@@ -53,11 +55,19 @@ s1=$(field "$T/one.mcap" s.pose schema_name)
 s2=$(field "$T/one.mcap" s_pose schema_name)
 s3=$(field "$T/one.mcap" sPose schema_name)
 echo "schema names: $s1 $s2 $s3"
-case $s1 in ardnet/msg/SPose_[0-9a-f]*) ;; *) fail "s.pose: schema name '$s1'" ;; esac
+[ "$s1" = ardnet_msgs/msg/SPose ] || fail "s.pose (met first): schema name '$s1'"
+case $s2 in ardnet_msgs/msg/SPoseH[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) ;;
+*) fail "s_pose: schema name '$s2'" ;; esac
 [ "$s1" != "$s2" ] && [ "$s2" != "$s3" ] && [ "$s1" != "$s3" ] ||
     fail "colliding schema names: $s1 $s2 $s3"
-[ "$(field "$T/one.mcap" a.b schema_name)" = "$(field "$T/one.mcap" a_b schema_name)" ] ||
-    fail "a.b and a_b (one layout, one definition) got two schema names"
+for c in s_pose sPose; do
+    grep -q "connections 's.pose' and '$c' both have the ROS 2 message name SPose" "$T/one.err" ||
+        fail "the clash of s.pose and $c was not reported: $(cat "$T/one.err")"
+done
+grep -q "'a.b' and 'a_b'" "$T/one.err" && fail "a.b and a_b (one layout) reported as a clash"
+[ "$(field "$T/one.mcap" a.b schema_name)" = ardnet_msgs/msg/AB ] &&
+    [ "$(field "$T/one.mcap" a_b schema_name)" = ardnet_msgs/msg/AB ] ||
+    fail "a.b and a_b (one layout, one definition): $(field "$T/one.mcap" a_b schema_name)"
 # The text listing names the ardnet names.
 "$ARD" info "$T/one.mcap" | grep -q '^s\.pose ' || fail "ard info does not list s.pose"
 
@@ -77,4 +87,19 @@ rm -f /dev/shm/ard."$ARD_DOMAIN".*
 "$ARD" play -q "$CORPUS/small.mcap" || fail "ard play of an old file exited $?"
 "$ARD" list | grep -q "^a " || fail "old file: connection a not replayed"
 rm -f /dev/shm/ard."$ARD_DOMAIN".*
-echo "ok: topics, colliding schema names, stable names, replay of new and old files"
+
+# A file written by ard record with the schema names ardnet/msg/<Name>_<hash> (made by the
+# recorder of that time, tests/log/corpus/old_names.mcap): read, shown, exported, replayed.
+OLD=$CORPUS/old_names.mcap
+[ "$(field "$OLD" arm.state schema_name)" = ardnet/msg/ArmState_376fac9494ba ] ||
+    fail "old names: schema of arm.state '$(field "$OLD" arm.state schema_name)'"
+[ "$(field "$OLD" s_pose topic)" = /s_pose ] && [ "$(field "$OLD" s_pose messages)" = 3 ] ||
+    fail "old names: s_pose not read"
+"$ARD" info "$OLD" | grep -q '^arm\.state ' || fail "old names: ard info does not list arm.state"
+"$ARD" export "$OLD" --csv --field arm.state:q -o "$T/old.csv" || fail "old names: ard export exited $?"
+grep -q '1.25' "$T/old.csv" || fail "old names: exported CSV lacks q[0]=1.25: $(head -3 "$T/old.csv")"
+"$ARD" play -q "$OLD" || fail "old names: ard play exited $?"
+"$ARD" show s.pose -n 1 | grep -q "x.*1.5" || fail "old names: s.pose replayed without x=1.5"
+"$ARD" show arm.state -n 1 | grep -q "1.25" || fail "old names: arm.state replayed without q[0]=1.25"
+rm -f /dev/shm/ard."$ARD_DOMAIN".*
+echo "ok: topics, colliding schema names kept apart and reported, stable names, replay of new and old files"

@@ -137,7 +137,7 @@ def test_pip_install_in_a_venv(tmp_path, domain):
     # pip builds the binding for the venv's interpreter against its numpy (the system's, as
     # the venv sees system site-packages), with setuptools as Debian ships it, no index.
     tree = tmp_path / "tree"  # pip builds in the source directory: a copy, not the checkout
-    for d in ("python", "include", "src/lib", "src/common", "src/log"):
+    for d in ("python", "include", "src/lib", "src/common", "src/log", "src/ros2"):
         shutil.copytree(os.path.join(SOURCE, d), tree / d,
                         ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     venv = tmp_path / "venv"

@@ -6,7 +6,7 @@
  *                               [--reliable] [--transient-local] [--expect-none]
  *                               [--matched FILE]
  *   ros2_peer pub arm|cmd|all|other TOPIC [--count N] [--rate HZ] [--wait-ms W] [--reliable]
- *                               [--linger-ms L]
+ *                               [--linger-ms L] [--many K]
  *
  * arm is ArmState_, cmd ArmCmd_ (the same fields), all AllTypes_, other Other_ (another type).
  * TOPIC is the DDS topic ("rt/arm/state"); the domain is ROS_DOMAIN_ID (default 0). sub takes
@@ -19,6 +19,9 @@
  * none came. pub waits up to W ms (default 20000) for a matching reader, then writes N samples
  * (default 1000) at HZ (default 1000), the counter starting at the realtime clock in microseconds
  * (increasing across restarts); exit 0 when all were written, 3 when no reader matched.
+ * --many K: K writers on the topics TOPIC0 .. TOPIC<K-1>, each sample written to every one
+ * (all matched first); a reliable write that times out (the readers have not acknowledged
+ * enough yet) is tried again, so that "sent" counts every sample each writer wrote.
  */
 #include "ardnet_msgs.h"
 #include "values.h"
@@ -180,25 +183,44 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
     long count = opt_long(argc, argv, "--count", 1000);
     long rate = opt_long(argc, argv, "--rate", 1000);
     int64_t wait_ns = opt_long(argc, argv, "--wait-ms", 20000) * 1000000LL;
-    dds_entity_t tp = dds_create_topic(pp, desc, argv[2], NULL, NULL);
+    long many = opt_long(argc, argv, "--many", 0);
+    int nw = many > 0 ? (int)many : 1;
+    dds_entity_t *wr = calloc((size_t)nw, sizeof *wr);
     dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"), false);
-    dds_entity_t wr = dds_create_writer(pp, tp, q, NULL);
+    for (int i = 0; wr && i < nw; i++) {
+        char name[256];
+        if (many > 0)
+            snprintf(name, sizeof name, "%s%d", argv[2], i);
+        else
+            snprintf(name, sizeof name, "%s", argv[2]);
+        dds_entity_t tp = dds_create_topic(pp, desc, name, NULL, NULL);
+        wr[i] = tp < 0 ? tp : dds_create_writer(pp, tp, q, NULL);
+        if (wr[i] < 0) {
+            fprintf(stderr, "ros2_peer: cannot create writer on %s: %s\n", name,
+                    dds_strretcode(wr[i]));
+            free(wr);
+            return 2;
+        }
+    }
     dds_delete_qos(q);
-    if (tp < 0 || wr < 0) {
-        fprintf(stderr, "ros2_peer: cannot create writer: %s\n", dds_strretcode(tp < 0 ? tp : wr));
+    if (!wr) {
+        fprintf(stderr, "ros2_peer: out of memory\n");
         return 2;
     }
     int64_t until = mono_ns() + wait_ns;
-    dds_publication_matched_status_t st = {0};
-    while (!stop && mono_ns() < until) {
-        dds_get_publication_matched_status(wr, &st);
-        if (st.current_count > 0)
-            break;
-        dds_sleepfor(DDS_MSECS(10));
-    }
-    if (st.current_count == 0) {
-        fprintf(stderr, "ros2_peer: no reader matched on %s\n", argv[2]);
-        return 3;
+    for (int i = 0; i < nw; i++) {
+        dds_publication_matched_status_t st = {0};
+        while (!stop && mono_ns() < until) {
+            dds_get_publication_matched_status(wr[i], &st);
+            if (st.current_count > 0)
+                break;
+            dds_sleepfor(DDS_MSECS(10));
+        }
+        if (st.current_count == 0) {
+            fprintf(stderr, "ros2_peer: no reader matched on %s (writer %d)\n", argv[2], i);
+            free(wr);
+            return 3;
+        }
     }
     dds_sleepfor(DDS_MSECS(opt_long(argc, argv, "--settle-ms", 200)));
     uint64_t counter = 0;
@@ -218,10 +240,16 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
             fill_all(&b, counter);
             s = &b;
         }
-        dds_return_t rc = dds_write(wr, s);
-        if (rc < 0) {
-            fprintf(stderr, "ros2_peer: write: %s\n", dds_strretcode(rc));
-            return 2;
+        for (int i = 0; i < nw; i++) {
+            dds_return_t rc;
+            int tries = 0;
+            while ((rc = dds_write(wr[i], s)) == DDS_RETCODE_TIMEOUT && !stop && ++tries < 100)
+                ;
+            if (rc < 0) {
+                fprintf(stderr, "ros2_peer: write: %s\n", dds_strretcode(rc));
+                free(wr);
+                return 2;
+            }
         }
         sent++;
         next += period;
@@ -233,6 +261,7 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
     }
     dds_sleepfor(DDS_MSECS(opt_long(argc, argv, "--linger-ms", 300)));
     printf("sent=%ld last=%" PRIu64 "\n", sent, counter);
+    free(wr);
     return 0;
 }
 

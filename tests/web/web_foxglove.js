@@ -91,7 +91,7 @@ async function read() {
   kids.push(w);
   const adv = chanOf(await c.next((e) => chanOf(e, "/fox/all"), "advertise of /fox/all"), "/fox/all");
   if (adv.encoding !== "cdr" || adv.schemaEncoding !== "ros2msg") fail("encodings " + adv.encoding + " " + adv.schemaEncoding);
-  if (!/^ardnet\/msg\/FoxAll_[0-9a-f]{12}$/.test(adv.schemaName)) fail("schemaName " + adv.schemaName);
+  if (adv.schemaName !== "ardnet_msgs/msg/FoxAll") fail("schemaName " + adv.schemaName);
   if (!/^float64\[3\] arr$/m.test(adv.schema) || !/^uint16\[2\] f11$/m.test(adv.schema)) fail("schema:\n" + adv.schema);
   const reader = new MessageReader(parse(adv.schema, { ros2: true }));
   const sub = c.subscribe(adv.id);

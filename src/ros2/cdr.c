@@ -3,7 +3,7 @@
  * ardnet lays out fields at their natural alignment from offset 0, and CDR aligns each
  * primitive (at most 8 bytes) to its size from the start of the body: the offsets agree, so
  * on a little-endian host the body is the packet itself up to the end of its last field. */
-#include "logi.h"
+#include "ardros2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@ static bool host_le(void)
     return b == 1;
 }
 
-int ardl_layout_init(struct ardl_layout *l, const char *type, size_t size)
+int ardr2_layout_init(struct ardr2_layout *l, const char *type, size_t size)
 {
     memset(l, 0, sizeof *l);
     l->size = size;
@@ -36,7 +36,7 @@ int ardl_layout_init(struct ardl_layout *l, const char *type, size_t size)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     rc = ard_type_parse(type, l->fields, n, &l->nfields, NULL);
     if (rc < 0) {
-        ardl_layout_free(l);
+        ardr2_layout_free(l);
         return rc;
     }
     for (size_t i = 0; i < n; i++) {
@@ -47,14 +47,14 @@ int ardl_layout_init(struct ardl_layout *l, const char *type, size_t size)
     return 0;
 }
 
-void ardl_layout_free(struct ardl_layout *l)
+void ardr2_layout_free(struct ardr2_layout *l)
 {
     free(l->fields);
     l->fields = NULL;
 }
 
 /* Copy the body, swapping every element to little-endian on a big-endian host. */
-static void copy_swapped(const struct ardl_layout *l, const uint8_t *src, uint8_t *dst)
+static void copy_swapped(const struct ardr2_layout *l, const uint8_t *src, uint8_t *dst)
 {
     memset(dst, 0, l->body);
     for (size_t i = 0; i < l->nfields; i++) {
@@ -69,19 +69,19 @@ static void copy_swapped(const struct ardl_layout *l, const uint8_t *src, uint8_
     }
 }
 
-void ardl_cdr_encode(const struct ardl_layout *l, const void *packet, uint8_t *out)
+void ardr2_cdr_encode(const struct ardr2_layout *l, const void *packet, uint8_t *out)
 {
     out[0] = 0x00; /* CDR_LE */
     out[1] = 0x01;
     out[2] = 0x00; /* options */
     out[3] = 0x00;
     if (host_le() || !l->fields)
-        memcpy(out + ARDL_CDR_HDR, packet, l->body);
+        memcpy(out + ARDR2_CDR_HDR, packet, l->body);
     else
-        copy_swapped(l, packet, out + ARDL_CDR_HDR);
+        copy_swapped(l, packet, out + ARDR2_CDR_HDR);
 }
 
-void ardl_cdr_inplace(const struct ardl_layout *l, uint8_t *out)
+void ardr2_cdr_inplace(const struct ardr2_layout *l, uint8_t *out)
 {
     out[0] = 0x00;
     out[1] = 0x01;
@@ -93,7 +93,7 @@ void ardl_cdr_inplace(const struct ardl_layout *l, uint8_t *out)
         const struct ard_field *f = &l->fields[i];
         size_t es = ard_basic_size(f->kind);
         for (uint32_t k = 0; k < f->count; k++) {
-            uint8_t *d = out + ARDL_CDR_HDR + f->offset + k * es;
+            uint8_t *d = out + ARDR2_CDR_HDR + f->offset + k * es;
             for (size_t j = 0; j < es / 2; j++) {
                 uint8_t t = d[j];
                 d[j] = d[es - 1 - j];
@@ -103,19 +103,19 @@ void ardl_cdr_inplace(const struct ardl_layout *l, uint8_t *out)
     }
 }
 
-const char *ardl_cdr_decode(const struct ardl_layout *l, const uint8_t *cdr, size_t len,
-                            void *packet)
+const char *ardr2_cdr_decode(const struct ardr2_layout *l, const uint8_t *cdr, size_t len,
+                             void *packet)
 {
-    if (len < ARDL_CDR_HDR)
+    if (len < ARDR2_CDR_HDR)
         return "CDR message shorter than its 4-byte header";
     if (cdr[0] != 0x00 || cdr[1] != 0x01)
         return "CDR encapsulation is not CDR_LE (00 01)";
-    if (len - ARDL_CDR_HDR < l->body)
+    if (len - ARDR2_CDR_HDR < l->body)
         return "CDR message shorter than the connection's fields";
     memset(packet, 0, l->size);
     if (host_le() || !l->fields)
-        memcpy(packet, cdr + ARDL_CDR_HDR, l->body);
+        memcpy(packet, cdr + ARDR2_CDR_HDR, l->body);
     else
-        copy_swapped(l, cdr + ARDL_CDR_HDR, packet);
+        copy_swapped(l, cdr + ARDR2_CDR_HDR, packet);
     return NULL;
 }
