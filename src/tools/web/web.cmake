@@ -10,7 +10,7 @@ add_custom_command(OUTPUT ${WEB_GEN}
           -P ${WEB_DIR}/embed.cmake
   DEPENDS ${WEB_ASSETS} ${WEB_DIR}/embed.cmake
   COMMENT "ard web: page assets" VERBATIM)
-target_sources(ard PRIVATE ${WEB_DIR}/web.c ${WEB_DIR}/webguard.c ${WEB_GEN})
+target_sources(ard PRIVATE ${WEB_DIR}/web.c ${WEB_DIR}/hub.c ${WEB_DIR}/webguard.c ${WEB_GEN})
 target_include_directories(ard PRIVATE ${WEB_DIR} ${ARD_INC_CIVETWEB_H})
 target_link_libraries(ard PRIVATE ${ARD_LIB_CIVETWEB} pthread)
 target_compile_definitions(ard PRIVATE ARD_HAVE_WEB=1)
