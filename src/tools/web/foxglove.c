@@ -325,7 +325,6 @@ struct fchan {
     pthread_t th;
     bool running;
     atomic_int stop;
-    atomic_int reattach; /* the object was re-created with the same type and size */
 };
 
 struct fcch { /* a channel a client advertised (clientPublish) */
@@ -427,10 +426,7 @@ static void advertise(struct fclient *only, const struct fchan *ch)
 
 static ard_port *open_reader(const struct fchan *ch)
 {
-    static atomic_uint nports;
-    char pname[32];
-    snprintf(pname, sizeof pname, "fox_%u", atomic_fetch_add(&nports, 1));
-    ard_port *p = ard_create_on(pname, ch->name, ARD_IN, 0, NULL);
+    ard_port *p = hub_open("fox", ch->name);
     if (p && (ard_port_size(p) != ch->size)) {
         ard_close(p);
         p = NULL;
@@ -446,15 +442,13 @@ static void *reader_run(void *arg)
     uint8_t *pkt = malloc(ch->size), *msg = malloc(len);
     ard_port *p = pkt && msg ? open_reader(ch) : NULL;
     while (p && !ch->stop) {
-        if (ch->reattach) {
-            ard_port *np = open_reader(ch);
-            ch->reattach = 0;
-            if (np) {
-                ard_close(p);
-                p = np;
-            }
-        }
         int r = ard_rec_timed(p, pkt, 200000000);
+        if (r < 0 && r != ARD_EINTR) {
+            /* Re-created with the same size: followed; with another layout the watcher
+             * replaces the channel. */
+            bool gone = false;
+            p = hub_follow(p, "fox", ch->name, NULL, &gone);
+        }
         if (r < 0) {
             if (r != ARD_ETIMEDOUT && r != ARD_EINTR) {
                 struct timespec ts = {0, 20000000}; /* nothing sent yet, or gone */
@@ -675,8 +669,8 @@ static char *graph_json(const char *removed)
 
 /* Note that connection name is (still) there (F.mu held). A channel keeps one view of its
  * object: as long as the object is the same, nothing is mapped; an object created anew is
- * looked at once, and its channel's reader reattaches (same type and size) or the channel is
- * replaced (its topic added to removed). */
+ * looked at once: with the same type and size its channel stays (the reader follows it
+ * itself), with another the channel is replaced (its topic added to removed). */
 static void watch_name(const char *name, struct ardc_buf *removed)
 {
     struct fchan **pp = &F.chans;
@@ -698,7 +692,6 @@ static void watch_name(const char *name, struct ardc_buf *removed)
     }
     if (*pp && (*pp)->size == st.size && strcmp((*pp)->type, norm) == 0) {
         struct fchan *c = *pp;
-        c->reattach = c->view != NULL; /* NULL: the first view */
         ard_view_close(c->view);
         c->view = v;
         c->seen = true;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,33 @@ void hub_send_text(struct hub_client *cl, const struct ardc_buf *b, bool droppab
 {
     if (!b->oom && b->len)
         wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->s, b->len, droppable);
+}
+
+/* ---- readers ----------------------------------------------------------------------------- */
+
+ard_port *hub_open(const char *prefix, const char *name)
+{
+    static atomic_uint nports;
+    char pname[32];
+    snprintf(pname, sizeof pname, "%s_%u", prefix, atomic_fetch_add(&nports, 1));
+    return ard_create_on(pname, name, ARD_IN, 0, NULL);
+}
+
+ard_port *hub_follow(ard_port *p, const char *prefix, const char *name, const char *type,
+                     bool *gone)
+{
+    if (!ard_port_recreated(p))
+        return p;
+    ard_port *np = hub_open(prefix, name);
+    if (!np)
+        return p;
+    if (ard_port_size(np) != ard_port_size(p) || (type && strcmp(ard_port_type(np), type) != 0)) {
+        ard_close(np);
+        *gone = true;
+        return p;
+    }
+    ard_close(p);
+    return np;
 }
 
 /* ---- ard set ----------------------------------------------------------------------------- */

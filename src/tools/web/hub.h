@@ -6,6 +6,8 @@
 #define ARD_WEB_HUB_H
 
 #include "ardc_buf.h"
+#include "ardnet.h"
+#include "ardnet_view.h"
 #include "webguard.h"
 
 #include <civetweb.h>
@@ -45,6 +47,16 @@ void hub_clear(struct hub_clients *r);
 
 /* Queue a text message on the client (never waits; see wg_send). */
 void hub_send_text(struct hub_client *cl, const struct ardc_buf *b, bool droppable);
+
+/* A reader (IN port PREFIX_N) of connection name in the program's domain; NULL with the
+ * library's error. */
+ard_port *hub_open(const char *prefix, const char *name);
+/* A reader's receive timed out: when its object was created anew (ard_port_recreated), p is
+ * closed and a reader of the new object returned, provided it has p's size and, type not
+ * NULL, that type; otherwise *gone is set (another layout) and p returned. p when the object
+ * is the same, or the new one cannot be opened (yet). */
+ard_port *hub_follow(ard_port *p, const char *prefix, const char *name, const char *type,
+                     bool *gone);
 
 /* Run `ard set` (this program, self: its path, set by hub_set_self) with av, so that the
  * refusals are exactly its own; its stdout and stderr (the first 8 KiB or so) appended to

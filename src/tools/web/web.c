@@ -146,25 +146,6 @@ static void client_drop(struct hub_client *h);
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER,
                        .clients = {&W.mu, sizeof(struct client), client_greet, client_drop, NULL}};
 
-/* Follow a re-created connection of the same layout; another layout ends the source (its
- * plots get an error and are picked again). */
-static void source_reattach(struct source *s)
-{
-    static atomic_uint nre;
-    char pname[32];
-    snprintf(pname, sizeof pname, "web_r%u", atomic_fetch_add(&nre, 1));
-    ard_port *np = ard_create_on(pname, s->name, ARD_IN, 0, NULL);
-    if (!np)
-        return;
-    if (ard_port_size(np) != s->size || strcmp(ard_port_type(np), s->t.desc) != 0) {
-        ard_close(np);
-        s->gone = 1;
-        return;
-    }
-    ard_close(s->port);
-    s->port = np;
-}
-
 static void *source_run(void *arg)
 {
     struct source *s = arg;
@@ -173,8 +154,13 @@ static void *source_run(void *arg)
         return NULL;
     while (!s->stop && !s->gone) {
         int r = ard_rec_timed(s->port, buf, 200000000);
-        if (r == ARD_ETIMEDOUT && ard_port_recreated(s->port))
-            source_reattach(s);
+        if (r == ARD_ETIMEDOUT) {
+            /* Re-created: followed with the same layout; another ends the source (its plots
+             * get an error and are picked again). */
+            bool gone = false;
+            s->port = hub_follow(s->port, "web", s->name, s->t.desc, &gone);
+            s->gone = gone;
+        }
         if (r < 0)
             continue; /* timeout, interrupt, nothing sent yet: look at stop again */
         struct ard_info in = ard_port_info(s->port);
@@ -221,10 +207,7 @@ static struct source *source_get(const char *name, char *err, size_t errlen)
     }
     pthread_mutex_init(&s->mu, NULL);
     snprintf(s->name, sizeof s->name, "%s", name);
-    static unsigned nports;
-    char pname[32];
-    snprintf(pname, sizeof pname, "web_%u", nports++);
-    s->port = ard_create_on(pname, name, ARD_IN, 0, NULL);
+    s->port = hub_open("web", name);
     if (!s->port) {
         int e = ard_lasterror();
         if (e == ARD_ENOENT)
