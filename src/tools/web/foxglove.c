@@ -1055,11 +1055,9 @@ static void client_greet(struct hub_client *h)
 static int fox_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
 {
     (void)cb;
-    int op = bits & 0x0f;
-    if (op == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
-        return 0;
-    if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
-        return 1;
+    int op = bits & 0x0f, ctl = hub_control(op);
+    if (ctl >= 0)
+        return ctl;
     if (op == MG_WEBSOCKET_OPCODE_BINARY) {
         if (len >= 1 && (uint8_t)data[0] == 1 && F.allow_set)
             client_publish(c, (const uint8_t *)data, len);

@@ -95,6 +95,15 @@ void hub_clear(struct hub_clients *r)
     }
 }
 
+int hub_control(int op)
+{
+    if (op == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
+        return 0;
+    if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
+        return 1;
+    return -1;
+}
+
 void hub_send_text(struct hub_client *cl, const struct ardc_buf *b, bool droppable)
 {
     if (!b->oom && b->len)

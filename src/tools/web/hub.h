@@ -40,6 +40,9 @@ struct hub_clients {
 int hub_connect(const struct mg_connection *c, void *clients);
 void hub_ready(struct mg_connection *c, void *clients);
 void hub_close(const struct mg_connection *c, void *clients);
+/* A frame's opcode: 0 (end the connection) for a close, 1 (go on) for a ping or pong, -1 for
+ * data (the protocol's). */
+int hub_control(int op);
 /* The client of c (mu held), or NULL. */
 struct hub_client *hub_of(const struct hub_clients *r, const struct mg_connection *c);
 /* At the end (mu held): drop and free every client. */

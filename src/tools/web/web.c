@@ -565,11 +565,9 @@ static void ws_command(struct client *cl, char *line)
 static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
 {
     (void)cb;
-    int op = bits & 0x0f;
-    if (op == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
-        return 0;
-    if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
-        return 1;
+    int op = bits & 0x0f, ctl = hub_control(op);
+    if (ctl >= 0)
+        return ctl;
     const char *err = NULL;
     char line[WEB_MAXMSG + 1];
     if (op != MG_WEBSOCKET_OPCODE_TEXT || !(bits & 0x80))
