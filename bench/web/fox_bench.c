@@ -12,7 +12,8 @@
  * point of each message ("te"); Foxglove clients from t (decoded from the CDR) to receiving
  * the message, both in this process's CLOCK_MONOTONIC.
  *
- *   fox_bench [SECONDS]   (default 20: two phases of half each)
+ *   fox_bench [SECONDS [ARD]]   (default 20: two phases of half each; ARD: the ard program
+ *                               to serve, default the one of this build)
  */
 #include "ardnet.h"
 
@@ -188,8 +189,9 @@ static void die(const char *what, const char *err)
 int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 20;
-    if (!(secs >= 2 && secs <= 600)) {
-        fprintf(stderr, "usage: fox_bench [SECONDS 2..600]\n");
+    const char *ard = argc > 2 ? argv[2] : ARD_BIN; /* another build of ard, to compare */
+    if (!(secs >= 2 && secs <= 600) || argc > 3) {
+        fprintf(stderr, "usage: fox_bench [SECONDS 2..600 [ARD]]\n");
         return 100;
     }
     char dom[64];
@@ -218,7 +220,7 @@ int main(int argc, char **argv)
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        execl(ARD_BIN, ARD_BIN, "web", "--listen", "127.0.0.1:0", "--no-token", (char *)NULL);
+        execl(ard, ard, "web", "--listen", "127.0.0.1:0", "--no-token", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);

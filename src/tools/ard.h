@@ -266,6 +266,13 @@ void ardt_set_f(const struct ard_field *f, void *pkt, uint32_t idx, double v);
 void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_t idx, bool json);
 /* A JSON string literal (ardc_json_str). */
 void ardt_put_json_str(FILE *o, const char *s);
+/* A packet's fields as a JSON object, {"KEY":VALUE,...}, one member per selection (sel NULL:
+ * every field whole): KEY the field's name (NAME[FIRST] for an element), VALUE a number (NaN
+ * and Inf null), or an array for a whole array field. text, when not NULL, may print a
+ * selection's value itself (returning true). `ard show --json` and `ard web` write this. */
+void ardt_put_fields_json(
+    FILE *o, const struct ardt_type *t, const struct ardt_sel *sel, size_t nsel, const uint8_t *pkt,
+    bool (*text)(FILE *o, const struct ardt_sel *sel, const uint8_t *pkt, void *arg), void *arg);
 
 /* Times. */
 void ardt_put_age(FILE *o, int64_t ns);               /* "1.23 ms" */

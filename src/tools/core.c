@@ -521,6 +521,38 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
     return 0;
 }
 
+void ardt_put_fields_json(
+    FILE *o, const struct ardt_type *t, const struct ardt_sel *sel, size_t nsel, const uint8_t *pkt,
+    bool (*text)(FILE *o, const struct ardt_sel *sel, const uint8_t *pkt, void *arg), void *arg)
+{
+    size_t n = sel ? nsel : t->nfields;
+    fputc('{', o);
+    for (size_t i = 0; i < n; i++) {
+        struct ardt_sel all = {.field = i, .count = t->fields[i].count, .whole = true};
+        const struct ardt_sel *s = sel ? &sel[i] : &all;
+        const struct ard_field *f = &t->fields[s->field];
+        char key[64], b[24];
+        const char *name = ardt_field_name(t, s->field, b, sizeof b);
+        if (s->whole)
+            snprintf(key, sizeof key, "%s", name);
+        else
+            snprintf(key, sizeof key, "%s[%u]", name, s->first);
+        fputs(i ? "," : "", o);
+        ardt_put_json_str(o, key);
+        fputc(':', o);
+        if (text && text(o, s, pkt, arg))
+            continue;
+        bool arr = s->whole && f->count > 1;
+        fputs(arr ? "[" : "", o);
+        for (uint32_t k = 0; k < s->count; k++) {
+            fputs(k ? "," : "", o);
+            ardt_put_value(o, f, pkt, s->first + k, true);
+        }
+        fputs(arr ? "]" : "", o);
+    }
+    fputc('}', o);
+}
+
 void ardt_put_value(FILE *o, const struct ard_field *f, const void *pkt, uint32_t idx, bool json)
 {
     const void *e = ELEM(f, pkt, idx);

@@ -153,6 +153,16 @@ static void put_sel_name(FILE *o, const struct show *s, const struct ardt_sel *s
         fprintf(o, "%s[%u]", n, sel->first + k);
 }
 
+/* --text in JSON: a whole text field as one string. */
+static bool json_text(FILE *o, const struct ardt_sel *sel, const uint8_t *pkt, void *arg)
+{
+    const struct show *s = arg;
+    if (!sel->whole || !s->text[sel->field])
+        return false;
+    put_text(o, &s->t.fields[sel->field], pkt, JSON);
+    return true;
+}
+
 static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
 {
     FILE *o = stdout;
@@ -211,32 +221,9 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
             fputs("\"}\n", o);
             return;
         }
-        fputs(",\"fields\":{", o);
-        for (size_t i = 0; i < s->nsel; i++) {
-            const struct ardt_sel *sel = &s->sel[i];
-            const struct ard_field *f = &s->t.fields[sel->field];
-            char key[64], b[24];
-            const char *n = ardt_field_name(&s->t, sel->field, b, sizeof b);
-            if (sel->whole)
-                snprintf(key, sizeof key, "%s", n);
-            else
-                snprintf(key, sizeof key, "%s[%u]", n, sel->first);
-            fputs(i ? "," : "", o);
-            ardt_put_json_str(o, key);
-            fputc(':', o);
-            if (sel->whole && s->text && s->text[sel->field]) { /* JSON: --text only */
-                put_text(o, f, pkt, JSON);
-                continue;
-            }
-            bool arr = sel->whole && f->count > 1;
-            fputs(arr ? "[" : "", o);
-            for (uint32_t k = 0; k < sel->count; k++) {
-                fputs(k ? "," : "", o);
-                ardt_put_value(o, f, pkt, sel->first + k, true);
-            }
-            fputs(arr ? "]" : "", o);
-        }
-        fputs("}}\n", o);
+        fputs(",\"fields\":", o);
+        ardt_put_fields_json(o, &s->t, s->sel, s->nsel, pkt, s->text ? json_text : NULL, s);
+        fputs("}\n", o);
         return;
     }
     fprintf(o, "%s  seq %llu  age ", s->conn, (unsigned long long)in.seq);

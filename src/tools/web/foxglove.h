@@ -5,7 +5,6 @@
 
 #include <civetweb.h>
 #include <stdbool.h>
-#include <stddef.h>
 
 /* Register the protocol's WebSocket handler at "/" (a client offering the subprotocol
  * foxglove.websocket.v1) and start the thread that follows the domain's connections.
@@ -13,9 +12,5 @@
 int fox_start(struct mg_context *ctx, bool allow_set);
 /* After mg_stop: stop the threads, free everything. */
 void fox_stop(void);
-
-/* web.c: run `ard set` (this program) with av; its output (stdout and stderr, cut at outlen)
- * in out. Returns its exit code, -1 when it cannot be started. */
-int web_run_set(char **av, char *out, size_t outlen);
 
 #endif /* ARD_FOXGLOVE_H */

@@ -10,6 +10,7 @@
  * bounded queues; no thread of the server waits for a client). The server is an ordinary
  * reader: a writer never waits for it (a packet it is too slow for is skipped). */
 #include "ard.h"
+#include "hub.h"
 #include "web.h"
 #include "webguard.h"
 #ifdef ARD_HAVE_LOG
@@ -23,7 +24,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +33,6 @@
 #include <sys/socket.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 enum {
@@ -93,8 +92,6 @@ const struct ardt_spec ardt_web_spec = {
     "  See docs/web.md.\n",
     true};
 
-extern char **environ;
-
 /* ---- sources: one reader thread per connection being plotted ------------------------------ */
 
 struct source {
@@ -118,9 +115,7 @@ struct source {
 /* One WebSocket client (a plot on a page). */
 #define WEB_MAXF 16
 struct client {
-    struct client *next;
-    struct mg_connection *conn;
-    struct wg_client *wg; /* its queue and writer (webguard.c) */
+    struct hub_client h; /* its connection, queue and writer */
     struct source *src;
     struct ardt_sel sel[WEB_MAXF];
     size_t nsel;
@@ -140,33 +135,16 @@ struct web {
     char token[80];
     bool no_token;
     bool allow_set;
-    char self[4096];    /* this program, for set */
     pthread_mutex_t mu; /* sources and clients */
     struct source *sources;
-    struct client *clients;
+    struct hub_clients clients;
     pthread_t pump;
     atomic_int stop; /* set by the signal handler (lock-free: async-signal-safe) */
 };
-static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-/* Follow a re-created connection of the same layout; another layout ends the source (its
- * plots get an error and are picked again). */
-static void source_reattach(struct source *s)
-{
-    static atomic_uint nre;
-    char pname[32];
-    snprintf(pname, sizeof pname, "web_r%u", atomic_fetch_add(&nre, 1));
-    ard_port *np = ard_create_on(pname, s->name, ARD_IN, 0, NULL);
-    if (!np)
-        return;
-    if (ard_port_size(np) != s->size || strcmp(ard_port_type(np), s->t.desc) != 0) {
-        ard_close(np);
-        s->gone = 1;
-        return;
-    }
-    ard_close(s->port);
-    s->port = np;
-}
+static void client_greet(struct hub_client *h);
+static void client_drop(struct hub_client *h);
+static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                       .clients = {&W.mu, sizeof(struct client), client_greet, client_drop, NULL}};
 
 static void *source_run(void *arg)
 {
@@ -176,8 +154,13 @@ static void *source_run(void *arg)
         return NULL;
     while (!s->stop && !s->gone) {
         int r = ard_rec_timed(s->port, buf, 200000000);
-        if (r == ARD_ETIMEDOUT && ard_port_recreated(s->port))
-            source_reattach(s);
+        if (r == ARD_ETIMEDOUT) {
+            /* Re-created: followed with the same layout; another ends the source (its plots
+             * get an error and are picked again). */
+            bool gone = false;
+            s->port = hub_follow(s->port, "web", s->name, s->t.desc, &gone);
+            s->gone = gone;
+        }
         if (r < 0)
             continue; /* timeout, interrupt, nothing sent yet: look at stop again */
         struct ard_info in = ard_port_info(s->port);
@@ -224,10 +207,7 @@ static struct source *source_get(const char *name, char *err, size_t errlen)
     }
     pthread_mutex_init(&s->mu, NULL);
     snprintf(s->name, sizeof s->name, "%s", name);
-    static unsigned nports;
-    char pname[32];
-    snprintf(pname, sizeof pname, "web_%u", nports++);
-    s->port = ard_create_on(pname, name, ARD_IN, 0, NULL);
+    s->port = hub_open("web", name);
     if (!s->port) {
         int e = ard_lasterror();
         if (e == ARD_ENOENT)
@@ -312,20 +292,7 @@ static void b_packet(struct ardc_buf *b, const struct ardt_type *t, const uint8_
         b->oom = true;
         return;
     }
-    fputc('{', o);
-    for (size_t i = 0; i < t->nfields; i++) {
-        char nb[24];
-        const struct ard_field *f = &t->fields[i];
-        fputs(i ? "," : "", o);
-        ardt_put_json_str(o, ardt_field_name(t, i, nb, sizeof nb));
-        fputs(f->count > 1 ? ":[" : ":", o);
-        for (uint32_t k = 0; k < f->count; k++) {
-            fputs(k ? "," : "", o);
-            ardt_put_value(o, f, pkt, k, true);
-        }
-        fputs(f->count > 1 ? "]" : "", o);
-    }
-    fputc('}', o);
+    ardt_put_fields_json(o, t, NULL, 0, pkt, NULL, NULL);
     fclose(o);
     bp(b, "%s", text ? text : "{}");
     free(text);
@@ -335,8 +302,7 @@ static void b_packet(struct ardc_buf *b, const struct ardt_type *t, const uint8_
  * client is behind; answers to its commands are not. */
 static void ws_send(struct client *cl, const struct ardc_buf *b, bool droppable)
 {
-    if (!b->oom && b->len)
-        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->s, b->len, droppable);
+    hub_send_text(&cl->h, b, droppable);
 }
 
 static void ws_error(struct client *cl, const char *msg)
@@ -375,7 +341,7 @@ static void pump_client(struct client *cl, int64_t now)
         source_put(s);
         cl->src = NULL;
         cl->nsel = 0;
-        wg_active(cl->wg, false);
+        wg_active(cl->h.wg, false);
         return;
     }
     struct ardc_buf b = {0};
@@ -413,7 +379,7 @@ static void pump_client(struct client *cl, int64_t now)
     bool val = s->head > 0 && (cl->tick++ % 6) == 0;
     bp(&b, "],\"tl\":%.6f,\"te\":%.6f,\"lost\":%llu,\"dropped\":%llu", (double)cl->tlast * 1e-9,
        (double)cl->temit * 1e-9, (unsigned long long)cl->lost,
-       (unsigned long long)wg_dropped(cl->wg));
+       (unsigned long long)wg_dropped(cl->h.wg));
     if (val) {
         uint32_t k = (uint32_t)((s->head - 1) & (s->cap - 1));
         bp(&b, ",\"val\":{\"seq\":%llu,\"age_ns\":%lld,\"fields\":", (unsigned long long)s->seq[k],
@@ -473,9 +439,9 @@ static void *pump_run(void *arg)
     while (!W.stop) {
         int64_t now = ard_now_ns();
         pthread_mutex_lock(&W.mu);
-        for (struct client *cl = W.clients; cl; cl = cl->next)
-            if (cl->src)
-                pump_client(cl, now);
+        for (struct hub_client *h = W.clients.head; h; h = h->next)
+            if (((struct client *)h)->src)
+                pump_client((struct client *)h, now);
         pthread_mutex_unlock(&W.mu);
         struct timespec ts = {0, 33000000};
         nanosleep(&ts, NULL);
@@ -485,77 +451,17 @@ static void *pump_run(void *arg)
 
 /* ---- WebSocket: "sub CONN BUCKET_US [FIELD...]" and "unsub" --------------------------------- */
 
-static struct client *client_of(const struct mg_connection *c)
+static void client_drop(struct hub_client *h)
 {
-    for (struct client *cl = W.clients; cl; cl = cl->next)
-        if (cl->conn == c)
-            return cl;
-    return NULL;
+    source_put(((struct client *)h)->src);
 }
 
-/* Unlist the client of c (W.mu held); NULL when there is none. */
-static struct client *client_take(const struct mg_connection *c)
+static void client_greet(struct hub_client *h)
 {
-    for (struct client **p = &W.clients; *p; p = &(*p)->next)
-        if ((*p)->conn == c) {
-            struct client *cl = *p;
-            *p = cl->next;
-            source_put(cl->src);
-            return cl;
-        }
-    return NULL;
-}
-
-static int ws_connect(const struct mg_connection *c, void *cb)
-{
-    (void)cb;
-    /* A client still listed for this connection object had its handshake fail (civetweb
-     * calls no close handler then). */
-    pthread_mutex_lock(&W.mu);
-    struct client *old = client_take(c);
-    pthread_mutex_unlock(&W.mu);
-    free(old);
-    struct client *cl = calloc(1, sizeof *cl);
-    if (!cl)
-        return 1; /* refuse */
-    cl->wg = wg_connect(c);
-    if (!cl->wg) {
-        free(cl); /* too many clients: answered 503 */
-        return 1;
-    }
-    cl->conn = (struct mg_connection *)c;
-    pthread_mutex_lock(&W.mu);
-    cl->next = W.clients;
-    W.clients = cl;
-    pthread_mutex_unlock(&W.mu);
-    return 0;
-}
-
-static void ws_ready(struct mg_connection *c, void *cb)
-{
-    (void)cb;
-    pthread_mutex_lock(&W.mu);
-    struct client *cl = client_of(c);
-    if (cl) {
-        wg_ready(cl->wg);
-        struct ardc_buf b = {0};
-        bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
-        ws_send(cl, &b, false);
-        free(b.p);
-    }
-    pthread_mutex_unlock(&W.mu);
-}
-
-static void ws_close(const struct mg_connection *c, void *cb)
-{
-    (void)cb;
-    pthread_mutex_lock(&W.mu);
-    struct client *cl = client_take(c);
-    pthread_mutex_unlock(&W.mu);
-    if (cl) {
-        wg_close(cl->wg); /* may wait a second for what was queued: not under W.mu */
-        free(cl);
-    }
+    struct ardc_buf b = {0};
+    bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
+    ws_send((struct client *)h, &b, false);
+    free(b.p);
 }
 
 /* Handle one command (W.mu held). Returns false to close the connection. */
@@ -571,7 +477,7 @@ static void ws_command(struct client *cl, char *line)
         source_put(cl->src);
         cl->src = NULL;
         cl->nsel = 0;
-        wg_active(cl->wg, false);
+        wg_active(cl->h.wg, false);
         return;
     }
     if (strcmp(verb, "sub") != 0) {
@@ -614,7 +520,7 @@ static void ws_command(struct client *cl, char *line)
     }
     source_put(cl->src);
     cl->src = s;
-    wg_active(cl->wg, true);
+    wg_active(cl->h.wg, true);
     memcpy(cl->sel, sel, n * sizeof *sel);
     cl->nsel = n;
     cl->bucket_ns = bus * 1000;
@@ -659,11 +565,9 @@ static void ws_command(struct client *cl, char *line)
 static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
 {
     (void)cb;
-    int op = bits & 0x0f;
-    if (op == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
-        return 0;
-    if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
-        return 1;
+    int op = bits & 0x0f, ctl = hub_control(op);
+    if (ctl >= 0)
+        return ctl;
     const char *err = NULL;
     char line[WEB_MAXMSG + 1];
     if (op != MG_WEBSOCKET_OPCODE_TEXT || !(bits & 0x80))
@@ -677,8 +581,8 @@ static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, vo
             err = "message contains a NUL byte";
     }
     pthread_mutex_lock(&W.mu);
-    struct client *cl = client_of(c);
-    bool keep = cl && !err && !wg_closing(cl->wg);
+    struct client *cl = (struct client *)hub_of(&W.clients, c);
+    bool keep = cl && !err && !wg_closing(cl->h.wg);
     if (cl && err)
         ws_error(cl, err); /* sent before the socket closes (wg_close drains) */
     else if (keep)
@@ -689,35 +593,12 @@ static int ws_data(struct mg_connection *c, int bits, char *data, size_t len, vo
 
 /* ---- HTTP ---------------------------------------------------------------------------------- */
 
-static int send_json(struct mg_connection *c, int status, const struct ardc_buf *b)
-{
-    if (b->oom)
-        return mg_send_http_error(c, 500, "out of memory"), 500;
-    mg_printf(c,
-              "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-              "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-              status, status == 200 ? "OK" : "Error", b->len);
-    mg_write(c, b->s ? b->s : "", b->len);
-    return status;
-}
-
-static int json_error(struct mg_connection *c, int status, const char *msg)
-{
-    struct ardc_buf b = {0};
-    bp(&b, "{\"error\":");
-    b_str(&b, msg);
-    bp(&b, "}\n");
-    send_json(c, status, &b);
-    free(b.p);
-    return status;
-}
-
 static int h_asset(struct mg_connection *c, void *cb)
 {
     const struct web_asset *a = cb;
     const struct mg_request_info *ri = mg_get_request_info(c);
     if (strcmp(ri->request_method, "GET") != 0 && strcmp(ri->request_method, "HEAD") != 0)
-        return json_error(c, 405, "method not allowed");
+        return wg_reply_error(c, 405, "method not allowed");
     mg_printf(c,
               "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
@@ -819,9 +700,9 @@ static int h_net(struct mg_connection *c, void *cb)
     free(l.c);
     if (rc < 0) {
         free(b.p);
-        return json_error(c, 500, ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
+        return wg_reply_error(c, 500, ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
     }
-    send_json(c, 200, &b);
+    wg_reply_json(c, 200, &b);
     free(b.p);
     return 200;
 }
@@ -829,57 +710,16 @@ static int h_net(struct mg_connection *c, void *cb)
 #define WEB_MAXBODY 16384
 #define WEB_MAXASSIGN 64
 
-/* Run `ard set` (this program) so that the refusals are exactly its own. */
-static int run_set(char **av, struct ardc_buf *out)
-{
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    pid_t pid;
-    int e = posix_spawn(&pid, W.self, &fa, NULL, av, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (e != 0) {
-        close(fds[0]);
-        return -1;
-    }
-    char tmp[1024];
-    ssize_t r;
-    while ((r = read(fds[0], tmp, sizeof tmp)) > 0 || (r < 0 && errno == EINTR))
-        if (r > 0 && out->len < 8192)
-            bp(out, "%.*s", (int)r, tmp);
-    close(fds[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-#ifdef ARD_HAVE_LOG
-int web_run_set(char **av, char *out, size_t outlen)
-{
-    struct ardc_buf b = {0};
-    int code = run_set(av, &b);
-    snprintf(out, outlen, "%s", b.s && !b.oom ? b.s : "");
-    ardc_free(&b);
-    return code;
-}
-#endif
-
 static int h_set(struct mg_connection *c, void *cb)
 {
     (void)cb;
     const struct mg_request_info *ri = mg_get_request_info(c);
     if (strcmp(ri->request_method, "POST") != 0)
-        return json_error(c, 405, "POST only");
+        return wg_reply_error(c, 405, "POST only");
     if (!W.allow_set)
-        return json_error(c, 403, "read-only: start ard web with --allow-set to set values");
+        return wg_reply_error(c, 403, "read-only: start ard web with --allow-set to set values");
     if (ri->content_length < 0 || ri->content_length > WEB_MAXBODY)
-        return json_error(c, 413, "request body missing or over 16384 bytes");
+        return wg_reply_error(c, 413, "request body missing or over 16384 bytes");
     char body[WEB_MAXBODY + 1];
     size_t len = 0;
     while (len < (size_t)ri->content_length) {
@@ -889,11 +729,11 @@ static int h_set(struct mg_connection *c, void *cb)
         len += (size_t)r;
     }
     if (len != (size_t)ri->content_length)
-        return json_error(c, 400, "request body shorter than its Content-Length");
+        return wg_reply_error(c, 400, "request body shorter than its Content-Length");
     body[len] = '\0';
     char conn[ARD_MAX_NAME + 2];
     if (mg_get_var(body, len, "c", conn, sizeof conn) <= 0)
-        return json_error(c, 400, "no connection given (c=NAME)");
+        return wg_reply_error(c, 400, "no connection given (c=NAME)");
     static char assigns[WEB_MAXASSIGN][512];
     static pthread_mutex_t amu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&amu);
@@ -922,29 +762,29 @@ static int h_set(struct mg_connection *c, void *cb)
     int status;
     char msg[600];
     if (r < -1)
-        status = json_error(c, 400, "an assignment is too long");
+        status = wg_reply_error(c, 400, "an assignment is too long");
     else if (conn[0] == '-') {
         snprintf(msg, sizeof msg, "'%.200s' is not a connection name (no options here)", conn);
-        status = json_error(c, 400, msg);
+        status = wg_reply_error(c, 400, msg);
     } else if (ardi_check_name("connection", conn, true) < 0)
-        status = json_error(c, 400, ard_errdetail());
+        status = wg_reply_error(c, 400, ard_errdetail());
     else if (n == 0)
-        status = json_error(c, 400, "nothing to set (a=FIELD=VALUE)");
+        status = wg_reply_error(c, 400, "nothing to set (a=FIELD=VALUE)");
     else if (n == WEB_MAXASSIGN)
-        status = json_error(c, 400, "too many assignments");
+        status = wg_reply_error(c, 400, "too many assignments");
     else if (notassign) {
         snprintf(msg, sizeof msg, "'%.500s' is not an assignment FIELD=VALUE (no options here)",
                  notassign);
-        status = json_error(c, 400, msg);
+        status = wg_reply_error(c, 400, msg);
     } else {
         struct ardc_buf out = {0};
-        int code = run_set(av, &out);
+        int code = hub_run_set(av, &out);
         struct ardc_buf b = {0};
         bp(&b, "{\"code\":%d,\"message\":", code);
         b_str(&b, out.s ? out.s : "");
         bp(&b, "}\n");
         status = code == 0 ? 200 : code == ARDT_BUSY ? 409 : code == ARDT_NOENT ? 404 : 400;
-        send_json(c, status, &b);
+        wg_reply_json(c, status, &b);
         free(b.p);
         free(out.p);
     }
@@ -955,7 +795,7 @@ static int h_set(struct mg_connection *c, void *cb)
 static int h_notfound(struct mg_connection *c, void *cb)
 {
     (void)cb;
-    return json_error(c, 404, "no such page");
+    return wg_reply_error(c, 404, "no such page");
 }
 
 static int log_message(const struct mg_connection *c, const char *msg)
@@ -1009,15 +849,30 @@ static void on_signal(int sig)
     W.stop = 1;
 }
 
-/* A number option's value in [lo, hi]. */
-int cmd_web(int argc, char **argv)
+/* What the options say. */
+struct web_args {
+    const char *listen, *token_file;
+    struct wg_opts go;
+};
+
+static int check_host_name(const char *v, const struct wg_opts *go)
 {
-    const char *listen = "127.0.0.1:8642";
-    const char *token_file = NULL;
-    struct wg_opts go = {.max_clients = 64, .idle_ms = 30000};
-    int rc;
+    size_t hl = strlen(v);
+    if (hl == 0 || hl > 253 ||
+        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
+        return ardt_err(ARDT_USAGE,
+                        "--host-name '%s': expected a host name (letters, digits, '.', "
+                        "'-'), without port",
+                        v);
+    if (go->nhost_names == WG_MAX_HOST_NAMES)
+        return ardt_err(ARDT_USAGE, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
+    return 0;
+}
+
+static int parse_web_args(int argc, char **argv, struct web_args *a)
+{
     struct ardt_optarg o;
-    int id, ai = 0;
+    int id, ai = 0, rc;
     while ((id = ardt_opt_next(&ardt_web_spec, argc, argv, &ai, &o)) != ARDT_OPT_END) {
         const char *v = o.s;
         if (id == ARDT_OPT_BAD)
@@ -1029,81 +884,74 @@ int cmd_web(int argc, char **argv)
         else if (id == O_NO_TOKEN)
             W.no_token = true;
         else if (id == O_LISTEN)
-            listen = v;
+            a->listen = v;
         else if (id == O_TOKEN_FILE)
-            token_file = v;
+            a->token_file = v;
         else if (id == O_TOKEN)
             return ardt_err(ARDT_USAGE,
                             "--token: a token on the command line is visible to every local "
                             "user (ps); put it in a file and use --token-file FILE");
         else if (id == O_HOST_NAME) {
-            size_t hl = strlen(v);
-            if (hl == 0 || hl > 253 ||
-                strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
-                return ardt_err(ARDT_USAGE,
-                                "--host-name '%s': expected a host name (letters, digits, '.', "
-                                "'-'), without port",
-                                v);
-            if (go.nhost_names == WG_MAX_HOST_NAMES)
-                return ardt_err(ARDT_USAGE, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
-            go.host_names[go.nhost_names++] = v;
+            if ((rc = check_host_name(v, &a->go)) != 0)
+                return rc;
+            a->go.host_names[a->go.nhost_names++] = v;
         } else if (id == O_MAX_CLIENTS)
-            go.max_clients = (int)o.d;
+            a->go.max_clients = (int)o.d;
         else if (id == O_IDLE)
-            go.idle_ms = (int)(o.d * 1000);
+            a->go.idle_ms = (int)(o.d * 1000);
     }
+    return 0;
+}
+
+/* --listen ADDR:PORT: the IPv4 address (localhost is 127.0.0.1) and the port. */
+static int parse_listen(const char *listen, char *addr, size_t addrlen, long *port)
+{
     const char *colon = strrchr(listen, ':');
-    char addr[64];
     char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof addr || !end || *end ||
-        end == colon + 1 || port < 0 || port > 65535)
+    *port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || colon == listen || (size_t)(colon - listen) >= addrlen || !end || *end ||
+        end == colon + 1 || *port < 0 || *port > 65535)
         return ardt_err(ARDT_USAGE, "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:8642)",
                         listen);
     memcpy(addr, listen, (size_t)(colon - listen));
     addr[colon - listen] = '\0';
     if (strcmp(addr, "localhost") == 0)
-        snprintf(addr, sizeof addr, "127.0.0.1");
+        snprintf(addr, addrlen, "127.0.0.1");
     struct in_addr a4;
     if (inet_pton(AF_INET, addr, &a4) != 1)
         return ardt_err(ARDT_USAGE, "--listen '%s': ADDR must be an IPv4 address", listen);
+    return 0;
+}
+
+/* The token: --token-file's, none (--no-token, loopback only) or a random one. */
+static int pick_token(const char *addr, const char *token_file)
+{
     if (W.no_token && token_file)
         return ardt_err(ARDT_USAGE, "--no-token and --token-file exclude each other");
     if (W.no_token && !is_loopback(addr))
         return ardt_err(ARDT_USAGE, "--no-token: only on a loopback address (127.x.x.x), not on %s",
                         addr);
-    if (token_file) {
-        if ((rc = read_token_file(token_file, W.token, sizeof W.token)) != 0)
-            return rc;
-    } else if (!W.no_token) {
+    if (token_file)
+        return read_token_file(token_file, W.token, sizeof W.token);
+    if (!W.no_token) {
         uint8_t rnd[16];
         if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
             return ardt_err(ARDT_SYS, "cannot draw a random token");
         for (int i = 0; i < 16; i++)
             snprintf(W.token + 2 * i, 3, "%02x", rnd[i]);
     }
-    go.addr = addr;
-    go.token = W.no_token ? NULL : W.token;
-    ssize_t sl = readlink("/proc/self/exe", W.self, sizeof W.self - 1);
-    if (sl <= 0)
-        return ardt_err(ARDT_SYS, "cannot find this program (/proc/self/exe)");
-    W.self[sl] = '\0';
+    return 0;
+}
 
-    rc = ardt_lib_init();
-    if (rc)
-        return rc;
-    signal(SIGPIPE, SIG_IGN);
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-
+/* Start civetweb on addr:port with the page's handlers (and the Foxglove protocol's). */
+static int start_server(const char *addr, long port, const struct wg_opts *go)
+{
     char ports[96], workers[16];
     snprintf(ports, sizeof ports, "%s:%ld", addr, port);
     /* One worker per WebSocket client (civetweb keeps one for each) and as many again for the
      * page, the API and sockets that are still sending their request. */
-    snprintf(workers, sizeof workers, "%d", go.max_clients + WG_EXTRA_WORKERS);
-    wg_init(&go);
+    snprintf(workers, sizeof workers, "%d", go->max_clients + WG_EXTRA_WORKERS);
+    wg_init(go);
     const char *opts[] = {"listening_ports",
                           ports,
                           "num_threads",
@@ -1131,7 +979,7 @@ int cmd_web(int argc, char **argv)
     mg_set_request_handler(W.ctx, "/$", h_asset, (void *)&web_assets[0]);
     mg_set_request_handler(W.ctx, "/api/net$", h_net, NULL);
     mg_set_request_handler(W.ctx, "/api/set$", h_set, NULL);
-    mg_set_websocket_handler(W.ctx, "/ws$", ws_connect, ws_ready, ws_data, ws_close, NULL);
+    mg_set_websocket_handler(W.ctx, "/ws$", hub_connect, hub_ready, ws_data, hub_close, &W.clients);
     mg_set_request_handler(W.ctx, "**", h_notfound, NULL);
 #ifdef ARD_HAVE_LOG
     /* The Foxglove WebSocket protocol at "/" (foxglove.c). */
@@ -1140,7 +988,78 @@ int cmd_web(int argc, char **argv)
         return ardt_err(ARDT_SYS, "cannot start a thread");
     }
 #endif
+    return 0;
+}
 
+/* The addresses to open, on stdout. */
+static void print_addresses(const char *addr, int port, const char *token_file)
+{
+    if (token_file)
+        printf("ard web: domain %s on http://%s:%d/?token=(the token of %s)%s\n", ardt_g.domain,
+               addr, port, token_file, W.allow_set ? " (setting allowed)" : "");
+    else
+        printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, port,
+               W.no_token ? "" : "?token=", W.token, W.allow_set ? " (setting allowed)" : "");
+#ifdef ARD_HAVE_LOG
+    if (token_file)
+        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/?token=(the token of %s)\n", addr,
+               port, token_file);
+    else
+        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/%s%s\n", addr, port,
+               W.no_token ? "" : "?token=", W.token);
+#endif
+    if (W.no_token)
+        printf("ard web: no token: every local user can use this server with its rights\n");
+    fflush(stdout);
+}
+
+/* Serve until SIGINT or SIGTERM, then stop everything. */
+static void serve(const char *addr, int port)
+{
+    while (!W.stop) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    stop_server(addr, port);
+#ifdef ARD_HAVE_LOG
+    fox_stop();
+#endif
+    pthread_join(W.pump, NULL);
+    wg_stop();
+    pthread_mutex_lock(&W.mu);
+    hub_clear(&W.clients);
+    pthread_mutex_unlock(&W.mu);
+    mg_exit_library();
+}
+
+int cmd_web(int argc, char **argv)
+{
+    struct web_args a = {.listen = "127.0.0.1:8642", .go = {.max_clients = 64, .idle_ms = 30000}};
+    char addr[64], self[4096];
+    long port;
+    int rc;
+    if ((rc = parse_web_args(argc, argv, &a)) != 0 ||
+        (rc = parse_listen(a.listen, addr, sizeof addr, &port)) != 0 ||
+        (rc = pick_token(addr, a.token_file)) != 0)
+        return rc;
+    a.go.addr = addr;
+    a.go.token = W.no_token ? NULL : W.token;
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0)
+        return ardt_err(ARDT_SYS, "cannot find this program (/proc/self/exe)");
+    self[sl] = '\0';
+    hub_set_self(self);
+
+    rc = ardt_lib_init();
+    if (rc)
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if ((rc = start_server(addr, port, &a.go)) != 0)
+        return rc;
     struct mg_server_port sp[4];
     int np = mg_get_server_ports(W.ctx, 4, sp);
     int real_port = np > 0 ? sp[0].port : (int)port;
@@ -1149,39 +1068,7 @@ int cmd_web(int argc, char **argv)
         mg_stop(W.ctx);
         return ardt_err(ARDT_SYS, "cannot start a thread");
     }
-    if (token_file)
-        printf("ard web: domain %s on http://%s:%d/?token=(the token of %s)%s\n", ardt_g.domain,
-               addr, real_port, token_file, W.allow_set ? " (setting allowed)" : "");
-    else
-        printf("ard web: domain %s on http://%s:%d/%s%s%s\n", ardt_g.domain, addr, real_port,
-               W.no_token ? "" : "?token=", W.token, W.allow_set ? " (setting allowed)" : "");
-#ifdef ARD_HAVE_LOG
-    if (token_file)
-        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/?token=(the token of %s)\n", addr,
-               real_port, token_file);
-    else
-        printf("ard web: Foxglove and Lichtblick: ws://%s:%d/%s%s\n", addr, real_port,
-               W.no_token ? "" : "?token=", W.token);
-#endif
-    if (W.no_token)
-        printf("ard web: no token: every local user can use this server with its rights\n");
-    fflush(stdout);
-    while (!W.stop) {
-        struct timespec ts = {0, 100000000};
-        nanosleep(&ts, NULL);
-    }
-    stop_server(addr, real_port);
-#ifdef ARD_HAVE_LOG
-    fox_stop();
-#endif
-    pthread_join(W.pump, NULL);
-    wg_stop();
-    while (W.clients) {
-        struct client *cl = W.clients;
-        W.clients = cl->next;
-        source_put(cl->src);
-        free(cl);
-    }
-    mg_exit_library();
+    print_addresses(addr, real_port, a.token_file);
+    serve(addr, real_port);
     return ARDT_OK;
 }

@@ -20,6 +20,7 @@
 #include "ard.h"
 #include "foxglove.h"
 #include "ardros2.h"
+#include "hub.h"
 #include "webguard.h"
 
 #include <ctype.h>
@@ -324,7 +325,6 @@ struct fchan {
     pthread_t th;
     bool running;
     atomic_int stop;
-    atomic_int reattach; /* the object was re-created with the same type and size */
 };
 
 struct fcch { /* a channel a client advertised (clientPublish) */
@@ -333,9 +333,7 @@ struct fcch { /* a channel a client advertised (clientPublish) */
 };
 
 struct fclient {
-    struct fclient *next;
-    struct mg_connection *conn;
-    struct wg_client *wg;
+    struct hub_client h; /* its connection, queue and writer */
     struct {
         uint32_t id;
         uint32_t chan;
@@ -346,10 +344,13 @@ struct fclient {
     bool graph;
 };
 
+static void client_greet(struct hub_client *h);
+static void client_drop(struct hub_client *h);
+
 static struct {
     pthread_mutex_t mu; /* channels and clients; a channel's mu nests inside */
     struct fchan *chans;
-    struct fclient *clients;
+    struct hub_clients clients;
     uint32_t next_id;
     bool allow_set;
     pthread_t watcher;
@@ -359,12 +360,23 @@ static struct {
     struct ardr2_names names; /* the channels' message names (docs/ros2.md#names) */
     char host[256];
     int64_t session;
-} F = {.mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1};
+} F = {.mu = PTHREAD_MUTEX_INITIALIZER,
+       .clients = {&F.mu, sizeof(struct fclient), client_greet, client_drop, NULL},
+       .next_id = 1};
+
+static struct fclient *first_client(void)
+{
+    return (struct fclient *)F.clients.head;
+}
+
+static struct fclient *next_client(const struct fclient *cl)
+{
+    return (struct fclient *)cl->h.next;
+}
 
 static void send_text(struct fclient *cl, const struct ardc_buf *b)
 {
-    if (!b->oom && b->len)
-        wg_send(cl->wg, MG_WEBSOCKET_OPCODE_TEXT, b->s, b->len, false);
+    hub_send_text(&cl->h, b, false);
 }
 
 /* A status message (level 0 info, 1 warning, 2 error). */
@@ -405,7 +417,7 @@ static void advertise(struct fclient *only, const struct fchan *ch)
         chan_json(&b, c);
     }
     ardc_printf(&b, "]}");
-    for (struct fclient *cl = only ? only : F.clients; cl; cl = only ? NULL : cl->next)
+    for (struct fclient *cl = only ? only : first_client(); cl; cl = only ? NULL : next_client(cl))
         send_text(cl, &b);
     free(b.s);
 }
@@ -414,10 +426,7 @@ static void advertise(struct fclient *only, const struct fchan *ch)
 
 static ard_port *open_reader(const struct fchan *ch)
 {
-    static atomic_uint nports;
-    char pname[32];
-    snprintf(pname, sizeof pname, "fox_%u", atomic_fetch_add(&nports, 1));
-    ard_port *p = ard_create_on(pname, ch->name, ARD_IN, 0, NULL);
+    ard_port *p = hub_open("fox", ch->name);
     if (p && (ard_port_size(p) != ch->size)) {
         ard_close(p);
         p = NULL;
@@ -433,15 +442,13 @@ static void *reader_run(void *arg)
     uint8_t *pkt = malloc(ch->size), *msg = malloc(len);
     ard_port *p = pkt && msg ? open_reader(ch) : NULL;
     while (p && !ch->stop) {
-        if (ch->reattach) {
-            ard_port *np = open_reader(ch);
-            ch->reattach = 0;
-            if (np) {
-                ard_close(p);
-                p = np;
-            }
-        }
         int r = ard_rec_timed(p, pkt, 200000000);
+        if (r < 0 && r != ARD_EINTR) {
+            /* Re-created with the same size: followed; with another layout the watcher
+             * replaces the channel. */
+            bool gone = false;
+            p = hub_follow(p, "fox", ch->name, NULL, &gone);
+        }
         if (r < 0) {
             if (r != ARD_ETIMEDOUT && r != ARD_EINTR) {
                 struct timespec ts = {0, 20000000}; /* nothing sent yet, or gone */
@@ -458,7 +465,7 @@ static void *reader_run(void *arg)
         pthread_mutex_lock(&ch->mu);
         for (size_t i = 0; i < ch->nsubs; i++) {
             st32(msg + 1, ch->subs[i].id);
-            wg_send(ch->subs[i].cl->wg, MG_WEBSOCKET_OPCODE_BINARY, (const char *)msg, len, true);
+            wg_send(ch->subs[i].cl->h.wg, MG_WEBSOCKET_OPCODE_BINARY, (const char *)msg, len, true);
         }
         pthread_mutex_unlock(&ch->mu);
     }
@@ -517,7 +524,7 @@ static void chan_unsub(struct fchan *ch, struct fclient *cl, uint32_t subid, boo
 
 static void client_active(struct fclient *cl)
 {
-    wg_active(cl->wg, cl->nsubs > 0 || cl->graph);
+    wg_active(cl->h.wg, cl->nsubs > 0 || cl->graph);
 }
 
 /* ---- the watcher: connections appear, disappear, are re-created -------------------------- */
@@ -542,11 +549,15 @@ static int list_add(const char *name, void *arg)
     return 0;
 }
 
-static struct fchan *chan_new(const char *name, const struct ard_conn_stat *st)
+/* A channel for the object that view v shows (v is the channel's from now on, or closed). */
+static struct fchan *chan_new(const char *name, const struct ard_conn_stat *st, ard_view *v)
 {
     struct fchan *ch = calloc(1, sizeof *ch);
-    if (!ch)
+    if (!ch) {
+        ard_view_close(v);
         return NULL;
+    }
+    ch->view = v;
     pthread_mutex_init(&ch->mu, NULL);
     snprintf(ch->name, sizeof ch->name, "%s", name);
     ch->size = st->size;
@@ -578,8 +589,6 @@ static struct fchan *chan_new(const char *name, const struct ard_conn_stat *st)
         ardt_err(0, "%s", why);
     }
     ardr2_type_name(msg, ch->schema_name, sizeof ch->schema_name);
-    if (ardt_view_open(name, &ch->view) < 0)
-        ch->view = NULL; /* being created: opened at the next listing */
     ch->id = F.next_id++;
     return ch;
 }
@@ -592,7 +601,7 @@ static void chan_remove(struct fchan **pp)
     ardr2_names_drop(&F.names, ch->name);
     struct ardc_buf b = {0};
     ardc_printf(&b, "{\"op\":\"unadvertise\",\"channelIds\":[%u]}", ch->id);
-    for (struct fclient *cl = F.clients; cl; cl = cl->next) {
+    for (struct fclient *cl = first_client(); cl; cl = next_client(cl)) {
         send_text(cl, &b);
         size_t k = 0;
         for (size_t i = 0; i < cl->nsubs; i++)
@@ -658,6 +667,52 @@ static char *graph_json(const char *removed)
     return b.s;
 }
 
+/* Note that connection name is (still) there (F.mu held). A channel keeps one view of its
+ * object: as long as the object is the same, nothing is mapped; an object created anew is
+ * looked at once: with the same type and size its channel stays (the reader follows it
+ * itself), with another the channel is replaced (its topic added to removed). */
+static void watch_name(const char *name, struct ardc_buf *removed)
+{
+    struct fchan **pp = &F.chans;
+    while (*pp && strcmp((*pp)->name, name) != 0)
+        pp = &(*pp)->next;
+    if (*pp && (*pp)->view && !ard_view_recreated((*pp)->view)) {
+        (*pp)->seen = true;
+        return;
+    }
+    ard_view *v;
+    struct ard_conn_stat st;
+    char norm[ARD_MAX_TYPE + 1] = "";
+    if (ardt_view_open(name, &v) < 0)
+        return; /* damaged, foreign, being created: not a channel (yet) */
+    ard_view_stat(v, &st);
+    if (st.size == 0 || (st.type[0] && ard_type_normalize(st.type, norm, sizeof norm) < 0)) {
+        ard_view_close(v);
+        return;
+    }
+    if (*pp && (*pp)->size == st.size && strcmp((*pp)->type, norm) == 0) {
+        struct fchan *c = *pp;
+        ard_view_close(c->view);
+        c->view = v;
+        c->seen = true;
+        return;
+    }
+    if (*pp) {
+        ardc_printf(removed, "%s", removed->len ? "," : "");
+        ardc_json_str(removed, (*pp)->topic);
+        chan_remove(pp); /* re-created with another type: a new channel */
+    }
+    struct fchan *ch = chan_new(name, &st, v);
+    if (!ch)
+        return;
+    ch->seen = true;
+    struct fchan **tail = &F.chans;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = ch;
+    advertise(NULL, ch);
+}
+
 static void watch_once(void)
 {
     struct listing l = {0};
@@ -671,43 +726,8 @@ static void watch_once(void)
     struct ardc_buf removed = {0};
     for (struct fchan *c = F.chans; c; c = c->next)
         c->seen = false;
-    for (size_t i = 0; i < l.n; i++) {
-        struct ard_conn_stat st;
-        if (ard_conn_stat(ardt_g.domain, l.names[i], &st) < 0 || st.size == 0)
-            continue; /* damaged, foreign, being created: not a channel (yet) */
-        char norm[ARD_MAX_TYPE + 1] = "";
-        if (st.type[0] && ard_type_normalize(st.type, norm, sizeof norm) < 0)
-            continue;
-        struct fchan **pp = &F.chans;
-        while (*pp && strcmp((*pp)->name, l.names[i]) != 0)
-            pp = &(*pp)->next;
-        if (*pp && ((*pp)->size != st.size || strcmp((*pp)->type, norm) != 0)) {
-            ardc_printf(&removed, "%s", removed.len ? "," : "");
-            ardc_json_str(&removed, (*pp)->topic);
-            chan_remove(pp); /* re-created with another type: a new channel */
-        } else if (*pp) {
-            struct fchan *c = *pp;
-            bool anew = c->view && ard_view_recreated(c->view);
-            ard_view *v;
-            if ((!c->view || anew) && ardt_view_open(l.names[i], &v) == 0) {
-                ard_view_close(c->view);
-                c->view = v;
-                if (anew)
-                    c->reattach = 1;
-            }
-            (*pp)->seen = true;
-            continue;
-        }
-        struct fchan *ch = chan_new(l.names[i], &st);
-        if (!ch)
-            continue;
-        ch->seen = true;
-        struct fchan **tail = &F.chans;
-        while (*tail)
-            tail = &(*tail)->next;
-        *tail = ch;
-        advertise(NULL, ch);
-    }
+    for (size_t i = 0; i < l.n; i++)
+        watch_name(l.names[i], &removed);
     for (struct fchan **pp = &F.chans; *pp;)
         if (!(*pp)->seen) {
             ardc_printf(&removed, "%s", removed.len ? "," : "");
@@ -716,13 +736,13 @@ static void watch_once(void)
         } else
             pp = &(*pp)->next;
     bool any = false;
-    for (struct fclient *cl = F.clients; cl && !any; cl = cl->next)
+    for (struct fclient *cl = first_client(); cl && !any; cl = next_client(cl))
         any = cl->graph;
     if (any) {
         char *g = graph_json(removed.s);
         if (g && (removed.len || !F.graph || strcmp(g, F.graph) != 0)) {
             struct ardc_buf b = {.s = g, .len = strlen(g), .cap = strlen(g) + 1};
-            for (struct fclient *cl = F.clients; cl; cl = cl->next)
+            for (struct fclient *cl = first_client(); cl; cl = next_client(cl))
                 if (cl->graph)
                     send_text(cl, &b);
         }
@@ -753,10 +773,7 @@ static void *watch_run(void *arg)
 
 static struct fclient *client_of(const struct mg_connection *c)
 {
-    for (struct fclient *cl = F.clients; cl; cl = cl->next)
-        if (cl->conn == c)
-            return cl;
-    return NULL;
+    return (struct fclient *)hub_of(&F.clients, c);
 }
 
 static void op_subscribe(struct fclient *cl, const struct jv *m)
@@ -882,6 +899,34 @@ static void op_unadvertise(struct fclient *cl, const struct jv *m)
             }
 }
 
+/* Every field of pkt as FIELD=V1,V2,... (values printed exactly: ardt_put_value), appended
+ * to av at *ac (each allocated; NULL where memory ran out), then NULL. False when memory ran
+ * out. */
+static bool set_assignments(const struct ardt_type *t, const uint8_t *pkt, char **av, int *ac)
+{
+    bool ok = true;
+    for (size_t i = 0; i < t->nfields; i++) {
+        char *s = NULL, nb[24];
+        size_t sl = 0;
+        FILE *o = open_memstream(&s, &sl);
+        if (!o) {
+            ok = false;
+            av[(*ac)++] = NULL;
+            continue;
+        }
+        fprintf(o, "%s=", ardt_field_name(t, i, nb, sizeof nb));
+        for (uint32_t k = 0; k < t->fields[i].count; k++) {
+            fputs(k ? "," : "", o);
+            ardt_put_value(o, &t->fields[i], pkt, k, false);
+        }
+        fclose(o);
+        ok = ok && s;
+        av[(*ac)++] = s;
+    }
+    av[*ac] = NULL;
+    return ok;
+}
+
 /* A client's message on one of its channels: decoded from CDR, written by `ard set`. Called
  * without F.mu (it runs a program); the channel's layout is copied under it first. */
 static void client_publish(struct mg_connection *c, const uint8_t *data, size_t len)
@@ -935,7 +980,6 @@ static void client_publish(struct mg_connection *c, const uint8_t *data, size_t 
         free(pkt);
         return;
     }
-    /* Every field as FIELD=V1,V2,... (values printed exactly: ardt_put_value). */
     char *av[t.nfields + 5];
     char dom[ARD_MAX_NAME + 16];
     snprintf(dom, sizeof dom, "--domain=%s", ardt_g.domain);
@@ -944,28 +988,12 @@ static void client_publish(struct mg_connection *c, const uint8_t *data, size_t 
     av[ac++] = dom;
     av[ac++] = "set";
     av[ac++] = conn;
-    bool oom = false;
-    for (size_t i = 0; i < t.nfields; i++) {
-        char *s = NULL, nb[24];
-        size_t sl = 0;
-        FILE *o = open_memstream(&s, &sl);
-        if (!o) {
-            oom = true;
-            av[ac++] = NULL;
-            continue;
-        }
-        fprintf(o, "%s=", ardt_field_name(&t, i, nb, sizeof nb));
-        for (uint32_t k = 0; k < t.fields[i].count; k++) {
-            fputs(k ? "," : "", o);
-            ardt_put_value(o, &t.fields[i], pkt, k, false);
-        }
-        fclose(o);
-        oom = oom || !s;
-        av[ac++] = s;
-    }
-    av[ac] = NULL;
-    char out[1024] = "";
-    int code = oom ? -1 : web_run_set(av, out, sizeof out);
+    bool oom = !set_assignments(&t, pkt, av, &ac);
+    struct ardc_buf res = {0};
+    int code = oom ? -1 : hub_run_set(av, &res);
+    char out[1024];
+    snprintf(out, sizeof out, "%s", res.s && !res.oom ? res.s : "");
+    ardc_free(&res);
     for (int i = 4; i < ac; i++)
         free(av[i]);
     ardt_type_free(&t);
@@ -984,26 +1012,15 @@ static void client_publish(struct mg_connection *c, const uint8_t *data, size_t 
 
 /* ---- civetweb handlers ------------------------------------------------------------------- */
 
-static void client_drop(struct fclient *cl)
+static void client_drop(struct hub_client *h)
 {
+    struct fclient *cl = (struct fclient *)h;
     for (size_t i = 0; i < cl->nsubs; i++) {
         struct fchan *ch = chan_by_id(cl->subs[i].chan);
         if (ch)
             chan_unsub(ch, cl, 0, true);
     }
     cl->nsubs = 0;
-}
-
-static struct fclient *client_take(const struct mg_connection *c)
-{
-    for (struct fclient **p = &F.clients; *p; p = &(*p)->next)
-        if ((*p)->conn == c) {
-            struct fclient *cl = *p;
-            *p = cl->next;
-            client_drop(cl);
-            return cl;
-        }
-    return NULL;
 }
 
 static int fox_connect(const struct mg_connection *c, void *cb)
@@ -1013,59 +1030,34 @@ static int fox_connect(const struct mg_connection *c, void *cb)
     if (!ri->acceptedWebSocketSubprotocol ||
         strcmp(ri->acceptedWebSocketSubprotocol, FOX_SUBPROTOCOL) != 0)
         return 1; /* "/" speaks only the Foxglove protocol; the page's is at /ws */
-    pthread_mutex_lock(&F.mu);
-    struct fclient *old = client_take(c);
-    pthread_mutex_unlock(&F.mu);
-    free(old);
-    struct fclient *cl = calloc(1, sizeof *cl);
-    if (!cl)
-        return 1;
-    cl->wg = wg_connect(c);
-    if (!cl->wg) {
-        free(cl);
-        return 1;
-    }
-    cl->conn = (struct mg_connection *)c;
-    pthread_mutex_lock(&F.mu);
-    cl->next = F.clients;
-    F.clients = cl;
-    pthread_mutex_unlock(&F.mu);
-    return 0;
+    return hub_connect(c, &F.clients);
 }
 
-static void fox_ready(struct mg_connection *c, void *cb)
+static void client_greet(struct hub_client *h)
 {
-    (void)cb;
-    pthread_mutex_lock(&F.mu);
-    struct fclient *cl = client_of(c);
-    if (cl) {
-        wg_ready(cl->wg);
-        struct ardc_buf b = {0};
-        ardc_printf(
-            &b, "{\"op\":\"serverInfo\",\"name\":\"ard web (ardnet %d.%d.%d)\",\"capabilities\":[",
-            ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
-        ardc_printf(&b, "\"connectionGraph\"%s]", F.allow_set ? ",\"clientPublish\"" : "");
-        ardc_printf(&b, ",\"supportedEncodings\":[\"cdr\"],\"metadata\":{\"domain\":");
-        ardc_json_str(&b, ardt_g.domain);
-        ardc_printf(&b, ",\"host\":");
-        ardc_json_str(&b, F.host);
-        ardc_printf(&b, "},\"sessionId\":\"%lld\"}", (long long)F.session);
-        send_text(cl, &b);
-        free(b.s);
-        if (F.chans)
-            advertise(cl, NULL);
-    }
-    pthread_mutex_unlock(&F.mu);
+    struct fclient *cl = (struct fclient *)h;
+    struct ardc_buf b = {0};
+    ardc_printf(&b,
+                "{\"op\":\"serverInfo\",\"name\":\"ard web (ardnet %d.%d.%d)\",\"capabilities\":[",
+                ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
+    ardc_printf(&b, "\"connectionGraph\"%s]", F.allow_set ? ",\"clientPublish\"" : "");
+    ardc_printf(&b, ",\"supportedEncodings\":[\"cdr\"],\"metadata\":{\"domain\":");
+    ardc_json_str(&b, ardt_g.domain);
+    ardc_printf(&b, ",\"host\":");
+    ardc_json_str(&b, F.host);
+    ardc_printf(&b, "},\"sessionId\":\"%lld\"}", (long long)F.session);
+    send_text(cl, &b);
+    free(b.s);
+    if (F.chans)
+        advertise(cl, NULL);
 }
 
 static int fox_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
 {
     (void)cb;
-    int op = bits & 0x0f;
-    if (op == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
-        return 0;
-    if (op == MG_WEBSOCKET_OPCODE_PING || op == MG_WEBSOCKET_OPCODE_PONG)
-        return 1;
+    int op = bits & 0x0f, ctl = hub_control(op);
+    if (ctl >= 0)
+        return ctl;
     if (op == MG_WEBSOCKET_OPCODE_BINARY) {
         if (len >= 1 && (uint8_t)data[0] == 1 && F.allow_set)
             client_publish(c, (const uint8_t *)data, len);
@@ -1125,22 +1117,10 @@ static int fox_data(struct mg_connection *c, int bits, char *data, size_t len, v
         client_active(cl);
     } else
         fox_status(cl, 2, "op '%.100s' is not supported (no parameters, services or assets)", o);
-    bool keep = cl && !wg_closing(cl->wg);
+    bool keep = cl && !wg_closing(cl->h.wg);
     pthread_mutex_unlock(&F.mu);
     j_free(m);
     return keep;
-}
-
-static void fox_close(const struct mg_connection *c, void *cb)
-{
-    (void)cb;
-    pthread_mutex_lock(&F.mu);
-    struct fclient *cl = client_take(c);
-    pthread_mutex_unlock(&F.mu);
-    if (cl) {
-        wg_close(cl->wg);
-        free(cl);
-    }
 }
 
 int fox_start(struct mg_context *ctx, bool allow_set)
@@ -1150,8 +1130,8 @@ int fox_start(struct mg_context *ctx, bool allow_set)
     F.allow_set = allow_set;
     gethostname(F.host, sizeof F.host - 1);
     F.session = ard_now_ns();
-    mg_set_websocket_handler_with_subprotocols(ctx, "/$", &sp, fox_connect, fox_ready, fox_data,
-                                               fox_close, NULL);
+    mg_set_websocket_handler_with_subprotocols(ctx, "/$", &sp, fox_connect, hub_ready, fox_data,
+                                               hub_close, &F.clients);
     watch_once();
     F.watching = pthread_create(&F.watcher, NULL, watch_run, NULL) == 0;
     return F.watching ? 0 : -1;
@@ -1164,12 +1144,7 @@ void fox_stop(void)
         pthread_join(F.watcher, NULL);
     F.watching = false;
     pthread_mutex_lock(&F.mu);
-    while (F.clients) {
-        struct fclient *cl = F.clients;
-        F.clients = cl->next;
-        client_drop(cl);
-        free(cl);
-    }
+    hub_clear(&F.clients);
     while (F.chans) {
         struct fchan *ch = F.chans;
         F.chans = ch->next;

@@ -6,6 +6,8 @@
 #ifndef ARD_WEBGUARD_H
 #define ARD_WEBGUARD_H
 
+#include "ardc_buf.h"
+
 #include <civetweb.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +38,12 @@ void wg_set_port(int port);
  * the token; answers 403, 400 or 401 itself (returning the status), turns a page request
  * carrying ?token= into a redirect that sets the cookie (303), or returns 0 to go on. */
 int wg_begin_request(struct mg_connection *c);
+
+/* Every JSON answer of the server: status, body (500 when the body ran out of memory), never
+ * cached, never sniffed. Returns the status sent. */
+int wg_reply_json(struct mg_connection *c, int status, const struct ardc_buf *body);
+/* {"error":"msg"} with that status. Returns status. */
+int wg_reply_error(struct mg_connection *c, int status, const char *msg);
 
 /* One WebSocket client. All functions are safe from any thread; none blocks on the client. */
 struct wg_client;

@@ -108,36 +108,62 @@ bool wg_utf8_valid(const char *s, size_t len)
 
 /* ---- answers ----------------------------------------------------------------------------- */
 
-/* Text from a request, made safe for a JSON string: printable ASCII, the rest as \xNN, cut. */
-static void quote(char *out, size_t outlen, const char *s)
+/* Text from a request, cut for a message: at most 256 bytes, then "...". */
+static void cut(char *out, size_t outlen, const char *s)
 {
-    size_t o = 0;
-    for (; s && *s && o + 8 < outlen; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-            out[o++] = (char)c;
-        else
-            o += (size_t)snprintf(out + o, outlen - o, "\\\\x%02x", c);
-    }
-    if (s && *s && o + 4 < outlen)
-        o += (size_t)snprintf(out + o, outlen - o, "...");
-    out[o] = '\0';
+    snprintf(out, outlen, "%.256s%s", s ? s : "", s && strlen(s) > 256 ? "..." : "");
 }
 
 static const char *reason(int status)
 {
     switch (status) {
+    case 200:
+        return "OK";
     case 400:
         return "Bad Request";
     case 401:
         return "Unauthorized";
     case 403:
         return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 413:
+        return "Content Too Large";
+    case 500:
+        return "Internal Server Error";
     case 503:
         return "Service Unavailable";
     default:
         return "Error";
     }
+}
+
+int wg_reply_json(struct mg_connection *c, int status, const struct ardc_buf *body)
+{
+    if (body->oom)
+        return mg_send_http_error(c, 500, "out of memory"), 500;
+    mg_printf(c,
+              "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+              "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+              "Connection: close\r\n\r\n",
+              status, reason(status), body->len);
+    mg_write(c, body->s ? body->s : "", body->len);
+    return status;
+}
+
+int wg_reply_error(struct mg_connection *c, int status, const char *msg)
+{
+    struct ardc_buf b = {0};
+    ardc_printf(&b, "{\"error\":");
+    ardc_json_str(&b, msg);
+    ardc_printf(&b, "}\n");
+    wg_reply_json(c, status, &b);
+    ardc_free(&b);
+    return status;
 }
 
 __attribute__((format(printf, 3, 4))) static int reply(struct mg_connection *c, int status,
@@ -148,12 +174,7 @@ __attribute__((format(printf, 3, 4))) static int reply(struct mg_connection *c, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    mg_printf(c,
-              "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-              "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
-              "Connection: close\r\n\r\n{\"error\":\"%s\"}\n",
-              status, reason(status), strlen(msg) + 13, msg);
-    return status;
+    return wg_reply_error(c, status, msg);
 }
 
 /* ---- Host and Origin --------------------------------------------------------------------- */
@@ -250,7 +271,7 @@ int wg_begin_request(struct mg_connection *c)
     if (!host)
         return reply(c, 403, "no Host header: this server answers only to its own address");
     if (!authority_ok(host)) {
-        quote(q, sizeof q, host);
+        cut(q, sizeof q, host);
         return reply(c, 403,
                      "Host '%s' is not this server's address (%s:%d); another name must be "
                      "given with --host-name",
@@ -258,9 +279,9 @@ int wg_begin_request(struct mg_connection *c)
     }
     const char *origin = mg_get_header(c, "Origin");
     if (origin && (strncasecmp(origin, "http://", 7) != 0 || strcasecmp(origin + 7, host) != 0)) {
-        quote(q, sizeof q, origin);
+        cut(q, sizeof q, origin);
         char h[300];
-        quote(h, sizeof h, host);
+        cut(h, sizeof h, host);
         return reply(c, 403, "Origin '%s' is not this server's (http://%s): cross-site request", q,
                      h);
     }
