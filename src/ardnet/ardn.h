@@ -128,13 +128,21 @@ struct ardn_route {
     uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */
     struct ardw_hdr held_hdr; /* its header */
     uint8_t *tx;              /* payload being sent, wire order (size bytes) */
-    uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_FRAG_HDR_SIZE each */
+    uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_LFRAG_HDR_SIZE apart */
     struct mmsghdr *tx_msg;   /* one per datagram of a packet */
     struct iovec *tx_iov;     /* two per datagram: header, payload piece */
     unsigned nfrag;           /* datagrams per packet (1: not fragmented) */
     size_t chunk;             /* payload bytes per fragment */
     struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
     struct ardw_reasm reasm;  /* the fragmented packet in progress of a UDP input */
+    uint8_t *reasm_buf;       /* its own buffer (size bytes), when not assembled in a loan */
+    /* UDP input to one local output, no --every/--max-rate: fragments are assembled straight
+     * into the output's loaned slot (ard_send_loan), published with ard_send_commit once the
+     * packet is complete; `loaned`: a complete packet is in the slot, not yet published. */
+    bool asm_loan;
+    bool loaned;
+    bool skip_offer;    /* the batch's whole packet was overtaken by one published from a loan */
+    const uint8_t *txp; /* payload of the packet being sent, wire order (r->held or r->tx) */
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
@@ -358,7 +366,7 @@ void ardn_input_settle(struct ardn_input *in);
 /* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
  * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
  * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
- * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_INCOMPLETE.
+ * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_PARTIAL.
  * A valid descriptor datagram gives ARDW_DESC, *h and r->peer_type describing the sender. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
                                 const struct sockaddr_storage *src, struct ardw_hdr *h,

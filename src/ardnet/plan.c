@@ -202,7 +202,7 @@ static int build(struct ardn_txq *q)
         size_t len = ardw_pack_begin(pb, ardn_g.epoch);
         for (int j = 0; j < q->dg_n[g]; j++) {
             struct ardn_route *r = q->pend[q->order[first + j]];
-            len = ardw_pack_add(pb, len, &r->tx_h, r->tx);
+            len = ardw_pack_add(pb, len, &r->tx_h, r->txp);
         }
         if (ardn_seal.on)
             len = ardn_seal_dgram(pb, ARDW_PACK_HDR_SIZE, pb + ARDW_PACK_HDR_SIZE,
@@ -439,6 +439,11 @@ static void *input_main(void *arg)
         for (int t = 0; t < in->ntouched; t++) {
             struct ardn_route *r = in->touched[t];
             r->fresh = false;
+            if (r->skip_offer) { /* (a newer one was published from a loan) */
+                r->skip_offer = false;
+                r->wire = NULL;
+                continue;
+            }
             if (r->conn_id != 0)
                 r->newest.conn_id = r->conn_id;
             ardn_offer(r, &r->newest, now, NULL);

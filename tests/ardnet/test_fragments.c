@@ -135,9 +135,9 @@ static void test_missing_fragment_abandons_the_packet_for_the_next(void **state)
     assert_int_equal(feed(5, 0), ARDW_PENDING);
     assert_int_equal(feed(5, 1), ARDW_PENDING);
     assert_int_equal(feed(5, 3), ARDW_PENDING); /* 2 is lost */
-    assert_int_equal(drops(ARDW_INCOMPLETE), 0);
+    assert_int_equal(drops(ARDW_PARTIAL), 0);
     assert_int_equal(feed(6, 1), ARDW_PENDING); /* a newer packet: 5 is given up */
-    assert_int_equal(drops(ARDW_INCOMPLETE), 1);
+    assert_int_equal(drops(ARDW_PARTIAL), 1);
     assert_int_equal(feed(5, 2), ARDW_FRAG_OLD); /* too late */
     assert_false(route.track.have);
     assert_int_equal(feed(6, 0), ARDW_PENDING);
@@ -145,7 +145,7 @@ static void test_missing_fragment_abandons_the_packet_for_the_next(void **state)
     assert_int_equal(feed(6, 3), ARDW_OK);
     assert_delivered(6);
     assert_int_equal(feed(5, 0), ARDW_OLD); /* older than the delivered one */
-    assert_int_equal(drops(ARDW_INCOMPLETE), 1);
+    assert_int_equal(drops(ARDW_PARTIAL), 1);
 }
 
 static void test_conflicting_fragments_are_dropped(void **state)
@@ -161,7 +161,7 @@ static void test_conflicting_fragments_are_dropped(void **state)
     h = hdr(EPOCH, 9);
     h.mono_ns--;
     assert_int_equal(feed_hdr(h, 2, CHUNK), ARDW_FRAG_CONFLICT);
-    assert_int_equal(drops(ARDW_INCOMPLETE), 0);
+    assert_int_equal(drops(ARDW_PARTIAL), 0);
     assert_false(route.track.have);
     /* the genuine ones still complete it */
     assert_int_equal(feed(9, 1), ARDW_PENDING);
@@ -187,7 +187,7 @@ static void test_two_interleaved_packets_never_mix(void **state)
     /* A = seq 20, B = seq 21, fragments alternate: B takes over, A never completes */
     assert_int_equal(feed(20, 0), ARDW_PENDING);
     assert_int_equal(feed(21, 0), ARDW_PENDING);
-    assert_int_equal(drops(ARDW_INCOMPLETE), 1);
+    assert_int_equal(drops(ARDW_PARTIAL), 1);
     assert_int_equal(feed(20, 1), ARDW_FRAG_OLD);
     assert_int_equal(feed(21, 1), ARDW_PENDING);
     assert_int_equal(feed(20, 2), ARDW_FRAG_OLD);
@@ -196,7 +196,7 @@ static void test_two_interleaved_packets_never_mix(void **state)
     assert_false(route.track.have);
     assert_int_equal(feed(21, 3), ARDW_OK);
     assert_delivered(21);
-    assert_int_equal(drops(ARDW_INCOMPLETE), 1);
+    assert_int_equal(drops(ARDW_PARTIAL), 1);
 }
 
 static void test_a_whole_newer_packet_supersedes_the_one_in_progress(void **state)
@@ -211,7 +211,7 @@ static void test_a_whole_newer_packet_supersedes_the_one_in_progress(void **stat
         dgram[hl + i] = pattern(31, i);
     assert_int_equal(ardn_route_take(&route, dgram, hl + SIZE, NULL, &out, now_ns), ARDW_OK);
     assert_delivered(31);
-    assert_int_equal(drops(ARDW_INCOMPLETE), 1);
+    assert_int_equal(drops(ARDW_PARTIAL), 1);
     assert_int_equal(feed(30, 2), ARDW_OLD);
     assert_int_equal(feed(30, 3), ARDW_OLD);
     assert_delivered(31);
@@ -232,7 +232,7 @@ static void test_new_epoch_takes_over_and_old_epoch_fragments_are_dropped(void *
     now_ns += ARDW_HOLDOFF_NS;
     /* then it takes over; the old epoch's packet in progress, stuck for as long, is given up */
     assert_int_equal(feed_hdr(hdr(EPOCH + 1, 2), 0, CHUNK), ARDW_PENDING);
-    assert_int_equal(drops(ARDW_INCOMPLETE), 1);
+    assert_int_equal(drops(ARDW_PARTIAL), 1);
     for (unsigned i = 1; i < COUNT; i++)
         assert_int_equal(feed_hdr(hdr(EPOCH + 1, 2), i, CHUNK),
                          i + 1 < COUNT ? ARDW_PENDING : ARDW_OK);
@@ -242,7 +242,7 @@ static void test_new_epoch_takes_over_and_old_epoch_fragments_are_dropped(void *
     now_ns += ARDW_HOLDOFF_NS;
     assert_int_equal(feed(42, 0), ARDW_PENDING); /* old epoch again, after the hold-off */
     assert_int_equal(feed_hdr(hdr(EPOCH + 1, 4), 0, CHUNK), ARDW_PENDING);
-    assert_int_equal(drops(ARDW_INCOMPLETE), 2);
+    assert_int_equal(drops(ARDW_PARTIAL), 2);
     /* while a fragment of another epoch does not replace one of the current epoch */
     assert_int_equal(feed(43, 1), ARDW_FRAG_OLD);
 }
@@ -306,7 +306,7 @@ static void test_random_impairment_delivers_only_whole_newer_packets(void **stat
     }
     print_message("delivered %llu of %d packets\n", (unsigned long long)delivered, NPKT);
     assert_true(delivered > NPKT / 10);
-    assert_true(drops(ARDW_INCOMPLETE) > 0);
+    assert_true(drops(ARDW_PARTIAL) > 0);
     assert_true(causes[ARDW_FRAG_DUPLICATE] > 0);
     assert_true(causes[ARDW_FRAG_OLD] > 0 && causes[ARDW_OLD] + causes[ARDW_DUPLICATE] > 0);
 #undef RND
