@@ -37,7 +37,18 @@ static void grow_sockbuf(int fd, int opt, size_t want)
     if (getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 && (size_t)cur / 2 >= want)
         return; /* the kernel reports twice the value set */
     int v = want > (size_t)(64 << 20) ? 64 << 20 : (int)want;
-    (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
+    /* Beyond net.core.[rw]mem_max only with CAP_NET_ADMIN (root): the FORCE options. */
+    int force = opt == SO_RCVBUF ? SO_RCVBUFFORCE : SO_SNDBUFFORCE;
+    if (setsockopt(fd, SOL_SOCKET, force, &v, sizeof v) < 0)
+        (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
+}
+
+/* What the kernel granted (the usable half of what it reports), for the log. */
+static size_t sockbuf_granted(int fd, int opt)
+{
+    int cur = 0;
+    socklen_t len = sizeof cur;
+    return getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 ? (size_t)cur / 2 : 0;
 }
 
 static int set_sockopts(const struct ardn_route *r, int fd, int family)
@@ -564,8 +575,16 @@ static int open_input(struct ardn_input *in)
         size_t one = sockbuf_want(&in->routes[k], 1);
         cap = one > cap ? one : cap;
     }
-    if (in->nroutes > 1 || in->routes[0]->size > ARDW_DEFAULT_DGRAM)
-        grow_sockbuf(in->fd, SO_RCVBUF, want < cap ? want : cap);
+    if (in->nroutes > 1 || in->routes[0]->size > ARDW_DEFAULT_DGRAM) {
+        size_t asked = want < cap ? want : cap;
+        grow_sockbuf(in->fd, SO_RCVBUF, asked);
+        size_t got = sockbuf_granted(in->fd, SO_RCVBUF);
+        /* A packet of many fragments arrives as a burst: say when it cannot fit. */
+        if (in->routes[0]->size > ARDW_SHORT_PAYLOAD || got < asked)
+            fprintf(stderr, "ardnet: %s: receive buffer %zu bytes (asked %zu)%s\n", in->text, got,
+                    asked,
+                    got < asked ? ": limited by net.core.rmem_max (run as root, or raise it)" : "");
+    }
     return 0;
 }
 
@@ -588,8 +607,13 @@ static int open_dest(struct ardn_dest *d, struct ardn_route *r, size_t want)
     /* Connected: no route lookup per send. */
     if (connect(d->fd, (struct sockaddr *)&d->addr, d->addrlen) < 0)
         return ardn_route_fail(r, ARD_ESYS, "cannot send to %s: %s", d->text, strerror(errno));
-    if (want)
+    if (want) {
         grow_sockbuf(d->fd, SO_SNDBUF, want);
+        size_t got = sockbuf_granted(d->fd, SO_SNDBUF);
+        if (want > ARDW_SHORT_PAYLOAD || got < want)
+            fprintf(stderr, "ardnet: %s: send buffer %zu bytes (asked %zu)%s\n", d->text, got, want,
+                    got < want ? ": limited by net.core.wmem_max (run as root, or raise it)" : "");
+    }
     return 0;
 }
 
