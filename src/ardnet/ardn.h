@@ -63,6 +63,8 @@ enum ardn_counter {
                          * (UDP input) */
     ARDN_C_PACKED,      /* packets sent in (UDP outputs) or taken from (UDP input) packed
                          * datagrams shared with other connections */
+    ARDN_C_PACED,       /* --max-bandwidth: packets abandoned part way through their pacing
+                         * for a newer one (their rest never sent) */
     ARDN_C_NCOUNTERS
 };
 
@@ -92,6 +94,7 @@ struct ardn_route_cfg {
     bool from_port;   /* peer port given: compare it too */
     uint64_t every;   /* 0/1: every packet */
     double max_rate;  /* 0: unlimited */
+    double max_bw;    /* --max-bandwidth, bytes a second; 0: unlimited */
     size_t max_dgram; /* largest datagram sent (UDP payload bytes); 0: the default */
     unsigned qos;     /* ros2: endpoints: ARDN_QOS_* */
     bool qos_given;
@@ -143,6 +146,11 @@ struct ardn_route {
     bool loaned;
     bool skip_offer;    /* the batch's whole packet was overtaken by one published from a loan */
     const uint8_t *txp; /* payload of the packet being sent, wire order (r->held or r->tx) */
+    /* --max-bandwidth, per output: the packet in r->tx is being paced out (pace_busy), its
+     * next fragment, and when the next datagram may go (the sending thread's clock). */
+    uint32_t pace_busy;
+    unsigned pace_next[ARDN_MAX_OUT];
+    int64_t pace_t[ARDN_MAX_OUT];
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
@@ -261,7 +269,7 @@ struct ardn_global {
     uint64_t epoch;
     int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
     char key[1024]; /* --key: the key file, "" for none (datagrams are not sealed) */
-    uint32_t given; /* the options set (bit i: ardn_opts[i]) */
+    uint64_t given; /* the options set (bit i: ardn_opts[i]) */
 };
 
 extern struct ardn_global ardn_g;

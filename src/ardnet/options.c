@@ -29,6 +29,10 @@ const struct ardn_opt ardn_opts[] = {
     {"from", 0, "HOST[:PORT]", ROUTE, "accept datagrams only from this peer (UDP input)"},
     {"every", 'e', "N", ROUTE, "forward every N-th packet"},
     {"max-rate", 'r', "HZ", ROUTE, "forward at most HZ packets a second, always the newest"},
+    {"max-bandwidth", 0, "RATE", ROUTE,
+     "send at most RATE bits a second (suffix k, M, G: x1000):\n"
+     "a packet's fragments are paced out; a newer packet\n"
+     "abandons the rest of an older one (drop_paced)"},
     {"max-datagram", 0, "N", ROUTE,
      "largest datagram sent, 512..65507 bytes (default 1472, IPv6\n"
      "1452: no IP fragmentation on Ethernet); larger packets are\n"
@@ -73,7 +77,7 @@ const struct ardn_opt ardn_opts[] = {
     {"version", 0, NULL, ARGV, "print the version"},
 };
 const int ardn_nopts = (int)(sizeof ardn_opts / sizeof ardn_opts[0]);
-_Static_assert(sizeof ardn_opts / sizeof ardn_opts[0] <= 32, "ardn_global.given has 32 bits");
+_Static_assert(sizeof ardn_opts / sizeof ardn_opts[0] <= 64, "ardn_global.given has 64 bits");
 
 bool ardn_opt_is_global(const struct ardn_opt *o)
 {
@@ -119,7 +123,7 @@ int ardn_global_option(struct ardn_global *g, const struct ardn_opt *o, const ch
     default:
         return ardi_fail(ARD_EINVAL, "'%s' is not a process option", o->name);
     }
-    g->given |= 1u << (o - ardn_opts);
+    g->given |= (uint64_t)1 << (o - ardn_opts);
     return 0;
 }
 
@@ -127,10 +131,10 @@ void ardn_global_merge(struct ardn_global *dst, const struct ardn_global *src)
 {
     for (int i = 0; i < ardn_nopts; i++) {
         const struct ardn_opt *o = &ardn_opts[i];
-        if (!(src->given & (1u << i)))
+        if (!(src->given & ((uint64_t)1 << i)))
             continue;
         memcpy((char *)dst + o->off, (const char *)src + o->off, o->size);
-        dst->given |= 1u << i;
+        dst->given |= (uint64_t)1 << i;
     }
 }
 

@@ -27,6 +27,9 @@
 /* A receive slot holds any UDP datagram: a packed one is as long as its sender made it. */
 #define RX_SLOT ((ARDW_MAX_DGRAM + 1 + 7) & ~7u)
 #define PACK_WINDOW 16 /* first fit among the last datagrams opened */
+/* --max-bandwidth: datagrams go out up to this far ahead of their paced time, in bursts of
+ * about half of it (fewer wake-ups than one per datagram). */
+#define PACE_AHEAD_NS 1000000LL
 
 /* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams
  * at once. Capped by net.core.[rw]mem_max; a failure leaves the default. */
@@ -185,7 +188,43 @@ static void add_msg(struct ardn_txq *q, int *nm, struct mmsghdr m, struct txmsg 
 
 /* Build the datagrams of the queued packets: descriptors first, then packed datagrams (a
  * packed datagram of one packet goes as a whole packet), then the packets too big to share. */
-static int build(struct ardn_txq *q)
+/* Output index of r for destination d. */
+static int out_of(const struct ardn_route *r, const struct ardn_dest *d)
+{
+    for (int i = 0; i < r->cfg.nout; i++)
+        if (r->dest[i] == d)
+            return i;
+    return 0;
+}
+
+/* --max-bandwidth: the fragments [*f0, *f1) of r's packet that may go to output i now. Each
+ * datagram (with its IP and UDP headers) moves the output's paced time on by its bytes over
+ * the rate; a datagram goes when that time is at most PACE_AHEAD_NS ahead of now. */
+static void pace_window(struct ardn_route *r, int i, int64_t now, unsigned *f0, unsigned *f1)
+{
+    bool busy = r->pace_busy & (1u << i);
+    if (!busy) {
+        r->pace_next[i] = 0;
+        if (r->pace_t[i] < now)
+            r->pace_t[i] = now; /* (idle time is not saved up for a burst) */
+    }
+    size_t dgram = ARDW_LFRAG_HDR_SIZE + r->chunk + 28 + (ardn_seal.on ? ARDS_OVERHEAD : 0);
+    int64_t step = (int64_t)((double)dgram * 1e9 / r->cfg.max_bw);
+    unsigned f = r->pace_next[i];
+    *f0 = f;
+    while (f < r->nfrag && r->pace_t[i] <= now + PACE_AHEAD_NS) {
+        r->pace_t[i] += step;
+        f++;
+    }
+    *f1 = f;
+    r->pace_next[i] = f;
+    if (f < r->nfrag)
+        r->pace_busy |= 1u << i;
+    else
+        r->pace_busy &= ~(1u << i);
+}
+
+static int build(struct ardn_txq *q, int64_t now)
 {
     int nm = 0;
     for (int k = 0; k < q->npend; k++) {
@@ -228,7 +267,10 @@ static int build(struct ardn_txq *q)
         if (q->place[k] >= 0)
             continue;
         struct mmsghdr *msgs = ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg;
-        for (unsigned f = 0; f < r->nfrag; f++)
+        unsigned f0 = 0, f1 = r->nfrag;
+        if (r->cfg.max_bw > 0 && r->nfrag > 1)
+            pace_window(r, out_of(r, q->d), now, &f0, &f1);
+        for (unsigned f = f0; f < f1; f++)
             add_msg(q, &nm, msgs[f],
                     (struct txmsg){.r = r, .frag = f, .kind = r->nfrag > 1 ? TX_FRAG : TX_WHOLE});
     }
@@ -284,11 +326,11 @@ static void account(struct ardn_txq *q, int nm, int sent)
 
 /* Send everything queued for one destination: one sendmmsg on the non-blocking socket. A
  * full buffer drops the rest (counted); nothing is queued for later. */
-static void flush(struct ardn_txq *q)
+static void flush(struct ardn_txq *q, int64_t now)
 {
     if (q->npend == 0)
         return;
-    int nm = build(q), sent = 0, err = 0, retries = 0;
+    int nm = build(q, now), sent = 0, err = 0, retries = 0;
     while (sent < nm) {
         int n = sendmmsg(q->d->fd, q->msg + sent, (unsigned)(nm - sent), 0);
         if (n > 0) {
@@ -305,9 +347,22 @@ static void flush(struct ardn_txq *q)
     account(q, nm, sent);
     if (sent < nm)
         ardn_send_error(q->pend[0], q->d, err);
-    for (int k = 0; k < q->npend; k++)
-        q->pend[k]->queued = 0;
-    q->npend = 0;
+    /* A packet being paced out stays queued for the next wake-up (a failed send ends it:
+     * the rest of it is dropped, as without pacing). */
+    int keep = 0;
+    for (int k = 0; k < q->npend; k++) {
+        struct ardn_route *r = q->pend[k];
+        uint32_t bit = 1u << out_of(r, q->d);
+        if ((r->pace_busy & bit) && sent < nm) {
+            r->pace_busy &= ~bit;
+            ardn_count(r, ARDN_C_SEND_ERRORS, 1);
+        }
+        if (r->pace_busy & bit)
+            q->pend[keep++] = r;
+        else
+            r->queued = 0;
+    }
+    q->npend = keep;
 }
 
 static void *sender_main(void *arg)
@@ -320,6 +375,11 @@ static void *sender_main(void *arg)
         for (int k = 0; k < s->n; k++) {
             struct ardn_route *r = s->routes[k];
             timeout = ardn_reducer_timeout(&r->red, now, timeout);
+            for (int i = 0; r->pace_busy && i < r->cfg.nout; i++)
+                if (r->pace_busy & (1u << i)) { /* the next burst of a paced packet */
+                    int64_t t = r->pace_t[i] - PACE_AHEAD_NS / 2 - now;
+                    timeout = t < 0 ? 0 : t < timeout ? t : timeout;
+                }
             if (r->bad_until <= now) {
                 s->ports[nw] = r->cfg.in.port;
                 s->wait_r[nw++] = r;
@@ -351,7 +411,7 @@ static void *sender_main(void *arg)
         for (int k = 0; k < s->n; k++)
             ardn_tick(s->routes[k], now, s);
         for (int i = 0; i < s->nq; i++)
-            flush(&s->q[i]);
+            flush(&s->q[i], now);
         for (int k = 0; k < s->n; k++)
             s->routes[k]->desc_due = false;
     }

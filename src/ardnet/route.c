@@ -321,6 +321,11 @@ int ardn_route_open(struct ardn_route *r)
             if (r->cfg.out[i].kind == ARDN_EP_UDP && r->cfg.out[i].addr.ss_family == AF_INET6)
                 r->cfg.max_dgram = ARDW_DEFAULT_DGRAM6;
     }
+    if (r->cfg.max_bw > 0 && r->cfg.in.kind != ARDN_EP_LOCAL)
+        return ardn_route_fail(r, ARD_EINVAL,
+                               "--max-bandwidth paces a route with a local input (its sending "
+                               "thread); this one's input is %s",
+                               r->cfg.in.text);
     if (!r->learning && (rc = setup_packet(r)) != 0)
         return rc;
     ardn_reducer_init(&r->red, r->cfg.every, r->cfg.max_rate);
@@ -366,6 +371,13 @@ static void settle(struct ardn_route *r);
 static void encode(struct ardn_route *r, const struct ardw_hdr *h)
 {
     r->tx_h = *h;
+    /* Latest value: a packet still being paced out is abandoned for this one. */
+    for (int i = 0; i < r->cfg.nout; i++)
+        if (r->pace_busy & (1u << i))
+            ardn_count(r, ARDN_C_PACED, 1);
+    r->pace_busy = 0;
+    for (int i = 0; i < ARDN_MAX_OUT; i++)
+        r->pace_next[i] = 0;
     /* In wire order: the packet as it is on a little-endian host (sent from r->held, which
      * stays untouched until the next packet replaces it), else converted into r->tx. */
     uint16_t one = 1;

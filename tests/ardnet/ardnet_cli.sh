@@ -35,8 +35,8 @@ expect 100 "needs a host" --in x --out udp://:9
 expect 100 "neither udp://HOST:PORT nor a connection name" --in 'bad name' --out x
 expect 100 "only udp://" --in tcp://x:1 --out x
 expect 100 "size '0' is not a number" --in x --out y --size 0
-expect 100 "size '70000' is not a number" --in x --out y --size 70000
-expect 100 "size '65537' is not a number 1..65536" --in x --out y --size 65537
+expect 100 "size '67108865' is not a number" --in x --out y --size 67108865
+expect 100 "size '99999999999' is not a number 1..67108864" --in x --out y --size 99999999999
 expect 100 "max-datagram '511' is not a number 512..65507" --in x --out y --max-datagram 511
 expect 100 "max-datagram '65508'" --in x --out y --max-datagram 65508
 expect 100 "is not a basic type" --in x --out y --size 8 --type f65
