@@ -107,7 +107,7 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
         }
         snprintf(num, sizeof num, "%.*s", (int)(n - (mult > 1)), val);
         double bits;
-        if (n == 0 || n >= sizeof num || ardn_parse_double(num, 1e3, 1e12, &bits) < 0 ||
+        if (n == 0 || n >= sizeof num || ardn_parse_double(num, 1e-3, 1e12, &bits) < 0 ||
             bits * mult < 1e4 || bits * mult > 1e12)
             return ardi_fail(ARD_EINVAL,
                              "max-bandwidth '%s' is not a rate in bits a second (10k..1000G, "

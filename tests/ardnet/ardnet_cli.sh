@@ -15,7 +15,7 @@ expect() {
 }
 
 "$ARDNET" --help >"$T/help" || fail "--help failed"
-for o in --in --out --size --type --conn-id --from --every --max-rate --max-datagram --name --config --bind \
+for o in --in --out --size --type --conn-id --from --every --max-rate --max-bandwidth --max-datagram --name --config --bind \
     --dev --dscp --sock-prio --prio --cpu --stats-file --ard-domain --help --version; do
     grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
@@ -44,6 +44,11 @@ expect 100 "type 'f64' has size 8, the route says 16" --in udp://:$PORT --out ud
 expect 100 "--dscp '64'" --dscp 64 --in x --out y
 expect 100 "every '0'" --in x --out y --every 0
 expect 100 "max-rate 'abc'" --in x --out y --max-rate abc
+expect 100 "max-bandwidth '100X' is not a rate in bits a second" --in x --out y --max-bandwidth 100X
+expect 100 "max-bandwidth '5k' is not a rate" --in x --out y --max-bandwidth 5k
+expect 100 "max-bandwidth '' is not a rate" --in x --out y --max-bandwidth ''
+expect 100 "max-bandwidth paces a route with a local input" --in udp://:7999 --out y --size 8 \
+    --max-bandwidth 100M
 expect 100 "from: only a udp:// input" --in x --out y --from 127.0.0.1
 expect 100 "--cpu/--prio: CPU list 'x': bad CPU number" --cpu x --in udp://:$PORT --out udp://127.0.0.1:9 --size 8
 expect 111 "--cpu/--prio: CPU list '1000': sched_setaffinity refused" --cpu 1000 --in udp://:$PORT --out udp://127.0.0.1:9 --size 8
