@@ -181,7 +181,7 @@ static int do_read(char **argv)
     uint8_t *buf = malloc(size);
     int64_t *lat = calloc(100000, sizeof *lat);
     long done = 0;
-    int64_t c0 = cpu_us(), end = ard_now_ns() + secs * 1000000000LL;
+    int64_t c0 = cpu_us(), end = ard_now_ns() + secs * 1000000000LL, start = ard_realtime_ns();
     while (ard_now_ns() < end) {
         int rc = ard_rec_timed(p, buf, 100000000);
         if (rc == ARD_ETIMEDOUT || rc == ARD_EINTR)
@@ -191,6 +191,8 @@ static int do_read(char **argv)
             return 2;
         }
         int64_t now = ard_realtime_ns();
+        if (ard_port_info(p).real_ns < start)
+            continue; /* (the connection's packet of an earlier run) */
         if (done < 100000)
             lat[done++] = now - ard_port_info(p).real_ns;
     }
