@@ -11,6 +11,8 @@
 #  4. --max-bandwidth: 1 MiB at 10 Hz paced at 400 Mbit/s all arrive; at 100 Mbit/s (less than
 #     the 252 Mbit/s they need) A sends no faster than that and abandons each packet for
 #     the newer one (drop_paced): none is delivered torn.
+#  5. The catalog (ardnet --auto on both hosts, no route configured) forwards a 1 MiB
+#     connection from A's writer to B's reader, exact.
 TEST_NAME=frames
 PRIVATE_NET=0 # the hosts are namespaces of their own
 source "$(dirname "$0")/common.sh"
@@ -140,4 +142,23 @@ echo "paced at 100M: $frags fragments (at most $mbit Mbit/s over the writer's 2 
 # (a frame needs 90 ms at 100M, the next comes after 33: latest value, none completes but
 # maybe the writer's last)
 [ "$(counter "$T/1MiB-100M.B.stats" f1MiB_100M received)" -le 2 ] || fail "paced at 100M: frames completed"
+# ---- 5. the catalog ------------------------------------------------------------------------------
+for h in A B; do
+    ns=$A
+    [ $h = B ] && ns=$B
+    # shellcheck disable=SC2016,SC2086
+    bg_ready auto$h $ns unshare --uts sh -c 'hostname "$0" && exec "$@"' host$h \
+        "$ARDNET" --auto --auto-peers hostA,hostB --stats-file "$T/auto$h.stats"
+done
+bg pub $A "$TBLOCK" pub --size $MIB --ard data=cam.rgb --rate 30
+sleep 0.5
+bg sub $B "$TBLOCK" sub --size $MIB --ard data=cam.rgb --first-ms 3000 --duration-ms 3000 \
+    --result "$T/auto.sub"
+wait "$(cat "$T/sub.pid")" || fail "catalog: reader got a damaged or older frame: $(cat "$T/auto.sub")"
+rm -f "$T/sub.pid"
+stop pub
+stop autoA
+stop autoB
+echo "catalog, 1 MiB at 30 Hz: reader $(cat "$T/auto.sub")"
+[ "$(kv "$T/auto.sub" received)" -ge 10 ] || fail "the catalog did not forward the 1 MiB connection"
 echo PASS
