@@ -615,6 +615,17 @@ static void sealed_hdr(const struct ardn_route *r, struct ardw_hdr *h)
     h->proven_ns = r->input && ardn_seal.on ? r->input->proven_ns : 0;
 }
 
+/* A whole packet is published through the output's loaned slot, where a packet in progress
+ * is being assembled: that one cannot go on (its fragments so far are overwritten), even when
+ * it is newer. Returns true if one was given up. */
+static bool drop_loaned(struct ardn_route *r)
+{
+    if (!r->asm_loan || !r->reasm.busy)
+        return false;
+    r->reasm.busy = false;
+    return true;
+}
+
 /* ardn_route_take; a whole datagram's payload is delivered by reference with `ref`. */
 static enum ardw_cause take(struct ardn_route *r, const uint8_t *d, size_t len,
                             const struct sockaddr_storage *src, struct ardw_hdr *h, int64_t now_ns,
@@ -657,7 +668,7 @@ static enum ardw_cause take(struct ardn_route *r, const uint8_t *d, size_t len,
          * before the next fragment is taken in: see result) */
         ref = r->asm_loan;
         r->loaned = r->asm_loan;
-    } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
+    } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq) || drop_loaned(r)) {
         ardn_count_drop(r, ARDW_PARTIAL); /* a whole newer packet overtook it */
     }
     deliver(r, h, payload, now_ns, ref);
@@ -689,7 +700,7 @@ static enum ardw_cause take_entry(struct ardn_route *r, struct ardw_hdr *h, cons
         c = ardw_order(&r->track, h, now_ns);
     if (c != ARDW_OK)
         return c;
-    if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq))
+    if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq) || drop_loaned(r))
         ardn_count_drop(r, ARDW_PARTIAL);
     deliver(r, h, payload, now_ns, ref);
     return ARDW_OK;
