@@ -66,6 +66,8 @@ enum ardn_counter {
     /* ros2: DDS peers on the topic whose QoS does not match the endpoint's (counted by
      * Cyclone's listener thread, atomically) */
     ARDN_C_QOS_INCOMPATIBLE,
+    ARDN_C_PACED, /* --max-bandwidth: packets abandoned part way through their pacing
+                   * for a newer one (their rest never sent) */
     ARDN_C_NCOUNTERS
 };
 
@@ -95,6 +97,7 @@ struct ardn_route_cfg {
     bool from_port;   /* peer port given: compare it too */
     uint64_t every;   /* 0/1: every packet */
     double max_rate;  /* 0: unlimited */
+    double max_bw;    /* --max-bandwidth, bytes a second; 0: unlimited */
     size_t max_dgram; /* largest datagram sent (UDP payload bytes); 0: the default */
     unsigned qos;     /* ros2: endpoints: ARDN_QOS_* */
     bool qos_given;
@@ -131,13 +134,26 @@ struct ardn_route {
     uint8_t *held;            /* packet being forwarded or held by --max-rate (swapped with buf) */
     struct ardw_hdr held_hdr; /* its header */
     uint8_t *tx;              /* payload being sent, wire order (size bytes) */
-    uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_FRAG_HDR_SIZE each */
+    uint8_t *tx_hdr;          /* headers of its datagrams, ARDW_LFRAG_HDR_SIZE apart */
     struct mmsghdr *tx_msg;   /* one per datagram of a packet */
     struct iovec *tx_iov;     /* two per datagram: header, payload piece */
     unsigned nfrag;           /* datagrams per packet (1: not fragmented) */
     size_t chunk;             /* payload bytes per fragment */
     struct ardw_track track;  /* newest delivered (epoch, seq) of a UDP input */
     struct ardw_reasm reasm;  /* the fragmented packet in progress of a UDP input */
+    uint8_t *reasm_buf;       /* its own buffer (size bytes), when not assembled in a loan */
+    /* UDP input to one local output, no --every/--max-rate: fragments are assembled straight
+     * into the output's loaned slot (ard_send_loan), published with ard_send_commit once the
+     * packet is complete; `loaned`: a complete packet is in the slot, not yet published. */
+    bool asm_loan;
+    bool loaned;
+    bool skip_offer;    /* the batch's whole packet was overtaken by one published from a loan */
+    const uint8_t *txp; /* payload of the packet being sent, wire order (r->held or r->tx) */
+    /* --max-bandwidth, per output: the packet in r->tx is being paced out (pace_busy), its
+     * next fragment, and when the next datagram may go (the sending thread's clock). */
+    uint32_t pace_busy;
+    unsigned pace_next[ARDN_MAX_OUT];
+    int64_t pace_t[ARDN_MAX_OUT];
     struct ard_field *fields;
     size_t nfields;
     uint64_t type_hash;
@@ -372,7 +388,7 @@ void ardn_input_settle(struct ardn_input *in);
 /* Check one received datagram, received at now_ns (CLOCK_MONOTONIC), against the route
  * (peer, header, order; src NULL skips the peer check); on ARDW_OK it is recorded as delivered and
  * its payload is in r->buf. A fragment is kept for reassembly (ARDW_PENDING) until its packet is
- * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_INCOMPLETE.
+ * complete (ARDW_OK); a packet given up incomplete is counted here as drop ARDW_PARTIAL.
  * A valid descriptor datagram gives ARDW_DESC, *h and r->peer_type describing the sender. */
 enum ardw_cause ardn_route_take(struct ardn_route *r, const uint8_t *d, size_t len,
                                 const struct sockaddr_storage *src, struct ardw_hdr *h,

@@ -96,6 +96,26 @@ int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
         r->cfg.max_dgram = (size_t)u;
         return 0;
     }
+    if (strcmp(key, "max-bandwidth") == 0) {
+        /* Bits a second, with an SI suffix: 100M is 100 Mbit/s (12.5 MB/s). */
+        char num[64];
+        size_t n = strlen(val);
+        double mult = 1;
+        if (n > 0 && n < sizeof num) {
+            char last = val[n - 1];
+            mult = last == 'k' ? 1e3 : last == 'M' ? 1e6 : last == 'G' ? 1e9 : 1;
+        }
+        snprintf(num, sizeof num, "%.*s", (int)(n - (mult > 1)), val);
+        double bits;
+        if (n == 0 || n >= sizeof num || ardn_parse_double(num, 1e-3, 1e12, &bits) < 0 ||
+            bits * mult < 1e4 || bits * mult > 1e12)
+            return ardi_fail(ARD_EINVAL,
+                             "max-bandwidth '%s' is not a rate in bits a second (10k..1000G, "
+                             "e.g. 100M)",
+                             val);
+        r->cfg.max_bw = bits * mult / 8;
+        return 0;
+    }
     if (strcmp(key, "max-rate") == 0) {
         if (ardn_parse_double(val, 1e-3, 1e6, &r->cfg.max_rate) < 0)
             return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);

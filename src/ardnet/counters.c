@@ -14,6 +14,7 @@ static const char *const counter_names[ARDN_C_NCOUNTERS] = {
     [ARDN_C_REDUCED] = "reduced",         [ARDN_C_SKIPPED] = "skipped",
     [ARDN_C_SUPERSEDED] = "superseded",   [ARDN_C_FRAGMENTS] = "fragments",
     [ARDN_C_PACKED] = "packed",           [ARDN_C_QOS_INCOMPATIBLE] = "qos_incompatible",
+    [ARDN_C_PACED] = "drop_paced",
 };
 
 static uint64_t get(_Atomic uint64_t *v)

@@ -29,6 +29,10 @@ const struct ardn_opt ardn_opts[] = {
     {"from", 0, "HOST[:PORT]", ROUTE, "accept datagrams only from this peer (UDP input)"},
     {"every", 'e', "N", ROUTE, "forward every N-th packet"},
     {"max-rate", 'r', "HZ", ROUTE, "forward at most HZ packets a second, always the newest"},
+    {"max-bandwidth", 0, "RATE", ROUTE,
+     "send at most RATE bits a second (suffix k, M, G: x1000):\n"
+     "a packet's fragments are paced out; a newer packet\n"
+     "abandons the rest of an older one (drop_paced)"},
     {"max-datagram", 0, "N", ROUTE,
      "largest datagram sent, 512..65507 bytes (default 1472, IPv6\n"
      "1452: no IP fragmentation on Ethernet); larger packets are\n"

@@ -27,6 +27,9 @@
 /* A receive slot holds any UDP datagram: a packed one is as long as its sender made it. */
 #define RX_SLOT ((ARDW_MAX_DGRAM + 1 + 7) & ~7u)
 #define PACK_WINDOW 16 /* first fit among the last datagrams opened */
+/* --max-bandwidth: datagrams go out up to this far ahead of their paced time, in bursts of
+ * about half of it (fewer wake-ups than one per datagram). */
+#define PACE_AHEAD_NS 1000000LL
 
 /* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams
  * at once. Capped by net.core.[rw]mem_max; a failure leaves the default. */
@@ -37,7 +40,18 @@ static void grow_sockbuf(int fd, int opt, size_t want)
     if (getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 && (size_t)cur / 2 >= want)
         return; /* the kernel reports twice the value set */
     int v = want > (size_t)(64 << 20) ? 64 << 20 : (int)want;
-    (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
+    /* Beyond net.core.[rw]mem_max only with CAP_NET_ADMIN (root): the FORCE options. */
+    int force = opt == SO_RCVBUF ? SO_RCVBUFFORCE : SO_SNDBUFFORCE;
+    if (setsockopt(fd, SOL_SOCKET, force, &v, sizeof v) < 0)
+        (void)setsockopt(fd, SOL_SOCKET, opt, &v, sizeof v);
+}
+
+/* What the kernel granted (the usable half of what it reports), for the log. */
+static size_t sockbuf_granted(int fd, int opt)
+{
+    int cur = 0;
+    socklen_t len = sizeof cur;
+    return getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 ? (size_t)cur / 2 : 0;
 }
 
 static int set_sockopts(const struct ardn_route *r, int fd, int family)
@@ -174,7 +188,43 @@ static void add_msg(struct ardn_txq *q, int *nm, struct mmsghdr m, struct txmsg 
 
 /* Build the datagrams of the queued packets: descriptors first, then packed datagrams (a
  * packed datagram of one packet goes as a whole packet), then the packets too big to share. */
-static int build(struct ardn_txq *q)
+/* Output index of r for destination d. */
+static int out_of(const struct ardn_route *r, const struct ardn_dest *d)
+{
+    for (int i = 0; i < r->cfg.nout; i++)
+        if (r->dest[i] == d)
+            return i;
+    return 0;
+}
+
+/* --max-bandwidth: the fragments [*f0, *f1) of r's packet that may go to output i now. Each
+ * datagram (with its IP and UDP headers) moves the output's paced time on by its bytes over
+ * the rate; a datagram goes when that time is at most PACE_AHEAD_NS ahead of now. */
+static void pace_window(struct ardn_route *r, int i, int64_t now, unsigned *f0, unsigned *f1)
+{
+    bool busy = r->pace_busy & (1u << i);
+    if (!busy) {
+        r->pace_next[i] = 0;
+        if (r->pace_t[i] < now)
+            r->pace_t[i] = now; /* (idle time is not saved up for a burst) */
+    }
+    size_t dgram = ARDW_LFRAG_HDR_SIZE + r->chunk + 28 + (ardn_seal.on ? ARDS_OVERHEAD : 0);
+    int64_t step = (int64_t)((double)dgram * 1e9 / r->cfg.max_bw);
+    unsigned f = r->pace_next[i];
+    *f0 = f;
+    while (f < r->nfrag && r->pace_t[i] <= now + PACE_AHEAD_NS) {
+        r->pace_t[i] += step;
+        f++;
+    }
+    *f1 = f;
+    r->pace_next[i] = f;
+    if (f < r->nfrag)
+        r->pace_busy |= 1u << i;
+    else
+        r->pace_busy &= ~(1u << i);
+}
+
+static int build(struct ardn_txq *q, int64_t now)
 {
     int nm = 0;
     for (int k = 0; k < q->npend; k++) {
@@ -202,7 +252,7 @@ static int build(struct ardn_txq *q)
         size_t len = ardw_pack_begin(pb, ardn_g.epoch);
         for (int j = 0; j < q->dg_n[g]; j++) {
             struct ardn_route *r = q->pend[q->order[first + j]];
-            len = ardw_pack_add(pb, len, &r->tx_h, r->tx);
+            len = ardw_pack_add(pb, len, &r->tx_h, r->txp);
         }
         if (ardn_seal.on)
             len = ardn_seal_dgram_alg(ardn_seal_alg(q->d), pb, ARDW_PACK_HDR_SIZE,
@@ -217,7 +267,10 @@ static int build(struct ardn_txq *q)
         if (q->place[k] >= 0)
             continue;
         struct mmsghdr *msgs = ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg;
-        for (unsigned f = 0; f < r->nfrag; f++)
+        unsigned f0 = 0, f1 = r->nfrag;
+        if (r->cfg.max_bw > 0 && r->nfrag > 1)
+            pace_window(r, out_of(r, q->d), now, &f0, &f1);
+        for (unsigned f = f0; f < f1; f++)
             add_msg(q, &nm, msgs[f],
                     (struct txmsg){.r = r, .frag = f, .kind = r->nfrag > 1 ? TX_FRAG : TX_WHOLE});
     }
@@ -273,11 +326,11 @@ static void account(struct ardn_txq *q, int nm, int sent)
 
 /* Send everything queued for one destination: one sendmmsg on the non-blocking socket. A
  * full buffer drops the rest (counted); nothing is queued for later. */
-static void flush(struct ardn_txq *q)
+static void flush(struct ardn_txq *q, int64_t now)
 {
     if (q->npend == 0)
         return;
-    int nm = build(q), sent = 0, err = 0, retries = 0;
+    int nm = build(q, now), sent = 0, err = 0, retries = 0;
     while (sent < nm) {
         int n = sendmmsg(q->d->fd, q->msg + sent, (unsigned)(nm - sent), 0);
         if (n > 0) {
@@ -294,9 +347,22 @@ static void flush(struct ardn_txq *q)
     account(q, nm, sent);
     if (sent < nm)
         ardn_send_error(q->pend[0], q->d, err);
-    for (int k = 0; k < q->npend; k++)
-        q->pend[k]->queued = 0;
-    q->npend = 0;
+    /* A packet being paced out stays queued for the next wake-up (a failed send ends it:
+     * the rest of it is dropped, as without pacing). */
+    int keep = 0;
+    for (int k = 0; k < q->npend; k++) {
+        struct ardn_route *r = q->pend[k];
+        uint32_t bit = 1u << out_of(r, q->d);
+        if ((r->pace_busy & bit) && sent < nm) {
+            r->pace_busy &= ~bit;
+            ardn_count(r, ARDN_C_SEND_ERRORS, 1);
+        }
+        if (r->pace_busy & bit)
+            q->pend[keep++] = r;
+        else
+            r->queued = 0;
+    }
+    q->npend = keep;
 }
 
 static void *sender_main(void *arg)
@@ -309,6 +375,11 @@ static void *sender_main(void *arg)
         for (int k = 0; k < s->n; k++) {
             struct ardn_route *r = s->routes[k];
             timeout = ardn_reducer_timeout(&r->red, now, timeout);
+            for (int i = 0; r->pace_busy && i < r->cfg.nout; i++)
+                if (r->pace_busy & (1u << i)) { /* the next burst of a paced packet */
+                    int64_t t = r->pace_t[i] - PACE_AHEAD_NS / 2 - now;
+                    timeout = t < 0 ? 0 : t < timeout ? t : timeout;
+                }
             if (r->bad_until <= now) {
                 s->ports[nw] = r->cfg.in.port;
                 s->wait_r[nw++] = r;
@@ -340,7 +411,7 @@ static void *sender_main(void *arg)
         for (int k = 0; k < s->n; k++)
             ardn_tick(s->routes[k], now, s);
         for (int i = 0; i < s->nq; i++)
-            flush(&s->q[i]);
+            flush(&s->q[i], now);
         for (int k = 0; k < s->n; k++)
             s->routes[k]->desc_due = false;
     }
@@ -439,6 +510,11 @@ static void *input_main(void *arg)
         for (int t = 0; t < in->ntouched; t++) {
             struct ardn_route *r = in->touched[t];
             r->fresh = false;
+            if (r->skip_offer) { /* (a newer one was published from a loan) */
+                r->skip_offer = false;
+                r->wire = NULL;
+                continue;
+            }
             if (r->conn_id != 0)
                 r->newest.conn_id = r->conn_id;
             ardn_offer(r, &r->newest, now, NULL);
@@ -562,8 +638,16 @@ static int open_input(struct ardn_input *in)
         size_t one = sockbuf_want(&in->routes[k], 1);
         cap = one > cap ? one : cap;
     }
-    if (in->nroutes > 1 || in->routes[0]->size > ARDW_DEFAULT_DGRAM)
-        grow_sockbuf(in->fd, SO_RCVBUF, want < cap ? want : cap);
+    if (in->nroutes > 1 || in->routes[0]->size > ARDW_DEFAULT_DGRAM) {
+        size_t asked = want < cap ? want : cap;
+        grow_sockbuf(in->fd, SO_RCVBUF, asked);
+        size_t got = sockbuf_granted(in->fd, SO_RCVBUF);
+        /* A packet of many fragments arrives as a burst: say when it cannot fit. */
+        if (in->routes[0]->size > ARDW_SHORT_PAYLOAD || got < asked)
+            fprintf(stderr, "ardnet: %s: receive buffer %zu bytes (asked %zu)%s\n", in->text, got,
+                    asked,
+                    got < asked ? ": limited by net.core.rmem_max (run as root, or raise it)" : "");
+    }
     return 0;
 }
 
@@ -586,8 +670,13 @@ static int open_dest(struct ardn_dest *d, struct ardn_route *r, size_t want)
     /* Connected: no route lookup per send. */
     if (connect(d->fd, (struct sockaddr *)&d->addr, d->addrlen) < 0)
         return ardn_route_fail(r, ARD_ESYS, "cannot send to %s: %s", d->text, strerror(errno));
-    if (want)
+    if (want) {
         grow_sockbuf(d->fd, SO_SNDBUF, want);
+        size_t got = sockbuf_granted(d->fd, SO_SNDBUF);
+        if (want > ARDW_SHORT_PAYLOAD || got < want)
+            fprintf(stderr, "ardnet: %s: send buffer %zu bytes (asked %zu)%s\n", d->text, got, want,
+                    got < want ? ": limited by net.core.wmem_max (run as root, or raise it)" : "");
+    }
     return 0;
 }
 

@@ -166,8 +166,8 @@ static int setup_packet(struct ardn_route *r)
     if (r->size > ARDW_MAX_PAYLOAD)
         return ardn_route_fail(
             r, ARD_EINVAL,
-            "connection size %zu exceeds the largest packet ardnet carries (%u bytes)", r->size,
-            ARDW_MAX_PAYLOAD);
+            "connection size %zu exceeds the largest packet ardnet carries (%zu bytes)", r->size,
+            (size_t)ARDW_MAX_PAYLOAD);
     if (r->type[0]) {
         size_t n = 0, tsize = 0;
         if (ard_type_parse(r->type, NULL, 0, &n, &tsize) < 0)
@@ -192,18 +192,19 @@ static int setup_packet(struct ardn_route *r)
         }
     }
     /* At most ARDW_MAX_FRAGS: max_dgram >= ARDW_MIN_DGRAM (tests/ardnet/test_wire.c). */
+    r->asm_loan = false;
     size_t overhead = ardn_seal.on ? ARDS_OVERHEAD : 0; /* (a sealed datagram is longer) */
     r->nfrag = ardw_frag_plan(r->size, r->cfg.max_dgram - overhead, &r->chunk);
     r->buf = calloc(1, r->size);
     r->held = calloc(1, r->size);
     r->tx = calloc(1, r->size);
-    r->tx_hdr = calloc(r->nfrag, ARDW_FRAG_HDR_SIZE);
+    r->tx_hdr = calloc(r->nfrag, ARDW_LFRAG_HDR_SIZE);
     r->tx_msg = calloc(r->nfrag, sizeof *r->tx_msg);
     r->tx_iov = calloc(2 * (size_t)r->nfrag, sizeof *r->tx_iov);
     if (!r->buf || !r->held || !r->tx || !r->tx_hdr || !r->tx_msg || !r->tx_iov)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
     if (ardn_seal.on) {
-        r->sslot = ARDW_FRAG_HDR_SIZE + ARDS_OVERHEAD + (r->nfrag > 1 ? r->chunk : r->size);
+        r->sslot = ARDW_LFRAG_HDR_SIZE + ARDS_OVERHEAD + (r->nfrag > 1 ? r->chunk : r->size);
         r->stx = malloc(r->nfrag * r->sslot);
         r->smsg = calloc(r->nfrag, sizeof *r->smsg);
         r->siov = calloc(r->nfrag, sizeof *r->siov);
@@ -225,11 +226,19 @@ static int setup_packet(struct ardn_route *r)
         r->desc_len = ardw_put_desc(r->desc, &dh, r->type);
     }
     if (r->cfg.in.kind == ARDN_EP_UDP) {
-        /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble. */
-        r->reasm.data = malloc(r->size);
+        /* Any sender may fragment (its --max-datagram is its own): always ready to reassemble,
+         * one packet at a time: a buffer of the packet's size (untouched when packets are
+         * assembled in the output's slot) and a bit per fragment, allocated here. */
+        size_t words = ardw_reasm_words(r->size);
+        r->reasm_buf = malloc(r->size);
+        r->reasm.bits = calloc(words, sizeof *r->reasm.bits);
+        r->reasm.data = r->reasm_buf;
         r->reasm.cap = (uint32_t)r->size;
-        if (!r->reasm.data)
+        r->reasm.max_count = (uint32_t)(words * 64);
+        if (!r->reasm_buf || !r->reasm.bits)
             return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+        r->asm_loan = r->cfg.nout == 1 && r->cfg.out[0].kind == ARDN_EP_LOCAL &&
+                      r->cfg.every <= 1 && r->cfg.max_rate <= 0;
     }
     return 0;
 }
@@ -244,7 +253,10 @@ static void free_packet(struct ardn_route *r)
     free(r->tx_hdr);
     free(r->tx_msg);
     free(r->tx_iov);
-    free(r->reasm.data);
+    free(r->reasm_buf);
+    free(r->reasm.bits);
+    r->reasm_buf = NULL;
+    r->reasm.bits = NULL;
     free(r->desc);
     free(r->stx);
     free(r->smsg);
@@ -256,6 +268,7 @@ static void free_packet(struct ardn_route *r)
     r->fields = NULL;
     r->nfields = 0;
     r->buf = r->held = r->tx = r->tx_hdr = r->reasm.data = r->desc = NULL;
+    r->asm_loan = r->loaned = false;
     r->tx_msg = NULL;
     r->tx_iov = NULL;
 }
@@ -308,6 +321,11 @@ int ardn_route_open(struct ardn_route *r)
             if (r->cfg.out[i].kind == ARDN_EP_UDP && r->cfg.out[i].addr.ss_family == AF_INET6)
                 r->cfg.max_dgram = ARDW_DEFAULT_DGRAM6;
     }
+    if (r->cfg.max_bw > 0 && r->cfg.in.kind != ARDN_EP_LOCAL)
+        return ardn_route_fail(r, ARD_EINVAL,
+                               "--max-bandwidth paces a route with a local input (its sending "
+                               "thread); this one's input is %s",
+                               r->cfg.in.text);
     if (!r->learning && (rc = setup_packet(r)) != 0)
         return rc;
     ardn_reducer_init(&r->red, r->cfg.every, r->cfg.max_rate);
@@ -353,7 +371,22 @@ static void settle(struct ardn_route *r);
 static void encode(struct ardn_route *r, const struct ardw_hdr *h)
 {
     r->tx_h = *h;
-    ardw_payload_to_wire(r->tx, r->held, r->size, r->fields, r->nfields);
+    /* Latest value: a packet still being paced out is abandoned for this one. */
+    for (int i = 0; i < r->cfg.nout; i++)
+        if (r->pace_busy & (1u << i))
+            ardn_count(r, ARDN_C_PACED, 1);
+    r->pace_busy = 0;
+    for (int i = 0; i < ARDN_MAX_OUT; i++)
+        r->pace_next[i] = 0;
+    /* In wire order: the packet as it is on a little-endian host (sent from r->held, which
+     * stays untouched until the next packet replaces it), else converted into r->tx. */
+    uint16_t one = 1;
+    if (*(const uint8_t *)&one == 1 || r->nfields == 0) {
+        r->txp = r->held;
+    } else {
+        ardw_payload_to_wire(r->tx, r->held, r->size, r->fields, r->nfields);
+        r->txp = r->tx;
+    }
     for (unsigned i = 0; i < r->nfrag; i++) {
         struct ardw_hdr fh = *h; /* (a relayed header may come from a received fragment) */
         fh.frag_index = fh.frag_count = 0;
@@ -362,14 +395,14 @@ static void encode(struct ardn_route *r, const struct ardw_hdr *h)
         if (r->nfrag > 1) {
             off = i * r->chunk;
             len = r->size - off < r->chunk ? r->size - off : r->chunk;
-            fh.frag_index = (uint16_t)i;
-            fh.frag_count = (uint16_t)r->nfrag;
+            fh.frag_index = i;
+            fh.frag_count = r->nfrag;
             fh.frag_off = (uint32_t)off;
         }
-        uint8_t *hb = r->tx_hdr + (size_t)i * ARDW_FRAG_HDR_SIZE;
+        uint8_t *hb = r->tx_hdr + (size_t)i * ARDW_LFRAG_HDR_SIZE;
         size_t hlen = ardw_put_hdr(hb, &fh);
         r->tx_iov[2 * i] = (struct iovec){hb, hlen};
-        r->tx_iov[2 * i + 1] = (struct iovec){r->tx + off, len};
+        r->tx_iov[2 * i + 1] = (struct iovec){(uint8_t *)(uintptr_t)r->txp + off, len};
         r->tx_msg[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &r->tx_iov[2 * i], .msg_iovlen = 2}};
     }
     r->sealed_now = false;
@@ -381,7 +414,9 @@ static int send_wire(struct ardn_route *r, ard_port *p, int64_t mono, int64_t re
     void *slot = ard_send_loan(p);
     if (!slot)
         return ard_lasterror();
+    /* (a packet assembled in this slot is r->wire itself: converted in place) */
     ardw_payload_from_wire(slot, r->wire, r->size, r->fields, r->nfields);
+    r->loaned = false;
     return ard_send_commit_stamped(p, mono, real);
 }
 
@@ -439,8 +474,16 @@ static void forward(struct ardn_route *r, const struct ardw_hdr *h, int64_t now,
         /* Non-blocking, all fragments back to back in one call: a full socket buffer drops
          * the rest of this packet rather than queueing it (the receiver gives it up when the
          * next packet comes). */
-        int n = sendmmsg(d->fd, ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg, r->nfrag, 0);
-        int e = n < 0 ? errno : 0;
+        struct mmsghdr *msgs = ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg;
+        int n = 0, e = 0;
+        while (n < (int)r->nfrag) { /* (a call takes at most UIO_MAXIOV messages) */
+            int k = sendmmsg(d->fd, msgs + n, r->nfrag - (unsigned)n, 0);
+            if (k <= 0) {
+                e = k < 0 ? errno : 0;
+                break;
+            }
+            n += k;
+        }
         if (n > 0) {
             atomic_fetch_add_explicit(&d->datagrams, (uint64_t)n, memory_order_relaxed);
             if (r->nfrag > 1)
@@ -552,6 +595,8 @@ static void deliver(struct ardn_route *r, const struct ardw_hdr *h, const uint8_
 /* Convert a packet delivered by reference into r->buf. */
 static void settle(struct ardn_route *r)
 {
+    if (r->loaned)
+        return; /* (assembled in the output's slot: stays there until published) */
     if (r->wire)
         ardw_payload_from_wire(r->buf, r->wire, r->size, r->fields, r->nfields);
     r->wire = NULL;
@@ -568,6 +613,17 @@ static void sealed_hdr(const struct ardn_route *r, struct ardw_hdr *h)
 {
     h->seal_ctr = r->input && ardn_seal.on ? r->input->seal_ctr : 0;
     h->proven_ns = r->input && ardn_seal.on ? r->input->proven_ns : 0;
+}
+
+/* A whole packet is published through the output's loaned slot, where a packet in progress
+ * is being assembled: that one cannot go on (its fragments so far are overwritten), even when
+ * it is newer. Returns true if one was given up. */
+static bool drop_loaned(struct ardn_route *r)
+{
+    if (!r->asm_loan || !r->reasm.busy)
+        return false;
+    r->reasm.busy = false;
+    return true;
 }
 
 /* ardn_route_take; a whole datagram's payload is delivered by reference with `ref`. */
@@ -594,15 +650,26 @@ static enum ardw_cause take(struct ardn_route *r, const uint8_t *d, size_t len,
     const uint8_t *payload = d + ARDW_HDR_SIZE;
     if (h->frag_count != 0) {
         bool abandoned, current = r->track.have && h->epoch == r->track.epoch;
-        c = ardw_reasm_add(&r->reasm, h, d + ARDW_FRAG_HDR_SIZE, current, now_ns, &abandoned);
+        if (r->asm_loan) {
+            /* Into the output's next slot (the same one while the loan is open: a packet
+             * abandoned there is simply overwritten; readers never see a loaned slot). */
+            uint8_t *slot = ard_send_loan(r->cfg.out[0].port);
+            if (!slot)
+                return ARDW_FRAG_INVALID; /* (an attached output always lends one) */
+            r->reasm.data = slot;
+        }
+        c = ardw_reasm_add(&r->reasm, h, d + len - h->frag_len, current, now_ns, &abandoned);
         if (abandoned)
-            ardn_count_drop(r, ARDW_INCOMPLETE);
+            ardn_count_drop(r, ARDW_PARTIAL);
         if (c != ARDW_OK)
             return c;
         payload = r->reasm.data;
-        ref = false; /* (the next fragment may overwrite it) */
-    } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq)) {
-        ardn_count_drop(r, ARDW_INCOMPLETE); /* a whole newer packet overtook it */
+        /* (the next fragment may overwrite the route's own buffer; a loaned slot is published
+         * before the next fragment is taken in: see result) */
+        ref = r->asm_loan;
+        r->loaned = r->asm_loan;
+    } else if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq) || drop_loaned(r)) {
+        ardn_count_drop(r, ARDW_PARTIAL); /* a whole newer packet overtook it */
     }
     deliver(r, h, payload, now_ns, ref);
     return ARDW_OK;
@@ -633,8 +700,8 @@ static enum ardw_cause take_entry(struct ardn_route *r, struct ardw_hdr *h, cons
         c = ardw_order(&r->track, h, now_ns);
     if (c != ARDW_OK)
         return c;
-    if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq))
-        ardn_count_drop(r, ARDW_INCOMPLETE);
+    if (ardw_reasm_supersede(&r->reasm, h->epoch, h->seq) || drop_loaned(r))
+        ardn_count_drop(r, ARDW_PARTIAL);
     deliver(r, h, payload, now_ns, ref);
     return ARDW_OK;
 }
@@ -716,8 +783,20 @@ static void result(struct ardn_input *in, struct ardn_route *r, enum ardw_cause 
         ardn_count(r, ARDN_C_PACKED, 1);
     if (r->fresh)
         ardn_count(r, ARDN_C_SUPERSEDED, 1);
-    else
+    if (r->loaned) {
+        /* Assembled in the output's slot: published now, before a fragment of the next
+         * packet can go there; a whole packet of this batch still waiting is older. */
+        r->skip_offer = r->fresh;
+        r->newest = *h;
+        if (r->conn_id != 0)
+            r->newest.conn_id = r->conn_id;
+        ardn_offer(r, &r->newest, now, NULL);
+        r->loaned = false;
+        return;
+    }
+    if (!r->fresh)
         in->touched[in->ntouched++] = r;
+    r->skip_offer = false;
     r->fresh = true;
     r->newest = *h;
 }
@@ -815,7 +894,7 @@ size_t ardn_rx_slot(const struct ardn_route *r)
 {
     /* The largest valid datagram is a fragment header with the whole payload but one byte, or
      * a descriptor datagram with the longest descriptor. */
-    size_t data = ARDW_FRAG_HDR_SIZE + r->size + 1, desc = ARDW_HDR_SIZE + ARD_MAX_TYPE + 1;
+    size_t data = ARDW_LFRAG_HDR_SIZE + r->size + 1, desc = ARDW_HDR_SIZE + ARD_MAX_TYPE + 1;
     return data > desc ? data : desc;
 }
 

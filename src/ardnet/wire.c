@@ -21,7 +21,7 @@ static const char *const cause_names[ARDW_NCAUSES] = {
     [ARDW_FRAG_CONFLICT] = "frag_conflict",
     [ARDW_FRAG_DUPLICATE] = "frag_duplicate",
     [ARDW_FRAG_OLD] = "frag_old",
-    [ARDW_INCOMPLETE] = "incomplete",
+    [ARDW_PARTIAL] = "partial",
     [ARDW_UNKNOWN] = "unknown",
     [ARDW_PACK_INVALID] = "pack_invalid",
     [ARDW_AUTH] = "auth",
@@ -39,7 +39,7 @@ const char *ardw_cause_name(enum ardw_cause c)
 size_t ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
 {
     bool frag = h->frag_count != 0;
-    size_t hlen = frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE;
+    size_t hlen = frag ? ardw_frag_hlen(h->size, h->frag_count) : ARDW_HDR_SIZE;
     ardw_put32(b + 0, ARDW_MAGIC_WORD);
     b[4] = ARDW_WIRE_VERSION;
     b[5] = frag ? ARDW_FLAG_FRAG : 0;
@@ -51,10 +51,15 @@ size_t ardw_put_hdr(uint8_t *b, const struct ardw_hdr *h)
     ardw_put64(b + 32, (uint64_t)h->mono_ns);
     ardw_put64(b + 40, (uint64_t)h->real_ns);
     ardw_put64(b + 48, h->type_hash);
-    if (frag) {
+    if (frag && hlen == ARDW_FRAG_HDR_SIZE) {
         ardw_put32(b + 56, h->frag_off);
-        ardw_put16(b + 60, h->frag_index);
-        ardw_put16(b + 62, h->frag_count);
+        ardw_put16(b + 60, (uint16_t)h->frag_index);
+        ardw_put16(b + 62, (uint16_t)h->frag_count);
+    } else if (frag) {
+        ardw_put32(b + 56, h->frag_off);
+        ardw_put32(b + 60, h->frag_index);
+        ardw_put32(b + 64, h->frag_count);
+        ardw_put32(b + 68, 0);
     }
     return hlen;
 }
@@ -115,11 +120,15 @@ enum ardw_cause ardw_parse_desc(const uint8_t *b, size_t len, const struct ardw_
 
 /* A fragment on its own: one piece of a payload of h->size bytes cut into chunks of equal
  * length, the last one 1..chunk bytes. Sets h->frag_chunk. */
-static bool frag_geometry_ok(struct ardw_hdr *h)
+static bool frag_geometry_ok(struct ardw_hdr *h, size_t hlen)
 {
     uint64_t n = h->frag_count, i = h->frag_index, off = h->frag_off, len = h->frag_len;
     uint64_t size = h->size;
-    if (n < 2 || n > ARDW_MAX_FRAGS || i >= n || len == 0 || off > size || len > size - off)
+    uint64_t max = hlen == ARDW_FRAG_HDR_SIZE ? ARDW_SHORT_FRAGS : ARDW_MAX_FRAGS;
+    if (hlen == ARDW_FRAG_HDR_SIZE && size > ARDW_SHORT_PAYLOAD)
+        return false;
+    if (n < 2 || n > max || size > ARDW_MAX_PAYLOAD || i >= n || len == 0 || off > size ||
+        len > size - off)
         return false;
     uint64_t chunk;
     if (i < n - 1) {
@@ -147,10 +156,11 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
     if (ardw_get32(b) != ARDW_MAGIC_WORD)
         return ARDW_MAGIC;
     bool frag = b[5] == ARDW_FLAG_FRAG;
+    size_t hlen = ardw_get16(b + 6);
     if (b[4] != ARDW_WIRE_VERSION || (b[5] != 0 && !frag) ||
-        ardw_get16(b + 6) != (frag ? ARDW_FRAG_HDR_SIZE : ARDW_HDR_SIZE))
+        (frag ? hlen != ARDW_FRAG_HDR_SIZE && hlen != ARDW_LFRAG_HDR_SIZE : hlen != ARDW_HDR_SIZE))
         return ARDW_VERSION;
-    if (frag && len < ARDW_FRAG_HDR_SIZE)
+    if (frag && len < hlen)
         return ARDW_TRUNCATED;
     h->version = b[4];
     h->flags = b[5];
@@ -165,10 +175,17 @@ enum ardw_cause ardw_parse(const uint8_t *b, size_t len, const struct ardw_expec
     h->frag_off = h->frag_len = h->frag_chunk = 0;
     if (frag) {
         h->frag_off = ardw_get32(b + 56);
-        h->frag_index = ardw_get16(b + 60);
-        h->frag_count = ardw_get16(b + 62);
-        h->frag_len = (uint32_t)(len - ARDW_FRAG_HDR_SIZE);
-        if (!frag_geometry_ok(h))
+        if (hlen == ARDW_FRAG_HDR_SIZE) {
+            h->frag_index = ardw_get16(b + 60);
+            h->frag_count = ardw_get16(b + 62);
+        } else {
+            h->frag_index = ardw_get32(b + 60);
+            h->frag_count = ardw_get32(b + 64);
+            if (ardw_get32(b + 68) != 0)
+                return ARDW_FRAG_INVALID;
+        }
+        h->frag_len = (uint32_t)(len - hlen);
+        if (!frag_geometry_ok(h, hlen))
             return ARDW_FRAG_INVALID;
     } else {
         /* Length against the declared size first: a damaged size field is a framing error. */
@@ -348,6 +365,10 @@ unsigned ardw_frag_plan(size_t size, size_t max_dgram, size_t *chunk)
     if (ARDW_HDR_SIZE + size <= max_dgram)
         return 1;
     *chunk = max_dgram - ARDW_FRAG_HDR_SIZE;
+    size_t n = (size + *chunk - 1) / *chunk;
+    if (ardw_frag_hlen((uint32_t)size, (uint32_t)n) == ARDW_FRAG_HDR_SIZE)
+        return (unsigned)n;
+    *chunk = max_dgram - ARDW_LFRAG_HDR_SIZE;
     return (unsigned)((size + *chunk - 1) / *chunk);
 }
 
@@ -366,14 +387,17 @@ static void reasm_start(struct ardw_reasm *a, const struct ardw_hdr *h, bool cur
     a->count = h->frag_count;
     a->got = 0;
     a->stall = 0;
-    memset(a->bits, 0, sizeof a->bits);
+    memset(a->bits ? a->bits : a->small, 0, ((size_t)h->frag_count + 63) / 64 * sizeof *a->small);
 }
 
 enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, const uint8_t *frag,
                                bool current, int64_t now_ns, bool *abandoned)
 {
     *abandoned = false;
-    if (!a->data || h->size > a->cap || h->frag_index >= ARDW_MAX_FRAGS)
+    uint64_t *bits = a->bits ? a->bits : a->small;
+    if (!a->data || h->size > a->cap ||
+        h->frag_count > (a->bits ? a->max_count : ARDW_SHORT_FRAGS) ||
+        h->frag_index >= h->frag_count)
         return ARDW_FRAG_INVALID; /* parse guarantees the rest of the geometry */
     if (a->busy && (h->epoch != a->epoch || h->seq != a->seq)) {
         bool newer = h->epoch == a->epoch ? h->seq > a->seq : current && !a->current;
@@ -390,11 +414,11 @@ enum ardw_cause ardw_reasm_add(struct ardw_reasm *a, const struct ardw_hdr *h, c
             h->mono_ns != a->mono_ns || h->real_ns != a->real_ns || h->conn_id != a->conn_id ||
             h->type_hash != a->type_hash)
             return ARDW_FRAG_CONFLICT;
-        if (a->bits[h->frag_index / 64] >> (h->frag_index % 64) & 1u)
+        if (bits[h->frag_index / 64] >> (h->frag_index % 64) & 1u)
             return ARDW_FRAG_DUPLICATE;
     }
     memcpy(a->data + h->frag_off, frag, h->frag_len);
-    a->bits[h->frag_index / 64] |= (uint64_t)1 << (h->frag_index % 64);
+    bits[h->frag_index / 64] |= (uint64_t)1 << (h->frag_index % 64);
     a->got++;
     a->stall = 0;
     a->progress_ns = now_ns;
@@ -453,10 +477,12 @@ void ardw_payload_to_wire(uint8_t *dst, const void *src, size_t size,
 void ardw_payload_from_wire(void *dst, const uint8_t *src, size_t size,
                             const struct ard_field *fields, size_t nfields)
 {
-    if (host_is_little() || nfields == 0)
-        memcpy(dst, src, size);
-    else
+    if (host_is_little() || nfields == 0) {
+        if (dst != src) /* (a packet assembled in its slot is converted in place) */
+            memcpy(dst, src, size);
+    } else {
         ardw_payload_swap(dst, src, size, fields, nfields);
+    }
 }
 
 uint32_t ardw_conn_id(const char *name)

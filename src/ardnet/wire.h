@@ -53,20 +53,29 @@ static inline uint64_t ardw_get64(const uint8_t *p)
 #define ARDW_MAGIC_WORD 0x4e445241u /* bytes 'A' 'R' 'D' 'N' */
 #define ARDW_WIRE_VERSION 1u
 #define ARDW_HDR_SIZE 56u
-#define ARDW_FRAG_HDR_SIZE 64u
+#define ARDW_FRAG_HDR_SIZE 64u  /* a fragment of a packet of at most 64 KiB, 256 fragments */
+#define ARDW_LFRAG_HDR_SIZE 72u /* a fragment of any other packet: u32 index and count */
 #define ARDW_FLAG_FRAG 0x01u
 #define ARDW_FLAG_DESC 0x02u /* a descriptor datagram: the sender's type descriptor as text */
 #define ARDW_FLAG_PACK 0x04u /* a packed datagram: packets of several connections */
 #define ARDW_DESC_EVERY_NS 1000000000LL /* a sender repeats its descriptor this often */
 /* Largest UDP payload over IPv4 (65535 - 20 IP - 8 UDP). */
 #define ARDW_MAX_DGRAM 65507u
-#define ARDW_MIN_DGRAM 512u /* smallest --max-datagram: keeps a packet within ARDW_MAX_FRAGS */
+#define ARDW_MIN_DGRAM 512u /* smallest --max-datagram */
 /* Default --max-datagram: an Ethernet MTU of 1500 minus the IPv4 (20) or IPv6 (40) and UDP (8)
  * headers, so that the kernel never fragments at the IP level. */
 #define ARDW_DEFAULT_DGRAM 1472u
 #define ARDW_DEFAULT_DGRAM6 1452u
-#define ARDW_MAX_PAYLOAD 65536u /* 64 KiB */
-#define ARDW_MAX_FRAGS 256u     /* fragments of one packet (a 65536-byte packet needs <= 147) */
+#define ARDW_MAX_PAYLOAD ARD_MAX_PACKET /* 64 MiB: the library's largest packet */
+/* A fragment with the 64-byte header: a packet of at most ARDW_SHORT_PAYLOAD bytes in at most
+ * ARDW_SHORT_FRAGS fragments (what every ardnet reads); any other fragmented packet has the
+ * 72-byte header. */
+#define ARDW_SHORT_PAYLOAD 65536u
+#define ARDW_SHORT_FRAGS 256u
+/* The smallest fragment chunk a sender cuts: ARDW_MIN_DGRAM less a sealed long header. */
+#define ARDW_MIN_CHUNK (ARDW_MIN_DGRAM - ARDW_LFRAG_HDR_SIZE - 32u)
+/* Fragments of one packet at most (64 MiB in chunks of ARDW_MIN_CHUNK). */
+#define ARDW_MAX_FRAGS ((ARDW_MAX_PAYLOAD + ARDW_MIN_CHUNK - 1) / ARDW_MIN_CHUNK)
 /* A packed datagram: a 24-byte header, then `count` entries of a 40-byte entry header and
  * its payload, back to back, filling the datagram exactly (docs/wire.md). */
 #define ARDW_PACK_HDR_SIZE 24u
@@ -84,8 +93,8 @@ struct ardw_hdr {
     int64_t real_ns;    /* writer's send time, CLOCK_REALTIME */
     uint64_t type_hash; /* ard_type_hash of the connection's type, 0 for opaque */
     /* Fragments only; frag_count 0 means a whole packet in one datagram. */
-    uint16_t frag_index; /* 0 .. frag_count-1 */
-    uint16_t frag_count; /* 2 .. ARDW_MAX_FRAGS */
+    uint32_t frag_index; /* 0 .. frag_count-1 */
+    uint32_t frag_count; /* 2 .. ARDW_MAX_FRAGS */
     uint32_t frag_off;   /* payload offset of this fragment: frag_index * frag_chunk */
     uint32_t frag_len;   /* payload bytes in this fragment (datagram length - 64) */
     uint32_t frag_chunk; /* payload bytes of every fragment but the last (derived) */
@@ -119,7 +128,7 @@ enum ardw_cause {
                           * timestamps, connection, type) */
     ARDW_FRAG_DUPLICATE, /* fragment already held for the packet in progress */
     ARDW_FRAG_OLD,       /* fragment of a packet older than the one in progress */
-    ARDW_INCOMPLETE,     /* a packet abandoned with fragments missing (counted per packet,
+    ARDW_PARTIAL,        /* a packet abandoned with fragments missing (counted per packet,
                           * when a newer packet's fragment or a newer packet arrives) */
     ARDW_UNKNOWN,        /* a route that learns size and type from the sender has not yet
                           * received its descriptor */
@@ -142,9 +151,18 @@ struct ardw_expect {
     uint64_t type_hash;
 };
 
-/* Write the header into buf and return its length: ARDW_HDR_SIZE, or ARDW_FRAG_HDR_SIZE when
- * h->frag_count != 0 (then frag_index, frag_count and frag_off are written too). Version and
- * flags are set here. */
+/* The header length of a fragment of a packet of `size` bytes in `count` fragments:
+ * ARDW_FRAG_HDR_SIZE for size <= ARDW_SHORT_PAYLOAD and count <= ARDW_SHORT_FRAGS, else
+ * ARDW_LFRAG_HDR_SIZE. */
+static inline size_t ardw_frag_hlen(uint32_t size, uint32_t count)
+{
+    return size <= ARDW_SHORT_PAYLOAD && count <= ARDW_SHORT_FRAGS ? ARDW_FRAG_HDR_SIZE
+                                                                   : ARDW_LFRAG_HDR_SIZE;
+}
+
+/* Write the header into buf and return its length: ARDW_HDR_SIZE, or for a fragment
+ * (h->frag_count != 0) ardw_frag_hlen (then frag_index, frag_count and frag_off are written
+ * too). Version and flags are set here. */
 size_t ardw_put_hdr(uint8_t *buf, const struct ardw_hdr *h);
 
 /* Write a descriptor datagram for the connection of h (conn_id, size, epoch, type_hash)
@@ -186,7 +204,8 @@ enum ardw_cause ardw_check(const struct ardw_hdr *h, const struct ardw_expect *e
 
 /* Read and check the header of a datagram of `len` bytes. On ARDW_OK, *h is filled and the
  * payload is buf[ARDW_HDR_SIZE .. ARDW_HDR_SIZE + h->size), or for a fragment (frag_count != 0)
- * buf[ARDW_FRAG_HDR_SIZE .. len), to be placed at payload offset frag_off. A fragment is
+ * its last frag_len bytes, buf[len - frag_len .. len) (after a 64- or 72-byte header), to be
+ * placed at payload offset frag_off. A fragment is
  * checked on its own: its offset, length, index and count must describe one piece of a
  * payload of `size` bytes cut into equal chunks (the last one shorter or equal). Never reads
  * beyond len. With e NULL, only the framing is checked (not connection, size, type). */
@@ -232,31 +251,48 @@ enum ardw_cause ardw_order(struct ardw_track *t, const struct ardw_hdr *h, int64
 void ardw_delivered(struct ardw_track *t, const struct ardw_hdr *h, int64_t now_ns);
 
 /* Number of datagrams a packet of `size` bytes needs with datagrams of at most max_dgram
- * bytes (1: not fragmented), and the payload bytes per fragment (*chunk, 0 if 1). */
+ * bytes (1: not fragmented), and the payload bytes per fragment (*chunk, 0 if 1): chunks of
+ * max_dgram - 64 when that makes at most ARDW_SHORT_FRAGS of a packet of at most 64 KiB,
+ * else of max_dgram - 72. */
 unsigned ardw_frag_plan(size_t size, size_t max_dgram, size_t *chunk);
 
 /* Reassembly of the one packet in progress of a route (latest value: never more than one).
- * `data` (cap bytes, wire order) is provided by the owner, allocated at start-up. */
+ * `data` (cap bytes, wire order) is provided by the owner: allocated at start-up, or the
+ * connection's loaned slot; `bits` (one bit per fragment, ardw_reasm_words(cap) words) too.
+ * Nothing is allocated per packet. */
 struct ardw_reasm {
     uint8_t *data;
     uint32_t cap;
-    bool busy;    /* a packet is in progress */
-    bool current; /* its epoch was the one last delivered when it started */
+    uint64_t *bits;     /* NULL: `small` (at most ARDW_SHORT_FRAGS fragments) */
+    uint32_t max_count; /* with bits: fragments a packet may have, 64 per word of bits */
+    bool busy;          /* a packet is in progress */
+    bool current;       /* its epoch was the one last delivered when it started */
     uint64_t epoch, seq;
     int64_t mono_ns, real_ns;
     uint32_t conn_id, size, chunk;
     uint64_t type_hash;
-    uint16_t count, got;
+    uint32_t count, got;
     uint32_t stall;      /* fragments of other packets since the last progress */
     int64_t progress_ns; /* receiver time of the last fragment kept */
-    uint64_t bits[ARDW_MAX_FRAGS / 64];
+    uint64_t small[ARDW_SHORT_FRAGS / 64];
 };
+
+/* Words of bits a reassembly of packets of up to `cap` bytes needs: room for the most
+ * fragments such a packet can validly have (chunks of ARDW_MIN_CHUNK, or 256). */
+static inline size_t ardw_reasm_words(size_t cap)
+{
+    size_t n = (cap + ARDW_MIN_CHUNK - 1) / ARDW_MIN_CHUNK;
+    if (n < ARDW_SHORT_FRAGS)
+        n = ARDW_SHORT_FRAGS;
+    return (n + 63) / 64;
+}
 
 /* Add a fragment (h from ardw_parse with frag_count != 0, frag = its frag_len bytes) that
  * ardw_order accepted, received at now_ns; `current` says that its epoch is the one last
  * delivered. Returns ARDW_PENDING (kept), ARDW_OK (the packet is complete in data[0..h->size);
  * no packet is in progress any more) or a drop cause: ARDW_FRAG_OLD, ARDW_FRAG_CONFLICT,
- * ARDW_FRAG_DUPLICATE, ARDW_FRAG_INVALID (larger than cap). *abandoned is set when an
+ * ARDW_FRAG_DUPLICATE, ARDW_FRAG_INVALID (larger than cap, or more fragments than
+ * max_count). *abandoned is set when an
  * incomplete packet was given up for this one. A fragment of the packet in progress's epoch
  * with a larger sequence, or of the current epoch when the one in progress is not, replaces
  * it; any other fragment is refused as FRAG_OLD until the packet in progress has made no

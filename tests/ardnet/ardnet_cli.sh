@@ -15,7 +15,7 @@ expect() {
 }
 
 "$ARDNET" --help >"$T/help" || fail "--help failed"
-for o in --in --out --size --type --conn-id --from --every --max-rate --max-datagram --name --config --bind \
+for o in --in --out --size --type --conn-id --from --every --max-rate --max-bandwidth --max-datagram --name --config --bind \
     --dev --dscp --sock-prio --prio --cpu --stats-file --ard-domain --help --version; do
     grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
@@ -35,8 +35,8 @@ expect 100 "needs a host" --in x --out udp://:9
 expect 100 "neither udp://HOST:PORT nor a connection name" --in 'bad name' --out x
 expect 100 "only udp://" --in tcp://x:1 --out x
 expect 100 "size '0' is not a number" --in x --out y --size 0
-expect 100 "size '70000' is not a number" --in x --out y --size 70000
-expect 100 "size '65537' is not a number 1..65536" --in x --out y --size 65537
+expect 100 "size '67108865' is not a number" --in x --out y --size 67108865
+expect 100 "size '99999999999' is not a number 1..67108864" --in x --out y --size 99999999999
 expect 100 "max-datagram '511' is not a number 512..65507" --in x --out y --max-datagram 511
 expect 100 "max-datagram '65508'" --in x --out y --max-datagram 65508
 expect 100 "is not a basic type" --in x --out y --size 8 --type f65
@@ -44,6 +44,11 @@ expect 100 "type 'f64' has size 8, the route says 16" --in udp://:$PORT --out ud
 expect 100 "--dscp '64'" --dscp 64 --in x --out y
 expect 100 "every '0'" --in x --out y --every 0
 expect 100 "max-rate 'abc'" --in x --out y --max-rate abc
+expect 100 "max-bandwidth '100X' is not a rate in bits a second" --in x --out y --max-bandwidth 100X
+expect 100 "max-bandwidth '5k' is not a rate" --in x --out y --max-bandwidth 5k
+expect 100 "max-bandwidth '' is not a rate" --in x --out y --max-bandwidth ''
+expect 100 "max-bandwidth paces a route with a local input" --in udp://:7999 --out y --size 8 \
+    --max-bandwidth 100M
 expect 100 "from: only a udp:// input" --in x --out y --from 127.0.0.1
 expect 100 "--cpu/--prio: CPU list 'x': bad CPU number" --cpu x --in udp://:$PORT --out udp://127.0.0.1:9 --size 8
 expect 111 "--cpu/--prio: CPU list '1000': sched_setaffinity refused" --cpu 1000 --in udp://:$PORT --out udp://127.0.0.1:9 --size 8

@@ -145,7 +145,7 @@ for i, l in enumerate(routes):
         k, v = kv.split("=")
         assert f[k][i] == int(v), (i, k, f[k][i], v)
         n += 1
-assert n == 2 * 31, n
+assert n == 2 * 32, n
 print("%d values equal" % n)' "$T/final.txt" || fail "the last packet differs from the final text"
 # The exit wrote a last packet (the names with it: once at start, once at exit).
 nseq=$("$ARD" show "$C.names" --field 'names[0]' --format csv | tail -n 1 | cut -d, -f1)

@@ -120,5 +120,5 @@ echo "  B: $(grep '^route' "$T/B64.stats")"
 [ "$(kv "$T/sub64.result" received)" -ge 20 ] || fail "64 KiB relayed: too few packets"
 [ "$(counter "$T/A64.stats" big.src fragments)" -ge $((47 * 400)) ] || fail "A did not fragment"
 [ "$(counter "$T/B64.stats" big.dst drop_frag_duplicate)" -ge 1 ] || fail "no duplicated fragment dropped"
-[ "$(counter "$T/B64.stats" big.dst drop_incomplete)" -ge 1 ] || fail "no incomplete packet counted"
+[ "$(counter "$T/B64.stats" big.dst drop_partial)" -ge 1 ] || fail "no incomplete packet counted"
 echo PASS

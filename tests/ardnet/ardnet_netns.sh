@@ -138,6 +138,6 @@ echo "B: $(grep '^route' "$T/B64.stats")"
 [ "$(kv "$T/sub4.result" received)" -ge 100 ] || fail "too few 64 KiB packets through the relay"
 [ "$(counter "$T/A64.stats" arm.big fragments)" -ge $((47 * 1000)) ] || fail "A did not fragment"
 [ "$(counter "$T/B64.stats" arm.big drop_frag_duplicate)" -ge 10 ] || fail "no duplicated fragments dropped"
-[ "$(counter "$T/B64.stats" arm.big drop_incomplete)" -ge 10 ] || fail "no incomplete packets counted"
+[ "$(counter "$T/B64.stats" arm.big drop_partial)" -ge 10 ] || fail "no incomplete packets counted"
 [ "$(counter "$T/B64.stats" arm.big drop_frag_old)" -ge 1 ] || fail "no fragment of an older packet dropped"
 echo PASS

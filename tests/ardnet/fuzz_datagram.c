@@ -244,6 +244,83 @@ static void shared_mode(const struct sockaddr_storage *src, const uint8_t *p, si
     }
 }
 
+/* ---- large mode ------------------------------------------------------------------------------ */
+
+#define LARGE 70000u
+static struct ardn_route large;
+static uint8_t *large_buf, *large_reasm, *large_shadow;
+static struct owner *large_owner;
+
+static void large_mode(const struct sockaddr_storage *src, const uint8_t *p, size_t n, bool timed)
+{
+    static bool done;
+    struct ardn_route *r = &large;
+    if (!done) {
+        done = true;
+        ardn_route_init(r);
+        r->size = LARGE;
+        r->conn_id = 0x00c0ffeeu;
+        large_buf = calloc(1, LARGE);
+        large_reasm = calloc(1, LARGE);
+        large_shadow = calloc(1, LARGE);
+        large_owner = calloc(LARGE, sizeof *large_owner);
+        size_t words = ardw_reasm_words(LARGE);
+        r->reasm.bits = calloc(words, sizeof *r->reasm.bits);
+        if (!large_buf || !large_reasm || !large_shadow || !large_owner || !r->reasm.bits)
+            abort();
+        r->buf = large_buf;
+        r->reasm.data = large_reasm;
+        r->reasm.cap = LARGE;
+        r->reasm.max_count = (uint32_t)(words * 64);
+    }
+    r->track = (struct ardw_track){0};
+    r->reasm.busy = false;
+    r->reasm.stall = 0;
+    r->reasm.progress_ns = 0;
+    int64_t now = 0;
+    while (n >= (timed ? 3u : 2u)) {
+        if (timed) {
+            now += (int64_t)p[0] * 10000000;
+            p++;
+            n--;
+        }
+        size_t len = (size_t)(p[0] | p[1] << 8);
+        p += 2;
+        n -= 2;
+        if (len > n)
+            len = n;
+        uint8_t *d = malloc(len ? len : 1);
+        if (!d)
+            return;
+        memcpy(d, p, len);
+        p += len;
+        n -= len;
+        struct ardw_hdr h;
+        enum ardw_cause c = ardn_route_take(r, d, len, src, &h, now);
+        if (c == ARDW_OK && h.frag_count == 0 && memcmp(r->buf, d + ARDW_HDR_SIZE, LARGE) != 0)
+            abort(); /* a whole packet (a datagram of 70056 bytes cannot be: never) */
+        if (c == ARDW_PENDING || (c == ARDW_OK && h.frag_count != 0)) {
+            size_t hl = len - h.frag_len;
+            if (h.frag_off > LARGE || h.frag_len > LARGE - h.frag_off ||
+                (hl != ARDW_FRAG_HDR_SIZE && hl != ARDW_LFRAG_HDR_SIZE) ||
+                hl != ardw_get16(d + 6) || h.frag_count > r->reasm.max_count)
+                abort(); /* kept a fragment outside the packet, or not the datagram's bytes */
+            for (uint32_t i = h.frag_off; i < h.frag_off + h.frag_len; i++) {
+                large_owner[i] = (struct owner){h.epoch, h.seq};
+                large_shadow[i] = d[hl + i - h.frag_off];
+            }
+        }
+        free(d);
+        if (c != ARDW_OK || h.frag_count == 0)
+            continue;
+        for (size_t i = 0; i < LARGE; i++)
+            if (large_owner[i].epoch != h.epoch || large_owner[i].seq != h.seq)
+                abort(); /* a mix of two packets */
+        if (memcmp(r->buf, large_shadow, LARGE) != 0)
+            abort(); /* delivered other bytes than those received */
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     setup();
@@ -254,6 +331,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sockaddr_in *s = (struct sockaddr_in *)&src;
     s->sin_family = AF_INET;
     s->sin_addr.s_addr = (data[0] & 4) ? inet_addr("10.77.0.12") : inet_addr("10.77.0.11");
+    if (data[0] & 64) {
+        large_mode(&src, data + 1, size - 1, data[0] & 16);
+        return 0;
+    }
     if (data[0] & 32) {
         shared_mode(&src, data + 1, size - 1, data[0] & 16);
         return 0;

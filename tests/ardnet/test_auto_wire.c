@@ -100,7 +100,7 @@ static void test_every_field_is_checked(void **state)
     assert_int_equal(with_byte(38, 2), ARDC_ENTRY);          /* order */
     assert_int_equal(with_byte(39, 1), ARDC_ENTRY);          /* port of a has */
     assert_int_equal(with_byte(41, 0), ARDC_ENTRY);          /* size 0x00000010 -> 0 */
-    assert_int_equal(with_byte(43, 1), ARDC_ENTRY);          /* size > 64 KiB */
+    assert_int_equal(with_byte(44, 4), ARDC_ENTRY);          /* size > 64 MiB */
     assert_int_equal(with_byte(46, 1), ARDC_ENTRY);          /* reserved */
     assert_int_equal(with_byte(45, 0), ARDC_NAME);           /* name length 0 */
     assert_int_equal(with_byte(45, 64), ARDC_NAME);          /* name length > 63 */

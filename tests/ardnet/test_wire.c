@@ -402,7 +402,7 @@ static void test_fragment_fields_decode_and_are_checked_on_their_own(void **stat
     /* each inconsistency on its own */
     assert_int_equal(parse_frag(1000, 0, 0, 1, 1000, &h), ARDW_FRAG_INVALID); /* count 1 */
     assert_int_equal(parse_frag(1000, 0, 0, 0, 300, &h), ARDW_FRAG_INVALID);  /* count 0 */
-    assert_int_equal(parse_frag(1000, 0, 0, ARDW_MAX_FRAGS + 1, 300, &h), ARDW_FRAG_INVALID);
+    assert_int_equal(parse_frag(1000, 0, 0, ARDW_SHORT_FRAGS + 1, 300, &h), ARDW_FRAG_INVALID);
     assert_int_equal(parse_frag(1000, 900, 4, 4, 100, &h), ARDW_FRAG_INVALID); /* index */
     assert_int_equal(parse_frag(1000, 301, 1, 4, 300, &h), ARDW_FRAG_INVALID); /* offset */
     assert_int_equal(parse_frag(1000, 900, 3, 4, 99, &h), ARDW_FRAG_INVALID);  /* short end */
@@ -445,6 +445,76 @@ static void test_fragment_plan_keeps_datagrams_within_the_maximum(void **state)
     assert_int_equal(ardw_frag_plan(65536, ARDW_MAX_DGRAM, &chunk), 2);
     assert_int_equal(chunk, ARDW_MAX_DGRAM - ARDW_FRAG_HDR_SIZE);
     assert_true(ardw_frag_plan(ARDW_MAX_PAYLOAD, ARDW_MIN_DGRAM, &chunk) <= ARDW_MAX_FRAGS);
+    assert_true(ardw_frag_plan(ARDW_MAX_PAYLOAD, ARDW_MIN_DGRAM - 32, &chunk) <= ARDW_MAX_FRAGS);
+    assert_int_equal(chunk, ARDW_MIN_CHUNK); /* sealed, the smallest datagram */
+    /* Up to 64 KiB the 64-byte header (what every ardnet reads), beyond it the 72-byte one. */
+    assert_true(ardw_frag_plan(65536, ARDW_MIN_DGRAM, &chunk) <= ARDW_SHORT_FRAGS);
+    assert_int_equal(chunk, ARDW_MIN_DGRAM - ARDW_FRAG_HDR_SIZE);
+    assert_int_equal(ardw_frag_plan(65537, 1472, &chunk), 47);
+    assert_int_equal(chunk, 1400); /* 1472 - 72 */
+    assert_int_equal(ardw_frag_plan(1u << 20, 1472, &chunk), 749);
+    assert_int_equal(ardw_frag_plan(4u << 20, 1472, &chunk), 2996);
+    assert_int_equal(ardw_frag_plan(64u << 20, 1472, &chunk), 47935);
+}
+
+/* A fragment with the 72-byte header: u32 index and count, any packet size up to 64 MiB. */
+static enum ardw_cause parse_long(uint32_t size, uint32_t off, uint32_t idx, uint32_t cnt,
+                                  size_t len, struct ardw_hdr *out, uint8_t *d)
+{
+    struct ardw_hdr h = known_hdr;
+    h.size = size;
+    h.frag_off = off;
+    h.frag_index = idx;
+    h.frag_count = cnt;
+    size_t hl = ardw_put_hdr(d, &h);
+    assert_int_equal(hl, ardw_frag_hlen(size, cnt));
+    struct ardw_expect e = {known_hdr.conn_id, size, known_hdr.type_hash};
+    return ardw_parse(d, hl + len, &e, out);
+}
+
+static void test_long_fragment_header(void **state)
+{
+    (void)state;
+    static uint8_t d[ARDW_LFRAG_HDR_SIZE + 2000];
+    struct ardw_hdr h;
+    /* 4 MiB in chunks of 1400: 2996 fragments, the last 1504 bytes short of a chunk... */
+    uint32_t size = 4u << 20, n = 2996, last = size - (n - 1) * 1400;
+    assert_int_equal(parse_long(size, 1400u * 700, 700, n, 1400, &h, d), ARDW_OK);
+    assert_int_equal(d[6], ARDW_LFRAG_HDR_SIZE);
+    assert_int_equal(h.frag_index, 700);
+    assert_int_equal(h.frag_count, n);
+    assert_int_equal(h.frag_off, 1400u * 700);
+    assert_int_equal(h.frag_chunk, 1400);
+    assert_int_equal(h.frag_len, 1400);
+    /* the fields, byte by byte, little-endian */
+    assert_int_equal(d[60] | d[61] << 8 | d[62] << 16 | d[63] << 24, 700);
+    assert_int_equal(d[64] | d[65] << 8 | d[66] << 16 | d[67] << 24, (int)n);
+    assert_int_equal(parse_long(size, 1400u * (n - 1), n - 1, n, last, &h, d), ARDW_OK);
+    assert_int_equal(h.frag_chunk, 1400);
+    /* index and count above 16 bits are read whole: 64 MiB in chunks of 408 */
+    uint32_t big = ARDW_MAX_PAYLOAD, bn = (big + ARDW_MIN_CHUNK - 1) / ARDW_MIN_CHUNK;
+    assert_int_equal(bn, ARDW_MAX_FRAGS);
+    assert_int_equal(parse_long(big, ARDW_MIN_CHUNK * 70000u, 70000, bn, ARDW_MIN_CHUNK, &h, d),
+                     ARDW_OK);
+    assert_int_equal(h.frag_index, 70000);
+    /* refused: a count above ARDW_MAX_FRAGS, a size above 64 MiB, reserved bytes not 0, a
+     * 64-byte header for a packet above 64 KiB, a count changed under the same bytes */
+    assert_int_equal(parse_long(size, 0, 0, ARDW_MAX_FRAGS + 1, 1400, &h, d), ARDW_FRAG_INVALID);
+    assert_int_equal(parse_long(big + 1, 0, 0, bn + 1, ARDW_MIN_CHUNK, &h, d), ARDW_FRAG_INVALID);
+    assert_int_equal(parse_long(size, 1400, 1, n, 1400, &h, d), ARDW_OK);
+    d[68] = 1;
+    assert_int_equal(ardw_parse(d, ARDW_LFRAG_HDR_SIZE + 1400, NULL, &h), ARDW_FRAG_INVALID);
+    d[68] = 0;
+    d[64] = (uint8_t)(n + 1); /* count + 1: the chunk no longer fits it */
+    assert_int_equal(ardw_parse(d, ARDW_LFRAG_HDR_SIZE + 1400, NULL, &h), ARDW_FRAG_INVALID);
+    d[64] = (uint8_t)n;
+    d[6] = ARDW_FRAG_HDR_SIZE; /* the short layout for a 4 MiB packet */
+    assert_int_equal(ardw_parse(d, ARDW_FRAG_HDR_SIZE + 1400, NULL, &h), ARDW_FRAG_INVALID);
+    d[6] = 80; /* another header length */
+    assert_int_equal(ardw_parse(d, ARDW_LFRAG_HDR_SIZE + 1400, NULL, &h), ARDW_VERSION);
+    d[6] = ARDW_LFRAG_HDR_SIZE;
+    assert_int_equal(ardw_parse(d, ARDW_LFRAG_HDR_SIZE - 1, NULL, &h), ARDW_TRUNCATED);
+    assert_int_equal(ardw_parse(d, ARDW_LFRAG_HDR_SIZE + 1400, NULL, &h), ARDW_OK);
 }
 
 static void test_order_decides_without_recording(void **state)
@@ -536,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_fragment_header_encodes_to_exact_bytes),
         cmocka_unit_test(test_fragment_fields_decode_and_are_checked_on_their_own),
         cmocka_unit_test(test_fragment_plan_keeps_datagrams_within_the_maximum),
+        cmocka_unit_test(test_long_fragment_header),
         cmocka_unit_test(test_order_decides_without_recording),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
