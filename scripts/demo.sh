@@ -21,6 +21,7 @@ command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v make >/dev/null || missing+=(make)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 if ! pkg-config --exists yaml-0.1 2>/dev/null; then missing+=(libyaml-dev); fi
+if ! pkg-config --exists libsodium 2>/dev/null; then missing+=(libsodium-dev); fi
 if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "installing: ${missing[*]}"

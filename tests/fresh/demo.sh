@@ -35,7 +35,7 @@ grep -E '^(installing|ok \(|processes of the system)' /tmp/demo.out | sed 's/^/ 
 tail -n 1 /tmp/demo.out | grep -qx 'demo ok' || { tail -n 20 /tmp/demo.out >&2; fail "scripts/demo.sh did not end with 'demo ok'"; }
 grep -qx 'processes of the system: 0, shared memory objects: 0, entries in the books: 0' /tmp/demo.out ||
     fail "the demo left something: $(grep '^processes of the system' /tmp/demo.out)"
-for p in gcc libc6-dev make cmake pkg-config libyaml-dev; do
+for p in gcc libc6-dev make cmake pkg-config libyaml-dev libsodium-dev; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
         fail "scripts/demo.sh did not install $p, which the core's build needs"
 done
