@@ -20,7 +20,7 @@ expect_usage "port 'x'" --auto --auto-peers localhost:x
 expect_usage "--auto-limit '0'" --auto --auto-peers localhost --auto-limit 0
 expect_usage "--auto-port '70000'" --auto --auto-peers localhost --auto-port 70000
 expect_usage "needs a value" --auto --auto-peers
-"$ARDNET" --help | grep -q -- "--auto-multicast GROUP:PORT" || fail "--help does not list --auto-multicast"
+grep -q -- "--auto-multicast GROUP:PORT" <<<"$("$ARDNET" --help)" || fail "--help does not list --auto-multicast"
 # A catalog alone: ready, then a clean exit with its counters.
 bg_ready cat "$ARDNET" --auto --auto-peers 127.0.0.1:$PORT --auto-port "$PORT"
 stop cat || fail "ardnet --auto exit $?"

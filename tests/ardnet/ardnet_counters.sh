@@ -25,7 +25,7 @@ cval() {
 }
 
 echo "== bad values are refused before anything starts"
-"$ARDNET" --help | grep -q -- "--counters CONN" || fail "--help does not mention --counters"
+grep -q -- "--counters CONN" <<<"$("$ARDNET" --help)" || fail "--help does not mention --counters"
 printf 'counters: ok\nroutes:\n  - in: a\n    out: udp://127.0.0.1:%d\n    size: 8\n' "$PORT" \
     >"$T/good.yaml"
 printf 'counters: "bad name"\nroutes:\n  - in: a\n    out: udp://127.0.0.1:%d\n    size: 8\n' \

@@ -29,5 +29,5 @@ expect 100 "connection 'arm.cmd' does not exist and its size is unknown" \
 "$LOCAL" pub arm arm.state --count 1 >/dev/null
 ROS_DOMAIN_ID=x expect 100 "ROS_DOMAIN_ID 'x' is not a DDS domain id 0..232" \
     "$ARDNET" --in arm.state --out ros2:/arm/state
-"$ARDNET" --help | grep -q "ros2:/TOPIC" || fail "--help does not name ros2: endpoints"
+grep -q "ros2:/TOPIC" <<<"$("$ARDNET" --help)" || fail "--help does not name ros2: endpoints"
 echo "ok: bad ros2: configuration refused with exit 100"

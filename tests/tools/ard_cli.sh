@@ -7,11 +7,11 @@ TEST_NAME=cli
 : "${TWRITER:?set TWRITER}"
 
 # ---- help, version, usage errors -------------------------------------------------------------
-"$ARD" --version | grep -q '^ard (ardnet) [0-9]' || fail "--version"
-"$ARD" help | grep -q 'siggen' || fail "ard help lists the subcommands"
+grep -q '^ard (ardnet) [0-9]' <<<"$("$ARD" --version)" || fail "--version"
+grep -q 'siggen' <<<"$("$ARD" help)" || fail "ard help lists the subcommands"
 for s in list show hz delay set pub graph siggen; do
-    "$ARD" help $s | grep -q "usage: ard $s" || fail "ard help $s"
-    "$ARD" $s --help | grep -q "usage: ard $s" || fail "ard $s --help"
+    grep -q "usage: ard $s" <<<"$("$ARD" help $s)" || fail "ard help $s"
+    grep -q "usage: ard $s" <<<"$("$ARD" $s --help)" || fail "ard $s --help"
 done
 expect 100 "'frobnicate' is not a subcommand" "$ARD" frobnicate
 expect 100 "no subcommand 'nope'" "$ARD" help nope
@@ -137,8 +137,8 @@ assert v["js"]["orphaned"] is False and v["js"]["rate_hz"] > 10
 assert v["raw"]["orphaned"] is True and v["raw"]["writer"] is None and v["raw"]["count"] == 1
 PY
 # Opaque connections print hex.
-"$ARD" show raw | grep -q '^  00000000 0000000000$' || fail "opaque hex: $("$ARD" show raw)"
-"$ARD" show raw --json | grep -q '"hex":"0000000000"' || fail "opaque json hex"
+grep -q '^  00000000 0000000000$' <<<"$("$ARD" show raw)" || fail "opaque hex: $("$ARD" show raw)"
+grep -q '"hex":"0000000000"' <<<"$("$ARD" show raw --json)" || fail "opaque json hex"
 expect 100 "opaque (no type)" "$ARD" show raw --field f0
 expect 100 "opaque (no type)" "$ARD" set raw f0=1
 
@@ -162,7 +162,7 @@ expect 100 "c=1e400: out of range for f32" "$ARD" set ends c=1e400
 "$ARD" show ends --format csv | tail -1 | grep -qE ',10,inf$' ||
     fail "010 is ten, inf is inf: $("$ARD" show ends --format csv)"
 "$ARD" set ends c=nan || fail "nan"
-"$ARD" show ends --json | grep -q '"c":null' || fail "NaN in JSON is null"
+grep -q '"c":null' <<<"$("$ARD" show ends --json)" || fail "NaN in JSON is null"
 if [ "$(id -u)" = 0 ]; then
     # An object of another user, or open to others, is refused with its owner and mode
     # (the library's check), and listed as foreign.
@@ -173,7 +173,7 @@ if [ "$(id -u)" = 0 ]; then
     expect 3 "uid 65534" "$ARD" hz ends -n 1
     chown 0 /dev/shm/ard."$ARD_DOMAIN".ends
     chmod 0606 /dev/shm/ard."$ARD_DOMAIN".ends
-    "$ARD" list ends | grep -q '^ends  *foreign: .*0606' || fail "mode 0606 not foreign: $("$ARD" list ends)"
+    grep -q '^ends  *foreign: .*0606' <<<"$("$ARD" list ends)" || fail "mode 0606 not foreign: $("$ARD" list ends)"
     expect 3 "0606" "$ARD" set ends a=1
     chmod 0600 /dev/shm/ard."$ARD_DOMAIN".ends
 fi
