@@ -105,8 +105,14 @@ static dds_qos_t *make_qos(bool reliable, bool tl, bool big)
     }
     dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                          DDS_MSECS(100));
-    /* (a large sample keeps a short history: 1000 of them would be gigabytes) */
-    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, reliable ? (big ? 4 : 1000) : 1);
+    if (reliable && big) {
+        /* (1000 large samples would be gigabytes: keep all, at most 8 waiting; a writer whose
+         * reader has not acknowledged them waits, so that every sample is delivered) */
+        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+        dds_qset_resource_limits(q, 8, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+    } else {
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, reliable ? 1000 : 1);
+    }
     return q;
 }
 
