@@ -601,7 +601,7 @@ static int open_ep(struct ardn_dds_ep *e)
                                                                    : DDS_DURABILITY_VOLATILE);
     /* A large connection's reader holds fewer samples (INPUT_BYTES of them, INPUT_MIN at
      * least): a burst of 4 MiB point clouds must not make the reader hold gigabytes. */
-    size_t depth = INPUT_BYTES / (e->len ? e->len : 1);
+    size_t depth = INPUT_BYTES / (r->size ? r->size : 1);
     depth = depth > INPUT_MAX ? INPUT_MAX : depth < INPUT_MIN ? INPUT_MIN : depth;
     if (e->input && e->reliable) {
         /* Every sample of a reliable writer is accounted for: the reader keeps all until the
