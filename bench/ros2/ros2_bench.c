@@ -13,6 +13,8 @@
  *                                 and the last tenth of the topics)
  *
  * The period is 1 ms, or 1 s / $ROS2_BENCH_RATE (Hz, 1..10000) when that is set. A packet is
+ * 1 KiB, or $ROS2_BENCH_SIZE bytes: 1024, 1048576 ("stamp:i64 data:u8[1048568]", an image) or
+ * 4194304 ("stamp:i64 data:u8[4194296]", a point cloud). A packet is
  * stamped just before it is sent (written), or with ROS2_BENCH_STAMP=tick all packets of a
  * period with the period's start, when a control loop would have computed them: then the
  * latency includes the time a publisher takes to get through the period's N packets.
@@ -32,10 +34,10 @@
 #include <string.h>
 #include <time.h>
 
-#define DESC "stamp:i64 data:u8[1016]"
-
 static int64_t period_ns = 1000000; /* of the writer and the bare publisher */
-static bool stamp_tick;             /* stamp a period's packets with its start */
+static size_t size = 1024;          /* of a packet (ROS2_BENCH_SIZE) */
+static char desc[64] = "stamp:i64 data:u8[1016]";
+static bool stamp_tick; /* stamp a period's packets with its start */
 
 struct pkt {
     int64_t stamp;
@@ -43,6 +45,20 @@ struct pkt {
 };
 _Static_assert(sizeof(struct pkt) == 1024, "1 KiB");
 _Static_assert(sizeof(struct pkt) == sizeof(ardnet_msgs_msg_dds__Bench_), "the IDL's layout");
+_Static_assert(sizeof(ardnet_msgs_msg_dds__BenchImage_) == 1u << 20, "the IDL's image layout");
+_Static_assert(sizeof(ardnet_msgs_msg_dds__BenchCloud_) == 4u << 20, "the IDL's cloud layout");
+
+/* A packet of the size asked for, filled; its stamp is at offset 0. */
+static void *packet(void)
+{
+    void *p = malloc(size);
+    if (!p) {
+        fprintf(stderr, "ros2_bench: out of memory\n");
+        exit(2);
+    }
+    memset(p, 0x5a, size);
+    return p;
+}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -89,7 +105,11 @@ static const dds_topic_descriptor_t *desc_for(int i)
     char *name = malloc(64);
     if (!d || !name)
         exit(2);
-    memcpy(d, &ardnet_msgs_msg_dds__Bench__desc, sizeof *d);
+    memcpy(d,
+           size == 1024         ? &ardnet_msgs_msg_dds__Bench__desc
+           : size == (1u << 20) ? &ardnet_msgs_msg_dds__BenchImage__desc
+                                : &ardnet_msgs_msg_dds__BenchCloud__desc,
+           sizeof *d);
     snprintf(name, 64, "ardnet_msgs::msg::dds_::BenchK%d_", i);
     const char *cn = name;
     uint32_t flags = d->m_flagset & ~(uint32_t)DDS_TOPIC_XTYPES_METADATA;
@@ -140,12 +160,11 @@ static dds_entity_t topic(dds_entity_t pp, int i)
 static int run_writer(int n, double seconds)
 {
     ard_port **p = calloc((size_t)n, sizeof *p);
-    struct pkt pk;
-    memset(&pk, 0x5a, sizeof pk);
+    int64_t *pk = packet();
     for (int i = 0; i < n; i++) {
         char conn[32];
         snprintf(conn, sizeof conn, "bench.k%d", i);
-        p[i] = ard_create_on(conn, conn, ARD_OUT, sizeof pk, DESC);
+        p[i] = ard_create_on(conn, conn, ARD_OUT, size, desc);
         if (!p[i]) {
             fprintf(stderr, "ros2_bench: %s\n", ard_errdetail());
             return 2;
@@ -156,8 +175,8 @@ static int run_writer(int n, double seconds)
     while (t < end) {
         int64_t tick = ard_realtime_ns();
         for (int i = 0; i < n; i++) {
-            pk.stamp = stamp_tick ? tick : ard_realtime_ns();
-            if (ard_send(p[i], &pk) == 0)
+            *pk = stamp_tick ? tick : ard_realtime_ns();
+            if (ard_send(p[i], pk) == 0)
                 written++;
         }
         if (report) {
@@ -186,15 +205,14 @@ static int run_bare(int n, double seconds)
                mono_ns() < until)
             dds_sleepfor(DDS_MSECS(5));
     }
-    ardnet_msgs_msg_dds__Bench_ s;
-    memset(&s, 0x5a, sizeof s);
+    int64_t *s = packet();
     uint64_t written = 0;
     int64_t t = mono_ns(), end = t + (int64_t)(seconds * 1e9);
     while (t < end) {
         dds_time_t tick = dds_time();
         for (int i = 0; i < n; i++) {
-            s.stamp = stamp_tick ? tick : dds_time();
-            if (dds_write_ts(wr[i], &s, s.stamp) == 0)
+            *s = stamp_tick ? tick : dds_time();
+            if (dds_write_ts(wr[i], s, *s) == 0)
                 written++;
         }
         if (report) {
@@ -227,8 +245,7 @@ static int run_peer(int n, double seconds, const char *label)
     int64_t start = mono_ns(), end = start + (int64_t)(seconds * 1e9), first = 0;
     uint64_t received = 0;
     dds_attach_t *trig = calloc((size_t)n, sizeof *trig);
-    ardnet_msgs_msg_dds__Bench_ s;
-    void *ptr[1] = {&s};
+    void *ptr[1] = {packet()};
     while (mono_ns() < end) {
         int k = dds_waitset_wait(ws, trig, (size_t)n, DDS_MSECS(100));
         for (int j = 0; j < k && j < n; j++) {
@@ -282,6 +299,16 @@ int main(int argc, char **argv)
             return 2;
         }
         period_ns = 1000000000 / hz;
+    }
+    const char *sz = getenv("ROS2_BENCH_SIZE");
+    if (sz && *sz) {
+        size = (size_t)atol(sz);
+        if (size != 1024 && size != (1u << 20) && size != (4u << 20)) {
+            fprintf(stderr, "ros2_bench: ROS2_BENCH_SIZE '%s': expected 1024, 1048576 or 4194304\n",
+                    sz);
+            return 2;
+        }
+        snprintf(desc, sizeof desc, "stamp:i64 data:u8[%zu]", size - 8);
     }
     const char *stamp = getenv("ROS2_BENCH_STAMP");
     stamp_tick = stamp && strcmp(stamp, "tick") == 0;

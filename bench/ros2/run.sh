@@ -9,6 +9,8 @@
 #                                           scheduler places them)
 #   CASES="1 100"                           the numbers of connections to run
 #   RATE=1000                               packets per second of each connection (Hz)
+#   SIZE=1024                               bytes of a packet: 1024, 1048576 (an image) or
+#                                           4194304 (a point cloud)
 #   QOS=best-effort                         best-effort or reliable: every writer (the bare one,
 #                                           ardnet's routes: qos: reliable) and the peer's
 #                                           readers, keep last 1
@@ -16,8 +18,9 @@
 #                                           (write), or all of a period's with its start (tick),
 #                                           so that the latency includes the publisher's way
 #                                           through the period's packets
-# In a private network namespace (lo only; Cyclone on lo, unicast). For 1 connection and 100
-# connections at 1 kHz, 1 KiB ("stamp:i64 data:u8[1016]"), in turn in every round:
+# In a private network namespace (lo only; Cyclone on lo, unicast). For each of CASES (by
+# default 1 connection and 100 connections at 1 kHz, 1 KiB, "stamp:i64 data:u8[1016]"), in
+# turn in every round:
 #   bare    ros2_bench bare: one Cyclone publisher writes the generated type on rt/bench/k<i>
 #   ardnet  ros2_bench writer writes local connections bench.k<i>; ardnet --config (one route
 #           bench.k<i> -> ros2:/bench/k<i> each) publishes them
@@ -43,7 +46,11 @@ RT="" PUB="" PEER=""
 [ -n "${PRIO:-}" ] && RT="chrt -f $PRIO"
 [ -n "${PIN:-}" ] && PUB="taskset -c 1" PEER="taskset -c 0"
 CASES=${CASES:-1 100}
-export ROS2_BENCH_RATE=${RATE:-1000} ROS2_BENCH_STAMP=${STAMP:-write} ROS2_BENCH_QOS=${QOS:-best-effort}
+export ROS2_BENCH_RATE=${RATE:-1000} ROS2_BENCH_SIZE=${SIZE:-1024} ROS2_BENCH_STAMP=${STAMP:-write} ROS2_BENCH_QOS=${QOS:-best-effort}
+case $ROS2_BENCH_SIZE in
+1024 | 1048576 | 4194304) ;;
+*) echo "run.sh: SIZE '$ROS2_BENCH_SIZE': expected 1024, 1048576 or 4194304" >&2; exit 2 ;;
+esac
 W=$(mktemp -d /tmp/ros2_bench.XXXXXX)
 export ARD_DOMAIN=r2bench$$ ROS_DOMAIN_ID=0
 export CYCLONEDDS_URI='<CycloneDDS><Domain Id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>20</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
@@ -136,7 +143,7 @@ run_case() { # KIND N ROUND
     echo "$kind $n $per $4 $5" >>"$W/results"
 }
 
-echo "ros2: benchmark, QoS $ROS2_BENCH_QOS, ${S} s windows, $ROUNDS rounds, $ROS2_BENCH_RATE Hz per connection, stamped at $ROS2_BENCH_STAMP, PRIO=${PRIO:-none}, PIN=${PIN:-none}, $(nproc) CPUs"
+echo "ros2: benchmark, QoS $ROS2_BENCH_QOS, ${S} s windows, $ROUNDS rounds, $ROS2_BENCH_SIZE bytes at $ROS2_BENCH_RATE Hz per connection, stamped at $ROS2_BENCH_STAMP, PRIO=${PRIO:-none}, PIN=${PIN:-none}, $(nproc) CPUs"
 for n in $CASES; do
     for ((r = 1; r <= ROUNDS; r++)); do
         run_case bare $n $r

@@ -43,9 +43,11 @@ int ardn_ros2_type_parse(const char *val, char *out, size_t len)
     return ardr2_dds_type(val, out, len);
 }
 
-#define IDLE_NS 100000000LL /* how often the DDS thread looks at the stop flag */
-#define TAKE_MAX 16         /* samples per take */
-#define INPUT_MAX 1024      /* samples an input's reader holds until they are taken */
+#define IDLE_NS 100000000LL     /* how often the DDS thread looks at the stop flag */
+#define TAKE_MAX 16             /* samples per take */
+#define INPUT_MAX 1024          /* samples an input's reader holds until they are taken */
+#define INPUT_BYTES (64u << 20) /* ... and bytes: fewer samples of a large connection wait */
+#define INPUT_MIN 2             /* ... but never fewer than this */
 /* A route's qos bit of dds.c alone: best effort was asked for (--qos best-effort). */
 #define QOS_BEST_EFFORT 0x100u
 
@@ -597,17 +599,21 @@ static int open_ep(struct ardn_dds_ep *e)
                          DDS_MSECS(100));
     dds_qset_durability(q, (r->cfg.qos & ARDN_QOS_TRANSIENT_LOCAL) ? DDS_DURABILITY_TRANSIENT_LOCAL
                                                                    : DDS_DURABILITY_VOLATILE);
+    /* A large connection's reader holds fewer samples (INPUT_BYTES of them, INPUT_MIN at
+     * least): a burst of 4 MiB point clouds must not make the reader hold gigabytes. */
+    size_t depth = INPUT_BYTES / (r->size ? r->size : 1);
+    depth = depth > INPUT_MAX ? INPUT_MAX : depth < INPUT_MIN ? INPUT_MIN : depth;
     if (e->input && e->reliable) {
         /* Every sample of a reliable writer is accounted for: the reader keeps all until the
          * DDS thread takes them (received; all but the newest of a take superseded). When
-         * INPUT_MAX samples wait, Cyclone refuses the next and the writer sends it again:
+         * depth samples wait, Cyclone refuses the next and the writer sends it again:
          * nothing is overwritten unseen. */
         dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-        dds_qset_resource_limits(q, INPUT_MAX, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+        dds_qset_resource_limits(q, (int32_t)depth, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
     } else if (e->input) {
-        /* Best effort: what is lost on the way is not known; what arrives waits INPUT_MAX deep
+        /* Best effort: what is lost on the way is not known; what arrives waits depth deep
          * for the take, so that a burst is counted, not overwritten. */
-        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, INPUT_MAX);
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, (int32_t)depth);
     } else {
         dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
     }

@@ -2,8 +2,8 @@
  * local.c - the ardnet side of the tests of ros2: endpoints: a writer or reader of a local
  * connection with the test messages of values.h.
  *
- *   ros2_local pub arm|all CONN [--count N] [--rate HZ]
- *   ros2_local sub arm|all CONN [--count N] [--first-ms F] [--idle-ms I] [--max-ms M]
+ *   ros2_local pub arm|all|image|cloud CONN [--count N] [--rate HZ]
+ *   ros2_local sub arm|all|image|cloud CONN [--count N] [--first-ms F] [--idle-ms I] [--max-ms M]
  *
  * pub creates CONN with the message's type descriptor and sends N packets (default 1000) at
  * HZ (default 1000), the counter starting at the realtime clock in microseconds. sub prints
@@ -43,8 +43,14 @@ int main(int argc, char **argv)
         return 2;
     }
     bool arm = strcmp(argv[2], "arm") == 0, pub = strcmp(argv[1], "pub") == 0;
+    bool image = strcmp(argv[2], "image") == 0, cloud = strcmp(argv[2], "cloud") == 0;
+    bool big = image || cloud;
     size_t size = arm ? sizeof(struct arm) : sizeof(struct all);
     const char *desc = arm ? ARM_DESC : ALL_DESC;
+    if (big) {
+        size = image ? IMAGE_SIZE : CLOUD_SIZE;
+        desc = image ? IMAGE_DESC : CLOUD_DESC;
+    }
     signal(SIGTERM, on_term);
     signal(SIGINT, on_term);
     ard_port *p = ard_create_on(argv[1], argv[3], pub ? ARD_OUT : ARD_IN, size, desc);
@@ -52,7 +58,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "ros2_local: %s\n", ard_errdetail());
         return 2;
     }
-    struct all buf; /* the larger of the two */
+    void *buf = malloc(size);
+    if (!buf)
+        return 2;
     if (pub) {
         long count = opt_long(argc, argv, "--count", 1000), sent = 0;
         long rate = opt_long(argc, argv, "--rate", 1000);
@@ -63,11 +71,13 @@ int main(int argc, char **argv)
         while (!stop && sent < count) {
             uint64_t now_us = (uint64_t)(ard_realtime_ns() / 1000);
             counter = now_us > counter ? now_us : counter + 1;
-            if (arm)
-                fill_arm((struct arm *)&buf, counter);
+            if (big)
+                fill_big(buf, size, counter);
+            else if (arm)
+                fill_arm(buf, counter);
             else
-                fill_all(&buf, counter);
-            if (ard_send(p, &buf) < 0) {
+                fill_all(buf, counter);
+            if (ard_send(p, buf) < 0) {
                 fprintf(stderr, "ros2_local: %s\n", ard_errdetail());
                 return 2;
             }
@@ -76,6 +86,7 @@ int main(int argc, char **argv)
         }
         printf("sent=%ld last=%" PRIu64 "\n", sent, counter);
         ard_close(p);
+        free(buf);
         return 0;
     }
     long count = opt_long(argc, argv, "--count", 0);
@@ -87,7 +98,7 @@ int main(int argc, char **argv)
         int64_t left = end - ard_now_ns(), wait = received ? idle_ns : first_ns;
         if (left <= 0)
             break;
-        int rc = ard_rec_timed(p, &buf, wait < left ? wait : left);
+        int rc = ard_rec_timed(p, buf, wait < left ? wait : left);
         if (rc == ARD_ETIMEDOUT)
             break;
         if (rc == ARD_EINTR)
@@ -96,8 +107,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "ros2_local: %s\n", ard_errdetail());
             return 2;
         }
-        const char *field = arm ? bad_arm((const struct arm *)&buf) : bad_all(&buf);
-        uint64_t c = arm ? arm_counter((const struct arm *)&buf) : buf.counter;
+        const char *field = big   ? (bad_big(buf, size) ? "data" : NULL)
+                            : arm ? bad_arm(buf)
+                                  : bad_all(buf);
+        uint64_t c = big ? big_counter(buf) : arm ? arm_counter(buf) : ((struct all *)buf)->counter;
         if (field) {
             if (bad++ == 0)
                 fprintf(stderr, "ros2_local: packet %" PRIu64 ": field '%s' is wrong\n", c, field);
@@ -115,5 +128,6 @@ int main(int argc, char **argv)
            "\n",
            received, bad, older, first, last);
     ard_close(p);
+    free(buf);
     return received > 0 && bad == 0 && older == 0 ? 0 : 1;
 }

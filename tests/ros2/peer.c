@@ -2,13 +2,16 @@
  * peer.c - an independent DDS peer for the tests of ardnet's ros2: endpoints: plain Cyclone DDS
  * on the C code idlc generates from ardnet_msgs.idl (the IDL ROS 2 would generate), no ardnet.
  *
- *   ros2_peer sub arm|cmd|all TOPIC [--count N] [--first-ms F] [--idle-ms I] [--max-ms M]
+ *   ros2_peer sub arm|cmd|all|image|cloud TOPIC [--count N] [--first-ms F] [--idle-ms I] [--max-ms
+ * M]
  *                               [--reliable] [--transient-local] [--expect-none]
  *                               [--matched FILE]
- *   ros2_peer pub arm|cmd|all|other TOPIC [--count N] [--rate HZ] [--wait-ms W] [--reliable]
+ *   ros2_peer pub arm|cmd|all|image|cloud|other TOPIC [--count N] [--rate HZ] [--wait-ms W]
+ * [--reliable]
  *                               [--linger-ms L] [--many K]
  *
- * arm is ArmState_, cmd ArmCmd_ (the same fields), all AllTypes_, other Other_ (another type).
+ * arm is ArmState_, cmd ArmCmd_ (the same fields), all AllTypes_, image CamImage_ (1 MiB),
+ * cloud LidarCloud_ (4 MiB; every byte of the large ones checked), other Other_ (another type).
  * TOPIC is the DDS topic ("rt/arm/state"); the domain is ROS_DOMAIN_ID (default 0). sub takes
  * samples until it has N (--count; 0: until none came for I ms), F ms at most for the first, M
  * in all, checks every value against its counter (values.h) and prints
@@ -38,6 +41,15 @@
 
 _Static_assert(sizeof(struct arm) == sizeof(ardnet_msgs_msg_dds__ArmState_), "arm layout");
 _Static_assert(sizeof(struct all) == sizeof(ardnet_msgs_msg_dds__AllTypes_), "all layout");
+_Static_assert(sizeof(ardnet_msgs_msg_dds__CamImage_) == IMAGE_SIZE, "image layout");
+_Static_assert(sizeof(ardnet_msgs_msg_dds__LidarCloud_) == CLOUD_SIZE, "cloud layout");
+
+enum kind { K_ARM, K_ALL, K_OTHER, K_IMAGE, K_CLOUD };
+
+static size_t big_size(int kind)
+{
+    return kind == K_IMAGE ? IMAGE_SIZE : kind == K_CLOUD ? CLOUD_SIZE : 0;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -84,7 +96,7 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static dds_qos_t *make_qos(bool reliable, bool tl)
+static dds_qos_t *make_qos(bool reliable, bool tl, bool big)
 {
     dds_qos_t *q = dds_create_qos();
     if (tl) {
@@ -93,21 +105,30 @@ static dds_qos_t *make_qos(bool reliable, bool tl)
     }
     dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                          DDS_MSECS(100));
-    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, reliable ? 1000 : 1);
+    if (reliable && big) {
+        /* (1000 large samples would be gigabytes: keep all, at most 8 waiting; a writer whose
+         * reader has not acknowledged them waits, so that every sample is delivered) */
+        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+        dds_qset_resource_limits(q, 8, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+    } else {
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, reliable ? 1000 : 1);
+    }
     return q;
 }
 
-static int run_sub(dds_entity_t pp, const dds_topic_descriptor_t *desc, bool arm, int argc,
+static int run_sub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind, int argc,
                    char **argv)
 {
+    bool arm = kind == K_ARM;
+    size_t big = big_size(kind);
     long count = opt_long(argc, argv, "--count", 0);
     int64_t first_ns = opt_long(argc, argv, "--first-ms", 20000) * 1000000LL;
     int64_t idle_ns = opt_long(argc, argv, "--idle-ms", 2000) * 1000000LL;
     int64_t end = mono_ns() + opt_long(argc, argv, "--max-ms", 60000) * 1000000LL;
     bool none = opt_flag(argc, argv, "--expect-none");
     dds_entity_t tp = dds_create_topic(pp, desc, argv[2], NULL, NULL);
-    dds_qos_t *q =
-        make_qos(opt_flag(argc, argv, "--reliable"), opt_flag(argc, argv, "--transient-local"));
+    dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"),
+                            opt_flag(argc, argv, "--transient-local"), big > 0);
     dds_entity_t rd = dds_create_reader(pp, tp, q, NULL);
     dds_delete_qos(q);
     if (tp < 0 || rd < 0) {
@@ -122,8 +143,13 @@ static int run_sub(dds_entity_t pp, const dds_topic_descriptor_t *desc, bool arm
     uint64_t received = 0, bad = 0, older = 0, first = 0, last = 0;
     int64_t last_ns = mono_ns();
     const char *matched = opt_str(argc, argv, "--matched");
-    struct all sample; /* the larger of the two */
-    void *ptr[1] = {&sample};
+    struct all small;
+    void *sample = big ? malloc(big) : &small;
+    if (!sample) {
+        fprintf(stderr, "ros2_peer: out of memory\n");
+        return 2;
+    }
+    void *ptr[1] = {sample};
     while (!stop && (count == 0 || received < (uint64_t)count)) {
         int64_t now = mono_ns(), wait = (received ? idle_ns : first_ns) - (now - last_ns);
         if (now >= end || wait <= 0)
@@ -142,8 +168,12 @@ static int run_sub(dds_entity_t pp, const dds_topic_descriptor_t *desc, bool arm
             if (!si.valid_data)
                 continue;
             int64_t at = dds_time();
-            const char *field = arm ? bad_arm((const struct arm *)&sample) : bad_all(&sample);
-            uint64_t c = arm ? arm_counter((const struct arm *)&sample) : sample.counter;
+            const char *field = big   ? (bad_big(sample, big) ? "data" : NULL)
+                                : arm ? bad_arm(sample)
+                                      : bad_all(sample);
+            uint64_t c = big   ? big_counter(sample)
+                         : arm ? arm_counter(sample)
+                               : ((const struct all *)sample)->counter;
             if (field) {
                 if (bad++ == 0)
                     fprintf(stderr, "ros2_peer: sample %" PRIu64 ": field '%s' is wrong\n", c,
@@ -169,6 +199,8 @@ static int run_sub(dds_entity_t pp, const dds_topic_descriptor_t *desc, bool arm
         p99 = (double)lat[(nlat * 99) / 100 < nlat ? (nlat * 99) / 100 : nlat - 1] / 1e3;
     }
     free(lat);
+    if (big)
+        free(sample);
     printf("received=%" PRIu64 " bad=%" PRIu64 " older=%" PRIu64 " first=%" PRIu64 " last=%" PRIu64
            " lat_med_us=%.1f lat_p99_us=%.1f\n",
            received, bad, older, first, last, med, p99);
@@ -186,7 +218,8 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
     long many = opt_long(argc, argv, "--many", 0);
     int nw = many > 0 ? (int)many : 1;
     dds_entity_t *wr = calloc((size_t)nw, sizeof *wr);
-    dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"), false);
+    size_t big = big_size(kind);
+    dds_qos_t *q = make_qos(opt_flag(argc, argv, "--reliable"), false, big > 0);
     for (int i = 0; wr && i < nw; i++) {
         char name[256];
         if (many > 0)
@@ -223,6 +256,12 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
         }
     }
     dds_sleepfor(DDS_MSECS(opt_long(argc, argv, "--settle-ms", 200)));
+    void *bigbuf = big ? malloc(big) : NULL;
+    if (big && !bigbuf) {
+        fprintf(stderr, "ros2_peer: out of memory\n");
+        free(wr);
+        return 2;
+    }
     uint64_t counter = 0;
     long sent = 0;
     int64_t period = 1000000000LL / (rate > 0 ? rate : 1), next = mono_ns();
@@ -233,10 +272,13 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
         struct all b;
         ardnet_msgs_msg_dds__Other_ o = {.x = (int32_t)counter};
         const void *s = &o;
-        if (kind == 0) {
+        if (big) {
+            fill_big(bigbuf, big, counter);
+            s = bigbuf;
+        } else if (kind == K_ARM) {
             fill_arm(&a, counter);
             s = &a;
-        } else if (kind == 1) {
+        } else if (kind == K_ALL) {
             fill_all(&b, counter);
             s = &b;
         }
@@ -247,6 +289,7 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
                 ;
             if (rc < 0) {
                 fprintf(stderr, "ros2_peer: write: %s\n", dds_strretcode(rc));
+                free(bigbuf);
                 free(wr);
                 return 2;
             }
@@ -261,6 +304,7 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
     }
     dds_sleepfor(DDS_MSECS(opt_long(argc, argv, "--linger-ms", 300)));
     printf("sent=%ld last=%" PRIu64 "\n", sent, counter);
+    free(bigbuf);
     free(wr);
     return 0;
 }
@@ -268,12 +312,16 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
 int main(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[1], "sub") != 0 && strcmp(argv[1], "pub") != 0)) {
-        fprintf(stderr, "usage: ros2_peer sub|pub arm|cmd|all|other TOPIC [options]\n");
+        fprintf(stderr, "usage: ros2_peer sub|pub arm|cmd|all|image|cloud|other TOPIC [options]\n");
         return 2;
     }
     bool cmd = strcmp(argv[2], "cmd") == 0;
-    int kind = strcmp(argv[2], "arm") == 0 || cmd ? 0 : strcmp(argv[2], "all") == 0 ? 1 : 2;
-    if (kind == 2 && strcmp(argv[2], "other") != 0) {
+    int kind = strcmp(argv[2], "arm") == 0 || cmd ? K_ARM
+               : strcmp(argv[2], "all") == 0      ? K_ALL
+               : strcmp(argv[2], "image") == 0    ? K_IMAGE
+               : strcmp(argv[2], "cloud") == 0    ? K_CLOUD
+                                                  : K_OTHER;
+    if (kind == K_OTHER && strcmp(argv[2], "other") != 0) {
         fprintf(stderr, "ros2_peer: unknown message '%s'\n", argv[2]);
         return 2;
     }
@@ -290,11 +338,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
         return 2;
     }
-    const dds_topic_descriptor_t *desc = cmd         ? &ardnet_msgs_msg_dds__ArmCmd__desc
-                                         : kind == 0 ? &ardnet_msgs_msg_dds__ArmState__desc
-                                         : kind == 1 ? &ardnet_msgs_msg_dds__AllTypes__desc
-                                                     : &ardnet_msgs_msg_dds__Other__desc;
-    int rc = argv[1][0] == 's' ? run_sub(pp, desc, kind == 0, argc, argv)
+    const dds_topic_descriptor_t *desc = cmd               ? &ardnet_msgs_msg_dds__ArmCmd__desc
+                                         : kind == K_ARM   ? &ardnet_msgs_msg_dds__ArmState__desc
+                                         : kind == K_ALL   ? &ardnet_msgs_msg_dds__AllTypes__desc
+                                         : kind == K_IMAGE ? &ardnet_msgs_msg_dds__CamImage__desc
+                                         : kind == K_CLOUD ? &ardnet_msgs_msg_dds__LidarCloud__desc
+                                                           : &ardnet_msgs_msg_dds__Other__desc;
+    int rc = argv[1][0] == 's' ? run_sub(pp, desc, kind, argc, argv)
                                : run_pub(pp, desc, kind, argc, argv);
     dds_delete(pp);
     return rc;

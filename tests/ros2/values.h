@@ -120,4 +120,54 @@ static inline const char *bad_all(const struct all *got)
     return NULL;
 }
 
+/* The large samples: a counter, then bytes of a pseudo-random stream seeded by it (every byte
+ * depends on its position and the counter, so a fragment lost, repeated or put in the wrong place
+ * shows). image is 1 MiB in all ("counter:u64 data:u8[1048568]"), cloud 4 MiB. */
+#define IMAGE_SIZE (1u << 20)
+#define CLOUD_SIZE (4u << 20)
+#define IMAGE_DESC "counter:u64 data:u8[1048568]"
+#define CLOUD_DESC "counter:u64 data:u8[4194296]"
+
+static inline uint64_t big_next(uint64_t *s)
+{
+    uint64_t x = *s; /* xorshift64* */
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Fill a large sample of size bytes (a multiple of 8) for counter n. */
+static inline void fill_big(void *p, size_t size, uint64_t n)
+{
+    uint8_t *b = p;
+    uint64_t s = n * 0x9E3779B97F4A7C15ULL + 1;
+    memcpy(b, &n, 8);
+    for (size_t o = 8; o + 8 <= size; o += 8) {
+        uint64_t v = big_next(&s);
+        memcpy(b + o, &v, 8);
+    }
+}
+
+static inline uint64_t big_counter(const void *p)
+{
+    uint64_t n;
+    memcpy(&n, p, 8);
+    return n;
+}
+
+/* The offset of the first byte of a large sample that is not its counter's, or 0 when all are. */
+static inline size_t bad_big(const void *p, size_t size)
+{
+    const uint8_t *b = p;
+    uint64_t s = big_counter(p) * 0x9E3779B97F4A7C15ULL + 1;
+    for (size_t o = 8; o + 8 <= size; o += 8) {
+        uint64_t v = big_next(&s);
+        if (memcmp(b + o, &v, 8) != 0)
+            return o;
+    }
+    return 0;
+}
+
 #endif
