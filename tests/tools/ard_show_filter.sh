@@ -55,9 +55,11 @@ expect 100 "field 'nope' does not exist" "$ARD" show s --text nope
 "$ARD" show names --json --text f0 | grep -q '"f0":\["a","bc"\]' ||
     fail "names json: $("$ARD" show names --json --text f0)"
 
-# Following: a ramp tick=0,1,2,... at 200 Hz; only multiples of 10 pass.
+# Following: a ramp tick=0,1,2,... at 200 Hz; only multiples of 10 pass. The writer runs
+# for up to 20 s (killed at exit), so that a loaded machine's slow start of each reader
+# below still finds enough packets to come.
 "$ARD" siggen ramp --type 'tick:u32 x:f64' 'tick=ramp,amplitude=200' 'x=square,frequency=4' \
-    --rate 200 -n 400 &
+    --rate 200 -n 4000 &
 PIDS+=($!)
 wait_for "$ARD" show ramp
 timeout 10 "$ARD" show ramp -f --filter 'tick % 10 == 0 && tick > 0' --field tick --format csv \
