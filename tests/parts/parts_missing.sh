@@ -2,7 +2,8 @@
 # parts.missing: a missing dependency, configured in throwaway trees (configure only):
 #  1. -DARD_WEB=ON without civetweb (its header and library hidden with CMAKE_IGNORE_PATH):
 #     the configure fails naming libcivetweb-dev and ARD_WEB;
-#  2. -DARD_LOG=ON without libzstd, zlib and liblz4 (pkg-config sees only libyaml's .pc):
+#  2. -DARD_LOG=ON without libzstd, zlib and liblz4 (pkg-config sees only the core's .pc
+#     files, libyaml's and libsodium's):
 #     fails naming libzstd-dev zlib1g-dev liblz4-dev and ARD_LOG;
 #  3. the same two with AUTO: the configure succeeds and its summary says each part is not
 #     built and which package brings it;
@@ -22,6 +23,8 @@ hide_civetweb="-DCMAKE_IGNORE_PATH=/usr/include;/usr/lib/$(gcc -print-multiarch 
 mkdir -p "$T/pc"
 yamlpc=$(pkg-config --variable=pcfiledir yaml-0.1)/yaml-0.1.pc
 cp "$yamlpc" "$T/pc/"
+sodiumpc=$(pkg-config --variable=pcfiledir libsodium)/libsodium.pc # ardnet's sealed links
+cp "$sodiumpc" "$T/pc/"
 off=(-DARD_TESTS=OFF -DARD_PYTHON=OFF -DARD_OCTAVE=OFF -DCMAKE_C_COMPILER="$CC")
 flat() { tr '\n' ' ' <"$1" | tr -s ' '; } # CMake wraps its messages
 
