@@ -296,6 +296,13 @@ done
 
 # ---- the end: stop everything, check what is left, read the recordings -----------------
 echo "== chaos over; final sample and ardkill"
+# The last sample is taken once the system has settled (every entry running again, at most
+# 15 s): the counts of shared-memory objects and books entries are judged there against the
+# first sample, the same system in the same state.
+for _ in $(seq 30); do
+    on station ardstart --list 2>/dev/null | awk 'NR > 1 && $4 != "running" { bad = 1 } END { exit bad }' && break
+    sleep 0.5
+done
 sample_resources "$(($(date +%s) - $(date +%s) + DUR))"
 for p in ${BG[@]+"${BG[@]}"}; do kill "$p" 2>/dev/null || true; done
 BG=()
