@@ -94,7 +94,8 @@ const struct ardt_spec ardt_record_spec = {
     "  Record every packet of the matching connections (all of the domain by default) into\n"
     "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
     "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
-    "  the file; SIGHUP starts the next file. The service connections of ardrun groups\n"
+    "  the file, after one last read of every connection (what was sent before the signal\n"
+    "  and is still in the ring is in the file); SIGHUP starts the next file. The service connections of ardrun groups\n"
     "  (G.ctl, G.ctl-reply, G.names of a group G that has both G.ctl and G.ctl-reply) are\n"
     "  recorded only when named exactly.\n",
     opts, 25,
@@ -724,6 +725,16 @@ int cmd_record(int argc, char **argv)
     }
     if (ino >= 0)
         close(ino);
+    /* A stop by signal takes what was written before it: one last round over every ring, so a
+     * recorder that fell behind on a busy host still holds the packets sent before the signal. */
+    if (ardt_stop && rc == 0) {
+        r.quiet = true;
+        int n = ard_conn_list(ardt_g.domain, add_one, &r);
+        if (n < 0 && n != ARD_ENOENT)
+            rc = ardt_liberr(n);
+        for (size_t i = 0; rc == 0 && i < r.nc; i++)
+            rc = poll_conn(&r, &r.c[i]);
+    }
     int crc = ard_logw_finish(r.w);
     if (crc < 0 && rc == 0)
         rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());

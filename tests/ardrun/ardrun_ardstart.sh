@@ -46,11 +46,12 @@ name: crashgrp
 rate_hz: 1000
 blocks:
   - { name: fine, plugin: $P/tsrc.so, ard: { out: s.c1, ack: s.c2 } }
-  - { name: crash, plugin: $P/tbad_crash.so, params: { after: 100 }, ard: { out: s.c3 } }
+  - { name: crash, plugin: $P/tbad_crash.so, params: { after: 1000 }, ard: { out: s.c3 } }
 Y
-"$ARDSTART" --wait=20 -n crash -- "$ARDRUN" "$T/crash.yaml" >/dev/null 2>&1 || fail "crash group did not start"
+# (the crash a second after the first tick: ardstart has seen it ready even on a busy host)
+out=$("$ARDSTART" --wait=20 -n crash -- "$ARDRUN" "$T/crash.yaml" 2>&1) || fail "crash group did not start: $out"
 st=
-for _ in $(seq 100); do
+for _ in $(seq 300); do
     st=$("$ARDSTART" --list | awk '$1 == "crash"')
     [[ "$st" == *running* ]] || break
     sleep 0.05
