@@ -25,9 +25,7 @@ start_B() {
 }
 # now_counter KEY: B's counter KEY right now (SIGUSR1 prints them)
 now_counter() {
-    kill -USR1 "$(cat "$T/B.pid")"
-    sleep 0.3
-    counter "$T/B.err" dst "$1"
+    counter_now "$T/B.pid" "$T/B.err" dst "$1"
 }
 wlast() { sed -n 's/.*last=//p' "$T/$1.out"; }
 # $(shifted SECONDS): an env prefix that sets CLOCK_REALTIME back by SECONDS

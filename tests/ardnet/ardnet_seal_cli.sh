@@ -51,9 +51,7 @@ start_B() { # extra options
         --conn-id 7 "$@"
 }
 now_counter() {
-    kill -USR1 "$(cat "$T/B.pid")"
-    sleep 0.3
-    counter "$T/B.err" dst "$1"
+    counter_now "$T/B.pid" "$T/B.err" dst "$1"
 }
 start_B --key "$K"
 for sender in "--key $T/raw.key" ""; do

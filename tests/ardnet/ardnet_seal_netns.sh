@@ -42,9 +42,7 @@ start_B() {
 }
 # cnt KEY: B's counter KEY now (SIGUSR1 prints them)
 cnt() {
-    kill -USR1 "$(cat "$T/ardB.pid")"
-    sleep 0.3
-    counter "$T/ardB.err" arm.state "$1"
+    counter_now "$T/ardB.pid" "$T/ardB.err" arm.state "$1"
 }
 dropped() { cnt dropped; }
 

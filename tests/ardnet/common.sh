@@ -95,6 +95,19 @@ counter() {
     echo "$line" | tr ' ' '\n' | sed -n "s/^$3=//p"
 }
 
+# counter_now PIDFILE ERRFILE ROUTE KEY: the route's counter KEY right now: SIGUSR1 to the
+# ardnet of PIDFILE, then its new counters line in ERRFILE (waited for: a busy host answers late)
+counter_now() {
+    local n0
+    n0=$(grep -c "^route $3:" "$2" || true)
+    kill -USR1 "$(cat "$1")"
+    for _ in $(seq 200); do
+        [ "$(grep -c "^route $3:" "$2" || true)" -gt "$n0" ] && break
+        sleep 0.05
+    done
+    counter "$2" "$3" "$4"
+}
+
 fail() {
     echo "FAIL: $*" >&2
     local f

@@ -30,18 +30,19 @@ awk -F, 'NR > 1 && $3 % 10 != 0 { print "seq " $3; exit 1 }' "$T/every.csv" ||
 n=$(count "$T/rate.mcap" all_a)
 [ "$n" -ge 80 ] && [ "$n" -le 101 ] || fail "--max-rate 50 for 2 s recorded $n packets"
 
-# Splits: by duration (0.5 s over 2 s: 4 or 5 files), SIGHUP, then SIGTERM. All files
+# Splits: by duration (0.5 s: the fourth file), SIGHUP (the fifth), then SIGTERM. All files
 # complete; the sequence numbers of all_a run on without gap or repeat from file to file.
 "$ARD" record all_a -o "$T/split.mcap" --split-duration 0.5 --stats 2>"$T/split.err" &
 rec=$!
-sleep 2.2
+wait_for test -e "$T/split_3.mcap"
 kill -HUP $rec
+wait_for test -e "$T/split_4.mcap"
 sleep 0.3
 kill -TERM $rec
 wait $rec || fail "record with splits exited $?: $(cat "$T/split.err")"
 grep -q "recorded" "$T/split.err" || fail "--stats printed nothing"
 files=("$T/split.mcap" $(ls -v "$T"/split_*.mcap))
-[ ${#files[@]} -ge 5 ] || fail "only ${#files[@]} files after 2.5 s of 0.5 s splits and a SIGHUP"
+[ ${#files[@]} -ge 5 ] || fail "only ${#files[@]} files after three 0.5 s splits and a SIGHUP"
 : >"$T/all.csv"
 for f in "${files[@]}"; do
     "$ARD" info "$f" >/dev/null 2>"$T/info.err" || fail "$f: $(cat "$T/info.err")"
