@@ -95,9 +95,9 @@ const struct ardt_spec ardt_record_spec = {
     "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
     "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
     "  the file, after one last read of every connection (what was sent before the signal\n"
-    "  and is still in the ring is in the file); SIGHUP starts the next file. The service connections of ardrun groups\n"
-    "  (G.ctl, G.ctl-reply, G.names of a group G that has both G.ctl and G.ctl-reply) are\n"
-    "  recorded only when named exactly.\n",
+    "  and is still in the ring is in the file); SIGHUP starts the next file. The service\n"
+    "  connections of ardrun groups (G.ctl, G.ctl-reply, G.names of a group G that has both\n"
+    "  G.ctl and G.ctl-reply) are recorded only when named exactly.\n",
     opts, 25,
     "  A CONNECTION, GLOB or --exclude GLOB that matches nothing is warned about at start\n"
     "  and at the end.\n"
