@@ -21,3 +21,22 @@ npm_error() {
         echo "npm exited with status $status and printed nothing"
     fi
 }
+
+# npm_install DIR LOG PACKAGE...: install the packages into DIR (a package.json is made when
+# there is none) under DIR/.lock, so that tests sharing DIR never install at once, trying up
+# to three times (the registry is across the network). npm's output goes to LOG; the status
+# of the last try is returned.
+npm_install() {
+    local dir=$1 log=$2 st=0 try
+    shift 2
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo "{\"name\":\"$(basename "$dir")\",\"private\":true}" >"$dir/package.json"
+    for try in 1 2 3; do
+        st=0
+        (cd "$dir" && flock "$dir/.lock" timeout 300 npm install --no-audit --no-fund --loglevel=error "$@") \
+            >"$log" 2>&1 || st=$?
+        [ "$st" = 0 ] && return 0
+        [ "$try" = 3 ] || sleep $((try * 5))
+    done
+    return "$st"
+}

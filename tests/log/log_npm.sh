@@ -19,15 +19,11 @@ skip() {
 command -v node >/dev/null || skip "node is not installed"
 if ! node -e "for (const m of ['@mcap/core','@foxglove/rosmsg','@foxglove/rosmsg2-serialization','fzstd']) require('$NPM_DIR/node_modules/' + m)" 2>/dev/null; then
     command -v npm >/dev/null || skip "npm is not installed"
-    mkdir -p "$NPM_DIR"
-    [ -f "$NPM_DIR/package.json" ] || echo '{"name":"ardnet-mcap-check","private":true}' >"$NPM_DIR/package.json"
+    source "$(dirname "$0")/../lib/npm.sh"
     st=0
-    (cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --loglevel=error @mcap/core@2 \
-        @foxglove/rosmsg@5 @foxglove/rosmsg2-serialization@3 fzstd@0) >"$T/npm.log" 2>&1 || st=$?
-    if [ "$st" != 0 ]; then
-        source "$(dirname "$0")/../lib/npm.sh"
-        skip "npm packages could not be installed into $NPM_DIR: $(npm_error "$T/npm.log" "$st")"
-    fi
+    npm_install "$NPM_DIR" "$T/npm.log" @mcap/core@2 @foxglove/rosmsg@5 \
+        @foxglove/rosmsg2-serialization@3 fzstd@0 || st=$?
+    [ "$st" = 0 ] || skip "npm packages could not be installed into $NPM_DIR: $(npm_error "$T/npm.log" "$st")"
 fi
 
 # run_case NAME [record options...]: record all<NAME> and opaque<NAME> from their start to

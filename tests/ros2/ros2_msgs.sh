@@ -23,10 +23,12 @@ command -v node >/dev/null || skip "node is not installed"
 command -v xmllint >/dev/null || skip "xmllint is not installed (libxml2-utils)"
 if ! node -e "require('$NPM_DIR/node_modules/@foxglove/rosmsg')" 2>/dev/null; then
     command -v npm >/dev/null || skip "npm is not installed"
-    mkdir -p "$NPM_DIR"
-    [ -f "$NPM_DIR/package.json" ] || echo '{"name":"ardnet-mcap-check","private":true}' >"$NPM_DIR/package.json"
-    (cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent @foxglove/rosmsg@5) \
-        >"$T/npm.log" 2>&1 || skip "npm could not install @foxglove/rosmsg: $(tail -3 "$T/npm.log")"
+    # The same packages as log_npm's, which shares the folder: an install never drops another's.
+    source "$(dirname "$0")/../lib/npm.sh"
+    st=0
+    npm_install "$NPM_DIR" "$T/npm.log" @mcap/core@2 @foxglove/rosmsg@5 \
+        @foxglove/rosmsg2-serialization@3 fzstd@0 || st=$?
+    [ "$st" = 0 ] || skip "npm could not install @foxglove/rosmsg: $(npm_error "$T/npm.log" "$st")"
 fi
 HERE=$(dirname "$0")
 ARM="q:f64[7] qd:f64[7]"
