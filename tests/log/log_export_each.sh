@@ -13,9 +13,9 @@ expect() { # CODE TEXT CMD...
     grep -qF -- "$text" "$T/err" || fail "'$*': stderr lacks '$text': $(cat "$T/err")"
 }
 
-timeout 20 "$ARD" record 'e.*' -o "$T/e.mcap" --duration 1.2 2>/dev/null &
+timeout 20 "$ARD" record 'e.*' -o "$T/e.mcap" --duration 1.2 2>"$T/rec.err" &
 rp=$!
-sleep 0.3
+wait_for grep -q "matches 'e\.\*' (yet)" "$T/rec.err"
 "$ARD" pub e.pose --type 'x:f64 y:f64' x=1.5 y=-2 --rate 50 -n 20 &
 "$ARD" pub e.cnt --type 'n:u32 q:f32[2]' n=7 q=0.5,1 --rate 100 -n 30
 wait

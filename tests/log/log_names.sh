@@ -16,7 +16,7 @@ record_run() {
     "$ARD" record s.pose s_pose sPose a.b a_b -o "$T/$n.mcap" 2>"$T/$n.err" &
     local rec=$!
     PIDS+=($rec)
-    sleep 0.3
+    wait_for grep -q "matches 'a_b' (yet)" "$T/$n.err"
     "$ARD" pub s.pose --type "x:f64 y:f64" x=1.5 y=-2 -n 3 -r 100 >/dev/null
     "$ARD" pub s_pose --type "a:i32" a=7 -n 3 -r 100 >/dev/null
     "$ARD" pub sPose --type "q:f32[3]" q[0]=1 q[1]=2 q[2]=3 -n 3 -r 100 >/dev/null

@@ -14,7 +14,7 @@ N=${LOG_TRUTH_N:-2000}
 # 1. Log time >= publish time, and from the first packet: the writer starts after the recorder.
 "$ARD" record late -o "$T/late.mcap" 2>"$T/late.err" &
 rec=$!
-sleep 0.5
+wait_for grep -q "matches 'late' (yet)" "$T/late.err"
 "$TLOGW" live late 1000 "$N" >"$T/w1" &
 PIDS+=($!)
 for _ in $(seq $((N / 10 + 200))); do
