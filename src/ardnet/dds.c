@@ -18,6 +18,7 @@
 #include "ard_common.h"
 #include "ardn.h"
 #include "ardros2.h"
+#include "dds_security.h"
 
 #include <dds/dds.h>
 #include <dds/ddsi/ddsi_serdata.h>
@@ -959,6 +960,42 @@ static int create_domain(void)
     return rc;
 }
 
+/* As rmw_cyclonedds makes a ROS 2 context's participant: the enclave in the user data
+ * ("enclave=/;"), the node's name as the participant's name, and with ROS_SECURITY_ENABLE the
+ * enclave's security files (dds_security.c). */
+static int create_participant(const char *node)
+{
+    struct ardn_security sec;
+    int rc = ardn_security_read(&sec);
+    if (rc < 0)
+        return rc;
+    dds_qos_t *pq = dds_create_qos();
+    if (!pq)
+        return ardi_fail(ARD_ENOMEM, "out of memory");
+    char ud[ARDN_ENCLAVE_MAX + 16];
+    int n = snprintf(ud, sizeof ud, "enclave=%s;", sec.enclave);
+    dds_qset_userdata(pq, ud, (size_t)n);
+    dds_qset_entity_name(pq, node);
+    if (sec.on)
+        ardn_security_qos(&sec, pq);
+    dds.pp = dds_create_participant(domain_id(), pq, NULL);
+    dds_delete_qos(pq);
+    if (dds.pp >= 0)
+        return 0;
+    if (sec.on)
+        return ardi_fail(ARD_EINVAL,
+                         "cannot create the DDS participant (domain %u) with the security files "
+                         "of enclave %s in %s: %s (the DDS security plugins refused them: check "
+                         "that cert.pem is signed by identity_ca.cert.pem and matches key.pem, "
+                         "that governance.p7s and permissions.p7s are signed by "
+                         "permissions_ca.cert.pem, and that the permissions grant this domain "
+                         "to cert.pem's subject; Cyclone's message above says which)",
+                         (unsigned)domain_id(), sec.enclave, sec.dir, dds_strretcode(dds.pp));
+    return ardi_fail(ARD_ESYS,
+                     "cannot create the DDS participant (domain %u): %s (check CYCLONEDDS_URI)",
+                     (unsigned)domain_id(), dds_strretcode(dds.pp));
+}
+
 int ardn_dds_open(struct ardn_plan *p)
 {
     int n = 0;
@@ -982,21 +1019,9 @@ int ardn_dds_open(struct ardn_plan *p)
         return ardi_fail(ARD_ENOMEM, "out of memory");
     char node[ARDN_ROS2_NODE_MAX];
     node_name(node, sizeof node);
-    /* As rmw_cyclonedds makes a ROS 2 context's participant: the enclave in the user data
-     * ("enclave=/;"), and the node's name as the participant's name. */
-    dds_qos_t *pq = dds_create_qos();
-    if (!pq)
-        return ardi_fail(ARD_ENOMEM, "out of memory");
-    static const char enclave[] = "enclave=/;";
-    dds_qset_userdata(pq, enclave, sizeof enclave - 1);
-    dds_qset_entity_name(pq, node);
-    dds.pp = dds_create_participant(domain_id(), pq, NULL);
-    dds_delete_qos(pq);
-    if (dds.pp < 0)
-        return ardi_fail(ARD_ESYS,
-                         "cannot create the DDS participant (domain %u): %s (check "
-                         "CYCLONEDDS_URI)",
-                         (unsigned)domain_id(), dds_strretcode(dds.pp));
+    int prc = create_participant(node);
+    if (prc < 0)
+        return prc;
     dds_get_guid(dds.pp, &dds.guid);
     dds.ws = dds_create_waitset(dds.pp);
     dds.pubs = dds_create_reader(dds.pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);

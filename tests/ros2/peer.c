@@ -9,6 +9,7 @@
  *   ros2_peer pub arm|cmd|all|image|cloud|other TOPIC [--count N] [--rate HZ] [--wait-ms W]
  * [--reliable]
  *                               [--linger-ms L] [--many K]
+ *   (both)                      [--secure ENCLAVE_DIR]
  *
  * arm is ArmState_, cmd ArmCmd_ (the same fields), all AllTypes_, image CamImage_ (1 MiB),
  * cloud LidarCloud_ (4 MiB; every byte of the large ones checked), other Other_ (another type).
@@ -25,6 +26,9 @@
  * --many K: K writers on the topics TOPIC0 .. TOPIC<K-1>, each sample written to every one
  * (all matched first); a reliable write that times out (the readers have not acknowledged
  * enough yet) is tried again, so that "sent" counts every sample each writer wrote.
+ * --secure ENCLAVE_DIR: the participant joins a DDS Security domain with the files of an SROS2
+ * enclave (identity_ca.cert.pem, cert.pem, key.pem, permissions_ca.cert.pem, governance.p7s,
+ * permissions.p7s).
  */
 #include "ardnet_msgs.h"
 #include "values.h"
@@ -309,6 +313,41 @@ static int run_pub(dds_entity_t pp, const dds_topic_descriptor_t *desc, int kind
     return 0;
 }
 
+/* --secure DIR: DDS Security with the files of an SROS2 enclave directory, the plugins by the
+ * names Cyclone's loader resolves itself. */
+static dds_qos_t *participant_qos(const char *dir)
+{
+    dds_qos_t *q = dds_create_qos();
+    if (!dir)
+        return q;
+    static const char *const plugin[][4] = {
+        {"auth", "dds_security_auth", "init_authentication", "finalize_authentication"},
+        {"crypto", "dds_security_crypto", "init_crypto", "finalize_crypto"},
+        {"access", "dds_security_ac", "init_access_control", "finalize_access_control"},
+    };
+    static const char *const file[][2] = {
+        {"dds.sec.auth.identity_ca", "identity_ca.cert.pem"},
+        {"dds.sec.auth.identity_certificate", "cert.pem"},
+        {"dds.sec.auth.private_key", "key.pem"},
+        {"dds.sec.access.permissions_ca", "permissions_ca.cert.pem"},
+        {"dds.sec.access.governance", "governance.p7s"},
+        {"dds.sec.access.permissions", "permissions.p7s"},
+    };
+    char name[64], val[4200];
+    for (int i = 0; i < 3; i++) {
+        static const char *const part[] = {"path", "init", "finalize"};
+        for (int j = 0; j < 3; j++) {
+            snprintf(name, sizeof name, "dds.sec.%s.library.%s", plugin[i][0], part[j]);
+            dds_qset_prop(q, name, plugin[i][j + 1]);
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        snprintf(val, sizeof val, "file:%s/%s", dir, file[i][1]);
+        dds_qset_prop(q, file[i][0], val);
+    }
+    return q;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[1], "sub") != 0 && strcmp(argv[1], "pub") != 0)) {
@@ -333,7 +372,9 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_term);
     signal(SIGINT, on_term);
     const char *dom = getenv("ROS_DOMAIN_ID");
-    dds_entity_t pp = dds_create_participant(dom ? (dds_domainid_t)atoi(dom) : 0, NULL, NULL);
+    dds_qos_t *pq = participant_qos(opt_str(argc, argv, "--secure"));
+    dds_entity_t pp = dds_create_participant(dom ? (dds_domainid_t)atoi(dom) : 0, pq, NULL);
+    dds_delete_qos(pq);
     if (pp < 0) {
         fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
         return 2;
