@@ -16,6 +16,9 @@ pkgs+=(libsodium-dev)
 # ardnet's ros2: endpoints (ARD_ROS2): Cyclone DDS, its idlc for the tests' DDS peer, and
 # xmllint for the ROS 2 package that ard ros2-msgs writes.
 pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
+# openssl: tests/ros2/ros2_secure.sh makes its DDS Security keystore (CAs, certificates, signed
+# governance and permissions) with the openssl command.
+pkgs+=(openssl)
 # gnuplot-nox and fonts-freefont-otf (Octave's fallback font): the tests draw the Octave
 # examples' plots headless into PNG files.
 # The tests' own checks run /usr/bin/python3 (never the first python3 on PATH) with these modules.

@@ -8,6 +8,7 @@
 source "$(dirname "$0")/common.sh"
 : "${GRAPH:?}"
 command -v openssl >/dev/null || {
+    [ "${CI:-}" = true ] && { echo "FAIL: openssl is not installed (scripts/deps.sh installs it)"; exit 1; }
     echo "skipped: needs openssl"
     exit 77
 }
