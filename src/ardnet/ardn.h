@@ -285,8 +285,8 @@ extern struct ardn_global ardn_g;
 struct ardn_seal {
     bool on;             /* a key was given: every datagram is sealed, only sealed ones taken */
     struct ards_key key; /* the key file's key */
-    uint8_t sub[ARDS_KEY_BYTES]; /* this run's subkey (its epoch's) */
-    int64_t start_ns;            /* CLOCK_MONOTONIC at start: the seal counters count from it */
+    struct ards_sub sub; /* this run's subkey (its epoch's) */
+    int64_t start_ns;    /* CLOCK_MONOTONIC at start: the seal counters count from it */
 };
 extern struct ardn_seal ardn_seal;
 /* Load the key file (ardn_g.key) and derive this run's subkey (after the epoch is drawn). 0 or
@@ -297,23 +297,24 @@ int ardn_seal_open(void);
 size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
                        uint8_t *out);
 /* The same with another subkey (the catalog's, of its host id). */
-size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
-                      size_t blen, uint8_t *out);
+size_t ardn_seal_with(const struct ards_sub *sub, const uint8_t *hdr, size_t hlen,
+                      const uint8_t *body, size_t blen, uint8_t *out);
 /* This run's seal clock (ns since the start): what an answer tells. */
 uint64_t ardn_seal_clock(void);
 /* Answer a challenge (d, opened in place) to my_epoch, sealed with my_sub, on fd (to: the
  * challenger's address, NULL on a connected socket): the challenger's capabilities
  * (ARDS_CAP_*), or -1 when it was none to answer. */
-int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
-                        const struct sockaddr *to, socklen_t tolen);
+int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch,
+                        const struct ards_sub *my_sub, const struct sockaddr *to, socklen_t tolen);
 /* ardn_seal_dgram with the AEAD alg (ARDS_ALG_*). */
 size_t ardn_seal_dgram_alg(unsigned alg, const uint8_t *hdr, size_t hlen, const uint8_t *body,
                            size_t blen, uint8_t *out);
 /* The AEAD of the packets to d: AES-256-GCM once its receiver said it has it, and this CPU. */
 unsigned ardn_seal_alg(const struct ardn_dest *d);
 /* Challenge the epoch of p (a fresh nonce into p) at src, from fd, as my_epoch. */
-void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const uint8_t *my_sub,
-                         const struct sockaddr_storage *src, int64_t now);
+void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch,
+                         const struct ards_sub *my_sub, const struct sockaddr_storage *src,
+                         int64_t now);
 /* p answered with its clock t at receiver time now: proven, and its floor set. */
 void ardn_seal_proven(struct ards_peer *p, uint64_t t, int64_t now);
 /* The packet encoded in r->tx, sealed (once per packet) into r->smsg: r->nfrag datagrams. */

@@ -123,7 +123,7 @@ static struct {
     size_t dlen[ARDC_MAX_PARTS];
     struct ardc_entry *rx; /* ARDC_MAX_ENTRIES, for ardc_parse */
     /* With --key: the subkey of this catalog's id, and the other catalogs' ids seen. */
-    uint8_t sub[ARDS_KEY_BYTES];
+    struct ards_sub sub;
     struct ards_table *seal;
 } A = {.port = ARDC_DEFAULT_PORT, .limit = ARDC_DEFAULT_LIMIT, .fd = -1};
 
@@ -281,7 +281,7 @@ int ardn_auto_open(const struct ardn_route *routes, int n)
         if (getrandom(&A.id, sizeof A.id, 0) != (ssize_t)sizeof A.id)
             return ardi_fail(ARD_ESYS, "getrandom: %s", strerror(errno));
     if (ardn_seal.on) {
-        ards_subkey(&ardn_seal.key, A.id, A.sub);
+        ards_subkey(&ardn_seal.key, A.id, &A.sub);
         if (!(A.seal = calloc(1, sizeof *A.seal)))
             return ardi_fail(ARD_ENOMEM, "out of memory");
     }
@@ -706,8 +706,8 @@ static void send_all(const uint8_t *d, size_t len)
 {
     static uint8_t sealed[ARDC_MAX_DGRAM + ARDS_OVERHEAD];
     if (ardn_seal.on) {
-        len =
-            ardn_seal_with(A.sub, d, ARDC_HDR_SIZE, d + ARDC_HDR_SIZE, len - ARDC_HDR_SIZE, sealed);
+        len = ardn_seal_with(&A.sub, d, ARDC_HDR_SIZE, d + ARDC_HDR_SIZE, len - ARDC_HDR_SIZE,
+                             sealed);
         d = sealed;
     }
     for (int i = 0; i < A.npeers; i++)
@@ -867,16 +867,18 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
     struct sockaddr_storage from = {0};
     memcpy(&from, src, sizeof *src);
     if (i.magic == ARDW_MAGIC_WORD && d[5] == ARDS_FLAG_CHALLENGE) {
-        (void)ardn_seal_answer_as(A.fd, d, len, A.id, A.sub, (const struct sockaddr *)src,
+        (void)ardn_seal_answer_as(A.fd, d, len, A.id, &A.sub, (const struct sockaddr *)src,
                                   sizeof *src);
         return;
     }
     struct ards_peer *p = ards_find(A.seal, i.epoch);
-    uint8_t sub[ARDS_KEY_BYTES];
+    struct ards_sub sub; /* (an epoch not in the table yet) */
     if (!p)
-        ards_subkey(&ardn_seal.key, i.epoch, sub);
+        ards_subkey(&ardn_seal.key, i.epoch, &sub);
     size_t plen;
-    uint8_t *pd = ards_open(p ? p->sub : sub, d, len, &i, &plen);
+    uint8_t *pd = ards_open(p ? &p->sub : &sub, d, len, &i, &plen);
+    if (!p && (!pd || i.magic == ARDW_MAGIC_WORD))
+        ards_sub_wipe(&sub); /* (not kept) */
     if (!pd) {
         A.cnt[AC_AUTH]++;
         return;
@@ -906,13 +908,14 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
         A.cnt[AC_AUTH] += given_up;
         p->used = true;
         p->epoch = i.epoch;
-        memcpy(p->sub, sub, sizeof sub);
-        ardn_seal_challenge(A.fd, p, A.id, A.sub, &from, now);
+        p->sub = sub;
+        ards_sub_wipe(&sub);
+        ardn_seal_challenge(A.fd, p, A.id, &A.sub, &from, now);
     }
     p->used_ns = now;
     if (!p->proven) { /* the newest is held until the answer comes */
         if (now - p->chal_ns >= ARDS_RECHALLENGE_NS)
-            ardn_seal_challenge(A.fd, p, A.id, A.sub, &from, now);
+            ardn_seal_challenge(A.fd, p, A.id, &A.sub, &from, now);
         if (plen <= ARDS_HOLD_MAX) {
             memcpy(p->hold[1], pd, plen);
             p->hold_len[1] = plen;
@@ -1216,6 +1219,10 @@ void ardn_auto_close(const struct ardn_plan *p)
     free(A.locals);
     free(A.snap);
     free(A.rx);
+    if (A.seal)
+        for (int i = 0; i < ARDS_PEERS; i++)
+            ards_sub_wipe(&A.seal->p[i].sub);
+    ards_sub_wipe(&A.sub);
     free(A.seal);
     A.seal = NULL;
     for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -150,17 +151,33 @@ int ards_keygen(const char *path)
     return 0;
 }
 
-void ards_subkey(const struct ards_key *k, uint64_t epoch, uint8_t sub[ARDS_KEY_BYTES])
+/* The tables holding subkeys come from calloc: its alignment must do for the AES state. */
+_Static_assert(_Alignof(struct ards_sub) <= _Alignof(max_align_t),
+               "calloc does not align an ards_sub");
+
+void ards_subkey(const struct ards_key *k, uint64_t epoch, struct ards_sub *sub)
 {
     uint8_t in[16 + 8] = "ardnet-seal-v2";
     ardw_put64(in + 16, epoch);
-    crypto_generichash(sub, ARDS_KEY_BYTES, in, sizeof in, k->k, sizeof k->k);
+    crypto_generichash(sub->k, ARDS_KEY_BYTES, in, sizeof in, k->k, sizeof k->k);
+    /* AES-256-GCM's key schedule and GHASH powers, once per epoch, not per datagram */
+    sub->has_aes = ards_aes_available() && crypto_aead_aes256gcm_beforenm(&sub->aes, sub->k) == 0;
+    if (!sub->has_aes)
+        sodium_memzero(&sub->aes, sizeof sub->aes);
 }
 
-size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t lane, uint64_t ctr,
+void ards_sub_wipe(struct ards_sub *sub)
+{
+    sodium_memzero(sub, sizeof *sub);
+}
+
+size_t ards_seal(const struct ards_sub *sub, uint32_t key_id, uint32_t lane, uint64_t ctr,
                  const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen, uint8_t *out)
 {
     size_t sh = hlen + ARDS_SEAL_BYTES;
+    bool aes = lane >> 24 == ARDS_ALG_AES && sub->has_aes;
+    if (lane >> 24 == ARDS_ALG_AES && !aes)
+        lane = (lane & 0xffffffu) | ARDS_ALG_CHACHA << 24; /* (never sealed with no state) */
     memmove(out, hdr, hlen); /* (in place: the header moves back over the seal block's room) */
     out[4] = ARDS_VERSION;
     ardw_put16(out + 6, (uint16_t)sh);
@@ -168,12 +185,12 @@ size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t la
     ardw_put32(out + hlen + 4, lane);
     ardw_put64(out + hlen + 8, ctr);
     /* The nonce is the last 12 bytes of the seal block: lane and counter. */
-    if (lane >> 24 == ARDS_ALG_AES)
-        crypto_aead_aes256gcm_encrypt_detached(out + sh, out + sh + blen, NULL, body, blen, out, sh,
-                                               NULL, out + hlen + 4, sub);
+    if (aes)
+        crypto_aead_aes256gcm_encrypt_detached_afternm(out + sh, out + sh + blen, NULL, body, blen,
+                                                       out, sh, NULL, out + hlen + 4, &sub->aes);
     else
         crypto_aead_chacha20poly1305_ietf_encrypt_detached(
-            out + sh, out + sh + blen, NULL, body, blen, out, sh, NULL, out + hlen + 4, sub);
+            out + sh, out + sh + blen, NULL, body, blen, out, sh, NULL, out + hlen + 4, sub->k);
     return sh + blen + ARDS_TAG_BYTES;
 }
 
@@ -198,18 +215,18 @@ bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i)
     return true;
 }
 
-uint8_t *ards_open(const uint8_t sub[ARDS_KEY_BYTES], uint8_t *d, size_t len,
-                   const struct ards_info *i, size_t *plen)
+uint8_t *ards_open(const struct ards_sub *sub, uint8_t *d, size_t len, const struct ards_info *i,
+                   size_t *plen)
 {
     size_t blen = len - i->hlen - ARDS_TAG_BYTES;
     uint8_t *body = d + i->hlen;
     int rc = -1;
     if (i->alg == ARDS_ALG_CHACHA)
-        rc = crypto_aead_chacha20poly1305_ietf_decrypt_detached(body, NULL, body, blen, body + blen,
-                                                                d, i->hlen, d + i->hlen - 12, sub);
-    else if (i->alg == ARDS_ALG_AES && ards_aes_available())
-        rc = crypto_aead_aes256gcm_decrypt_detached(body, NULL, body, blen, body + blen, d, i->hlen,
-                                                    d + i->hlen - 12, sub);
+        rc = crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+            body, NULL, body, blen, body + blen, d, i->hlen, d + i->hlen - 12, sub->k);
+    else if (i->alg == ARDS_ALG_AES && sub->has_aes)
+        rc = crypto_aead_aes256gcm_decrypt_detached_afternm(body, NULL, body, blen, body + blen, d,
+                                                            i->hlen, d + i->hlen - 12, &sub->aes);
     if (rc != 0)
         return NULL;
     /* The plain form: the original header right before the body. */
@@ -289,6 +306,8 @@ struct ards_peer *ards_take_slot(struct ards_table *t, unsigned *dropped_holds)
             best = p;
     }
     *dropped_holds = best->used ? (best->hold_len[0] > 0) + (best->hold_len[1] > 0) : 0;
+    if (best->used)
+        ards_sub_wipe(&best->sub);
     best->used = best->proven = false;
     best->hold_len[0] = best->hold_len[1] = 0;
     return best;

@@ -14,6 +14,7 @@
 #ifndef ARDNET_SEAL_H
 #define ARDNET_SEAL_H
 
+#include <sodium/crypto_aead_aes256gcm.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,16 +61,28 @@ int ards_key_load(const char *path, struct ards_key *k);
 /* Write a new random key (text form) to path with mode 0600; an existing path is refused. */
 int ards_keygen(const char *path);
 
-/* The subkey of the epoch: BLAKE2b keyed with the key over "ardnet-seal-v2" and the epoch. */
-void ards_subkey(const struct ards_key *k, uint64_t epoch, uint8_t sub[ARDS_KEY_BYTES]);
+/* The subkey of an epoch, ready to seal and open with: the key itself (ChaCha20-Poly1305) and,
+ * where this CPU has AES-256-GCM, its key schedule and GHASH powers, made once here rather
+ * than for every datagram. Plain bytes (no pointers): it may be copied. */
+struct ards_sub {
+    crypto_aead_aes256gcm_state aes; /* (16-byte aligned by its type) valid when has_aes */
+    uint8_t k[ARDS_KEY_BYTES];
+    bool has_aes;
+};
+/* The subkey of the epoch: BLAKE2b keyed with the key over "ardnet-seal-v2" and the epoch,
+ * with AES-256-GCM's state where ards_aes_available (call ards_init first). */
+void ards_subkey(const struct ards_key *k, uint64_t epoch, struct ards_sub *sub);
+/* Wipe a subkey (the key and the AES state) when it is given up. */
+void ards_sub_wipe(struct ards_sub *sub);
 
 /* Seal a plain datagram: its header (hlen bytes, with the version byte at 4 and the header
  * length u16 at 6) and body (blen bytes), with the AEAD named by lane's top byte (ARDS_ALG_*;
  * AES only where ards_aes_available). out receives the header with version 2 and header
  * length hlen + 16, the seal block, the body encrypted and the tag: hlen + blen + 32 bytes,
- * returned. hdr may lie anywhere (it is moved); body must not overlap out, or be exactly
- * out + hlen + 16 (sealed in place). */
-size_t ards_seal(const uint8_t sub[ARDS_KEY_BYTES], uint32_t key_id, uint32_t lane, uint64_t ctr,
+ * returned. An AES lane with a subkey made without AES (no AES-NI) is sealed with
+ * ChaCha20-Poly1305 instead, its top byte saying so. hdr may lie anywhere (it is moved); body
+ * must not overlap out, or be exactly out + hlen + 16 (sealed in place). */
+size_t ards_seal(const struct ards_sub *sub, uint32_t key_id, uint32_t lane, uint64_t ctr,
                  const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen, uint8_t *out);
 
 /* What the plain part of a sealed datagram says. */
@@ -85,13 +98,13 @@ struct ards_info {
  * least 24 + 16, ARDC 32 + 16, that leaves room for the tag) and read its seal block. Never
  * reads beyond len. */
 bool ards_peek(const uint8_t *d, size_t len, struct ards_info *i);
-/* Verify the tag (subkey sub, the datagram's AEAD; an AEAD this CPU lacks fails) and decrypt
- * in place, then rewrite the datagram as its plain
- * form (version 1, the original header length) ending where the body ends: returns it (at
- * d + 16) and its length in *plen, or NULL when the tag is wrong (then the body may have been
- * overwritten: libsodium clears what it would have decrypted). */
-uint8_t *ards_open(const uint8_t sub[ARDS_KEY_BYTES], uint8_t *d, size_t len,
-                   const struct ards_info *i, size_t *plen);
+/* Verify the tag (subkey sub, the datagram's AEAD; AES with a subkey made without it fails) and
+ * decrypt in place, then rewrite the datagram as its plain form (version 1, the original header
+ * length) ending where the body ends: returns it (at d + 16) and its length in *plen, or NULL when
+ * the tag is wrong (then the body may have been overwritten: libsodium clears what it would have
+ * decrypted). */
+uint8_t *ards_open(const struct ards_sub *sub, uint8_t *d, size_t len, const struct ards_info *i,
+                   size_t *plen);
 
 /* The handshake's plain datagrams (to be sealed with ards_seal: header ARDS_HS_HDR bytes,
  * then the body): a challenge (body: nonce, then the challenger's capabilities u64,
@@ -115,7 +128,7 @@ bool ards_get_handshake(const uint8_t *p, size_t len, unsigned *flags, uint64_t 
 struct ards_peer {
     bool used, proven;
     uint64_t epoch;
-    uint8_t sub[ARDS_KEY_BYTES];
+    struct ards_sub sub;
     int64_t used_ns;   /* receiver time of its last datagram */
     int64_t chal_ns;   /* when the last challenge went out */
     int64_t proven_ns; /* when it was proven */
@@ -132,7 +145,8 @@ struct ards_table {
 };
 struct ards_peer *ards_find(struct ards_table *t, uint64_t epoch);
 /* A slot for a new epoch: a free one, else the least recently used one not proven, else the
- * least recently used. Its previous content is given up (*dropped_holds: datagrams it held). */
+ * least recently used. Its previous content is given up (*dropped_holds: datagrams it held;
+ * its subkey wiped). */
 struct ards_peer *ards_take_slot(struct ards_table *t, unsigned *dropped_holds);
 /* n random bytes (libsodium's generator). */
 void ards_random(void *buf, size_t n);

@@ -26,7 +26,7 @@ int ardn_seal_open(void)
     int rc = ards_key_load(ardn_g.key, &ardn_seal.key);
     if (rc < 0)
         return rc;
-    ards_subkey(&ardn_seal.key, ardn_g.epoch, ardn_seal.sub);
+    ards_subkey(&ardn_seal.key, ardn_g.epoch, &ardn_seal.sub);
     ardn_seal.start_ns = ard_now_ns();
     ardn_seal.on = true;
     return 0;
@@ -48,7 +48,7 @@ static void next_nonce(uint32_t *lane, uint64_t *ctr)
     *ctr = my_ctr;
 }
 
-static size_t seal_alg(const uint8_t *sub, unsigned alg, const uint8_t *hdr, size_t hlen,
+static size_t seal_alg(const struct ards_sub *sub, unsigned alg, const uint8_t *hdr, size_t hlen,
                        const uint8_t *body, size_t blen, uint8_t *out)
 {
     uint32_t lane;
@@ -58,8 +58,8 @@ static size_t seal_alg(const uint8_t *sub, unsigned alg, const uint8_t *hdr, siz
                      out);
 }
 
-size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const uint8_t *body,
-                      size_t blen, uint8_t *out)
+size_t ardn_seal_with(const struct ards_sub *sub, const uint8_t *hdr, size_t hlen,
+                      const uint8_t *body, size_t blen, uint8_t *out)
 {
     return seal_alg(sub, ARDS_ALG_CHACHA, hdr, hlen, body, blen, out);
 }
@@ -67,13 +67,13 @@ size_t ardn_seal_with(const uint8_t *sub, const uint8_t *hdr, size_t hlen, const
 size_t ardn_seal_dgram_alg(unsigned alg, const uint8_t *hdr, size_t hlen, const uint8_t *body,
                            size_t blen, uint8_t *out)
 {
-    return seal_alg(ardn_seal.sub, alg, hdr, hlen, body, blen, out);
+    return seal_alg(&ardn_seal.sub, alg, hdr, hlen, body, blen, out);
 }
 
 size_t ardn_seal_dgram(const uint8_t *hdr, size_t hlen, const uint8_t *body, size_t blen,
                        uint8_t *out)
 {
-    return seal_alg(ardn_seal.sub, ARDS_ALG_CHACHA, hdr, hlen, body, blen, out);
+    return seal_alg(&ardn_seal.sub, ARDS_ALG_CHACHA, hdr, hlen, body, blen, out);
 }
 
 unsigned ardn_seal_alg(const struct ardn_dest *d)
@@ -119,18 +119,18 @@ size_t ardn_sealed_desc(struct ardn_route *r)
 
 int ardn_seal_answer(int fd, uint8_t *d, size_t len)
 {
-    return ardn_seal_answer_as(fd, d, len, ardn_g.epoch, ardn_seal.sub, NULL, 0);
+    return ardn_seal_answer_as(fd, d, len, ardn_g.epoch, &ardn_seal.sub, NULL, 0);
 }
 
-int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const uint8_t *my_sub,
-                        const struct sockaddr *to, socklen_t tolen)
+int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch,
+                        const struct ards_sub *my_sub, const struct sockaddr *to, socklen_t tolen)
 {
     /* The subkeys of the last few receivers that challenged this run (one per thread that
      * answers: the plan's answering thread). */
     static _Thread_local struct {
         uint64_t epoch;
         bool used;
-        uint8_t sub[ARDS_KEY_BYTES];
+        struct ards_sub sub;
     } cache[4];
     static _Thread_local unsigned next;
     struct ards_info i;
@@ -143,10 +143,11 @@ int ardn_seal_answer_as(int fd, uint8_t *d, size_t len, uint64_t my_epoch, const
         k = (int)(next++ % 4);
         cache[k].used = true;
         cache[k].epoch = i.epoch;
-        ards_subkey(&ardn_seal.key, i.epoch, cache[k].sub);
+        ards_sub_wipe(&cache[k].sub); /* (the epoch it held is given up) */
+        ards_subkey(&ardn_seal.key, i.epoch, &cache[k].sub);
     }
     size_t plen;
-    uint8_t *p = ards_open(cache[k].sub, d, len, &i, &plen);
+    uint8_t *p = ards_open(&cache[k].sub, d, len, &i, &plen);
     unsigned flags;
     uint64_t theirs, t;
     uint8_t nonce[ARDS_NONCE_BYTES];
@@ -177,8 +178,9 @@ static void warn_peer(struct ardn_input *in, int cause, const struct sockaddr_st
             what);
 }
 
-void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const uint8_t *my_sub,
-                         const struct sockaddr_storage *src, int64_t now)
+void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch,
+                         const struct ards_sub *my_sub, const struct sockaddr_storage *src,
+                         int64_t now)
 {
     p->chal_ns = now;
     if (!src)
@@ -196,7 +198,7 @@ void ardn_seal_challenge(int fd, struct ards_peer *p, uint64_t my_epoch, const u
 static void challenge(struct ardn_input *in, struct ards_peer *p,
                       const struct sockaddr_storage *src, int64_t now)
 {
-    ardn_seal_challenge(in->fd, p, ardn_g.epoch, ardn_seal.sub, src, now);
+    ardn_seal_challenge(in->fd, p, ardn_g.epoch, &ardn_seal.sub, src, now);
 }
 
 /* What the epoch sent from one way before the challenge went out on is fresh (the datagram
@@ -259,12 +261,14 @@ const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
         return NULL;
     }
     struct ards_peer *p = ards_find(in->peers, i.epoch);
-    uint8_t sub[ARDS_KEY_BYTES];
+    struct ards_sub sub; /* (an epoch not in the table yet) */
     if (!p)
-        ards_subkey(&ardn_seal.key, i.epoch, sub);
+        ards_subkey(&ardn_seal.key, i.epoch, &sub);
     size_t plen;
-    uint8_t *pd = ards_open(p ? p->sub : sub, d, *len, &i, &plen);
+    uint8_t *pd = ards_open(p ? &p->sub : &sub, d, *len, &i, &plen);
     if (!pd) {
+        if (!p)
+            ards_sub_wipe(&sub);
         ardn_input_drop(in, ARDW_AUTH);
         char what[160];
         if (i.key_id != ardn_seal.key.id)
@@ -276,12 +280,13 @@ const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
         warn_peer(in, i.key_id != ardn_seal.key.id ? 1 : 2, src, now, what);
         return NULL;
     }
-    if (pd[5] == ARDS_FLAG_ANSWER) {
-        answered(in, p, pd, plen, src, now);
-        return NULL;
-    }
-    if (pd[5] == ARDS_FLAG_CHALLENGE) { /* (challenges go to senders' sockets) */
-        ardn_input_drop(in, ARDW_VERSION);
+    if (pd[5] == ARDS_FLAG_ANSWER || pd[5] == ARDS_FLAG_CHALLENGE) {
+        if (!p)
+            ards_sub_wipe(&sub);
+        if (pd[5] == ARDS_FLAG_ANSWER)
+            answered(in, p, pd, plen, src, now);
+        else /* (challenges go to senders' sockets) */
+            ardn_input_drop(in, ARDW_VERSION);
         return NULL;
     }
     if (!p) {
@@ -291,7 +296,8 @@ const uint8_t *ardn_unseal(struct ardn_input *in, uint8_t *d, size_t *len,
             ardn_input_drop(in, ARDW_EPOCH);
         p->used = true;
         p->epoch = i.epoch;
-        memcpy(p->sub, sub, sizeof sub);
+        p->sub = sub;
+        ards_sub_wipe(&sub);
         challenge(in, p, src, now);
     }
     p->used_ns = now;

@@ -46,10 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct ards_info i;
         if (!ards_peek(buf, size, &i))
             return 0;
-        uint8_t sub[ARDS_KEY_BYTES];
-        ards_subkey(&key, i.epoch, sub);
+        struct ards_sub sub;
+        ards_subkey(&key, i.epoch, &sub);
         size_t plen;
-        uint8_t *p = ards_open(sub, buf, size, &i, &plen);
+        uint8_t *p = ards_open(&sub, buf, size, &i, &plen);
         if (!p)
             return 0;
         if (p != buf + ARDS_SEAL_BYTES || plen + ARDS_OVERHEAD != size)
@@ -70,10 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ardw_put32(copy, ARDW_MAGIC_WORD);
     copy[4] = ARDW_WIRE_VERSION;
     ardw_put16(copy + 6, (uint16_t)hlen);
-    uint8_t sub[ARDS_KEY_BYTES];
-    ards_subkey(&key, ardw_get64(copy + 16), sub);
+    struct ards_sub sub;
+    ards_subkey(&key, ardw_get64(copy + 16), &sub);
     uint32_t lane = 1u | (data[2] & 1u && ards_aes_available() ? ARDS_ALG_AES << 24 : 0u);
-    size_t n = ards_seal(sub, key.id, lane, 2, copy, hlen, copy + hlen, size - hlen, buf);
+    size_t n = ards_seal(&sub, key.id, lane, 2, copy, hlen, copy + hlen, size - hlen, buf);
     if (n != size + ARDS_OVERHEAD)
         abort();
     struct ards_info i;
@@ -81,11 +81,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static uint8_t bad[4300];
     memcpy(bad, buf, n);
     bad[data[1] % n] ^= 1;
-    if (ards_peek(bad, n, &i) && ards_open(sub, bad, n, &i, &plen))
+    if (ards_peek(bad, n, &i) && ards_open(&sub, bad, n, &i, &plen))
         abort();
     if (!ards_peek(buf, n, &i))
         abort();
-    uint8_t *p = ards_open(sub, buf, n, &i, &plen);
+    uint8_t *p = ards_open(&sub, buf, n, &i, &plen);
     if (!p || plen != size || memcmp(p, copy, size) != 0)
         abort();
     return 0;
