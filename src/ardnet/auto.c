@@ -396,7 +396,7 @@ static void fd_say(void)
     /* (a connection not looked at may be wanted: a view and a route) */
     unsigned long short_by =
         A.fd_list_short + A.fd_views_short * (1 + FD_ROUTE) + A.fd_routes_short * FD_ROUTE;
-    ardc_nofile_say_skipped("ardnet: auto", short_by, what);
+    ardc_nofile_say_skipped("ardnet: auto", short_by, FD_KEEP_VIEWS, what);
     A.fd_said = true;
 }
 
