@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,6 +168,37 @@ static void test_list_visits_in_name_order(void **state)
     assert_int_equal(ard_conn_list(empty, collect_names, buf), 1);
     assert_string_equal(buf, "zz ");
     assert_int_equal(ard_conn_list("bad.domain", collect_names, buf), ARD_EINVAL);
+}
+
+/* With no descriptor left the domain's directory cannot be opened: listing and removing fail
+ * with ARD_ESYS naming it (once they freed what was never allocated: a crash). */
+static void test_list_without_descriptors_fails_cleanly(void **state)
+{
+    (void)state;
+    assert_non_null(ard_create("nf", ARD_IN, 8, NULL));
+    init_ok(NULL);
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    int fds[64], nfds = 0;
+    low = old; /* the soft limit lowered to 64 (the hard one kept: set back below) */
+    low.rlim_cur = 64;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int fd;
+    while (nfds < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+        fds[nfds++] = fd;
+    int list_rc = ard_conn_list(NULL, collect_names, (char[64]){0});
+    char detail[256];
+    snprintf(detail, sizeof detail, "%s", ard_errdetail());
+    int unlink_rc = ard_domain_unlink(NULL);
+    while (nfds > 0)
+        close(fds[--nfds]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_int_equal(list_rc, ARD_ESYS);
+    assert_int_equal(unlink_rc, ARD_ESYS);
+    assert_non_null(strstr(detail, "opendir(/dev/shm)"));
+    char buf[64] = "";
+    assert_int_equal(ard_conn_list(NULL, collect_names, buf), 1);
+    assert_string_equal(buf, "nf ");
 }
 
 static void test_unlink_refuses_attached_connection(void **state)
@@ -421,6 +453,7 @@ int main(void)
         T(test_stat_describes_connection),
         T(test_stat_shows_no_writer_after_kill),
         T(test_list_visits_in_name_order),
+        T(test_list_without_descriptors_fails_cleanly),
         T(test_unlink_refuses_attached_connection),
         T(test_unlink_after_kill_of_attached_process),
         T(test_domain_unlink_counts_and_removes),

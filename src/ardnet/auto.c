@@ -24,6 +24,12 @@
 #define MAX_REPORTS 256
 #define MAX_PEER_ENTRIES MAX_LOCAL /* has + wants of one peer's snapshot */
 #define MAX_PER_ADDRESS 4          /* catalogs (host ids) listened to at one address */
+/* Descriptors: a view of a connection keeps one, a route two (its socket and its connection).
+ * New views leave FD_KEEP_VIEWS free for routes, new routes FD_KEEP_ROUTES for the listing of
+ * the domain and the stats file. */
+#define FD_ROUTE 2
+#define FD_KEEP_VIEWS 32
+#define FD_KEEP_ROUTES 8
 
 /* A connection as this host sees it. */
 struct local {
@@ -119,6 +125,11 @@ static struct {
     int nreports;
     unsigned conflicts, mismatches, over_limit;
     uint64_t cnt[AC_NCOUNTERS];
+    /* Descriptors: how many are free (counted when first needed after a scan began), and what
+     * did not get one since: views, routes, the listing of the domain; said once. */
+    size_t fd_free;
+    bool fd_counted, fd_said, fd_list_short;
+    unsigned long fd_views_short, fd_routes_short;
     uint8_t *dgram[ARDC_MAX_PARTS];
     size_t dlen[ARDC_MAX_PARTS];
     struct ardc_entry *rx; /* ARDC_MAX_ENTRIES, for ardc_parse */
@@ -335,6 +346,60 @@ static void report_sweep(void)
     A.nreports = k;
 }
 
+/* ---- descriptors ----------------------------------------------------------------------------- */
+
+/* Whether `n` more descriptors may be taken leaving `keep` free; if so they are taken. */
+static bool fd_take(unsigned n, unsigned keep)
+{
+    if (!A.fd_counted) {
+        A.fd_free = ardc_nofile_room(0);
+        A.fd_counted = true;
+    }
+    if (A.fd_free == (size_t)-1)
+        return true; /* unlimited */
+    if (A.fd_free < (size_t)n + keep)
+        return false;
+    A.fd_free -= n;
+    return true;
+}
+
+/* `n` descriptors closed. */
+static void fd_give(unsigned n)
+{
+    if (A.fd_counted && A.fd_free != (size_t)-1)
+        A.fd_free += n;
+}
+
+/* After an open that failed: whether for want of a descriptor (then none is free). */
+static bool fd_out(void)
+{
+    if (!ardc_nofile_exhausted())
+        return false;
+    A.fd_free = 0;
+    A.fd_counted = true;
+    return true;
+}
+
+/* What did not get a descriptor, said once (the limit and about how many are needed). */
+static void fd_say(void)
+{
+    if (A.fd_said || (!A.fd_list_short && !A.fd_views_short && !A.fd_routes_short))
+        return;
+    char what[300];
+    if (A.fd_list_short)
+        snprintf(what, sizeof what, "the domain cannot be listed (tried again at every scan)");
+    else
+        snprintf(what, sizeof what,
+                 "%lu connections are not looked at and %lu routes are not opened (tried again "
+                 "at every scan)",
+                 A.fd_views_short, A.fd_routes_short);
+    /* (a connection not looked at may be wanted: a view and a route) */
+    unsigned long short_by =
+        A.fd_list_short + A.fd_views_short * (1 + FD_ROUTE) + A.fd_routes_short * FD_ROUTE;
+    ardc_nofile_say_skipped("ardnet: auto", short_by, FD_KEEP_VIEWS, what);
+    A.fd_said = true;
+}
+
 /* ---- the local domain ----------------------------------------------------------------------- */
 
 static bool configured(const char *conn)
@@ -439,9 +504,16 @@ static ard_view *view_of(const char *name)
     if (v && ard_view_recreated(v)) {
         ard_view_close(v);
         v = NULL;
+        fd_give(1);
     }
-    if (!v && ard_view_open(NULL, name, &v) < 0)
+    if (!v && !fd_take(1, FD_KEEP_VIEWS)) {
+        A.fd_views_short++;
+        return NULL;
+    }
+    if (!v && ard_view_open(NULL, name, &v) < 0) {
         v = NULL;
+        A.fd_views_short += fd_out();
+    }
     if (v) {
         struct tracked *t = &trk_buf[trk_cur][ntrk[trk_cur]++];
         snprintf(t->name, sizeof t->name, "%s", name);
@@ -464,9 +536,16 @@ static void views_sweep(int which)
  * connection (its view is kept open); its peer table only when a new writer appears. */
 static void scan(void)
 {
+    int before = A.nlocals;
     A.nlocals = 0;
-    if (ard_conn_list(NULL, list_cb, NULL) < 0)
+    A.fd_counted = false;
+    A.fd_views_short = A.fd_routes_short = 0;
+    A.fd_list_short = false;
+    if (ard_conn_list(NULL, list_cb, NULL) < 0) {
+        A.nlocals = before; /* (nothing of the last look was overwritten) */
+        A.fd_list_short = fd_out();
         return;
+    }
     seen_cur = !seen_cur;
     nseen[seen_cur] = 0;
     trk_cur = !trk_cur;
@@ -519,6 +598,7 @@ static void scan(void)
 
 static void flow_close(struct flow *f)
 {
+    fd_give(FD_ROUTE);
     ardn_plan_halt(&f->plan);
     ardn_plan_join(&f->plan);
     ardn_plan_close(&f->plan);
@@ -527,6 +607,11 @@ static void flow_close(struct flow *f)
 
 static int flow_start(struct flow *f)
 {
+    if (!fd_take(FD_ROUTE, FD_KEEP_ROUTES)) {
+        A.fd_routes_short++; /* (said once, with the limit) */
+        A.cnt[AC_FAILED]++;
+        return ARD_ESYS;
+    }
     int rc = ardn_plan_open(&f->plan, &f->route, 1);
     if (rc == 0 && f->route.cfg.in.kind == ARDN_EP_UDP) {
         struct sockaddr_in a;
@@ -541,7 +626,10 @@ static int flow_start(struct flow *f)
         char key[ARD_MAX_NAME + 96], msg[800];
         snprintf(key, sizeof key, "#route %s", f->route.cfg.name);
         snprintf(msg, sizeof msg, "%s", ard_errdetail());
-        report(key, msg);
+        if (fd_out())
+            A.fd_routes_short++; /* (said once, with the limit) */
+        else
+            report(key, msg);
         A.cnt[AC_FAILED]++;
         ardn_plan_halt(&f->plan);
         ardn_plan_join(&f->plan);
@@ -1164,6 +1252,7 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
         }
         if (dirty)
             evaluate();
+        fd_say();
         if (!ready && ready_fd) {
             /* The first scan and announcement are out: ready. */
             setenv("ARD_READY_FD", ready_fd, 1);

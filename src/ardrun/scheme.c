@@ -125,10 +125,12 @@ static bool written_in_group(const struct ardr_group *g, const char *conn, int *
 }
 
 /* Create every port: the library checks each against the connection as it exists outside
- * the group (size, type) and takes the writer lock (a live writer elsewhere is refused). */
+ * the group (size, type) and takes the writer lock (a live writer elsewhere is refused). Ports
+ * refused for want of a descriptor (each keeps one) are one error, naming the limit. */
 static int attach_all(struct ardr_group *g)
 {
     int errors = 0, warnings = 0;
+    unsigned long fd_short = 0;
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
         const struct ard_block_desc *d = b->pl.d;
@@ -157,7 +159,9 @@ static int attach_all(struct ardr_group *g)
             }
             snprintf(pname, sizeof pname, "%s.%s", b->name, pp->name);
             b->port[p] = ard_create_on(pname, b->conn[p], pp->dir, pp->size, pp->type);
-            if (b->port[p] == NULL) {
+            if (b->port[p] == NULL && ardc_nofile_exhausted()) {
+                fd_short++; /* (said once, after the others) */
+            } else if (b->port[p] == NULL) {
                 int code = ard_lasterror();
                 struct ard_conn_stat st;
                 char other[ARD_MAX_TYPE + 80] = "";
@@ -170,6 +174,13 @@ static int attach_all(struct ardr_group *g)
                            ard_errdetail(), other);
             }
         }
+    }
+    if (fd_short > 0) {
+        char prog[ARD_MAX_NAME + 16], what[96];
+        snprintf(prog, sizeof prog, "ardrun: %s", g->name);
+        snprintf(what, sizeof what, "%lu ports of the group cannot be attached", fd_short);
+        ardc_nofile_say_skipped(prog, fd_short, 16, what);
+        errors++;
     }
     return errors;
 }

@@ -65,25 +65,55 @@ static inline size_t ardc_nofile_room(unsigned headroom)
     return rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
 }
 
-/* Say, on stderr as "PROG: ...", that `short_by` more connections (`what`) did not get a
- * descriptor: the limit, the hard limit and about how many the program needs, and how to
- * raise it. The caller says it once. */
-static inline void ardc_nofile_say(const char *prog, const char *what, unsigned long short_by)
+/* "RLIMIT_NOFILE is S (hard limit H)" into buf; returns about how many descriptors the process
+ * needs when `short_by` more did not fit: those open now, those, and the `keep` it leaves free
+ * for its own work. */
+static inline unsigned long ardc_nofile_need(char *buf, size_t len, unsigned long short_by,
+                                             unsigned keep)
 {
     struct rlimit rl = {0, 0};
     (void)getrlimit(RLIMIT_NOFILE, &rl);
-    long open_now = ardc_nofile_open();
-    unsigned long need = (open_now > 0 ? (unsigned long)open_now : 0) + short_by + 16;
     char hard[32];
     if (rl.rlim_max == RLIM_INFINITY)
         snprintf(hard, sizeof hard, "unlimited");
     else
         snprintf(hard, sizeof hard, "%llu", (unsigned long long)rl.rlim_max);
+    snprintf(buf, len, "RLIMIT_NOFILE is %llu (hard limit %s)", (unsigned long long)rl.rlim_cur,
+             hard);
+    long open_now = ardc_nofile_open();
+    if (open_now < 0 && errno == EMFILE && rl.rlim_cur != RLIM_INFINITY)
+        open_now = (long)rl.rlim_cur; /* (none left to count them with: all are open) */
+    return (open_now > 0 ? (unsigned long)open_now : 0) + short_by + keep;
+}
+
+#define ARDC_NOFILE_RAISE                                                                          \
+    "raise the limit (ulimit -n, LimitNOFILE= in a systemd unit, docker run --ulimit nofile=N:N)"
+
+/* Say, on stderr as "PROG: ...", that `short_by` more connections (`what`) did not get a
+ * descriptor: the limit, the hard limit and about how many the program needs (with the `keep`
+ * it leaves free, as for ardc_nofile_room), and how to raise it. The caller says it once. */
+static inline void ardc_nofile_say(const char *prog, const char *what, unsigned long short_by,
+                                   unsigned keep)
+{
+    char lim[96];
+    unsigned long need = ardc_nofile_need(lim, sizeof lim, short_by, keep);
     fprintf(stderr,
-            "%s: out of descriptors: RLIMIT_NOFILE is %llu (hard limit %s) and %lu more %s "
-            "need one each, about %lu in all: they are skipped; raise the limit (ulimit -n, "
-            "LimitNOFILE= in a systemd unit, docker run --ulimit nofile=N:N)\n",
-            prog, (unsigned long long)rl.rlim_cur, hard, short_by, what, need);
+            "%s: out of descriptors: %s and %lu more %s need one each, about %lu in all: they "
+            "are skipped; " ARDC_NOFILE_RAISE "\n",
+            prog, lim, short_by, what, need);
+}
+
+/* The same when what did not fit is not one descriptor per thing: `short_by` descriptors in
+ * all, and `skipped` says what was left undone. */
+static inline void ardc_nofile_say_skipped(const char *prog, unsigned long short_by, unsigned keep,
+                                           const char *skipped)
+{
+    char lim[96];
+    unsigned long need = ardc_nofile_need(lim, sizeof lim, short_by, keep);
+    fprintf(stderr,
+            "%s: out of descriptors: %s and %lu more are needed, about %lu in all: "
+            "%s; " ARDC_NOFILE_RAISE "\n",
+            prog, lim, short_by, need, skipped);
 }
 
 #endif /* ARDC_NOFILE_H */

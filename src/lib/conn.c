@@ -26,9 +26,11 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names of the domain's connections, sorted; caller frees. */
+/* Names of the domain's connections, sorted; caller frees (also after a failure). */
 static int collect(const char *domain, char ***names, size_t *n)
 {
+    *names = NULL;
+    *n = 0;
     char prefix[ARD_MAX_NAME + 8];
     int pl = snprintf(prefix, sizeof prefix, ARDI_SHM_PREFIX "%s.", domain);
     DIR *d = opendir(ARDI_SHM_DIR);

@@ -126,6 +126,9 @@ struct rconn {
     int64_t last_rec_ns;                      /* for --max-rate */
 };
 
+/* Every view keeps a descriptor; these stay free for scans, split files and the writer. */
+#define REC_FD_KEEP 32
+
 struct rec {
     const char **pats;
     int npats;
@@ -143,7 +146,7 @@ struct rec {
     bool started;           /* the first scan is done: connections found later start at seq 1 */
     bool quiet;             /* a scan on an inotify event: an object being created is retried */
     bool retry;             /* that scan could not open a connection yet */
-    size_t fd_room;         /* views that may be open, keeping descriptors for the rest */
+    size_t fd_room;         /* views that may be open, keeping REC_FD_KEEP descriptors free */
     unsigned long fd_short; /* connections of this scan skipped for want of a descriptor */
     bool fd_said;           /* the descriptor limit was named (once per recording) */
     size_t *owner;          /* per channel of the file: the index in c of its connection */
@@ -611,8 +614,7 @@ int cmd_record(int argc, char **argv)
         free_rec(&r);
         return ardt_err(ARDT_SYS, "--prio %d: %s", (int)prio, ard_errdetail());
     }
-    /* Every view keeps a descriptor; 32 stay free for scans, split files and the writer. */
-    r.fd_room = ardc_nofile_room(32);
+    r.fd_room = ardc_nofile_room(REC_FD_KEEP);
     ardt_signals();
     struct sigaction sa = {.sa_handler = on_hup};
     sigemptyset(&sa.sa_mask);
@@ -654,7 +656,7 @@ int cmd_record(int argc, char **argv)
             if (n < 0 && n != ARD_ENOENT)
                 rc = ardt_liberr(n);
             if (r.fd_short > 0 && !r.fd_said) {
-                ardc_nofile_say("ard record", "connections", r.fd_short);
+                ardc_nofile_say("ard record", "connections", r.fd_short, REC_FD_KEEP);
                 r.fd_said = true;
             }
             if (!r.quiet)

@@ -5,6 +5,10 @@
 #  - with the hard limit too low as well, it says once that it is out of descriptors, naming
 #    the limit and about how many it needs, instead of a line per connection, and records what
 #    fits;
+#  - `ard list` holds one view at a time: under soft and hard 64 it lists all 80 connections;
+#  - `ard web` keeps a view per Foxglove channel: under soft and hard 128 it says once that it
+#    is out of descriptors, naming the limit, and still answers /api/net for every connection
+#    (the descriptors it keeps free);
 #  - `ard df` counts the domain's objects and bytes and names a sparse object, which the next
 #    view (`ard show`) reserves.
 TEST_NAME=limits
@@ -30,6 +34,36 @@ grep -q 'more connections need one each, about [0-9]* in all' "$T/err" || fail "
 ! grep -q 'skipped:' "$T/err" || fail "a line per connection: $(cat "$T/err")"
 got=$(channels "$T/some.mcap")
 { [ "$got" -gt 0 ] && [ "$got" -lt $N ]; } || fail "recorded $got of $N under a limit of 64"
+
+# ard list under soft and hard 64: every connection listed, none damaged, no complaint.
+prlimit --nofile=64:64 "$ARD" list --json >"$T/list.json" 2>"$T/err" || fail "ard list under 64: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "ard list complained: $(cat "$T/err")"
+listed() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(len(v), sum(1 for c in v if "error" in c))' "$1"; }
+[ "$(listed "$T/list.json")" = "$N 0" ] || fail "ard list under 64: $(listed "$T/list.json") (listed, damaged) of $N"
+
+# ard web under soft and hard 128: one line naming the limit; /api/net lists all, none damaged.
+if "$ARD" help web >/dev/null 2>&1 && command -v curl >/dev/null; then
+    prlimit --nofile=128:128 "$ARD" web --listen 127.0.0.1:0 >"$T/web.out" 2>"$T/web.err" &
+    web=$!
+    PIDS+=("$web")
+    wait_for grep -q 'out of descriptors' "$T/web.err"
+    url=$(grep -o 'http://[^ ]*' "$T/web.out" | head -1)
+    base=${url%%\?*}
+    port=${base##*:}
+    port=${port%/}
+    curl -sf -H "Cookie: ard_token_$port=${url##*token=}" "${base%/}/api/net" >"$T/net.json" ||
+        fail "ard web under 128 does not answer /api/net"
+    python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["connections"]; print(len(c), sum(1 for x in c if x.get("damaged")))' \
+        "$T/net.json" >"$T/net.count"
+    [ "$(cat "$T/net.count")" = "$N 0" ] || fail "/api/net under 128: $(cat "$T/net.count") (listed, damaged)"
+    sleep 1.5 # (ard web looks at the domain every 0.5 s: a few more looks)
+    kill "$web"
+    wait "$web" || fail "ard web under 128 did not end cleanly: $(cat "$T/web.err")"
+    [ "$(grep -c 'ard web: out of descriptors: RLIMIT_NOFILE is 128 (hard limit 128)' "$T/web.err")" = 1 ] ||
+        fail "expected one line naming the limit: $(cat "$T/web.err")"
+    grep -q 'and [1-9][0-9]* more connections need one each, about [0-9]* in all' "$T/web.err" ||
+        fail "no need named: $(cat "$T/web.err")"
+fi
 
 # ard df: the domain's objects and bytes, and a sparse object named until a view reserves it.
 df_field() { "$ARD" df --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -66,4 +100,4 @@ if [ -n "${ARDNET:-}" ]; then
     soft=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
     [ "$soft" = 4096 ] || fail "ardnet runs with a soft descriptor limit of $soft, not the hard 4096"
 fi
-echo "PASS: ard record raises its descriptor limit and names it once; ard df counts and names"
+echo "PASS: ard record, ard web and ardnet raise their descriptor limit, record and web name it once; ard list needs one; ard df counts and names"

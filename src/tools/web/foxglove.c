@@ -360,6 +360,12 @@ static struct {
     struct ardr2_names names; /* the channels' message names (docs/ros2.md#names) */
     char host[256];
     int64_t session;
+    /* Descriptors (a channel's view keeps one): how many more views a look may open, leaving
+     * FOX_FD_KEEP for the HTTP clients and the plotted connections; the connections of this
+     * look that did not get one; whether that was said (once). */
+    size_t fd_room;
+    unsigned long fd_short;
+    bool fd_said;
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER,
        .clients = {&F.mu, sizeof(struct fclient), client_greet, client_drop, NULL},
        .next_id = 1};
@@ -667,6 +673,8 @@ static char *graph_json(const char *removed)
     return b.s;
 }
 
+#define FOX_FD_KEEP 64
+
 /* Note that connection name is (still) there (F.mu held). A channel keeps one view of its
  * object: as long as the object is the same, nothing is mapped; an object created anew is
  * looked at once: with the same type and size its channel stays (the reader follows it
@@ -683,8 +691,16 @@ static void watch_name(const char *name, struct ardc_buf *removed)
     ard_view *v;
     struct ard_conn_stat st;
     char norm[ARD_MAX_TYPE + 1] = "";
-    if (ardt_view_open(name, &v) < 0)
+    if (F.fd_room == 0) {
+        F.fd_short++; /* (said once, with the limit) */
+        return;
+    }
+    if (ardt_view_open(name, &v) < 0) {
+        F.fd_short += ardc_nofile_exhausted();
         return; /* damaged, foreign, being created: not a channel (yet) */
+    }
+    if (F.fd_room != (size_t)-1)
+        F.fd_room--;
     ard_view_stat(v, &st);
     if (st.size == 0 || (st.type[0] && ard_type_normalize(st.type, norm, sizeof norm) < 0)) {
         ard_view_close(v);
@@ -726,8 +742,14 @@ static void watch_once(void)
     struct ardc_buf removed = {0};
     for (struct fchan *c = F.chans; c; c = c->next)
         c->seen = false;
+    F.fd_room = ardc_nofile_room(FOX_FD_KEEP);
+    F.fd_short = 0;
     for (size_t i = 0; i < l.n; i++)
         watch_name(l.names[i], &removed);
+    if (F.fd_short > 0 && !F.fd_said) {
+        ardc_nofile_say("ard web", "connections", F.fd_short, FOX_FD_KEEP);
+        F.fd_said = true;
+    }
     for (struct fchan **pp = &F.chans; *pp;)
         if (!(*pp)->seen) {
             ardc_printf(&removed, "%s", removed.len ? "," : "");
