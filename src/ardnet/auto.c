@@ -293,7 +293,7 @@ int ardn_auto_open(const struct ardn_route *routes, int n)
             return ardi_fail(ARD_ESYS, "getrandom: %s", strerror(errno));
     if (ardn_seal.on) {
         ards_subkey(&ardn_seal.key, A.id, &A.sub);
-        if (!(A.seal = calloc(1, sizeof *A.seal)))
+        if (!(A.seal = ards_table_alloc(sizeof *A.seal)))
             return ardi_fail(ARD_ENOMEM, "out of memory");
     }
     char h[256] = "";

@@ -901,7 +901,7 @@ int ardn_plan_open(struct ardn_plan *p, struct ardn_route *routes, int n)
         struct ardn_input *in = &p->inputs[k];
         if (!(in->rx = malloc((size_t)BATCH * RX_SLOT)))
             return ardi_fail(ARD_ENOMEM, "out of memory");
-        if (ardn_seal.on && !(in->peers = calloc(1, sizeof *in->peers)))
+        if (ardn_seal.on && !(in->peers = ards_table_alloc(sizeof *in->peers)))
             return ardi_fail(ARD_ENOMEM, "out of memory");
         rc = open_input(in);
         for (int j = 0; j < in->nroutes; j++)

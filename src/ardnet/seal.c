@@ -8,6 +8,7 @@
 #include <sodium.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -151,9 +152,18 @@ int ards_keygen(const char *path)
     return 0;
 }
 
-/* The tables holding subkeys come from calloc: its alignment must do for the AES state. */
-_Static_assert(_Alignof(struct ards_sub) <= _Alignof(max_align_t),
-               "calloc does not align an ards_sub");
+void *ards_table_alloc(size_t size)
+{
+    void *p = NULL;
+    /* (malloc aligns to max_align_t only: 8 bytes on s390x, less than the AES state's 16) */
+    if (posix_memalign(&p,
+                       _Alignof(struct ards_sub) > sizeof(void *) ? _Alignof(struct ards_sub)
+                                                                  : sizeof(void *),
+                       size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
 
 void ards_subkey(const struct ards_key *k, uint64_t epoch, struct ards_sub *sub)
 {

@@ -74,6 +74,8 @@ struct ards_sub {
 void ards_subkey(const struct ards_key *k, uint64_t epoch, struct ards_sub *sub);
 /* Wipe a subkey (the key and the AES state) when it is given up. */
 void ards_sub_wipe(struct ards_sub *sub);
+/* Zeroed memory for a structure holding subkeys, aligned as their AES state needs; free()d. */
+void *ards_table_alloc(size_t size);
 
 /* Seal a plain datagram: its header (hlen bytes, with the version byte at 4 and the header
  * length u16 at 6) and body (blen bytes), with the AEAD named by lane's top byte (ARDS_ALG_*;
