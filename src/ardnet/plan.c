@@ -400,8 +400,9 @@ static void *sender_main(void *arg)
                 }
             /* A packet going out in rounds is finished first: its route's input waits (a
              * newer packet stays in the connection, latest value, taken after). */
-            bool rounds = r->pace_busy && r->cfg.max_bw <= 0;
-            if (r->bad_until <= now && !rounds) {
+            if (r->pace_busy && r->cfg.max_bw <= 0)
+                continue;
+            if (r->bad_until <= now) {
                 s->ports[nw] = r->cfg.in.port;
                 s->wait_r[nw++] = r;
             } else if (r->bad_until - now < timeout) {

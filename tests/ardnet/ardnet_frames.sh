@@ -13,7 +13,8 @@
 #     the newer one (drop_paced): none is delivered torn.
 #  5. The catalog (ardnet --auto on both hosts, no route configured) forwards a 1 MiB
 #     connection from A's writer to B's reader, exact.
-#  6. Joint data at 1 kHz next to 4 MiB frames in one ardnet (a routes file): it keeps flowing
+#  6. Joint data at 1 kHz next to 4 MiB frames in one ardnet (a routes file): frames are
+#     delivered while the joint route is idle; with both written, the joint data keeps flowing
 #     (at least half delivered), exact, with the frames exact; with both routes to one
 #     destination, joint datagrams go out between the rounds of a frame's fragments.
 TEST_NAME=frames
@@ -199,6 +200,14 @@ bg_ready ardB $B "$ARDNET" -c "$T/jointB.yaml" --stats-file "$T/joint.B.stats"
 bg jsub $B "$TBLOCK" sub --size $JS --ard data=jstate --result "$T/joint.jsub"
 bg sub $B "$TBLOCK" sub --size $F --ard data=jcam --result "$T/joint.fsub"
 bg_ready ardA $A "$ARDNET" -c "$T/jointA.yaml" --stats-file "$T/joint.A.stats"
+# First the frames alone, the joint route idle: a frame going out in rounds does not leave the
+# sending thread asleep on the other, idle input.
+$A "$TBLOCK" pub --size $F --ard data=jcam --rate 10 --count 10 >/dev/null
+for _ in $(seq 100); do # (B rewrites its stats file every second)
+    [ "$(counter "$T/joint.B.stats" jcam received 2>/dev/null)" -ge 3 ] && break
+    sleep 0.2
+done
+[ "$(counter "$T/joint.B.stats" jcam received)" -ge 3 ] || fail "frames next to an idle route: not delivered"
 joint_writers joint
 # (each reader ends 2 s after its last packet)
 wait "$(cat "$T/jsub.pid")" || fail "joint data: reader got a damaged or older packet: $(cat "$T/joint.jsub")"
