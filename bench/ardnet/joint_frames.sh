@@ -20,6 +20,7 @@ B=$(cd "${1:?build dir}" && pwd)
 SECS=${2:-5}
 BW=${3:-1G}
 if [ -z "${JOINT_INSIDE:-}" ]; then
+    # shellcheck disable=SC2016
     exec env JOINT_INSIDE=1 unshare --net -- bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
 fi
 ARDNET=${ARDNET:-$B/src/ardnet/ardnet} # (ARDNET=PATH: another build of ardnet)
@@ -66,7 +67,7 @@ one() {
             fa=$T/fA.yaml
             fb=$T/fB.yaml
         fi
-        route_yaml "f$size.in" udp://127.0.0.1:7201 "$size" 12 $bw >>"$fa"
+        route_yaml "f$size.in" udp://127.0.0.1:7201 "$size" 12 "$bw" >>"$fa"
         route_yaml udp://127.0.0.1:7201 "f$size.out" "$size" 12 >>"$fb"
     fi
     for y in "$T"/*B.yaml "$T"/*A.yaml; do
@@ -75,7 +76,7 @@ one() {
     done
     sleep 0.5
     "$BARE" read j.out $JS $((SECS + 1)) >"$T/jread" &
-    local jr=$! fr= fp=
+    local jr=$! fr="" fp=""
     if [ "$size" != 0 ]; then
         "$BARE" read "f$size.out" "$size" $((SECS + 1)) >"$T/fread" &
         fr=$!
