@@ -11,8 +11,11 @@
  * Each datagram: a 72-byte header (packet sequence, send CLOCK_REALTIME, fragment index,
  * count: the same header bytes ardnet's fragments carry) and a piece of the packet. send
  * prints "packets=N cpu_us=U" (its own user+system time); recv and read print "packets=N
- * cpu_us=U lat_us_p50=X lat_us_p90=Y" (latency: CLOCK_REALTIME when the whole packet is
- * there, less the writer's send time; one host, one clock).
+ * cpu_us=U lat_us_p50=X lat_us_p90=Y lat_us_p99=Z lat_us_max=M" (latency: CLOCK_REALTIME when
+ * the whole packet is there, less the writer's send time; one host, one clock). read also
+ * prints "gap_us_p99=G gap_us_max=H": the time between two packets it got (how stale its
+ * newest value got), and serves bench/ardnet/joint_frames.sh's 1 kHz joint data (any SIZE of
+ * 24 + 4k bytes).
  */
 #include "ardnet.h"
 
@@ -46,14 +49,18 @@ static int cmp64(const void *a, const void *b)
 
 static void report(long n, int64_t cpu, int64_t *lat)
 {
-    int64_t p50 = 0, p90 = 0;
+    int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;
     if (n > 0) {
         qsort(lat, (size_t)n, sizeof *lat, cmp64);
         p50 = lat[n / 2];
         p90 = lat[n * 9 / 10];
+        p99 = lat[n * 99 / 100];
+        max = lat[n - 1];
     }
-    printf("packets=%ld cpu_us=%lld lat_us_p50=%lld lat_us_p90=%lld\n", n, (long long)cpu,
-           (long long)(p50 / 1000), (long long)(p90 / 1000));
+    printf("packets=%ld cpu_us=%lld lat_us_p50=%lld lat_us_p90=%lld lat_us_p99=%lld "
+           "lat_us_max=%lld\n",
+           n, (long long)cpu, (long long)(p50 / 1000), (long long)(p90 / 1000),
+           (long long)(p99 / 1000), (long long)(max / 1000));
 }
 
 static int do_send(char **argv, int argc)
@@ -179,7 +186,7 @@ static int do_read(char **argv)
         return 2;
     }
     uint8_t *buf = malloc(size);
-    int64_t *lat = calloc(100000, sizeof *lat);
+    int64_t *lat = calloc(100000, sizeof *lat), *gap = calloc(100000, sizeof *gap), prev = 0;
     long done = 0;
     int64_t c0 = cpu_us(), end = ard_now_ns() + secs * 1000000000LL, start = ard_realtime_ns();
     while (ard_now_ns() < end) {
@@ -193,10 +200,18 @@ static int do_read(char **argv)
         int64_t now = ard_realtime_ns();
         if (ard_port_info(p).real_ns < start)
             continue; /* (the connection's packet of an earlier run) */
-        if (done < 100000)
+        if (done < 100000) {
+            gap[done] = done > 0 ? now - prev : 0;
             lat[done++] = now - ard_port_info(p).real_ns;
+        }
+        prev = now;
     }
     report(done, cpu_us() - c0, lat);
+    /* The longest wait between two packets: how stale the reader's newest value got. */
+    qsort(gap, (size_t)done, sizeof *gap, cmp64);
+    printf("gap_us_p99=%lld gap_us_max=%lld\n",
+           (long long)(done > 0 ? gap[done * 99 / 100] / 1000 : 0),
+           (long long)(done > 0 ? gap[done - 1] / 1000 : 0));
     ard_close(p);
     return 0;
 }

@@ -149,8 +149,9 @@ struct ardn_route {
     bool loaned;
     bool skip_offer;    /* the batch's whole packet was overtaken by one published from a loan */
     const uint8_t *txp; /* payload of the packet being sent, wire order (r->held or r->tx) */
-    /* --max-bandwidth, per output: the packet in r->tx is being paced out (pace_busy), its
-     * next fragment, and when the next datagram may go (the sending thread's clock). */
+    /* Per output: the packet in r->tx is being paced out (--max-bandwidth) or sent in rounds
+     * of fragments (pace_busy), its next fragment, and when the next datagram may go (the
+     * sending thread's clock; paced only). */
     uint32_t pace_busy;
     unsigned pace_next[ARDN_MAX_OUT];
     int64_t pace_t[ARDN_MAX_OUT];

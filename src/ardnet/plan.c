@@ -30,6 +30,12 @@
 /* --max-bandwidth: datagrams go out up to this far ahead of their paced time, in bursts of
  * about half of it (fewer wake-ups than one per datagram). */
 #define PACE_AHEAD_NS 1000000LL
+/* Without --max-bandwidth, a packet of more fragments goes out in rounds of this many, the
+ * thread's other inputs looked at in between: another route's packet taken in meanwhile (1
+ * kHz joint data next to camera frames) waits for one round, not for a whole frame's burst.
+ * The packet itself is sent to its end (its route takes no newer one meanwhile), as in one
+ * burst. */
+#define FRAG_ROUND 64u
 
 /* Best effort, room for a few packets in the socket: a fragmented packet is many datagrams
  * at once. Capped by net.core.[rw]mem_max; a failure leaves the default. */
@@ -197,12 +203,24 @@ static int out_of(const struct ardn_route *r, const struct ardn_dest *d)
     return 0;
 }
 
-/* --max-bandwidth: the fragments [*f0, *f1) of r's packet that may go to output i now. Each
+/* The fragments [*f0, *f1) of r's packet that may go to output i now. --max-bandwidth: each
  * datagram (with its IP and UDP headers) moves the output's paced time on by its bytes over
- * the rate; a datagram goes when that time is at most PACE_AHEAD_NS ahead of now. */
+ * the rate; a datagram goes when that time is at most PACE_AHEAD_NS ahead of now. Else the
+ * next FRAG_ROUND of them. */
 static void pace_window(struct ardn_route *r, int i, int64_t now, unsigned *f0, unsigned *f1)
 {
     bool busy = r->pace_busy & (1u << i);
+    if (r->cfg.max_bw <= 0) { /* not paced: the next round (see FRAG_ROUND) */
+        unsigned f = busy ? r->pace_next[i] : 0;
+        *f0 = f;
+        *f1 = r->nfrag - f > FRAG_ROUND ? f + FRAG_ROUND : r->nfrag;
+        r->pace_next[i] = *f1;
+        if (*f1 < r->nfrag)
+            r->pace_busy |= 1u << i;
+        else
+            r->pace_busy &= ~(1u << i);
+        return;
+    }
     if (!busy) {
         r->pace_next[i] = 0;
         if (r->pace_t[i] < now)
@@ -268,7 +286,7 @@ static int build(struct ardn_txq *q, int64_t now)
             continue;
         struct mmsghdr *msgs = ardn_seal.on ? ardn_sealed_packet(r) : r->tx_msg;
         unsigned f0 = 0, f1 = r->nfrag;
-        if (r->cfg.max_bw > 0 && r->nfrag > 1)
+        if (r->nfrag > 1 && (r->cfg.max_bw > 0 || r->nfrag > FRAG_ROUND))
             pace_window(r, out_of(r, q->d), now, &f0, &f1);
         for (unsigned f = f0; f < f1; f++)
             add_msg(q, &nm, msgs[f],
@@ -376,10 +394,14 @@ static void *sender_main(void *arg)
             struct ardn_route *r = s->routes[k];
             timeout = ardn_reducer_timeout(&r->red, now, timeout);
             for (int i = 0; r->pace_busy && i < r->cfg.nout; i++)
-                if (r->pace_busy & (1u << i)) { /* the next burst of a paced packet */
-                    int64_t t = r->pace_t[i] - PACE_AHEAD_NS / 2 - now;
+                if (r->pace_busy & (1u << i)) { /* the next burst or round of a packet */
+                    int64_t t = r->cfg.max_bw > 0 ? r->pace_t[i] - PACE_AHEAD_NS / 2 - now : 0;
                     timeout = t < 0 ? 0 : t < timeout ? t : timeout;
                 }
+            /* A packet going out in rounds is finished first: its route's input waits (a
+             * newer packet stays in the connection, latest value, taken after). */
+            if (r->pace_busy && r->cfg.max_bw <= 0)
+                continue;
             if (r->bad_until <= now) {
                 s->ports[nw] = r->cfg.in.port;
                 s->wait_r[nw++] = r;

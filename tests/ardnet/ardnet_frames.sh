@@ -13,6 +13,10 @@
 #     the newer one (drop_paced): none is delivered torn.
 #  5. The catalog (ardnet --auto on both hosts, no route configured) forwards a 1 MiB
 #     connection from A's writer to B's reader, exact.
+#  6. Joint data at 1 kHz next to 4 MiB frames in one ardnet (a routes file): frames are
+#     delivered while the joint route is idle; with both written, the joint data keeps flowing
+#     (at least half delivered), exact, with the frames exact; with both routes to one
+#     destination, joint datagrams go out between the rounds of a frame's fragments.
 TEST_NAME=frames
 PRIVATE_NET=0 # the hosts are namespaces of their own
 source "$(dirname "$0")/common.sh"
@@ -161,4 +165,87 @@ stop autoA
 stop autoB
 echo "catalog, 1 MiB at 30 Hz: reader $(cat "$T/auto.sub")"
 [ "$(kv "$T/auto.sub" received)" -ge 10 ] || fail "the catalog did not forward the 1 MiB connection"
+# ---- 6. joint data next to frames in one ardnet ---------------------------------------------
+# One ardnet on each host (a routes file) carries 112-byte joint data at 1 kHz and 4 MiB frames
+# at 10 Hz, written at the same time for 3 s.
+JS=112
+F=$((4 * MIB))
+# jroute IN OUT SIZE CONN_ID [from]: one route of a routes file
+jroute() {
+    printf '  - in: %s\n    out: %s\n    size: %s\n    type: "%s"\n    conn-id: %s\n' \
+        "$1" "$2" "$3" "$(type_of "$3")" "$4"
+    [ -z "${5:-}" ] || printf '    from: %s\n' "$5"
+}
+# joint_writers NAME: both writers on A (the frames in the background), then B's readers' end
+joint_writers() {
+    bg fpub $A "$TBLOCK" pub --size $F --ard data=jcam --rate 10 --count 30
+    $A "$TBLOCK" pub --size $JS --ard data=jstate --rate 1000 --count 3000 >"$T/$1.jpub"
+    wait "$(cat "$T/fpub.pid")" || fail "$1: frame writer failed"
+    rm -f "$T/fpub.pid"
+}
+# 6a. Each route to its own port: the joint data keeps flowing next to the frames (B
+# publishes at least half of what its writer sent), every joint packet and every frame the
+# readers get is exact, and frames are delivered.
+{
+    echo "routes:"
+    jroute udp://:7002 jstate $JS 11 hostA
+    jroute udp://:7001 jcam $F 12 hostA
+} >"$T/jointB.yaml"
+{
+    echo "routes:"
+    jroute jstate udp://hostB:7002 $JS 11
+    jroute jcam udp://hostB:7001 $F 12
+} >"$T/jointA.yaml"
+bg_ready ardB $B "$ARDNET" -c "$T/jointB.yaml" --stats-file "$T/joint.B.stats"
+bg jsub $B "$TBLOCK" sub --size $JS --ard data=jstate --result "$T/joint.jsub"
+bg sub $B "$TBLOCK" sub --size $F --ard data=jcam --result "$T/joint.fsub"
+bg_ready ardA $A "$ARDNET" -c "$T/jointA.yaml" --stats-file "$T/joint.A.stats"
+# First the frames alone, the joint route idle: a frame going out in rounds does not leave the
+# sending thread asleep on the other, idle input.
+$A "$TBLOCK" pub --size $F --ard data=jcam --rate 10 --count 10 >/dev/null
+for _ in $(seq 100); do # (B rewrites its stats file every second)
+    [ "$(counter "$T/joint.B.stats" jcam received 2>/dev/null)" -ge 3 ] && break
+    sleep 0.2
+done
+[ "$(counter "$T/joint.B.stats" jcam received)" -ge 3 ] || fail "frames next to an idle route: not delivered"
+joint_writers joint
+# (each reader ends 2 s after its last packet)
+wait "$(cat "$T/jsub.pid")" || fail "joint data: reader got a damaged or older packet: $(cat "$T/joint.jsub")"
+wait "$(cat "$T/sub.pid")" || fail "frames next to joint data: reader got a damaged or older frame: $(cat "$T/joint.fsub")"
+rm -f "$T/jsub.pid" "$T/sub.pid"
+stop ardA
+stop ardB
+jsent=$(kv "$T/joint.jpub" sent)
+jgot=$(counter "$T/joint.B.stats" jstate received)
+echo "joint data next to 4 MiB frames, one ardnet: writer sent $jsent, A sent" \
+    "$(counter "$T/joint.A.stats" jstate sent), B delivered $jgot, reader $(cat "$T/joint.jsub");" \
+    "frames: A sent $(counter "$T/joint.A.stats" jcam sent), B delivered" \
+    "$(counter "$T/joint.B.stats" jcam received), reader $(cat "$T/joint.fsub")"
+[ "$jgot" -ge $((jsent / 2)) ] || fail "joint data starved next to frames: $jgot of $jsent delivered"
+[ "$(kv "$T/joint.jsub" received)" -ge 1 ] || fail "joint data: the reader got nothing"
+[ "$(counter "$T/joint.B.stats" jcam received)" -ge 3 ] || fail "frames next to joint data: too few delivered"
+[ "$(kv "$T/joint.fsub" bad)" = 0 ] || fail "frames next to joint data: torn frames"
+# 6b. Both routes to one destination (one queue in A's sending thread), its datagrams taken by
+# tests/ardnet/wireorder.py in their order of arrival: a frame's fragments go out in rounds,
+# and joint data taken in while a frame is being sent goes out between two rounds, not after
+# the whole frame (some joint datagrams arrive between two fragments of one frame).
+{
+    echo "routes:"
+    jroute jstate udp://hostB:7001 $JS 11
+    jroute jcam udp://hostB:7001 $F 12
+} >"$T/orderA.yaml"
+bg wire $B python3 "$SRCDIR/tests/ardnet/wireorder.py" 7001 2 11 12
+for _ in $(seq 200); do
+    grep -q ready "$T/wire.out" && break
+    sleep 0.05
+done
+bg_ready ardA $A "$ARDNET" -c "$T/orderA.yaml" --stats-file "$T/order.A.stats"
+joint_writers order
+stop ardA
+wait "$(cat "$T/wire.pid")" || fail "wireorder.py failed" # (it ends 2 s after the last datagram)
+rm -f "$T/wire.pid"
+echo "one destination, datagrams in their order of arrival: $(tail -1 "$T/wire.out")"
+[ "$(kv "$T/wire.out" packets)" -ge 3 ] || fail "one destination: too few frames seen"
+[ "$(kv "$T/wire.out" inside)" -ge 1 ] ||
+    fail "one destination: no joint datagram between two fragments of a frame: $(tail -1 "$T/wire.out")"
 echo PASS
