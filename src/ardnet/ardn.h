@@ -419,6 +419,9 @@ int ardn_take_local(struct ardn_route *r, int64_t now, struct ardn_sender *s);
 size_t ardn_rx_slot(const struct ardn_route *r);
 /* plan.c: queue output i of r (encoded in r->tx) in its sending thread. */
 void ardn_txq_add(struct ardn_sender *s, struct ardn_route *r, int i);
+/* plan.c: a route that learnt its size from the sender's descriptor: its input socket's
+ * receive buffer grown for its packets' bursts, as at open for a route given --size. */
+void ardn_learnt_sockbuf(const struct ardn_route *r);
 
 /* dds.c (or dds_none.c when ardnet is built without ROS 2) */
 /* Whether ros2: endpoints are built in. */

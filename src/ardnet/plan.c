@@ -673,6 +673,22 @@ static int open_input(struct ardn_input *in)
     return 0;
 }
 
+void ardn_learnt_sockbuf(const struct ardn_route *r)
+{
+    if (r->fd_in < 0 || r->size <= ARDW_DEFAULT_DGRAM)
+        return;
+    struct ardn_route *one = (struct ardn_route *)r;
+    size_t asked = sockbuf_want(&one, 1);
+    grow_sockbuf(r->fd_in, SO_RCVBUF, asked);
+    size_t got = sockbuf_granted(r->fd_in, SO_RCVBUF);
+    if (got < asked || r->size > ARDW_SHORT_PAYLOAD)
+        fprintf(stderr,
+                "ardnet: %s: receive buffer %zu bytes (asked %zu) for the sender's %zu-byte "
+                "packets%s\n",
+                r->cfg.in.text, got, asked, (size_t)r->size,
+                got < asked ? ": limited by net.core.rmem_max (run as root, or raise it)" : "");
+}
+
 static int open_dest(struct ardn_dest *d, struct ardn_route *r, size_t want)
 {
     int family = d->addr.ss_family;

@@ -346,6 +346,7 @@ static void learn(struct ardn_route *r, const struct ardw_hdr *h, const char *ty
         rc = setup_packet(r);
     if (rc == 0) {
         r->learning = false;
+        ardn_learnt_sockbuf(r);
         return;
     }
     if (!r->learn_reported)
