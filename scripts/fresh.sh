@@ -136,6 +136,11 @@ cache_ok() {
 }
 
 t=$SECONDS
+# One run at a time makes or checks the cache (the tests fresh_demo and fresh_packages may
+# start together on a machine without it).
+mkdir -p "$cache_dir"
+exec 9>"$cache_dir/.lock"
+flock 9
 if cache_ok; then
     stamp "cache ($tarball)" $t
 else
@@ -157,6 +162,7 @@ else
     boot=
     stamp "debootstrap (now cached)" $t
 fi
+exec 9>&-
 
 # Root file systems that runs killed without clean-up (a CTest timeout's SIGKILL) left: their
 # namespaces died with them, so only files are left.
