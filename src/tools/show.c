@@ -163,69 +163,79 @@ static bool json_text(FILE *o, const struct ardt_sel *sel, const uint8_t *pkt, v
     return true;
 }
 
-static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+/* The CSV header: the fixed columns, then one per element selected (one per --text field). */
+static void put_csv_header(FILE *o, const struct show *s)
 {
-    FILE *o = stdout;
-    if (s->fmt == CSV) {
-        if (!s->header_done) {
-            fputs("seq,mono_ns,real_ns,skipped", o);
-            if (s->t.nfields == 0)
-                fputs(",hex", o);
-            for (size_t i = 0; i < s->nsel; i++) {
-                if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
-                    char b[24];
-                    fprintf(o, ",%s", ardt_field_name(&s->t, s->sel[i].field, b, sizeof b));
-                    continue;
-                }
-                for (uint32_t k = 0; k < s->sel[i].count; k++) {
-                    fputc(',', o);
-                    put_sel_name(o, s, &s->sel[i], k);
-                }
-            }
-            fputc('\n', o);
-            s->header_done = true;
+    fputs("seq,mono_ns,real_ns,skipped", o);
+    if (s->t.nfields == 0)
+        fputs(",hex", o);
+    for (size_t i = 0; i < s->nsel; i++) {
+        if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
+            char b[24];
+            fprintf(o, ",%s", ardt_field_name(&s->t, s->sel[i].field, b, sizeof b));
+            continue;
         }
-        fprintf(o, "%llu,%lld,%lld,%llu", (unsigned long long)in.seq, (long long)in.mono_ns,
-                (long long)in.real_ns, (unsigned long long)in.skipped);
-        if (s->t.nfields == 0) {
+        for (uint32_t k = 0; k < s->sel[i].count; k++) {
             fputc(',', o);
-            put_hex(o, pkt, s->t.size, false);
+            put_sel_name(o, s, &s->sel[i], k);
         }
-        for (size_t i = 0; i < s->nsel; i++) {
-            /* CSV columns are fixed by the header: only --text makes one text column. */
-            if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
-                fputc(',', o);
-                put_text(o, &s->t.fields[s->sel[i].field], pkt, CSV);
-                continue;
-            }
-            for (uint32_t k = 0; k < s->sel[i].count; k++) {
-                fputc(',', o);
-                ardt_put_value(o, &s->t.fields[s->sel[i].field], pkt, s->sel[i].first + k, false);
-            }
+    }
+    fputc('\n', o);
+}
+
+/* One packet as a CSV row (the header before the first). */
+static void put_csv(FILE *o, struct show *s, const uint8_t *pkt, struct ard_info in)
+{
+    if (!s->header_done) {
+        put_csv_header(o, s);
+        s->header_done = true;
+    }
+    fprintf(o, "%llu,%lld,%lld,%llu", (unsigned long long)in.seq, (long long)in.mono_ns,
+            (long long)in.real_ns, (unsigned long long)in.skipped);
+    if (s->t.nfields == 0) {
+        fputc(',', o);
+        put_hex(o, pkt, s->t.size, false);
+    }
+    for (size_t i = 0; i < s->nsel; i++) {
+        /* CSV columns are fixed by the header: only --text makes one text column. */
+        if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
+            fputc(',', o);
+            put_text(o, &s->t.fields[s->sel[i].field], pkt, CSV);
+            continue;
         }
-        fputc('\n', o);
+        for (uint32_t k = 0; k < s->sel[i].count; k++) {
+            fputc(',', o);
+            ardt_put_value(o, &s->t.fields[s->sel[i].field], pkt, s->sel[i].first + k, false);
+        }
+    }
+    fputc('\n', o);
+}
+
+/* One packet as a line of JSON. */
+static void put_json(FILE *o, struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+{
+    fputs("{\"connection\":", o);
+    ardt_put_json_str(o, s->conn);
+    fputs(",\"type\":", o);
+    ardt_put_json_str(o, s->t.desc);
+    fprintf(o, ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
+            (unsigned long long)in.seq, (long long)(now - in.mono_ns), (long long)in.mono_ns,
+            (long long)in.real_ns, (unsigned long long)in.skipped);
+    if (s->t.nfields == 0) {
+        fputs(",\"hex\":\"", o);
+        put_hex(o, pkt, s->t.size, false);
+        fputs("\"}\n", o);
         return;
     }
-    if (s->fmt == JSON) {
-        fputs("{\"connection\":", o);
-        ardt_put_json_str(o, s->conn);
-        fputs(",\"type\":", o);
-        ardt_put_json_str(o, s->t.desc);
-        fprintf(o,
-                ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
-                (unsigned long long)in.seq, (long long)(now - in.mono_ns), (long long)in.mono_ns,
-                (long long)in.real_ns, (unsigned long long)in.skipped);
-        if (s->t.nfields == 0) {
-            fputs(",\"hex\":\"", o);
-            put_hex(o, pkt, s->t.size, false);
-            fputs("\"}\n", o);
-            return;
-        }
-        fputs(",\"fields\":", o);
-        ardt_put_fields_json(o, &s->t, s->sel, s->nsel, pkt, s->text ? json_text : NULL, s);
-        fputs("}\n", o);
-        return;
-    }
+    fputs(",\"fields\":", o);
+    ardt_put_fields_json(o, &s->t, s->sel, s->nsel, pkt, s->text ? json_text : NULL, s);
+    fputs("}\n", o);
+}
+
+/* One packet as text: a line of its stamps, then one line per selection, names aligned. */
+static void put_plain(FILE *o, const struct show *s, const uint8_t *pkt, struct ard_info in,
+                      int64_t now)
+{
     fprintf(o, "%s  seq %llu  age ", s->conn, (unsigned long long)in.seq);
     ardt_put_age(o, now - in.mono_ns);
     fprintf(o, "  mono %lld.%09lld  real ", (long long)(in.mono_ns / 1000000000),
@@ -267,6 +277,17 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
         }
         fputc('\n', o);
     }
+}
+
+/* One packet on stdout in the chosen format. */
+static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+{
+    if (s->fmt == CSV)
+        put_csv(stdout, s, pkt, in);
+    else if (s->fmt == JSON)
+        put_json(stdout, s, pkt, in, now);
+    else
+        put_plain(stdout, s, pkt, in, now);
 }
 
 static int add_sel(struct show *s, char *list)
