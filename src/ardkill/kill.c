@@ -366,79 +366,54 @@ static void wake_supervisor(const struct ardb_entry *e)
         kill((pid_t)e->sup, SIGUSR1);
 }
 
-static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e)
+/* A start in progress: removing the entry under the lock makes its supervisor give up (the
+ * command is held until it is recorded), unless it has just recorded the command - then *e
+ * and *s become what it recorded, to be stopped. Returns the exit code, or -1 to go on. */
+static int cancel_start(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e,
+                        enum ardb_state *s)
 {
-    char st[96];
-    /* A running command without a restart policy: its exit descriptors first. When the
-     * command's could be had (checked against its start time), it is running; no second look
-     * at /proc. */
-    struct exit_fds x = {-1, -1};
-    enum ardb_state s;
-    if (e->state == ARDB_RUNNING && !e->restart && e->pgid != 0 &&
-        (x = open_exit_fds(e)).cmd >= 0) {
-        s = ARDB_RUNNING;
-    } else {
-        close_exit_fds(&x);
-        s = ardb_effective(e);
-    }
-    if (!((s == ARDB_RUNNING || s == ARDB_STARTING) && e->pgid != 0 && !e->restart))
-        drain(b, o, true); /* its line comes after those of the entries stopped before */
-    if (s == ARDB_STARTING && e->pgid == 0) {
-        /* A start in progress: removing the entry under the lock makes its supervisor give
-         * up (the command is held until it is recorded), unless it has just recorded the
-         * command - then that is stopped below. */
-        if (ardb_lock(b) < 0)
-            return AK_SYS;
-        struct ardb_entry now;
-        int rc = ardb_read(b, e->path, &now);
-        if (rc == 0 && now.seq == e->seq && now.pgid == 0) {
-            ardb_remove(b, e->path);
-            ardb_unlock(b);
-            say(o, "%s on %s: start cancelled", e->path, e->host);
-            return AK_OK;
-        }
+    if (ardb_lock(b) < 0)
+        return AK_SYS;
+    struct ardb_entry now;
+    int rc = ardb_read(b, e->path, &now);
+    if (rc == 0 && now.seq == e->seq && now.pgid == 0) {
+        ardb_remove(b, e->path);
         ardb_unlock(b);
-        if (rc != 0)
-            return AK_OK;
-        *e = now;
-        s = ardb_effective(e);
-    }
-    if (e->restart) {
-        int rc = mark_stopping(b, e);
-        if (rc < 0) {
-            fprintf(stderr, "ardkill: %s\n", ard_errdetail());
-            return AK_SYS;
-        }
-        if (rc == 1)
-            return AK_OK; /* gone meanwhile */
-        s = ardb_effective(e);
-        wake_supervisor(e); /* SIGUSR1: taken by its sigtimedwait in a restart delay */
-    }
-    if (s == ARDB_RESTARTING) {
-        /* Between two runs: nothing runs; the supervisor sees `stopping` and exits. */
-        char last[64];
-        ardb_state_text(e->last_state, e->last_code, last, sizeof last);
-        if (!wait_gone(e, o->grace_ns + 5000000000LL, open_exit_fds(e), NULL)) {
-            fprintf(stderr,
-                    "ardkill: %s on %s: its supervisor (pid %ld) did not end; kept in the "
-                    "books\n",
-                    e->path, e->host, e->sup);
-            return AK_SURVIVED;
-        }
-        say(o, "stopped %s on %s: was waiting to restart (last run %s, %d restart%s)", e->path,
-            e->host, last, e->restarts, e->restarts == 1 ? "" : "s");
-        ardb_remove_seq(b, e->path, e->seq);
+        say(o, "%s on %s: start cancelled", e->path, e->host);
         return AK_OK;
     }
-    if (s != ARDB_RUNNING && s != ARDB_STARTING) {
-        ardb_state_text(s, e->code, st, sizeof st);
-        if (s == ARDB_LOST)
-            say(o, "%s on %s (pid %ld): already gone, status unknown", e->path, e->host, e->pid);
-        else
-            say(o, "%s on %s (pid %ld): had already %s", e->path, e->host, e->pid, st);
-        ardb_remove_seq(b, e->path, e->seq);
+    ardb_unlock(b);
+    if (rc != 0)
         return AK_OK;
+    *e = now;
+    *s = ardb_effective(e);
+    return -1;
+}
+
+/* Between two runs: nothing runs; the supervisor sees `stopping` and exits. */
+static int stop_restarting(struct ardb_books *b, const struct ak_opts *o,
+                           const struct ardb_entry *e)
+{
+    char last[64];
+    ardb_state_text(e->last_state, e->last_code, last, sizeof last);
+    if (!wait_gone(e, o->grace_ns + 5000000000LL, open_exit_fds(e), NULL)) {
+        fprintf(stderr,
+                "ardkill: %s on %s: its supervisor (pid %ld) did not end; kept in the "
+                "books\n",
+                e->path, e->host, e->sup);
+        return AK_SURVIVED;
     }
+    say(o, "stopped %s on %s: was waiting to restart (last run %s, %d restart%s)", e->path, e->host,
+        last, e->restarts, e->restarts == 1 ? "" : "s");
+    ardb_remove_seq(b, e->path, e->seq);
+    return AK_OK;
+}
+
+/* A running command: SIGTERM to its group, SIGKILL after the grace time; x: its exit
+ * descriptors when already open. Returns the exit code. */
+static int stop_running(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e,
+                        struct exit_fds x)
+{
     int64_t t0 = ardb_mono_ns();
     if (x.cmd < 0)
         x = open_exit_fds(e);
@@ -484,6 +459,54 @@ static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb
         say(o, "stopped %s on %s (pid %ld) by SIGTERM, %.3f s", e->path, e->host, e->pid, took);
     ardb_remove_seq(b, e->path, e->seq);
     return AK_OK;
+}
+
+/* Stops one entry of this host, whatever its state; returns the exit code. */
+static int stop_local(struct ardb_books *b, const struct ak_opts *o, struct ardb_entry *e)
+{
+    char st[96];
+    /* A running command without a restart policy: its exit descriptors first. When the
+     * command's could be had (checked against its start time), it is running; no second look
+     * at /proc. */
+    struct exit_fds x = {-1, -1};
+    enum ardb_state s;
+    if (e->state == ARDB_RUNNING && !e->restart && e->pgid != 0 &&
+        (x = open_exit_fds(e)).cmd >= 0) {
+        s = ARDB_RUNNING;
+    } else {
+        close_exit_fds(&x);
+        s = ardb_effective(e);
+    }
+    if (!((s == ARDB_RUNNING || s == ARDB_STARTING) && e->pgid != 0 && !e->restart))
+        drain(b, o, true); /* its line comes after those of the entries stopped before */
+    if (s == ARDB_STARTING && e->pgid == 0) {
+        int rc = cancel_start(b, o, e, &s);
+        if (rc >= 0)
+            return rc;
+    }
+    if (e->restart) {
+        int rc = mark_stopping(b, e);
+        if (rc < 0) {
+            fprintf(stderr, "ardkill: %s\n", ard_errdetail());
+            return AK_SYS;
+        }
+        if (rc == 1)
+            return AK_OK; /* gone meanwhile */
+        s = ardb_effective(e);
+        wake_supervisor(e); /* SIGUSR1: taken by its sigtimedwait in a restart delay */
+    }
+    if (s == ARDB_RESTARTING)
+        return stop_restarting(b, o, e);
+    if (s != ARDB_RUNNING && s != ARDB_STARTING) {
+        ardb_state_text(s, e->code, st, sizeof st);
+        if (s == ARDB_LOST)
+            say(o, "%s on %s (pid %ld): already gone, status unknown", e->path, e->host, e->pid);
+        else
+            say(o, "%s on %s (pid %ld): had already %s", e->path, e->host, e->pid, st);
+        ardb_remove_seq(b, e->path, e->seq);
+        return AK_OK;
+    }
+    return stop_running(b, o, e, x);
 }
 
 /* A stopped entry whose supervisor is gone: say how the command ended (as the supervisor

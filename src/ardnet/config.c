@@ -27,112 +27,175 @@ int ardn_parse_double(const char *s, double min, double max, double *out)
     return ardy_double(s, min, max, out);
 }
 
-int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
+/* in: the route's one input. */
+static int key_in(struct ardn_route *r, const char *val)
+{
+    if (r->cfg.in.text[0])
+        return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->cfg.in.text);
+    return ardn_ep_parse(&r->cfg.in, val, true);
+}
+
+/* out: one more output. */
+static int key_out(struct ardn_route *r, const char *val)
+{
+    if (r->cfg.nout == ARDN_MAX_OUT)
+        return ardi_fail(ARD_EINVAL, "too many outputs (at most %d)", ARDN_MAX_OUT);
+    int rc = ardn_ep_parse(&r->cfg.out[r->cfg.nout], val, false);
+    if (rc < 0)
+        return rc;
+    r->cfg.nout++;
+    return 0;
+}
+
+/* name: the route's name. */
+static int key_name(struct ardn_route *r, const char *val)
+{
+    if (!*val || strlen(val) > ARD_MAX_NAME)
+        return ardi_fail(ARD_EINVAL, "name must have 1..%d characters", ARD_MAX_NAME);
+    snprintf(r->cfg.name, sizeof r->cfg.name, "%s", val);
+    return 0;
+}
+
+/* size: the packet size in bytes. */
+static int key_size(struct ardn_route *r, const char *val)
 {
     uint64_t u;
-    if (strcmp(key, "in") == 0) {
-        if (r->cfg.in.text[0])
-            return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->cfg.in.text);
-        return ardn_ep_parse(&r->cfg.in, val, true);
+    if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0)
+        return ardi_fail(ARD_EINVAL, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
+    r->cfg.size = (size_t)u;
+    return 0;
+}
+
+/* type: the packet's type descriptor ("" for opaque). */
+static int key_type(struct ardn_route *r, const char *val)
+{
+    size_t n;
+    int rc;
+    if (*val && (rc = ard_type_parse(val, NULL, 0, &n, NULL)) < 0)
+        return rc; /* its detail names the problem */
+    if (strlen(val) >= sizeof r->cfg.type)
+        return ardi_fail(ARD_EINVAL, "type too long");
+    strcpy(r->cfg.type, val);
+    r->cfg.type_given = true;
+    return 0;
+}
+
+/* conn-id: the connection's number on the wire. */
+static int key_conn_id(struct ardn_route *r, const char *val)
+{
+    uint64_t u;
+    if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
+        return ardi_fail(ARD_EINVAL, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
+    r->cfg.conn_id = (uint32_t)u;
+    r->cfg.conn_id_given = true;
+    return 0;
+}
+
+/* from: the only peer whose datagrams are taken. */
+static int key_from(struct ardn_route *r, const char *val)
+{
+    if (strlen(val) >= sizeof r->cfg.from || !*val)
+        return ardi_fail(ARD_EINVAL, "from: bad peer '%s'", val);
+    int rc = ardn_resolve(val, &r->cfg.from_addr, &r->cfg.from_len, &r->cfg.from_port);
+    if (rc < 0)
+        return ardn_fail_prefix(rc, "from: ");
+    strcpy(r->cfg.from, val);
+    return 0;
+}
+
+/* every: send every Nth packet. */
+static int key_every(struct ardn_route *r, const char *val)
+{
+    uint64_t u;
+    if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
+        return ardi_fail(ARD_EINVAL, "every '%s' is not a number >= 1", val);
+    r->cfg.every = u;
+    return 0;
+}
+
+/* max-datagram: the largest datagram sent, in bytes. */
+static int key_max_datagram(struct ardn_route *r, const char *val)
+{
+    uint64_t u;
+    if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0)
+        return ardi_fail(ARD_EINVAL, "max-datagram '%s' is not a number %u..%u", val,
+                         ARDW_MIN_DGRAM, ARDW_MAX_DGRAM);
+    r->cfg.max_dgram = (size_t)u;
+    return 0;
+}
+
+/* max-bandwidth: bits a second, with an SI suffix: 100M is 100 Mbit/s (12.5 MB/s). */
+static int key_max_bandwidth(struct ardn_route *r, const char *val)
+{
+    char num[64];
+    size_t n = strlen(val);
+    double mult = 1;
+    if (n > 0 && n < sizeof num) {
+        char last = val[n - 1];
+        mult = last == 'k' ? 1e3 : last == 'M' ? 1e6 : last == 'G' ? 1e9 : 1;
     }
-    if (strcmp(key, "out") == 0) {
-        if (r->cfg.nout == ARDN_MAX_OUT)
-            return ardi_fail(ARD_EINVAL, "too many outputs (at most %d)", ARDN_MAX_OUT);
-        int rc = ardn_ep_parse(&r->cfg.out[r->cfg.nout], val, false);
-        if (rc < 0)
-            return rc;
-        r->cfg.nout++;
-        return 0;
-    }
-    if (strcmp(key, "name") == 0) {
-        if (!*val || strlen(val) > ARD_MAX_NAME)
-            return ardi_fail(ARD_EINVAL, "name must have 1..%d characters", ARD_MAX_NAME);
-        snprintf(r->cfg.name, sizeof r->cfg.name, "%s", val);
-        return 0;
-    }
-    if (strcmp(key, "size") == 0) {
-        if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
-        r->cfg.size = (size_t)u;
-        return 0;
-    }
-    if (strcmp(key, "type") == 0) {
-        size_t n;
-        int rc;
-        if (*val && (rc = ard_type_parse(val, NULL, 0, &n, NULL)) < 0)
-            return rc; /* its detail names the problem */
-        if (strlen(val) >= sizeof r->cfg.type)
-            return ardi_fail(ARD_EINVAL, "type too long");
-        strcpy(r->cfg.type, val);
-        r->cfg.type_given = true;
-        return 0;
-    }
-    if (strcmp(key, "conn-id") == 0) {
-        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
-        r->cfg.conn_id = (uint32_t)u;
-        r->cfg.conn_id_given = true;
-        return 0;
-    }
-    if (strcmp(key, "from") == 0) {
-        if (strlen(val) >= sizeof r->cfg.from || !*val)
-            return ardi_fail(ARD_EINVAL, "from: bad peer '%s'", val);
-        int rc = ardn_resolve(val, &r->cfg.from_addr, &r->cfg.from_len, &r->cfg.from_port);
-        if (rc < 0)
-            return ardn_fail_prefix(rc, "from: ");
-        strcpy(r->cfg.from, val);
-        return 0;
-    }
-    if (strcmp(key, "every") == 0) {
-        if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "every '%s' is not a number >= 1", val);
-        r->cfg.every = u;
-        return 0;
-    }
-    if (strcmp(key, "max-datagram") == 0) {
-        if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "max-datagram '%s' is not a number %u..%u", val,
-                             ARDW_MIN_DGRAM, ARDW_MAX_DGRAM);
-        r->cfg.max_dgram = (size_t)u;
-        return 0;
-    }
-    if (strcmp(key, "max-bandwidth") == 0) {
-        /* Bits a second, with an SI suffix: 100M is 100 Mbit/s (12.5 MB/s). */
-        char num[64];
-        size_t n = strlen(val);
-        double mult = 1;
-        if (n > 0 && n < sizeof num) {
-            char last = val[n - 1];
-            mult = last == 'k' ? 1e3 : last == 'M' ? 1e6 : last == 'G' ? 1e9 : 1;
-        }
-        snprintf(num, sizeof num, "%.*s", (int)(n - (mult > 1)), val);
-        double bits;
-        if (n == 0 || n >= sizeof num || ardn_parse_double(num, 1e-3, 1e12, &bits) < 0 ||
-            bits * mult < 1e4 || bits * mult > 1e12)
-            return ardi_fail(ARD_EINVAL,
-                             "max-bandwidth '%s' is not a rate in bits a second (10k..1000G, "
-                             "e.g. 100M)",
-                             val);
-        r->cfg.max_bw = bits * mult / 8;
-        return 0;
-    }
-    if (strcmp(key, "max-rate") == 0) {
-        if (ardn_parse_double(val, 1e-3, 1e6, &r->cfg.max_rate) < 0)
-            return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
-        return 0;
-    }
-    if (strcmp(key, "ros2-type") == 0) {
-        if (!ardn_have_ros2)
-            return ardi_fail(ARD_EINVAL,
-                             "ros2: endpoints not built (configure with cyclonedds-dev)");
-        return ardn_ros2_type_parse(val, r->cfg.ros2_type, sizeof r->cfg.ros2_type);
-    }
-    if (strcmp(key, "qos") == 0) {
-        int rc = ardn_qos_parse(r, val);
-        if (rc == 0)
-            r->cfg.qos_given = true;
-        return rc;
-    }
+    snprintf(num, sizeof num, "%.*s", (int)(n - (mult > 1)), val);
+    double bits;
+    if (n == 0 || n >= sizeof num || ardn_parse_double(num, 1e-3, 1e12, &bits) < 0 ||
+        bits * mult < 1e4 || bits * mult > 1e12)
+        return ardi_fail(ARD_EINVAL,
+                         "max-bandwidth '%s' is not a rate in bits a second (10k..1000G, "
+                         "e.g. 100M)",
+                         val);
+    r->cfg.max_bw = bits * mult / 8;
+    return 0;
+}
+
+/* max-rate: at most this many packets a second. */
+static int key_max_rate(struct ardn_route *r, const char *val)
+{
+    if (ardn_parse_double(val, 1e-3, 1e6, &r->cfg.max_rate) < 0)
+        return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
+    return 0;
+}
+
+/* ros2-type: the ROS 2 message type of the DDS endpoints. */
+static int key_ros2_type(struct ardn_route *r, const char *val)
+{
+    if (!ardn_have_ros2)
+        return ardi_fail(ARD_EINVAL, "ros2: endpoints not built (configure with cyclonedds-dev)");
+    return ardn_ros2_type_parse(val, r->cfg.ros2_type, sizeof r->cfg.ros2_type);
+}
+
+/* qos: the DDS endpoints' QoS. */
+static int key_qos(struct ardn_route *r, const char *val)
+{
+    int rc = ardn_qos_parse(r, val);
+    if (rc == 0)
+        r->cfg.qos_given = true;
+    return rc;
+}
+
+/* The keys of a route, each with its parser. */
+static const struct {
+    const char *key;
+    int (*take)(struct ardn_route *r, const char *val);
+} route_keys[] = {
+    {"in", key_in},
+    {"out", key_out},
+    {"name", key_name},
+    {"size", key_size},
+    {"type", key_type},
+    {"conn-id", key_conn_id},
+    {"from", key_from},
+    {"every", key_every},
+    {"max-datagram", key_max_datagram},
+    {"max-bandwidth", key_max_bandwidth},
+    {"max-rate", key_max_rate},
+    {"ros2-type", key_ros2_type},
+    {"qos", key_qos},
+};
+
+int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
+{
+    for (size_t i = 0; i < sizeof route_keys / sizeof route_keys[0]; i++)
+        if (strcmp(key, route_keys[i].key) == 0)
+            return route_keys[i].take(r, val);
     return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
 }
 

@@ -534,40 +534,42 @@ static void qos_report(struct ardn_dds_ep *e, int64_t now)
                     e->input ? "requests" : "does not offer", total, total == 1 ? "" : "s");
 }
 
-static int open_ep(struct ardn_dds_ep *e)
+/* The DDS type name of the connection conn: --ros2-type, or its own type named in this
+ * process's set of routes as the recorder and the Foxglove protocol name theirs (a clash is
+ * reported, naming both connections); 0 or the route's failure. */
+static int ep_type_name(struct ardn_dds_ep *e, const char *conn)
 {
     struct ardn_route *r = e->r;
-    char conn[ARD_MAX_NAME + 1];
-    route_conn(r, conn, sizeof conn);
-    snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
-    if (ardr2_layout_init(&e->lay, r->type, r->size) < 0)
-        return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
     if (r->cfg.ros2_type[0]) {
         snprintf(e->type, sizeof e->type, "%s", r->cfg.ros2_type);
-    } else {
-        /* The connection's type, named in this process's set of routes as the recorder and
-         * the Foxglove protocol name theirs: a clash is reported, naming both connections. */
-        struct ardc_buf def = {0};
-        char msg[ARDR2_MSG_MAX];
-        const char *other = NULL;
-        int rc = ardr2_msgdef(r->type, r->size, &def);
-        if (rc == 0 && def.oom)
-            rc = ARD_ENOMEM;
-        if (rc == 0)
-            rc = ardr2_names_add(&dds.names, conn, ardr2_fnv1a(def.p, def.len), msg, sizeof msg,
-                                 &other);
-        ardc_free(&def);
-        if (rc < 0)
-            return ardn_route_fail(r, rc, "%s", ard_errdetail());
-        if (rc == 1) {
-            char why[3 * ARD_MAX_NAME + 200];
-            ardr2_clash_text(why, sizeof why, other, conn, msg);
-            ardn_route_warn(r, "%s", why);
-        }
-        ardr2_dds_type_name(msg, e->type, sizeof e->type);
+        return 0;
     }
-    e->len = (uint32_t)(ARDR2_CDR_HDR + e->lay.body);
+    struct ardc_buf def = {0};
+    char msg[ARDR2_MSG_MAX];
+    const char *other = NULL;
+    int rc = ardr2_msgdef(r->type, r->size, &def);
+    if (rc == 0 && def.oom)
+        rc = ARD_ENOMEM;
+    if (rc == 0)
+        rc =
+            ardr2_names_add(&dds.names, conn, ardr2_fnv1a(def.p, def.len), msg, sizeof msg, &other);
+    ardc_free(&def);
+    if (rc < 0)
+        return ardn_route_fail(r, rc, "%s", ard_errdetail());
+    if (rc == 1) {
+        char why[3 * ARD_MAX_NAME + 200];
+        ardr2_clash_text(why, sizeof why, other, conn, msg);
+        ardn_route_warn(r, "%s", why);
+    }
+    ardr2_dds_type_name(msg, e->type, sizeof e->type);
+    return 0;
+}
 
+/* The DDS topic of fixed-size samples; one that another route made with another size is
+ * refused. 0 or the route's failure. */
+static int ep_topic(struct ardn_dds_ep *e)
+{
+    struct ardn_route *r = e->r;
     struct rtype *t = calloc(1, sizeof *t);
     if (!t)
         return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
@@ -586,10 +588,16 @@ static int open_ep(struct ardn_dds_ep *e)
         return ardn_route_fail(r, ARD_EINVAL,
                                "DDS topic %s of type %s is used by another route with another size",
                                e->topic, e->type);
+    return 0;
+}
 
+/* The QoS of the endpoint's reader or writer (sets e->reliable); NULL when out of memory. */
+static dds_qos_t *ep_qos(struct ardn_dds_ep *e)
+{
+    struct ardn_route *r = e->r;
     dds_qos_t *q = dds_create_qos();
     if (!q)
-        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+        return NULL;
     /* An output is reliable unless best effort was asked for: a reliable keep-last-1 writer
      * matches reliable readers (ROS 2's default profile) and best-effort ones, and stays a
      * latest value (docs/ros2.md, "QoS and domain"). An input is best effort unless reliable
@@ -620,6 +628,14 @@ static int open_ep(struct ardn_dds_ep *e)
     }
     dds_data_representation_id_t rep = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &rep);
+    return q;
+}
+
+/* The reader (attached to the waitset) or the writer of the endpoint, with QoS q (deleted
+ * here); 0 or the route's failure. */
+static int ep_entity(struct ardn_dds_ep *e, dds_qos_t *q)
+{
+    struct ardn_route *r = e->r;
     int rc = 0;
     dds_listener_t *l = dds_create_listener(e);
     if (!l) {
@@ -646,6 +662,28 @@ static int open_ep(struct ardn_dds_ep *e)
             rc = dds_fail(r, a, "cannot wait for DDS reader on", e->topic);
     }
     return rc;
+}
+
+/* Opens a route's DDS endpoint: its layout, type name, topic, QoS and reader or writer;
+ * 0 or the route's failure. */
+static int open_ep(struct ardn_dds_ep *e)
+{
+    struct ardn_route *r = e->r;
+    char conn[ARD_MAX_NAME + 1];
+    route_conn(r, conn, sizeof conn);
+    snprintf(e->topic, sizeof e->topic, "rt%s", e->ep->topic);
+    if (ardr2_layout_init(&e->lay, r->type, r->size) < 0)
+        return ardn_route_fail(r, ARD_EINVAL, "%s", ard_errdetail());
+    int rc = ep_type_name(e, conn);
+    if (rc != 0)
+        return rc;
+    e->len = (uint32_t)(ARDR2_CDR_HDR + e->lay.body);
+    if ((rc = ep_topic(e)) != 0)
+        return rc;
+    dds_qos_t *q = ep_qos(e);
+    if (!q)
+        return ardn_route_fail(r, ARD_ENOMEM, "out of memory");
+    return ep_entity(e, q);
 }
 
 /* ---- the ROS 2 graph: ros_discovery_info ------------------------------------------------------

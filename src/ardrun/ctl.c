@@ -182,6 +182,71 @@ static int status(const char *group)
     return 0;
 }
 
+/* The group runs: its connection for the command may be opened and its stats connection
+ * has a writer. 0 or the exit code after saying why not. */
+static int check_running(const char *group, bool is_status)
+{
+    struct ard_conn_stat st;
+    char conn[ARD_MAX_NAME + 1];
+    snprintf(conn, sizeof conn, "%s.%s", group, is_status ? "stats" : "ctl");
+    int rc = may_open(conn);
+    if (rc != 0)
+        return rc;
+    snprintf(conn, sizeof conn, "%s.stats", group);
+    rc = ard_conn_stat(NULL, conn, &st);
+    if (rc < 0 && rc != ARD_ENOENT) {
+        fprintf(stderr, "ardrun ctl: group '%s': %s\n", group, ard_errdetail());
+        return ARDR_EXIT_CTL;
+    }
+    if (rc < 0 || st.writer_pid == 0) {
+        fprintf(stderr, "ardrun ctl: group '%s' is not running in domain '%s'\n", group,
+                ard_domain());
+        return ARDR_EXIT_CTL;
+    }
+    return 0;
+}
+
+/* Sends command c to the group and prints its answer (10 s at most); the exit code. */
+static int send_command(const char *group, const struct ardr_ctl *c)
+{
+    char conn[ARD_MAX_NAME + 1];
+    snprintf(conn, sizeof conn, "%s.ctl-reply", group);
+    ard_port *rep = attach("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply));
+    snprintf(conn, sizeof conn, "%s.ctl", group);
+    ard_port *out = rep ? attach("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl)) : NULL;
+    if (out == NULL) {
+        int e = ard_lasterror();
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        return e == ARD_EBUSY || e == ARD_ENOENT || e == ARD_EACCES || e == ARD_ETYPE
+                   ? ARDR_EXIT_CTL
+                   : ARDR_EXIT_SYS;
+    }
+    struct ardr_ctl_reply r;
+    (void)!ard_tryrec(rep, &r); /* an old reply is not ours */
+    if (ard_send(out, c) < 0) {
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        return ARDR_EXIT_SYS;
+    }
+    int64_t deadline = ard_now_ns() + 10000000000LL; /* a reload runs init: give it time */
+    for (;;) {
+        int64_t left = deadline - ard_now_ns();
+        int rc = ard_rec_timed(rep, &r, left);
+        if (rc == ARD_ETIMEDOUT || left <= 0) {
+            fprintf(stderr, "ardrun ctl: group '%s' did not answer within 10 s\n", group);
+            return ARDR_EXIT_CTL;
+        }
+        if (rc == 0 && r.id == c->id)
+            break;
+    }
+    r.text[sizeof r.text - 1] = '\0';
+    if (r.result < 0) {
+        fprintf(stderr, "ardrun ctl: %s: %s\n", group, r.text);
+        return ARDR_EXIT_CTL;
+    }
+    printf("%s\n", r.text);
+    return 0;
+}
+
 int ardr_cmd_ctl(int argc, char **argv)
 {
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -203,24 +268,10 @@ int ardr_cmd_ctl(int argc, char **argv)
         fprintf(stderr, "ardrun ctl: bad group name '%s'\n", group);
         return ARDR_EXIT_USAGE;
     }
-    struct ard_conn_stat st;
-    char conn[ARD_MAX_NAME + 1];
     bool is_status = !strcmp(cmd, "status") && block == NULL;
-    snprintf(conn, sizeof conn, "%s.%s", group, is_status ? "stats" : "ctl");
-    int rc = may_open(conn);
+    int rc = check_running(group, is_status);
     if (rc != 0)
         return rc;
-    snprintf(conn, sizeof conn, "%s.stats", group);
-    rc = ard_conn_stat(NULL, conn, &st);
-    if (rc < 0 && rc != ARD_ENOENT) {
-        fprintf(stderr, "ardrun ctl: group '%s': %s\n", group, ard_errdetail());
-        return ARDR_EXIT_CTL;
-    }
-    if (rc < 0 || st.writer_pid == 0) {
-        fprintf(stderr, "ardrun ctl: group '%s' is not running in domain '%s'\n", group,
-                ard_domain());
-        return ARDR_EXIT_CTL;
-    }
     if (is_status)
         return status(group);
     struct ardr_ctl c = {0};
@@ -237,39 +288,5 @@ int ardr_cmd_ctl(int argc, char **argv)
     }
     memcpy(c.block, block, strlen(block));
     c.id = (uint32_t)getpid() ^ (uint32_t)ard_now_ns();
-    snprintf(conn, sizeof conn, "%s.ctl-reply", group);
-    ard_port *rep = attach("reply", conn, ARD_IN, sizeof(struct ardr_ctl_reply));
-    snprintf(conn, sizeof conn, "%s.ctl", group);
-    ard_port *out = rep ? attach("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl)) : NULL;
-    if (out == NULL) {
-        int e = ard_lasterror();
-        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
-        return e == ARD_EBUSY || e == ARD_ENOENT || e == ARD_EACCES || e == ARD_ETYPE
-                   ? ARDR_EXIT_CTL
-                   : ARDR_EXIT_SYS;
-    }
-    struct ardr_ctl_reply r;
-    (void)!ard_tryrec(rep, &r); /* an old reply is not ours */
-    if (ard_send(out, &c) < 0) {
-        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
-        return ARDR_EXIT_SYS;
-    }
-    int64_t deadline = ard_now_ns() + 10000000000LL; /* a reload runs init: give it time */
-    for (;;) {
-        int64_t left = deadline - ard_now_ns();
-        rc = ard_rec_timed(rep, &r, left);
-        if (rc == ARD_ETIMEDOUT || left <= 0) {
-            fprintf(stderr, "ardrun ctl: group '%s' did not answer within 10 s\n", group);
-            return ARDR_EXIT_CTL;
-        }
-        if (rc == 0 && r.id == c.id)
-            break;
-    }
-    r.text[sizeof r.text - 1] = '\0';
-    if (r.result < 0) {
-        fprintf(stderr, "ardrun ctl: %s: %s\n", group, r.text);
-        return ARDR_EXIT_CTL;
-    }
-    printf("%s\n", r.text);
-    return 0;
+    return send_command(group, &c);
 }

@@ -633,51 +633,51 @@ static void service_remove(struct ardr_group *g, ard_port *ctl, ard_port *reply,
     }
 }
 
-int ardr_run_group(struct ardr_group *g)
+/* A running group's context: its service connections, statistics, rate threads and
+ * watchdog. */
+struct grun {
+    struct ardr_group *g;
+    struct statsbuf s;
+    ard_port *ctl, *reply, *names;
+    struct rate_arg args[ARDR_MAX_RATES];
+    bool running[ARDR_MAX_RATES];
+    struct watchdog wd;
+    int64_t ran, lim;
+};
+
+/* Opens the group's statistics and control connections; 0 or the exit code (the statistics'
+ * buffer freed). */
+static int open_ctl(struct grun *u)
 {
-    /* a block that crashes is named: in its rate thread (rates[].current) or here (init,
-     * reload, close) */
-    char pfx[ARDR_NAME_MAX + 16];
-    snprintf(pfx, sizeof pfx, "ardrun: %s: ", g->name);
-    ardr_crash_init(pfx);
-    ardr_crash_thread(&ctl_current);
-    ardr_grace_init();
-    struct statsbuf s = {0};
-    ard_port *ctl = NULL, *reply = NULL;
-    int rc = stats_open(g, &s);
+    struct ardr_group *g = u->g;
+    int rc = stats_open(g, &u->s);
     char conn[ARD_MAX_NAME + 1];
     if (rc == 0) {
         snprintf(conn, sizeof conn, "%s.ctl", g->name);
-        ctl = ardr_ctl_open("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
+        u->ctl = ardr_ctl_open("ardrun.ctl", conn, ARD_IN, sizeof(struct ardr_ctl), ARDR_CTL_TYPE);
         snprintf(conn, sizeof conn, "%s.ctl-reply", g->name);
-        reply = ctl ? ardr_ctl_open("ardrun.ctl-reply", conn, ARD_OUT,
-                                    sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE)
-                    : NULL;
-        if (reply == NULL)
+        u->reply = u->ctl ? ardr_ctl_open("ardrun.ctl-reply", conn, ARD_OUT,
+                                          sizeof(struct ardr_ctl_reply), ARDR_CTL_REPLY_TYPE)
+                          : NULL;
+        if (u->reply == NULL)
             rc = ard_lasterror();
     }
     if (rc < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
-        free(s.buf);
+        free(u->s.buf);
         return rc == ARD_EBUSY || rc == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
     }
-    struct ardr_ctl c;
-    (void)!ard_tryrec(ctl, &c); /* a command left from before this group is not for it */
-    ard_port *names = names_open(g);
-    if (names == NULL) {
-        fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
-        int e = ard_lasterror();
-        service_remove(g, ctl, reply, NULL, &s);
-        free(s.buf);
-        return e == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
-    }
+    return 0;
+}
 
+/* The scheme checked and ordered, the blocks initialised, memory locked; 0 or the exit code
+ * after saying why (nothing was started). */
+static int prepare_group(struct ardr_group *g)
+{
     int errors = ardr_scheme_check(g);
     if (errors != 0) {
         fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, abs(errors),
                 abs(errors) == 1 ? "" : "s");
-        service_remove(g, ctl, reply, names, &s);
-        free(s.buf);
         return errors < 0 ? ARDR_EXIT_PLUGIN : ARDR_EXIT_SCHEME;
     }
     for (int i = 0; i < g->nblocks; i++)
@@ -686,30 +686,38 @@ int ardr_run_group(struct ardr_group *g)
     if ((errors = ardr_scheme_handoff(g)) != 0) {
         fprintf(stderr, "ardrun: %s: %d error%s: nothing was started\n", g->name, errors,
                 errors == 1 ? "" : "s");
-        service_remove(g, ctl, reply, names, &s);
-        free(s.buf);
         return ARDR_EXIT_SCHEME;
     }
     ardr_clock_init();
     watch(g, true);
-
     for (int i = 0; i < g->nblocks; i++) {
         struct ardr_block *b = &g->blocks[i];
         if (ardr_block_init(b) < 0) {
             fprintf(stderr, "ardrun: %s: block '%s' (%s): %s\n", g->name, b->name, b->pl.d->name,
                     b->why);
-            service_remove(g, ctl, reply, names, &s);
-            free(s.buf);
             return ARDR_EXIT_INIT;
         }
     }
     if (g->lock && ard_realtime(NULL, 1, 0) < 0) {
         fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
-        service_remove(g, ctl, reply, names, &s);
-        free(s.buf);
         return ARDR_EXIT_SYS;
     }
+    return 0;
+}
 
+/* A rate whose tick runs on too long is named, and the process ends (watchdog_fire). */
+static void check_watchdog(struct grun *u)
+{
+    int hung = watchdog_check(u->g, &u->wd, u->running, &u->ran, &u->lim);
+    if (hung >= 0)
+        watchdog_fire(u->g, &u->wd, hung, u->ran, u->lim, u->running, &u->s);
+}
+
+/* Starts one thread per rate, all on one first instant, with every signal left to this
+ * thread; 0 or ARDR_EXIT_SYS (the threads started are told to quit). */
+static int start_rates(struct grun *u)
+{
+    struct ardr_group *g = u->g;
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
@@ -719,21 +727,16 @@ int ardr_run_group(struct ardr_group *g)
     sigfillset(&all);
     ardr_crash_sigdel(&all);                /* a fault in a rate thread is named there */
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the rate threads inherit: signals come here */
-
-    struct rate_arg args[ARDR_MAX_RATES];
-    bool running[ARDR_MAX_RATES] = {false};
-    int64_t t0 = ard_now_ns() + 2000000; /* all rates start on one instant */
+    int64_t t0 = ard_now_ns() + 2000000;    /* all rates start on one instant */
     int exitcode = 0;
-    struct watchdog wd = {.t0 = t0};
+    u->wd.t0 = t0;
     for (int r = 0; r < g->nrates; r++)
-        wd.seen_ns[r] = t0, wd.cpu_ns[r] = INT64_MIN; /* its CPU time: at the first look */
-    int64_t ran = 0, lim = 0;
-    int hung;
+        u->wd.seen_ns[r] = t0, u->wd.cpu_ns[r] = INT64_MIN; /* its CPU time: at the first look */
     for (int r = 0; r < g->nrates; r++) {
-        args[r] = (struct rate_arg){g, r, t0};
+        u->args[r] = (struct rate_arg){g, r, t0};
         if (g->rates[r].n == 0)
             continue;
-        int e = pthread_create(&g->rates[r].thread, NULL, rate_thread, &args[r]);
+        int e = pthread_create(&g->rates[r].thread, NULL, rate_thread, &u->args[r]);
         if (e) {
             fprintf(stderr, "ardrun: %s: rate '%s': pthread_create: %s\n", g->name,
                     g->rates[r].name, strerror(e));
@@ -741,19 +744,24 @@ int ardr_run_group(struct ardr_group *g)
             exitcode = ARDR_EXIT_SYS;
             break;
         }
-        running[r] = true;
+        u->running[r] = true;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return exitcode;
+}
 
-    /* ready: the scheme is checked and every rate ran its first tick */
-    bool ready = false;
+/* Ready: the scheme is checked and every rate ran its first tick. Returns exitcode, or
+ * ARDR_EXIT_SYS when a rate failed to start. */
+static int await_first_ticks(struct grun *u, int exitcode)
+{
+    struct ardr_group *g = u->g;
     for (bool done = false; !done && !stop_signal;) {
         done = true;
         for (int r = 0; r < g->nrates; r++)
-            if (running[r] && !atomic_load_explicit(&g->rates[r].first_done, memory_order_acquire))
+            if (u->running[r] &&
+                !atomic_load_explicit(&g->rates[r].first_done, memory_order_acquire))
                 done = false;
-        if ((hung = watchdog_check(g, &wd, running, &ran, &lim)) >= 0)
-            watchdog_fire(g, &wd, hung, ran, lim, running, &s);
+        check_watchdog(u);
         if (!done)
             usleep(200);
     }
@@ -763,25 +771,23 @@ int ardr_run_group(struct ardr_group *g)
             exitcode = ARDR_EXIT_SYS;
             atomic_store(&quit, 1);
         }
-    if (exitcode == 0 && !stop_signal) {
-        stats_publish(g, &s);
-        (void)!ard_ready();
-        ready = true;
-        fprintf(stderr,
-                "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz (step times from "
-                "the %s)\n",
-                g->name, g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates,
-                g->nrates == 1 ? "" : "s", 1e9 / (double)g->period_ns, ardr_clock_name());
-    }
+    return exitcode;
+}
 
+/* While the group runs: failed blocks named, the watchdog, statistics every 100 ms and the
+ * commands of `ardrun ctl`, until a stop signal or every rate ended (--ticks). */
+static void serve(struct grun *u)
+{
+    struct ardr_group *g = u->g;
+    struct ardr_ctl c;
     int64_t next_stats = ard_now_ns();
-    while (ready && !stop_signal) {
+    while (!stop_signal) {
         for (int r = 0; r < g->nrates; r++)
-            if (running[r] && pthread_tryjoin_np(g->rates[r].thread, NULL) == 0)
-                running[r] = false;
+            if (u->running[r] && pthread_tryjoin_np(g->rates[r].thread, NULL) == 0)
+                u->running[r] = false;
         bool alive = false;
         for (int r = 0; r < g->nrates; r++)
-            alive = alive || running[r];
+            alive = alive || u->running[r];
         for (int i = 0; i < g->nblocks; i++) {
             struct ardr_block *b = &g->blocks[i];
             if (atomic_load(&b->state) == ARDR_FAILED && !atomic_exchange(&b->reported, 1))
@@ -791,38 +797,42 @@ int ardr_run_group(struct ardr_group *g)
                         g->name, b->name, b->pl.d->name, b->why);
         }
         watch(g, false);
-        if ((hung = watchdog_check(g, &wd, running, &ran, &lim)) >= 0)
-            watchdog_fire(g, &wd, hung, ran, lim, running, &s);
+        check_watchdog(u);
         if (ard_now_ns() >= next_stats) {
-            stats_publish(g, &s);
+            stats_publish(g, &u->s);
             next_stats += 100000000;
         }
         if (!alive)
             break; /* --ticks reached */
-        int r = ard_rec_timed(ctl, &c, 20000000);
+        int r = ard_rec_timed(u->ctl, &c, 20000000);
         if (r == 0) {
             struct ardr_ctl_reply rep = {0};
-            handle_ctl(g, &c, &rep, running);
+            handle_ctl(g, &c, &rep, u->running);
             if (stop_signal) /* the command ended: the rate threads' watchdog takes over */
                 ardr_grace_end();
-            stats_publish(g, &s); /* the state after the command, before the reply */
-            (void)!ard_send(reply, &rep);
+            stats_publish(g, &u->s); /* the state after the command, before the reply */
+            (void)!ard_send(u->reply, &rep);
         }
     }
+}
+
+/* Each rate thread ends after its tick (or at its next tick instant): a tick that runs on
+ * is named by the watchdog, at most 1 s after a stop signal. Then the failed blocks are
+ * named. */
+static void stop_rates(struct grun *u)
+{
+    struct ardr_group *g = u->g;
     atomic_store(&quit, 1);
-    /* Each rate thread ends after its tick (or at its next tick instant): a tick that runs on
-     * is named by the watchdog, at most 1 s after a stop signal. */
     if (stop_signal)
-        wd.stop_ns = ard_now_ns();
+        u->wd.stop_ns = ard_now_ns();
     for (bool alive = true; alive;) {
         alive = false;
         for (int r = 0; r < g->nrates; r++) {
-            if (running[r] && pthread_tryjoin_np(g->rates[r].thread, NULL) == 0)
-                running[r] = false;
-            alive = alive || running[r];
+            if (u->running[r] && pthread_tryjoin_np(g->rates[r].thread, NULL) == 0)
+                u->running[r] = false;
+            alive = alive || u->running[r];
         }
-        if ((hung = watchdog_check(g, &wd, running, &ran, &lim)) >= 0)
-            watchdog_fire(g, &wd, hung, ran, lim, running, &s);
+        check_watchdog(u);
         if (alive)
             usleep(1000);
     }
@@ -832,11 +842,53 @@ int ardr_run_group(struct ardr_group *g)
             fprintf(stderr, "ardrun: %s: block '%s' (%s) failed and is stopped: %s\n", g->name,
                     b->name, b->pl.d->name, b->why);
     }
-    stats_publish(g, &s);
+}
+
+int ardr_run_group(struct ardr_group *g)
+{
+    /* a block that crashes is named: in its rate thread (rates[].current) or here (init,
+     * reload, close) */
+    char pfx[ARDR_NAME_MAX + 16];
+    snprintf(pfx, sizeof pfx, "ardrun: %s: ", g->name);
+    ardr_crash_init(pfx);
+    ardr_crash_thread(&ctl_current);
+    ardr_grace_init();
+    struct grun u = {.g = g};
+    int rc = open_ctl(&u);
+    if (rc)
+        return rc;
+    struct ardr_ctl c;
+    (void)!ard_tryrec(u.ctl, &c); /* a command left from before this group is not for it */
+    u.names = names_open(g);
+    if (u.names == NULL) {
+        fprintf(stderr, "ardrun: %s: %s\n", g->name, ard_errdetail());
+        int e = ard_lasterror();
+        service_remove(g, u.ctl, u.reply, NULL, &u.s);
+        free(u.s.buf);
+        return e == ARD_EACCES ? ARDR_EXIT_SCHEME : ARDR_EXIT_SYS;
+    }
+    if ((rc = prepare_group(g)) != 0) {
+        service_remove(g, u.ctl, u.reply, u.names, &u.s);
+        free(u.s.buf);
+        return rc;
+    }
+    int exitcode = await_first_ticks(&u, start_rates(&u));
+    if (exitcode == 0 && !stop_signal) {
+        stats_publish(g, &u.s);
+        (void)!ard_ready();
+        fprintf(stderr,
+                "ardrun: %s: running %d block%s in %d rate%s, base %.6g Hz (step times from "
+                "the %s)\n",
+                g->name, g->nblocks, g->nblocks == 1 ? "" : "s", g->nrates,
+                g->nrates == 1 ? "" : "s", 1e9 / (double)g->period_ns, ardr_clock_name());
+        serve(&u);
+    }
+    stop_rates(&u);
+    stats_publish(g, &u.s);
     summary(g);
     for (int i = 0; i < g->nblocks; i++)
         ardr_block_close(&g->blocks[i]);
-    service_remove(g, ctl, reply, names, &s);
-    free(s.buf);
+    service_remove(g, u.ctl, u.reply, u.names, &u.s);
+    free(u.s.buf);
     return exitcode;
 }

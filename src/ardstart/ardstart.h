@@ -82,6 +82,20 @@ int as_parse_restart_delay(const char *v, int64_t *ns, char *why, size_t len);
 int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t len);
 const char *as_restart_word(int policy);
 
+/* restart.c: the restart decision of a supervisor after a run of its command ended. */
+struct as_restarts {
+    int64_t *times; /* the last restart_limit restarts (monotonic), a ring; NULL: no limit */
+    int n;          /* restarts so far */
+};
+/* Counting starts; the ring exists when the policy restarts with a limit. */
+void as_restarts_init(struct as_restarts *r, const struct as_opts *o);
+/* The policy asks for a restart after a run that ended in failure (or not). */
+bool as_restart_wanted(const struct as_opts *o, bool failure);
+/* The limit allows a restart at now: fewer than N restarts within the window before it. */
+bool as_restart_limit_ok(const struct as_restarts *r, const struct as_opts *o, int64_t now);
+/* A restart at now. */
+void as_restart_note(struct as_restarts *r, const struct as_opts *o, int64_t now);
+
 void as_quote_argv(char **argv, int argc, char *buf, size_t len);
 
 #endif /* ARDSTART_H */

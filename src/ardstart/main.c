@@ -118,182 +118,217 @@ static bool looks_like_seconds(const char *s)
     return end != s && *end == '\0';
 }
 
+enum {
+    OPT_BINDIR = 256,
+    OPT_LOG,
+    OPT_READY,
+    OPT_RAW,
+    OPT_CWD_IF,
+    OPT_AS_HOST,
+    OPT_SYSTEM,
+    OPT_SET_HOST,
+    OPT_DRY_RUN,
+    OPT_CHECK,
+    OPT_RESTART,
+    OPT_RESTART_DELAY,
+    OPT_RESTART_LIMIT,
+    OPT_VERSION
+};
+static const struct option longopts[] = {
+    {"host", required_argument, NULL, 'H'},
+    {"name", required_argument, NULL, 'n'},
+    {"parent", required_argument, NULL, 'p'},
+    {"wait", optional_argument, NULL, 'w'},
+    {"domain", required_argument, NULL, 'd'},
+    {"rsh", required_argument, NULL, 'e'},
+    {"chdir", required_argument, NULL, 'C'},
+    {"env", required_argument, NULL, 'E'},
+    {"list", no_argument, NULL, 'l'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"remote-bindir", required_argument, NULL, OPT_BINDIR},
+    {"log", no_argument, NULL, OPT_LOG},
+    {"ready", no_argument, NULL, OPT_READY},
+    {"raw", no_argument, NULL, OPT_RAW},
+    {"cwd-if-exists", required_argument, NULL, OPT_CWD_IF},
+    {"as-host", required_argument, NULL, OPT_AS_HOST},
+    {"system", required_argument, NULL, OPT_SYSTEM},
+    {"set-host", required_argument, NULL, OPT_SET_HOST},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"restart", required_argument, NULL, OPT_RESTART},
+    {"restart-delay", required_argument, NULL, OPT_RESTART_DELAY},
+    {"restart-limit", required_argument, NULL, OPT_RESTART_LIMIT},
+    {NULL, 0, NULL, 0},
+};
+
+/* -w/--wait[=SECONDS] (its value, if any, in optarg); -1 after printing why. */
+static int take_wait(struct as_opts *o, int argc, char **argv)
+{
+    o->wait_ms = 10000;
+    if (optarg && *optarg == '=')
+        optarg++; /* "-w=5" */
+    if (optarg && parse_wait(optarg, &o->wait_ms) < 0)
+        return -1;
+    if (!optarg && optind < argc && looks_like_seconds(argv[optind])) {
+        fprintf(stderr,
+                "ardstart: --wait %s: attach the time, as in --wait=%s or -w%s (a bare "
+                "--wait waits 10 s, and '%s' would be taken as the command)\n",
+                argv[optind], argv[optind], argv[optind], argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* -E NAME=VALUE; -1 after printing why. */
+static int take_env(struct cmdline *c, const char *v)
+{
+    struct as_opts *o = &c->o;
+    if (!strchr(v, '=') || v[0] == '=') {
+        fprintf(stderr, "ardstart: --env '%s': expected NAME=VALUE\n", v);
+        return -1;
+    }
+    if (o->nenv == (int)(sizeof c->env / sizeof c->env[0])) {
+        fprintf(stderr, "ardstart: more than %d --env options\n", o->nenv);
+        return -1;
+    }
+    c->env[o->nenv++] = v;
+    return 0;
+}
+
+/* --set-host ROLE=HOST; -1 after printing why. */
+static int take_set_host(struct cmdline *c, const char *v)
+{
+    struct as_opts *o = &c->o;
+    if (!strchr(v, '=') || v[0] == '=' ||
+        o->nhostmap == (int)(sizeof c->hostmap / sizeof c->hostmap[0])) {
+        fprintf(stderr, "ardstart: --set-host '%s': expected ROLE=HOST\n", v);
+        return -1;
+    }
+    if (strchr(v, '=')[1] && ardb_check_host("--set-host", strchr(v, '=') + 1) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+        return -1;
+    }
+    c->hostmap[o->nhostmap++] = v;
+    return 0;
+}
+
+/* --restart, --restart-delay or --restart-limit (ch) with value v; -1 after printing why. */
+static int take_restart(struct as_opts *o, int ch, const char *v)
+{
+    char why[160];
+    int r =
+        ch == OPT_RESTART ? as_parse_restart(v, &o->restart, why, sizeof why)
+        : ch == OPT_RESTART_DELAY
+            ? as_parse_restart_delay(v, &o->restart_delay_ns, why, sizeof why)
+            : as_parse_restart_limit(v, &o->restart_limit, &o->restart_window_ns, why, sizeof why);
+    if (r < 0) {
+        fprintf(stderr, "ardstart: --%s '%s': %s\n",
+                ch == OPT_RESTART         ? "restart"
+                : ch == OPT_RESTART_DELAY ? "restart-delay"
+                                          : "restart-limit",
+                v, why);
+        return -1;
+    }
+    o->restart_given = true;
+    return 0;
+}
+
+/* The option ch (getopt_long's answer) into c; 0 to go on, 1 when parsing ends here (--help,
+ * --version), -1 after printing why. */
+static int take_option(struct cmdline *c, int ch, int argc, char **argv)
+{
+    struct as_opts *o = &c->o;
+    switch (ch) {
+    case 'H':
+        o->host = optarg;
+        return 0;
+    case 'n':
+        o->name = optarg;
+        return 0;
+    case 'p':
+        o->parent = optarg;
+        return 0;
+    case 'w':
+        return take_wait(o, argc, argv);
+    case 'd':
+        o->domain = optarg;
+        return 0;
+    case 'e':
+        o->rsh = optarg;
+        return 0;
+    case 'C':
+        o->chdir = optarg;
+        return 0;
+    case 'E':
+        return take_env(c, optarg);
+    case 'l':
+        c->mode = M_LIST;
+        return 0;
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case 'h':
+        c->mode = M_HELP;
+        return 1;
+    case OPT_VERSION:
+        c->mode = M_VERSION;
+        return 1;
+    case OPT_BINDIR:
+        o->bindir = optarg;
+        return 0;
+    case OPT_LOG:
+        c->mode = M_LOG;
+        return 0;
+    case OPT_READY:
+        c->mode = M_READY;
+        return 0;
+    case OPT_RAW:
+        c->raw = true;
+        return 0;
+    case OPT_CWD_IF:
+        o->cwd_if = optarg;
+        return 0;
+    case OPT_AS_HOST:
+        o->as_host = optarg;
+        return 0;
+    case OPT_SYSTEM:
+        c->mode = M_SYSTEM;
+        c->system = optarg;
+        return 0;
+    case OPT_SET_HOST:
+        return take_set_host(c, optarg);
+    case OPT_DRY_RUN:
+        o->dry_run = true;
+        return 0;
+    case OPT_CHECK:
+        o->check = true;
+        return 0;
+    case OPT_RESTART:
+    case OPT_RESTART_DELAY:
+    case OPT_RESTART_LIMIT:
+        return take_restart(o, ch, optarg);
+    default:
+        usage(stderr);
+        return -1;
+    }
+}
+
 /* Options into c; returns -1 after printing why (usage error). */
 static int parse_args(int argc, char **argv, struct cmdline *c)
 {
-    enum {
-        OPT_BINDIR = 256,
-        OPT_LOG,
-        OPT_READY,
-        OPT_RAW,
-        OPT_CWD_IF,
-        OPT_AS_HOST,
-        OPT_SYSTEM,
-        OPT_SET_HOST,
-        OPT_DRY_RUN,
-        OPT_CHECK,
-        OPT_RESTART,
-        OPT_RESTART_DELAY,
-        OPT_RESTART_LIMIT,
-        OPT_VERSION
-    };
-    static const struct option longopts[] = {
-        {"host", required_argument, NULL, 'H'},
-        {"name", required_argument, NULL, 'n'},
-        {"parent", required_argument, NULL, 'p'},
-        {"wait", optional_argument, NULL, 'w'},
-        {"domain", required_argument, NULL, 'd'},
-        {"rsh", required_argument, NULL, 'e'},
-        {"chdir", required_argument, NULL, 'C'},
-        {"env", required_argument, NULL, 'E'},
-        {"list", no_argument, NULL, 'l'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {"remote-bindir", required_argument, NULL, OPT_BINDIR},
-        {"log", no_argument, NULL, OPT_LOG},
-        {"ready", no_argument, NULL, OPT_READY},
-        {"raw", no_argument, NULL, OPT_RAW},
-        {"cwd-if-exists", required_argument, NULL, OPT_CWD_IF},
-        {"as-host", required_argument, NULL, OPT_AS_HOST},
-        {"system", required_argument, NULL, OPT_SYSTEM},
-        {"set-host", required_argument, NULL, OPT_SET_HOST},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {"check", no_argument, NULL, OPT_CHECK},
-        {"restart", required_argument, NULL, OPT_RESTART},
-        {"restart-delay", required_argument, NULL, OPT_RESTART_DELAY},
-        {"restart-limit", required_argument, NULL, OPT_RESTART_LIMIT},
-        {NULL, 0, NULL, 0},
-    };
     struct as_opts *o = &c->o;
     o->env = c->env;
     o->hostmap = c->hostmap;
     o->restart_delay_ns = AS_RESTART_DELAY_NS;
     o->restart_limit = AS_RESTART_LIMIT_N;
     o->restart_window_ns = AS_RESTART_LIMIT_NS;
-    char why[160];
     int ch;
     while ((ch = getopt_long(argc, argv, "+H:n:p:w::d:e:C:E:lqh", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'H':
-            o->host = optarg;
-            break;
-        case 'n':
-            o->name = optarg;
-            break;
-        case 'p':
-            o->parent = optarg;
-            break;
-        case 'w':
-            o->wait_ms = 10000;
-            if (optarg && *optarg == '=')
-                optarg++; /* "-w=5" */
-            if (optarg && parse_wait(optarg, &o->wait_ms) < 0)
-                return -1;
-            if (!optarg && optind < argc && looks_like_seconds(argv[optind])) {
-                fprintf(stderr,
-                        "ardstart: --wait %s: attach the time, as in --wait=%s or -w%s (a bare "
-                        "--wait waits 10 s, and '%s' would be taken as the command)\n",
-                        argv[optind], argv[optind], argv[optind], argv[optind]);
-                return -1;
-            }
-            break;
-        case 'd':
-            o->domain = optarg;
-            break;
-        case 'e':
-            o->rsh = optarg;
-            break;
-        case 'C':
-            o->chdir = optarg;
-            break;
-        case 'E':
-            if (!strchr(optarg, '=') || optarg[0] == '=') {
-                fprintf(stderr, "ardstart: --env '%s': expected NAME=VALUE\n", optarg);
-                return -1;
-            }
-            if (o->nenv == (int)(sizeof c->env / sizeof c->env[0])) {
-                fprintf(stderr, "ardstart: more than %d --env options\n", o->nenv);
-                return -1;
-            }
-            c->env[o->nenv++] = optarg;
-            break;
-        case 'l':
-            c->mode = M_LIST;
-            break;
-        case 'q':
-            o->quiet = true;
-            break;
-        case 'h':
-            c->mode = M_HELP;
-            return 0;
-        case OPT_VERSION:
-            c->mode = M_VERSION;
-            return 0;
-        case OPT_BINDIR:
-            o->bindir = optarg;
-            break;
-        case OPT_LOG:
-            c->mode = M_LOG;
-            break;
-        case OPT_READY:
-            c->mode = M_READY;
-            break;
-        case OPT_RAW:
-            c->raw = true;
-            break;
-        case OPT_CWD_IF:
-            o->cwd_if = optarg;
-            break;
-        case OPT_AS_HOST:
-            o->as_host = optarg;
-            break;
-        case OPT_SYSTEM:
-            c->mode = M_SYSTEM;
-            c->system = optarg;
-            break;
-        case OPT_SET_HOST:
-            if (!strchr(optarg, '=') || optarg[0] == '=' ||
-                o->nhostmap == (int)(sizeof c->hostmap / sizeof c->hostmap[0])) {
-                fprintf(stderr, "ardstart: --set-host '%s': expected ROLE=HOST\n", optarg);
-                return -1;
-            }
-            if (strchr(optarg, '=')[1] &&
-                ardb_check_host("--set-host", strchr(optarg, '=') + 1) < 0) {
-                fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-                return -1;
-            }
-            c->hostmap[o->nhostmap++] = optarg;
-            break;
-        case OPT_DRY_RUN:
-            o->dry_run = true;
-            break;
-        case OPT_CHECK:
-            o->check = true;
-            break;
-        case OPT_RESTART:
-        case OPT_RESTART_DELAY:
-        case OPT_RESTART_LIMIT: {
-            int r = ch == OPT_RESTART ? as_parse_restart(optarg, &o->restart, why, sizeof why)
-                    : ch == OPT_RESTART_DELAY
-                        ? as_parse_restart_delay(optarg, &o->restart_delay_ns, why, sizeof why)
-                        : as_parse_restart_limit(optarg, &o->restart_limit, &o->restart_window_ns,
-                                                 why, sizeof why);
-            if (r < 0) {
-                fprintf(stderr, "ardstart: --%s '%s': %s\n",
-                        ch == OPT_RESTART         ? "restart"
-                        : ch == OPT_RESTART_DELAY ? "restart-delay"
-                                                  : "restart-limit",
-                        optarg, why);
-                return -1;
-            }
-            o->restart_given = true;
-            break;
-        }
-        default:
-            usage(stderr);
-            return -1;
-        }
+        int r = take_option(c, ch, argc, argv);
+        if (r != 0)
+            return r > 0 ? 0 : -1;
     }
     o->argv = argv + optind;
     o->argc = argc - optind;

@@ -2,6 +2,8 @@
  * restart.c - the restart policy's values: --restart, --restart-delay, --restart-limit and
  * the YAML keys restart, restart_delay, restart_limit (docs/ardstart.md, "Restarting").
  * Each parser returns 0, or -1 with the cause in `why` (the caller names the option).
+ * Then the supervisor's decision after a run: does the policy want a restart, does the limit
+ * (N restarts within a window, a ring of their times) allow it.
  */
 #include "ardstart.h"
 
@@ -70,4 +72,34 @@ const char *as_restart_word(int policy)
     return policy == AS_RESTART_ALWAYS       ? "always"
            : policy == AS_RESTART_ON_FAILURE ? "on-failure"
                                              : "no";
+}
+
+void as_restarts_init(struct as_restarts *r, const struct as_opts *o)
+{
+    r->times = NULL;
+    r->n = 0;
+    if (o->restart != AS_RESTART_NO && o->restart_limit > 0)
+        r->times = calloc((size_t)o->restart_limit, sizeof *r->times);
+}
+
+bool as_restart_wanted(const struct as_opts *o, bool failure)
+{
+    return o->restart == AS_RESTART_ALWAYS || (o->restart == AS_RESTART_ON_FAILURE && failure);
+}
+
+bool as_restart_limit_ok(const struct as_restarts *r, const struct as_opts *o, int64_t now)
+{
+    if (r->times && r->n >= o->restart_limit) {
+        /* the oldest of the last N restarts, within the window: N restarts already */
+        int64_t oldest = r->times[r->n % o->restart_limit];
+        return now - oldest > o->restart_window_ns;
+    }
+    return true;
+}
+
+void as_restart_note(struct as_restarts *r, const struct as_opts *o, int64_t now)
+{
+    if (r->times)
+        r->times[r->n % o->restart_limit] = now;
+    r->n++;
 }

@@ -332,9 +332,19 @@ static void restart_delay(int64_t ns)
     }
 }
 
-/* The supervisor: never returns. */
-static void supervise(struct ardb_books *b, const struct as_opts *o, const struct ardb_entry *en,
-                      int report_fd)
+/* A supervisor's context: the books, the options, its entry and the pipe to the starter. */
+struct sup {
+    struct ardb_books *b;
+    const struct as_opts *o;
+    const struct ardb_entry *en;
+    int report_fd;
+    bool own_ready; /* readiness comes to the supervisor (restart policy and --wait) */
+    struct as_restarts rs;
+};
+
+/* The supervisor detaches: its own session, signals ignored, stdin from /dev/null, stdout
+ * and stderr to the entry's log, only the descriptors it needs, its own lock. */
+static void detach_supervisor(struct ardb_books *b, const struct ardb_entry *en, int report_fd)
 {
     setsid();
     /* The supervisor stays until the command ended, to record how. SIGPIPE: the starter may
@@ -366,159 +376,181 @@ static void supervise(struct ardb_books *b, const struct as_opts *o, const struc
     ardb_close_fds_except(keep, 3);
     if (ardb_reopen_lock(b) < 0)
         _exit(111);
-    log_line("starting %s: %s", en->path, en->cmd);
+}
 
+/* A run could not be started (error e): recorded as failed, reported, the supervisor ends. */
+static void run_failed(const struct sup *s, int e)
+{
+    struct ending end = {ARDB_FAILED, e};
+    update(s->b, s->en->path, s->en->seq, set_end, &end);
+    report(s->report_fd, "failed %ld\n", e);
+    _exit(111);
+}
+
+/* The command's side of the fork: held until the supervisor recorded its pid, then exec'd.
+ * Never returns. */
+static void run_child(const struct sup *s, const int ex[2], const int go[2], const int rp[2])
+{
+    /* At once: a SIGTERM from ardkill must count from the moment the pid is recorded. */
+    default_signals();
+    setpgid(0, 0);
+    close(ex[0]);
+    close(go[1]);
+    ardb_close(s->b);
+    char c;
+    ssize_t g;
+    do
+        g = read(go[0], &c, 1);
+    while (g < 0 && errno == EINTR);
+    if (g != 1)
+        _exit(127); /* not recorded (supervisor died, or ardkill cancelled the start) */
+    close(go[0]);
+    exec_command(s->o, s->en->path, s->report_fd,
+                 s->own_ready        ? rp[1]
+                 : s->o->wait_ms > 0 ? s->report_fd
+                                     : -1,
+                 ex[1]);
+}
+
+/* Starts run number `run` of the command and reports it started; *ready_fd: the read end of
+ * its readiness pipe (-1 without). Returns its pid; the supervisor ends when it cannot be
+ * started, was stopped by ardkill meanwhile or cannot be executed. */
+static pid_t start_run(const struct sup *s, int run, int *ready_fd)
+{
+    const struct ardb_entry *en = s->en;
+    int ex[2], go[2], rp[2] = {-1, -1};
+    if (pipe2(ex, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
+        (s->own_ready && pipe2(rp, O_CLOEXEC) < 0))
+        run_failed(s, errno);
+    pid_t pid = fork();
+    if (pid < 0)
+        run_failed(s, errno);
+    if (pid == 0)
+        run_child(s, ex, go, rp);
+    setpgid(pid, pid); /* also here: the group exists whichever side runs first */
+    close(ex[1]);
+    close(go[0]);
+    if (rp[1] >= 0)
+        close(rp[1]);
+    struct run r = {pid, s->own_ready, run > 0};
+    if (update(s->b, en->path, en->seq, set_pid, &r) != 0) {
+        close(go[1]);
+        if (rp[0] >= 0)
+            close(rp[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        log_line("%s: %s", en->path,
+                 run ? "stopped by ardkill: not restarted"
+                     : "entry vanished before start (stopped by ardkill?)");
+        report(s->report_fd, "failed %ld\n", ECANCELED);
+        _exit(0);
+    }
+    if (run)
+        log_line("restarting %s: %s", en->path, en->cmd);
+    ssize_t gw;
+    do
+        gw = write(go[1], "g", 1);
+    while (gw < 0 && errno == EINTR);
+    close(go[1]);
+    int e = ardb_exec_result(ex[0]);
+    if (e != 0) {
+        /* Never restarted: the command cannot be executed. */
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        if (rp[0] >= 0)
+            close(rp[0]);
+        struct ending end = {ARDB_FAILED, e};
+        update(s->b, en->path, en->seq, set_end, &end);
+        log_line("%s: cannot execute: %s", en->path, strerror(e));
+        report(s->report_fd, "failed %ld\n", e);
+        _exit(0);
+    }
+    report(s->report_fd, "started %ld\n", pid);
+    *ready_fd = rp[0];
+    return pid;
+}
+
+/* Waits for run number `run` (pid) to end; returns its wait status, *not_ready when a
+ * restarted run was stopped for not being ready in time. */
+static int wait_run(const struct sup *s, int run, pid_t pid, int ready_fd, bool *not_ready)
+{
+    int st;
+    *not_ready = false;
+    if (s->o->restart == AS_RESTART_NO) {
+        while (waitpid(pid, &st, 0) < 0) {
+            if (errno != EINTR) {
+                st = 0;
+                break;
+            }
+        }
+    } else {
+        /* The first run's readiness is the starter's to wait for (it leaves a slow
+         * command running); a restarted one that is not ready in time has failed. */
+        st = wait_command(s->b, s->en, pid, ready_fd, s->report_fd,
+                          run > 0 && s->own_ready ? (int64_t)s->o->wait_ms * 1000000LL : 0,
+                          not_ready);
+    }
+    return st;
+}
+
+/* After a run ended with wait status st: recorded as ended (the supervisor ends), as failed
+ * for the restart limit (it ends too), or as restarting after the delay (it returns). */
+static void after_run(struct sup *s, int st, bool not_ready)
+{
+    const struct as_opts *o = s->o;
+    const struct ardb_entry *en = s->en;
+    struct decision d = {0};
+    if (WIFSIGNALED(st))
+        d.end = (struct ending){ARDB_KILLED, WTERMSIG(st)};
+    else
+        d.end = (struct ending){ARDB_EXITED, WEXITSTATUS(st)};
+    bool failure = not_ready || d.end.state != ARDB_EXITED || d.end.code != 0;
+    d.want = as_restart_wanted(o, failure);
+    int64_t now = ardb_mono_ns();
+    d.limit_ok = as_restart_limit_ok(&s->rs, o, now);
+    char text[64];
+    ardb_state_text(d.end.state, d.end.code, text, sizeof text);
+    if (update(s->b, en->path, en->seq, decide, &d) != 0 || d.out == END_STOP) {
+        log_line("%s: %s", en->path, text);
+        report(s->report_fd, d.end.state == ARDB_KILLED ? "killed %ld\n" : "exited %ld\n",
+               d.end.code);
+        _exit(0);
+    }
+    if (d.out == END_LIMIT) {
+        char lim[160];
+        snprintf(lim, sizeof lim, "%s; %d restarts within %.1f s: restart limit reached, failed",
+                 text, o->restart_limit, (double)o->restart_window_ns / 1e9);
+        log_line("%s: %s", en->path, lim);
+        report(s->report_fd, "limit %ld\n", o->restart_limit);
+        _exit(0);
+    }
+    as_restart_note(&s->rs, o, now);
+    char next[96];
+    snprintf(next, sizeof next, "%s; restart %d in %.1f s", text, s->rs.n,
+             (double)o->restart_delay_ns / 1e9);
+    log_line("%s: %s", en->path, next);
+    report(s->report_fd, d.end.state == ARDB_KILLED ? "rkilled %ld\n" : "rexited %ld\n",
+           d.end.code);
+    restart_delay(o->restart_delay_ns);
+}
+
+/* The supervisor: never returns. */
+static void supervise(struct ardb_books *b, const struct as_opts *o, const struct ardb_entry *en,
+                      int report_fd)
+{
+    detach_supervisor(b, en, report_fd);
+    log_line("starting %s: %s", en->path, en->cmd);
     /* With a restart policy and --wait, readiness comes to the supervisor (which records
      * it and passes it on), so that it is awaited again after each restart. */
-    bool own_ready = o->restart != AS_RESTART_NO && o->wait_ms > 0;
-    int64_t *times = NULL; /* the last restart_limit restarts (monotonic), a ring */
-    if (o->restart != AS_RESTART_NO && o->restart_limit > 0)
-        times = calloc((size_t)o->restart_limit, sizeof *times);
-    int restarts = 0;
+    struct sup s = {b, o, en, report_fd, o->restart != AS_RESTART_NO && o->wait_ms > 0, {0}};
+    as_restarts_init(&s.rs, o);
     for (int run = 0;; run++) {
-        int ex[2], go[2], rp[2] = {-1, -1};
-        if (pipe2(ex, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
-            (own_ready && pipe2(rp, O_CLOEXEC) < 0)) {
-            int e = errno;
-            struct ending end = {ARDB_FAILED, e};
-            update(b, en->path, en->seq, set_end, &end);
-            report(report_fd, "failed %ld\n", e);
-            _exit(111);
-        }
-        pid_t pid = fork();
-        if (pid < 0) {
-            int e = errno;
-            struct ending end = {ARDB_FAILED, e};
-            update(b, en->path, en->seq, set_end, &end);
-            report(report_fd, "failed %ld\n", e);
-            _exit(111);
-        }
-        if (pid == 0) {
-            /* At once: a SIGTERM from ardkill must count from the moment the pid is
-             * recorded. */
-            default_signals();
-            setpgid(0, 0);
-            close(ex[0]);
-            close(go[1]);
-            ardb_close(b);
-            char c;
-            ssize_t g;
-            do
-                g = read(go[0], &c, 1);
-            while (g < 0 && errno == EINTR);
-            if (g != 1)
-                _exit(127); /* not recorded (supervisor died, or ardkill cancelled the start) */
-            close(go[0]);
-            exec_command(o, en->path, report_fd,
-                         own_ready        ? rp[1]
-                         : o->wait_ms > 0 ? report_fd
-                                          : -1,
-                         ex[1]);
-        }
-        setpgid(pid, pid); /* also here: the group exists whichever side runs first */
-        close(ex[1]);
-        close(go[0]);
-        if (rp[1] >= 0)
-            close(rp[1]);
-        struct run r = {pid, own_ready, run > 0};
-        if (update(b, en->path, en->seq, set_pid, &r) != 0) {
-            close(go[1]);
-            if (rp[0] >= 0)
-                close(rp[0]);
-            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-            }
-            log_line("%s: %s", en->path,
-                     run ? "stopped by ardkill: not restarted"
-                         : "entry vanished before start (stopped by ardkill?)");
-            report(report_fd, "failed %ld\n", ECANCELED);
-            _exit(0);
-        }
-        if (run)
-            log_line("restarting %s: %s", en->path, en->cmd);
-        ssize_t gw;
-        do
-            gw = write(go[1], "g", 1);
-        while (gw < 0 && errno == EINTR);
-        close(go[1]);
-        int e = ardb_exec_result(ex[0]);
-        int st;
-        if (e != 0) {
-            /* Never restarted: the command cannot be executed. */
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-            }
-            if (rp[0] >= 0)
-                close(rp[0]);
-            struct ending end = {ARDB_FAILED, e};
-            update(b, en->path, en->seq, set_end, &end);
-            log_line("%s: cannot execute: %s", en->path, strerror(e));
-            report(report_fd, "failed %ld\n", e);
-            _exit(0);
-        }
-        report(report_fd, "started %ld\n", pid);
-
-        bool not_ready = false;
-        if (o->restart == AS_RESTART_NO) {
-            while (waitpid(pid, &st, 0) < 0) {
-                if (errno != EINTR) {
-                    st = 0;
-                    break;
-                }
-            }
-        } else {
-            /* The first run's readiness is the starter's to wait for (it leaves a slow
-             * command running); a restarted one that is not ready in time has failed. */
-            st = wait_command(b, en, pid, rp[0], report_fd,
-                              run > 0 && own_ready ? (int64_t)o->wait_ms * 1000000LL : 0,
-                              &not_ready);
-        }
-        struct decision d = {0};
-        if (WIFSIGNALED(st))
-            d.end = (struct ending){ARDB_KILLED, WTERMSIG(st)};
-        else
-            d.end = (struct ending){ARDB_EXITED, WEXITSTATUS(st)};
-        bool failure = not_ready || d.end.state != ARDB_EXITED || d.end.code != 0;
-        d.want =
-            o->restart == AS_RESTART_ALWAYS || (o->restart == AS_RESTART_ON_FAILURE && failure);
-        int64_t now = ardb_mono_ns();
-        d.limit_ok = true;
-        if (times && restarts >= o->restart_limit) {
-            /* the oldest of the last N restarts, within the window: N restarts already */
-            int64_t oldest = times[restarts % o->restart_limit];
-            d.limit_ok = now - oldest > o->restart_window_ns;
-        }
-        char text[64];
-        ardb_state_text(d.end.state, d.end.code, text, sizeof text);
-        if (update(b, en->path, en->seq, decide, &d) != 0) {
-            log_line("%s: %s", en->path, text);
-            report(report_fd, d.end.state == ARDB_KILLED ? "killed %ld\n" : "exited %ld\n",
-                   d.end.code);
-            _exit(0);
-        }
-        if (d.out == END_STOP) {
-            log_line("%s: %s", en->path, text);
-            report(report_fd, d.end.state == ARDB_KILLED ? "killed %ld\n" : "exited %ld\n",
-                   d.end.code);
-            _exit(0);
-        }
-        if (d.out == END_LIMIT) {
-            char lim[160];
-            snprintf(lim, sizeof lim,
-                     "%s; %d restarts within %.1f s: restart limit reached, failed", text,
-                     o->restart_limit, (double)o->restart_window_ns / 1e9);
-            log_line("%s: %s", en->path, lim);
-            report(report_fd, "limit %ld\n", o->restart_limit);
-            _exit(0);
-        }
-        if (times)
-            times[restarts % o->restart_limit] = now;
-        restarts++;
-        char next[96];
-        snprintf(next, sizeof next, "%s; restart %d in %.1f s", text, restarts,
-                 (double)o->restart_delay_ns / 1e9);
-        log_line("%s: %s", en->path, next);
-        report(report_fd, d.end.state == ARDB_KILLED ? "rkilled %ld\n" : "rexited %ld\n",
-               d.end.code);
-        restart_delay(o->restart_delay_ns);
+        int ready_fd;
+        pid_t pid = start_run(&s, run, &ready_fd);
+        bool not_ready;
+        int st = wait_run(&s, run, pid, ready_fd, &not_ready);
+        after_run(&s, st, not_ready);
     }
 }
 

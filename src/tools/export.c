@@ -229,16 +229,19 @@ static int export_each(struct exp *e, const char *path, const char *dir, uint64_
     return rc;
 }
 
-int cmd_export(int argc, char **argv)
+/* The options of `ard export`. */
+struct exp_opts {
+    const char *path, *onto, *out, *dir;
+    bool csv;
+    double hz;
+    char **fields; /* --field, each [CONN:]PATH,... */
+    int nf;
+};
+
+/* The command line into o, and the options that exclude each other; 0 or ARDT_USAGE. */
+static int parse_export_args(int argc, char **argv, struct exp_opts *o)
 {
-    struct exp e = {0};
-    const char *path = NULL, *onto = NULL, *out = NULL, *dir = NULL;
-    bool csv = false;
-    double hz = 0;
-    char **fields = calloc((size_t)argc, sizeof *fields);
-    int nf = 0, rc = 0;
-    if (!fields)
-        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = 0;
     struct ardt_optarg v;
     int id, ai = 0;
     while (rc == 0 &&
@@ -246,82 +249,72 @@ int cmd_export(int argc, char **argv)
         if (id == ARDT_OPT_BAD)
             rc = ARDT_USAGE;
         else if (id == O_CSV)
-            csv = true;
+            o->csv = true;
         else if (id == O_FIELD)
-            fields[nf++] = v.s;
+            o->fields[o->nf++] = v.s;
         else if (id == O_RESAMPLE)
-            hz = v.d;
+            o->hz = v.d;
         else if (id == O_ONTO)
-            onto = v.s;
+            o->onto = v.s;
         else if (id == O_OUTPUT)
-            out = v.s;
+            o->out = v.s;
         else if (id == O_DIR)
-            dir = v.s;
-        else if (path)
-            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
+            o->dir = v.s;
+        else if (o->path)
+            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", o->path, v.s);
         else
-            path = v.s;
+            o->path = v.s;
     }
-    if (rc == 0 && !path)
+    if (rc == 0 && !o->path)
         rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help export')");
-    if (rc == 0 && !csv)
+    if (rc == 0 && !o->csv)
         rc = ardt_err(ARDT_USAGE, "say --csv (the only export format so far)");
-    if (rc == 0 && hz > 0 && onto)
+    if (rc == 0 && o->hz > 0 && o->onto)
         rc = ardt_err(ARDT_USAGE, "--resample and --onto exclude each other");
-    if (rc == 0 && dir && (out || nf || hz > 0 || onto))
+    if (rc == 0 && o->dir && (o->out || o->nf || o->hz > 0 || o->onto))
         rc = ardt_err(ARDT_USAGE, "--dir is for one file per connection: not with -o, --field, "
                                   "--resample or --onto");
-    if (rc) {
-        free(fields);
-        return rc;
-    }
-    e.r = ard_logr_open(path);
-    if (!e.r) {
-        free(fields);
-        return ardt_liberr(ard_lasterror());
-    }
-    struct ard_log_summary s;
-    ard_logr_summary(e.r, &s);
-    if (s.cut[0])
-        ardt_err(0, "warning: %s", s.cut);
-    size_t nc = ard_logr_nconns(e.r);
-    e.types = calloc(nc ? nc : 1, sizeof *e.types);
-    e.last = calloc(nc ? nc : 1, sizeof *e.last);
-    e.used = calloc(nc ? nc : 1, sizeof *e.used);
-    if (!e.types || !e.last || !e.used) {
-        rc = ardt_err(ARDT_SYS, "out of memory");
-        goto done;
-    }
+    return rc;
+}
+
+/* The type of each ardnet connection of the file, which must have one; 0 or an exit code. */
+static int init_types(struct exp *e, const char *path, size_t nc)
+{
+    int rc = 0;
     for (size_t i = 0; i < nc && rc == 0; i++) {
-        const struct ard_log_conn *c = ard_logr_conn(e.r, i);
+        const struct ard_log_conn *c = ard_logr_conn(e->r, i);
         if (c->ardnet && c->type[0])
-            rc = ardt_type_init(&e.types[i], c->type, c->size);
+            rc = ardt_type_init(&e->types[i], c->type, c->size);
     }
     size_t n_ardnet = 0;
     for (size_t i = 0; i < nc; i++)
-        n_ardnet += ard_logr_conn(e.r, i)->ardnet;
+        n_ardnet += ard_logr_conn(e->r, i)->ardnet;
     char names[1024];
     if (rc == 0 && n_ardnet == 0) {
-        list_conns(e.r, names, sizeof names);
+        list_conns(e->r, names, sizeof names);
         rc = ardt_err(ARDT_STALE,
                       "'%s' holds no channel written by ardnet (%s%s): nothing to export as "
                       "CSV",
                       path, nc ? "channels: " : "no channel at all", names);
     }
-    int onto_i = -1;
-    if (rc == 0 && onto && (onto_i = ard_logr_find(e.r, onto)) < 0)
-        rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, onto);
-    for (int i = 0; i < nf && rc == 0; i++) {
-        /* "CONN:a,b,c": the connection named first holds for the paths after it. */
+    return rc;
+}
+
+/* The columns of --field: "CONN:a,b,c", the connection named first holds for the paths after
+ * it; without one, the file's only connection or --onto's. 0 or an exit code. */
+static int add_fields(struct exp *e, const struct exp_opts *o, size_t nc, int onto_i)
+{
+    int rc = 0;
+    for (int i = 0; i < o->nf && rc == 0; i++) {
         int ci = nc == 1 ? 0 : onto_i;
-        for (char *save = NULL, *tok = strtok_r(fields[i], ",", &save); tok && rc == 0;
+        for (char *save = NULL, *tok = strtok_r(o->fields[i], ",", &save); tok && rc == 0;
              tok = strtok_r(NULL, ",", &save)) {
             char *colon = strrchr(tok, ':');
             if (colon) {
                 *colon = '\0';
-                ci = ard_logr_find(e.r, tok);
+                ci = ard_logr_find(e->r, tok);
                 if (ci < 0) {
-                    rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, tok);
+                    rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", o->path, tok);
                     break;
                 }
                 tok = colon + 1;
@@ -329,81 +322,145 @@ int cmd_export(int argc, char **argv)
                 rc = ardt_err(ARDT_USAGE, "field '%s': say which connection (CONN:%s)", tok, tok);
                 break;
             }
-            rc = add_col(&e, (size_t)ci, tok);
+            rc = add_col(e, (size_t)ci, tok);
         }
     }
-    if (rc == 0 && nf == 0) {
+    return rc;
+}
+
+/* Fields of several connections need a time base; then the latest packet of each connection
+ * used gets its buffer. 0 or an exit code. */
+static int check_cols(struct exp *e, bool multi, size_t nc)
+{
+    int rc = 0;
+    size_t only = e->ncols ? e->cols[0].conn : 0;
+    for (size_t i = 0; rc == 0 && !multi && i < e->ncols; i++)
+        if (e->cols[i].conn != only)
+            rc = ardt_err(ARDT_USAGE, "fields of several connections need --resample or --onto");
+    for (size_t i = 0; rc == 0 && i < nc; i++)
+        if (e->used[i] && !(e->last[i] = calloc(1, ard_logr_conn(e->r, i)->size)))
+            rc = ardt_err(ARDT_SYS, "out of memory");
+    return rc;
+}
+
+/* The rows: one per message, per message of --onto's connection, or on the grid of step ns
+ * (have: per connection, a message was seen). Returns ard_logr_next's last result. */
+static int write_rows(struct exp *e, uint64_t step, int onto_i, bool *have)
+{
+    uint64_t next = e->t0;
+    struct ard_log_msg m;
+    int k;
+    while ((k = ard_logr_next(e->r, &m)) == 1) {
+        if (!e->used[m.conn] || !m.packet)
+            continue;
+        size_t size = ard_logr_conn(e->r, m.conn)->size;
+        if (step) { /* grid points before this message see the values so far */
+            while (next < m.log_ns) {
+                put_usecs(e->o, next - e->t0); /* t0 is the first log time */
+                row_values(e, have);
+                next = next > UINT64_MAX - step ? UINT64_MAX : next + step; /* never wraps */
+            }
+        }
+        memcpy(e->last[m.conn], m.packet, size);
+        have[m.conn] = true;
+        if (step || (onto_i >= 0 && (int)m.conn != onto_i))
+            continue;
+        put_usecs(e->o, m.log_ns - e->t0);
+        if (onto_i < 0) {
+            fputc(',', e->o);
+            put_usecs(e->o, m.real_ns);
+            fprintf(e->o, ",%" PRIu64, m.seq);
+        }
+        row_values(e, have);
+    }
+    return k;
+}
+
+/* The CSV into -o OUT or stdout, from the log time start_ns on; 0 or an exit code. */
+static int write_csv(struct exp *e, const struct exp_opts *o, uint64_t start_ns, int onto_i,
+                     bool multi, size_t nc)
+{
+    int rc = 0;
+    e->o = o->out ? fopen(o->out, "w") : stdout;
+    if (!e->o)
+        return ardt_err(ARDT_SYS, "cannot create '%s': %s", o->out, strerror(errno));
+    bool *have = calloc(nc ? nc : 1, sizeof *have);
+    if (!have)
+        return ardt_err(ARDT_SYS, "out of memory");
+    header(e, multi, !multi);
+    e->t0 = start_ns;
+    int k = write_rows(e, o->hz > 0 ? (uint64_t)(1e9 / o->hz) : 0, onto_i, have);
+    free(have);
+    if (k < 0)
+        rc = ardt_liberr(k);
+    if (!ardt_flush(e->o) && rc == 0)
+        rc = ardt_err(ARDT_SYS, "writing the CSV: %s", strerror(errno));
+    if (o->out)
+        fclose(e->o);
+    return rc;
+}
+
+/* The export of the open file e->r: the columns, then one CSV or one file per connection;
+ * 0 or an exit code. */
+static int export_file(struct exp *e, const struct exp_opts *o, size_t nc)
+{
+    struct ard_log_summary s;
+    ard_logr_summary(e->r, &s);
+    if (s.cut[0])
+        ardt_err(0, "warning: %s", s.cut);
+    e->types = calloc(nc ? nc : 1, sizeof *e->types);
+    e->last = calloc(nc ? nc : 1, sizeof *e->last);
+    e->used = calloc(nc ? nc : 1, sizeof *e->used);
+    if (!e->types || !e->last || !e->used)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = init_types(e, o->path, nc);
+    int onto_i = -1;
+    if (rc == 0 && o->onto && (onto_i = ard_logr_find(e->r, o->onto)) < 0)
+        rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", o->path, o->onto);
+    if (rc == 0)
+        rc = add_fields(e, o, nc, onto_i);
+    if (rc == 0 && o->nf == 0) {
+        char names[1024];
         if (onto_i >= 0)
-            rc = add_all(&e, (size_t)onto_i);
-        else if (nc == 1 && !dir)
-            rc = add_all(&e, 0);
-        else if (hz > 0 || out) {
-            list_conns(e.r, names, sizeof names);
+            rc = add_all(e, (size_t)onto_i);
+        else if (nc == 1 && !o->dir)
+            rc = add_all(e, 0);
+        else if (o->hz > 0 || o->out) {
+            list_conns(e->r, names, sizeof names);
             rc = ardt_err(ARDT_USAGE,
                           "the file has %zu connections (%s): choose with --field "
                           "CONN:PATH, or leave -o out for one NAME.csv each (--dir DIR)",
                           nc, names);
-        } else {
-            rc = export_each(&e, path, dir ? dir : ".", s.start_ns);
-            goto done;
-        }
+        } else
+            return export_each(e, o->path, o->dir ? o->dir : ".", s.start_ns);
     }
-    bool multi = hz > 0 || onto;
-    size_t only = e.ncols ? e.cols[0].conn : 0;
-    for (size_t i = 0; rc == 0 && !multi && i < e.ncols; i++)
-        if (e.cols[i].conn != only)
-            rc = ardt_err(ARDT_USAGE, "fields of several connections need --resample or --onto");
-    for (size_t i = 0; rc == 0 && i < nc; i++)
-        if (e.used[i] && !(e.last[i] = calloc(1, ard_logr_conn(e.r, i)->size)))
-            rc = ardt_err(ARDT_SYS, "out of memory");
+    bool multi = o->hz > 0 || o->onto;
+    if (rc == 0)
+        rc = check_cols(e, multi, nc);
     if (rc)
-        goto done;
-    e.o = out ? fopen(out, "w") : stdout;
-    if (!e.o) {
-        rc = ardt_err(ARDT_SYS, "cannot create '%s': %s", out, strerror(errno));
-        goto done;
+        return rc;
+    return write_csv(e, o, s.start_ns, onto_i, multi, nc);
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct exp e = {0};
+    struct exp_opts o = {0};
+    o.fields = calloc((size_t)argc, sizeof *o.fields);
+    if (!o.fields)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = parse_export_args(argc, argv, &o);
+    if (rc) {
+        free(o.fields);
+        return rc;
     }
-    bool *have = calloc(nc ? nc : 1, sizeof *have);
-    if (!have) {
-        rc = ardt_err(ARDT_SYS, "out of memory");
-        goto done;
+    e.r = ard_logr_open(o.path);
+    if (!e.r) {
+        free(o.fields);
+        return ardt_liberr(ard_lasterror());
     }
-    header(&e, multi, !multi);
-    e.t0 = s.start_ns;
-    uint64_t step = hz > 0 ? (uint64_t)(1e9 / hz) : 0, next = s.start_ns;
-    struct ard_log_msg m;
-    int k;
-    while ((k = ard_logr_next(e.r, &m)) == 1) {
-        if (!e.used[m.conn] || !m.packet)
-            continue;
-        size_t size = ard_logr_conn(e.r, m.conn)->size;
-        if (step) { /* grid points before this message see the values so far */
-            while (next < m.log_ns) {
-                put_usecs(e.o, next - e.t0); /* t0 is the first log time */
-                row_values(&e, have);
-                next = next > UINT64_MAX - step ? UINT64_MAX : next + step; /* never wraps */
-            }
-        }
-        memcpy(e.last[m.conn], m.packet, size);
-        have[m.conn] = true;
-        if (step || (onto_i >= 0 && (int)m.conn != onto_i))
-            continue;
-        put_usecs(e.o, m.log_ns - e.t0);
-        if (onto_i < 0) {
-            fputc(',', e.o);
-            put_usecs(e.o, m.real_ns);
-            fprintf(e.o, ",%" PRIu64, m.seq);
-        }
-        row_values(&e, have);
-    }
-    free(have);
-    if (k < 0)
-        rc = ardt_liberr(k);
-    if (!ardt_flush(e.o) && rc == 0)
-        rc = ardt_err(ARDT_SYS, "writing the CSV: %s", strerror(errno));
-    if (out)
-        fclose(e.o);
-done:
+    size_t nc = ard_logr_nconns(e.r);
+    rc = export_file(&e, &o, nc);
     for (size_t i = 0; i < nc && e.types; i++) {
         ardt_type_free(&e.types[i]);
         if (e.last)
@@ -413,7 +470,7 @@ done:
     free(e.last);
     free(e.used);
     free(e.cols);
-    free(fields);
+    free(o.fields);
     ard_logr_close(e.r);
     return rc;
 }

@@ -362,6 +362,76 @@ static void put_json(FILE *o, const struct net *n)
     fputs("\n ]}\n", o);
 }
 
+/* The connections of the domain and the processes at their ends; 0 or an exit code. */
+static int gather_net(struct net *n)
+{
+    int rc = ard_conn_list(ardt_g.domain, add_conn, n);
+    if (rc < 0)
+        rc = ardt_liberr(rc);
+    else
+        rc = 0;
+    for (size_t i = 0; rc == 0 && i < n->nc; i++)
+        for (int k = 0; k < n->c[i].npeers; k++)
+            if (!proc_of(n, &n->c[i].peers[k]))
+                rc = ardt_err(ARDT_SYS, "out of memory");
+    return rc;
+}
+
+/* The net as SVG into o, drawn by Graphviz's dot from the dot text; 0 or an exit code. */
+static int put_svg(FILE *o, const struct net *n)
+{
+    int rc = 0;
+    fflush(o);
+    int fds[2];
+    pid_t pid = -1;
+    if (pipe(fds) == 0 && (pid = fork()) == 0) {
+        dup2(fds[0], 0);
+        if (o != stdout)
+            dup2(fileno(o), 1);
+        close(fds[0]);
+        close(fds[1]);
+        execlp("dot", "dot", "-Tsvg", (char *)NULL);
+        fprintf(stderr, "ard graph: svg needs Graphviz's 'dot' in PATH (apt install "
+                        "graphviz), or use --format dot\n");
+        _exit(ARDT_SYS);
+    }
+    if (pid < 0)
+        rc = ardt_err(ARDT_SYS, "cannot start dot");
+    else {
+        close(fds[0]);
+        FILE *d = fdopen(fds[1], "w");
+        if (d) {
+            put_dot(d, n);
+            fclose(d);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            rc = WIFEXITED(st) && WEXITSTATUS(st) == ARDT_SYS
+                     ? ARDT_SYS
+                     : ardt_err(ARDT_SYS, "dot failed (status %d)", st);
+    }
+    return rc;
+}
+
+/* Frees what gather_net and the books' listing took. */
+static void free_net(struct net *n)
+{
+    for (size_t i = 0; i < n->nc; i++)
+        free(n->c[i].peers);
+    for (size_t i = 0; i < n->np; i++) {
+        for (int k = 0; k < n->p[i].nin; k++)
+            free(n->p[i].udp_in[k]);
+        for (int k = 0; k < n->p[i].nout; k++)
+            free(n->p[i].udp_out[k]);
+        free(n->p[i].udp_in);
+        free(n->p[i].udp_out);
+    }
+    free(n->c);
+    free(n->p);
+    free(n->books);
+}
+
 int cmd_graph(int argc, char **argv)
 {
     enum { DOT, SVG, JSON } fmt = DOT;
@@ -387,50 +457,13 @@ int cmd_graph(int argc, char **argv)
         int k = ardb_list(&bk, NULL, &n.books);
         n.nbooks = k < 0 ? 0 : k;
     }
-    int rc = ard_conn_list(ardt_g.domain, add_conn, &n);
-    if (rc < 0)
-        rc = ardt_liberr(rc);
-    else
-        rc = 0;
-    for (size_t i = 0; rc == 0 && i < n.nc; i++)
-        for (int k = 0; k < n.c[i].npeers; k++)
-            if (!proc_of(&n, &n.c[i].peers[k]))
-                rc = ardt_err(ARDT_SYS, "out of memory");
+    int rc = gather_net(&n);
     FILE *o = stdout;
     if (rc == 0 && out && (o = fopen(out, "we")) == NULL)
         rc = ardt_err(ARDT_SYS, "cannot write '%s'", out);
     ardt_signals();
     if (rc == 0 && fmt == SVG) {
-        fflush(o);
-        int fds[2];
-        pid_t pid = -1;
-        if (pipe(fds) == 0 && (pid = fork()) == 0) {
-            dup2(fds[0], 0);
-            if (o != stdout)
-                dup2(fileno(o), 1);
-            close(fds[0]);
-            close(fds[1]);
-            execlp("dot", "dot", "-Tsvg", (char *)NULL);
-            fprintf(stderr, "ard graph: svg needs Graphviz's 'dot' in PATH (apt install "
-                            "graphviz), or use --format dot\n");
-            _exit(ARDT_SYS);
-        }
-        if (pid < 0)
-            rc = ardt_err(ARDT_SYS, "cannot start dot");
-        else {
-            close(fds[0]);
-            FILE *d = fdopen(fds[1], "w");
-            if (d) {
-                put_dot(d, &n);
-                fclose(d);
-            }
-            int st = 0;
-            waitpid(pid, &st, 0);
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-                rc = WIFEXITED(st) && WEXITSTATUS(st) == ARDT_SYS
-                         ? ARDT_SYS
-                         : ardt_err(ARDT_SYS, "dot failed (status %d)", st);
-        }
+        rc = put_svg(o, &n);
     } else if (rc == 0) {
         if (fmt == JSON)
             put_json(o, &n);
@@ -440,19 +473,7 @@ int cmd_graph(int argc, char **argv)
     }
     if (o && o != stdout)
         fclose(o);
-    for (size_t i = 0; i < n.nc; i++)
-        free(n.c[i].peers);
-    for (size_t i = 0; i < n.np; i++) {
-        for (int k = 0; k < n.p[i].nin; k++)
-            free(n.p[i].udp_in[k]);
-        for (int k = 0; k < n.p[i].nout; k++)
-            free(n.p[i].udp_out[k]);
-        free(n.p[i].udp_in);
-        free(n.p[i].udp_out);
-    }
-    free(n.c);
-    free(n.p);
-    free(n.books);
+    free_net(&n);
     if (have_books)
         ardb_close(&bk);
     return rc;

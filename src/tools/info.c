@@ -73,67 +73,51 @@ static void put_extras(const ard_logr *r, FILE *o, bool json)
     }
 }
 
-int cmd_info(int argc, char **argv)
+/* The file's summary as the start of a JSON object, up to its list of connections. */
+static void put_summary_json(FILE *o, const char *path, const struct ard_log_summary *s,
+                             const char *host, const char *dom)
 {
-    const char *path = NULL;
-    bool json = false;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(&ardt_info_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            return ARDT_USAGE;
-        if (id == O_JSON)
-            json = true;
-        else if (path)
-            return ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
-        else
-            path = v.s;
-    }
-    if (!path)
-        return ardt_err(ARDT_USAGE, "no file given (see 'ard help info')");
-    ard_logr *r = ard_logr_open(path);
-    if (!r)
-        return ardt_liberr(ard_lasterror());
-    struct ard_log_summary s;
-    ard_logr_summary(r, &s);
-    if (s.cut[0])
-        ardt_err(0, "warning: %s", s.cut);
-    double dur = s.messages ? (double)(s.end_ns - s.start_ns) / 1e9 : 0;
-    const char *host = ard_logr_meta(r, "ardnet", "host");
-    const char *dom = ard_logr_meta(r, "ardnet", "domain");
-    FILE *o = stdout;
-    if (json) {
-        fputs("{\"file\":", o);
-        ardt_put_json_str(o, path);
-        fprintf(o, ",\"bytes\":%" PRIu64 ",\"complete\":%s,\"compression\":", s.file_size,
-                s.complete ? "true" : "false");
-        ardt_put_json_str(o, s.compression[0] ? s.compression : "none");
-        fputs(",\"host\":", o);
-        ardt_put_json_str(o, host ? host : "");
-        fputs(",\"domain\":", o);
-        ardt_put_json_str(o, dom ? dom : "");
-        fprintf(o, ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64, s.messages, s.chunks);
-        if (s.messages)
-            fprintf(o, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64, s.start_ns, s.end_ns);
-        else
-            fputs(",\"start_ns\":null,\"end_ns\":null", o);
-        fputs(",\"connections\":[", o);
-    } else {
-        fprintf(o, "file:        %s (%" PRIu64 " bytes%s)\n", path, s.file_size,
-                s.complete ? "" : ", cut short");
-        fprintf(o, "recorded on: %s, domain %s\n", host ? host : "?", dom ? dom : "?");
-        fprintf(o, "start:       ");
-        if (s.messages)
-            ardt_put_real(o, s.start_ns);
-        else
-            fputs("- (no messages)", o);
-        fprintf(o,
-                "\nduration:    %.3f s\nmessages:    %" PRIu64 " in %" PRIu64
-                " chunks, compression %s\n",
-                dur, s.messages, s.chunks, s.compression[0] ? s.compression : "none");
-        fprintf(o, "%-24s %8s %10s %8s %10s  %s\n", "connection", "size", "messages", "missed",
-                "rate", "type");
-    }
+    fputs("{\"file\":", o);
+    ardt_put_json_str(o, path);
+    fprintf(o, ",\"bytes\":%" PRIu64 ",\"complete\":%s,\"compression\":", s->file_size,
+            s->complete ? "true" : "false");
+    ardt_put_json_str(o, s->compression[0] ? s->compression : "none");
+    fputs(",\"host\":", o);
+    ardt_put_json_str(o, host ? host : "");
+    fputs(",\"domain\":", o);
+    ardt_put_json_str(o, dom ? dom : "");
+    fprintf(o, ",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64, s->messages, s->chunks);
+    if (s->messages)
+        fprintf(o, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64, s->start_ns, s->end_ns);
+    else
+        fputs(",\"start_ns\":null,\"end_ns\":null", o);
+    fputs(",\"connections\":[", o);
+}
+
+/* The file's summary as text, up to the header of the table of connections. */
+static void put_summary_text(FILE *o, const char *path, const struct ard_log_summary *s,
+                             const char *host, const char *dom)
+{
+    double dur = s->messages ? (double)(s->end_ns - s->start_ns) / 1e9 : 0;
+    fprintf(o, "file:        %s (%" PRIu64 " bytes%s)\n", path, s->file_size,
+            s->complete ? "" : ", cut short");
+    fprintf(o, "recorded on: %s, domain %s\n", host ? host : "?", dom ? dom : "?");
+    fprintf(o, "start:       ");
+    if (s->messages)
+        ardt_put_real(o, s->start_ns);
+    else
+        fputs("- (no messages)", o);
+    fprintf(o,
+            "\nduration:    %.3f s\nmessages:    %" PRIu64 " in %" PRIu64
+            " chunks, compression %s\n",
+            dur, s->messages, s->chunks, s->compression[0] ? s->compression : "none");
+    fprintf(o, "%-24s %8s %10s %8s %10s  %s\n", "connection", "size", "messages", "missed", "rate",
+            "type");
+}
+
+/* One connection per JSON object or table row: size, messages, missed and rate. */
+static void put_conns(const ard_logr *r, FILE *o, bool json)
+{
     for (size_t i = 0; i < ard_logr_nconns(r); i++) {
         const struct ard_log_conn *c = ard_logr_conn(r, i);
         double span = (double)(c->last_ns - c->first_ns) / 1e9;
@@ -159,6 +143,41 @@ int cmd_info(int argc, char **argv)
                     c->ardnet ? (c->type[0] ? c->type : "(opaque)") : "(not ardnet)");
         }
     }
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool json = false;
+    struct ardt_optarg v;
+    int id, ai = 0;
+    while ((id = ardt_opt_next(&ardt_info_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
+        if (id == ARDT_OPT_BAD)
+            return ARDT_USAGE;
+        if (id == O_JSON)
+            json = true;
+        else if (path)
+            return ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
+        else
+            path = v.s;
+    }
+    if (!path)
+        return ardt_err(ARDT_USAGE, "no file given (see 'ard help info')");
+    ard_logr *r = ard_logr_open(path);
+    if (!r)
+        return ardt_liberr(ard_lasterror());
+    struct ard_log_summary s;
+    ard_logr_summary(r, &s);
+    if (s.cut[0])
+        ardt_err(0, "warning: %s", s.cut);
+    const char *host = ard_logr_meta(r, "ardnet", "host");
+    const char *dom = ard_logr_meta(r, "ardnet", "domain");
+    FILE *o = stdout;
+    if (json)
+        put_summary_json(o, path, &s, host, dom);
+    else
+        put_summary_text(o, path, &s, host, dom);
+    put_conns(r, o, json);
     put_extras(r, o, json);
     if (json)
         fputs("}\n", o);

@@ -281,16 +281,54 @@ static bool wait_due(struct player *p, uint64_t real, int64_t floor)
     }
 }
 
-int cmd_play(int argc, char **argv)
+/* ---- the command ----------------------------------------------------------------------------- */
+
+/* The options of `ard play`. */
+struct play_opts {
+    const char *path, *clock_conn;
+    double rate, start, end;
+    bool loop, quiet, start_paused;
+    char **remap; /* OLD=NEW */
+    int nremap;
+    char *only; /* --connections */
+};
+
+/* A playback: the file, its ports and what was sent on each. */
+struct play {
+    ard_logr *r;
+    struct ard_log_summary s;
+    size_t nc;
+    ard_port **ports;
+    uint64_t *sent;
+    bool *want;
+    uint64_t from, to; /* the recorded log times played */
+    struct player pl;
+};
+
+/* Takes --remap OLD=NEW as o->remap[o->nremap]; 0 or ARDT_USAGE when malformed or OLD repeats. */
+static int add_remap(struct play_opts *o, char *arg)
 {
-    const char *path = NULL, *clock_conn = NULL;
-    double rate = 1, start = -1, end = -1;
-    bool loop = false, quiet = false, start_paused = false;
-    char **remap = calloc((size_t)argc, sizeof *remap);
-    char *only = NULL;
-    int nremap = 0, rc = 0;
-    if (!remap)
-        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = 0;
+    char **remap = o->remap;
+    int nremap = o->nremap;
+    remap[nremap] = arg;
+    const char *eq = strchr(remap[nremap], '=');
+    if (!eq || eq == remap[nremap] || !eq[1])
+        rc = ardt_err(ARDT_USAGE, "--remap '%s': expected OLD=NEW", remap[nremap]);
+    for (int k = 0; k < nremap && rc == 0; k++) {
+        size_t l = (size_t)(eq - remap[nremap]) + 1; /* OLD and its '=' */
+        if (strncmp(remap[k], remap[nremap], l) == 0)
+            rc = ardt_err(ARDT_USAGE, "--remap '%s' and '%s': '%.*s' remapped twice", remap[k],
+                          remap[nremap], (int)l - 1, remap[nremap]);
+    }
+    o->nremap++;
+    return rc;
+}
+
+/* The command line into o; 0 or ARDT_USAGE. */
+static int parse_play_args(int argc, char **argv, struct play_opts *o)
+{
+    int rc = 0;
     struct ardt_optarg v;
     int id, ai = 0;
     while (rc == 0 && (id = ardt_opt_next(&ardt_play_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
@@ -299,198 +337,256 @@ int cmd_play(int argc, char **argv)
             rc = ARDT_USAGE;
             break;
         case O_RATE:
-            rate = v.d;
+            o->rate = v.d;
             break;
         case O_START:
-            start = v.d;
+            o->start = v.d;
             break;
         case O_END:
-            end = v.d;
+            o->end = v.d;
             break;
-        case O_REMAP: {
-            remap[nremap] = v.s;
-            const char *eq = strchr(remap[nremap], '=');
-            if (!eq || eq == remap[nremap] || !eq[1])
-                rc = ardt_err(ARDT_USAGE, "--remap '%s': expected OLD=NEW", remap[nremap]);
-            for (int k = 0; k < nremap && rc == 0; k++) {
-                size_t l = (size_t)(eq - remap[nremap]) + 1; /* OLD and its '=' */
-                if (strncmp(remap[k], remap[nremap], l) == 0)
-                    rc = ardt_err(ARDT_USAGE, "--remap '%s' and '%s': '%.*s' remapped twice",
-                                  remap[k], remap[nremap], (int)l - 1, remap[nremap]);
-            }
-            nremap++;
+        case O_REMAP:
+            rc = add_remap(o, v.s);
             break;
-        }
         case O_CONNECTIONS:
-            only = v.s;
+            o->only = v.s;
             break;
         case O_CLOCK:
-            clock_conn = v.s;
+            o->clock_conn = v.s;
             break;
         case O_START_PAUSED:
-            start_paused = true;
+            o->start_paused = true;
             break;
         case O_LOOP:
-            loop = true;
+            o->loop = true;
             break;
         case O_QUIET:
-            quiet = true;
+            o->quiet = true;
             break;
         default:
-            if (path)
-                rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
+            if (o->path)
+                rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", o->path, v.s);
             else
-                path = v.s;
+                o->path = v.s;
         }
     }
-    if (rc == 0 && !path)
+    if (rc == 0 && !o->path)
         rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help play')");
-    if (rc) {
-        free(remap);
-        return rc;
-    }
-    ard_logr *r = ard_logr_open(path);
-    if (!r) {
-        free(remap);
-        return ardt_liberr(ard_lasterror());
-    }
-    struct player pl = {0};
-    struct ard_log_summary s;
-    ard_logr_summary(r, &s);
-    if (s.cut[0])
-        ardt_err(0, "warning: %s", s.cut);
-    size_t nc = ard_logr_nconns(r);
-    ard_port **ports = calloc(nc ? nc : 1, sizeof *ports);
-    uint64_t *sent = calloc(nc ? nc : 1, sizeof *sent);
-    bool *want = calloc(nc ? nc : 1, sizeof *want);
-    if (!ports || !sent || !want) {
-        rc = ardt_err(ARDT_SYS, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < nc; i++)
-        want[i] = only == NULL;
-    if (only) {
-        char *list = strdup(only);
+    return rc;
+}
+
+/* The connections to play (--connections) and the check that each --remap OLD is in the
+ * file; 0 or an exit code. */
+static int choose_conns(struct play *p, const struct play_opts *o)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->nc; i++)
+        p->want[i] = o->only == NULL;
+    if (o->only) {
+        char *list = strdup(o->only);
         for (char *sv = NULL, *t = list ? strtok_r(list, ",", &sv) : NULL; t && rc == 0;
              t = strtok_r(NULL, ",", &sv)) {
-            int ci = ard_logr_find(r, t);
+            int ci = ard_logr_find(p->r, t);
             if (ci < 0)
-                rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", path, t);
+                rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", o->path, t);
             else
-                want[ci] = true;
+                p->want[ci] = true;
         }
         free(list);
     }
-    for (int k = 0; k < nremap && rc == 0; k++) {
-        char *eq = strchr(remap[k], '=');
+    for (int k = 0; k < o->nremap && rc == 0; k++) {
+        char *eq = strchr(o->remap[k], '=');
         *eq = '\0';
-        if (ard_logr_find(r, remap[k]) < 0)
-            rc = ardt_err(ARDT_NOENT, "--remap: '%s' has no connection '%s'", path, remap[k]);
+        if (ard_logr_find(p->r, o->remap[k]) < 0)
+            rc = ardt_err(ARDT_NOENT, "--remap: '%s' has no connection '%s'", o->path, o->remap[k]);
         *eq = '=';
     }
-    uint64_t from = s.start_ns, to = UINT64_MAX;
+    return rc;
+}
+
+/* --start and --end into the log times from and to, checked against the file; 0 or
+ * ARDT_USAGE. */
+static int play_range(struct play *p, const struct play_opts *o)
+{
+    const struct ard_log_summary *s = &p->s;
+    double start = o->start, end = o->end;
+    int rc = 0;
+    p->from = s->start_ns;
+    p->to = UINT64_MAX;
     if (start >= 0)
-        from = start > 1e9 ? (uint64_t)(start * 1e9) : s.start_ns + (uint64_t)(start * 1e9);
+        p->from = start > 1e9 ? (uint64_t)(start * 1e9) : s->start_ns + (uint64_t)(start * 1e9);
     if (end >= 0)
-        to = end > 1e9 ? (uint64_t)(end * 1e9) : s.start_ns + (uint64_t)(end * 1e9);
-    if (rc == 0 && start >= 0 && end >= 0 && from > to)
+        p->to = end > 1e9 ? (uint64_t)(end * 1e9) : s->start_ns + (uint64_t)(end * 1e9);
+    if (start >= 0 && end >= 0 && p->from > p->to)
         rc = ardt_err(ARDT_USAGE, "--start %g is after --end %g", start, end);
-    if (rc == 0 && start >= 0 && (s.messages == 0 || from > s.end_ns))
+    if (rc == 0 && start >= 0 && (s->messages == 0 || p->from > s->end_ns))
         rc = ardt_err(ARDT_USAGE, "--start %g is beyond the end of '%s' (%s%.3f s long)", start,
-                      path, start > 1e9 ? "it ends at Unix time " : "",
-                      start > 1e9 ? (double)s.end_ns / 1e9 : (double)(s.end_ns - s.start_ns) / 1e9);
-    if (rc == 0 && end >= 0 && s.messages && to < s.start_ns)
-        rc = ardt_err(ARDT_USAGE, "--end %g is before the start of '%s'", end, path);
-    if (rc == 0 && (rc = ardt_lib_init()) != 0)
-        goto done;
-    for (size_t i = 0; i < nc && rc == 0; i++) {
-        const struct ard_log_conn *c = ard_logr_conn(r, i);
-        if (!want[i])
+                      o->path, start > 1e9 ? "it ends at Unix time " : "",
+                      start > 1e9 ? (double)s->end_ns / 1e9
+                                  : (double)(s->end_ns - s->start_ns) / 1e9);
+    if (rc == 0 && end >= 0 && s->messages && p->to < s->start_ns)
+        rc = ardt_err(ARDT_USAGE, "--end %g is before the start of '%s'", end, o->path);
+    return rc;
+}
+
+/* Creates a port for each connection played (under its --remap name) and the --clock one;
+ * 0 or an exit code. */
+static int open_ports(struct play *p, const struct play_opts *o)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->nc && rc == 0; i++) {
+        const struct ard_log_conn *c = ard_logr_conn(p->r, i);
+        if (!p->want[i])
             continue;
         if (!c->ardnet) {
             ardt_err(0, "connection '%s' is not an ardnet one: not played", c->name);
-            want[i] = false;
+            p->want[i] = false;
             continue;
         }
         const char *name = c->name;
-        for (int k = 0; k < nremap; k++) {
+        for (int k = 0; k < o->nremap; k++) {
             size_t l = strlen(c->name);
-            if (strncmp(remap[k], c->name, l) == 0 && remap[k][l] == '=')
-                name = remap[k] + l + 1;
+            if (strncmp(o->remap[k], c->name, l) == 0 && o->remap[k][l] == '=')
+                name = o->remap[k] + l + 1;
         }
         char port[32];
         snprintf(port, sizeof port, "play%zu", i);
-        ports[i] = ard_create_on(port, name, ARD_OUT, c->size, c->type[0] ? c->type : NULL);
-        if (!ports[i])
+        p->ports[i] = ard_create_on(port, name, ARD_OUT, c->size, c->type[0] ? c->type : NULL);
+        if (!p->ports[i])
             rc = ardt_liberr(ard_lasterror());
     }
-    pl.rate = rate;
-    pl.start_real = from;
-    pl.end_real = s.end_ns;
-    if (rc == 0 && clock_conn) {
-        pl.clock = ard_create_on("clock", clock_conn, ARD_OUT, 16, "time_ns:i64 rate:f64");
-        if (!pl.clock)
+    p->pl.rate = o->rate;
+    p->pl.start_real = p->from;
+    p->pl.end_real = p->s.end_ns;
+    if (rc == 0 && o->clock_conn) {
+        p->pl.clock = ard_create_on("clock", o->clock_conn, ARD_OUT, 16, "time_ns:i64 rate:f64");
+        if (!p->pl.clock)
             rc = ardt_liberr(ard_lasterror());
     }
-    if (rc)
-        goto done;
-    ardt_signals();
-    struct sigaction sa = {.sa_handler = on_usr1};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
-    pl.tty = tty_init();
-    do {
-        if ((rc = ard_logr_seek(r, from)) < 0)
+    return rc;
+}
+
+/* Everything before the first packet: the file's summary, the connections, the range and
+ * the ports; 0 or an exit code. */
+static int setup_play(struct play *p, const struct play_opts *o)
+{
+    ard_logr_summary(p->r, &p->s);
+    if (p->s.cut[0])
+        ardt_err(0, "warning: %s", p->s.cut);
+    p->nc = ard_logr_nconns(p->r);
+    size_t n = p->nc ? p->nc : 1;
+    p->ports = calloc(n, sizeof *p->ports);
+    p->sent = calloc(n, sizeof *p->sent);
+    p->want = calloc(n, sizeof *p->want);
+    if (!p->ports || !p->sent || !p->want)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = choose_conns(p, o);
+    if (rc == 0)
+        rc = play_range(p, o);
+    if (rc == 0)
+        rc = ardt_lib_init();
+    if (rc == 0)
+        rc = open_ports(p, o);
+    return rc;
+}
+
+/* One pass over the range of the file at its recorded timing; 0 or an exit code. */
+static int play_pass(struct play *p, const struct play_opts *o)
+{
+    struct player *pl = &p->pl;
+    int rc = ard_logr_seek(p->r, p->from);
+    if (rc < 0)
+        return rc;
+    struct ard_log_msg m;
+    int k = 0;
+    int64_t last_due = 0;
+    bool first = true;
+    while (!ardt_stop && (k = ard_logr_next(p->r, &m)) == 1) {
+        if (m.log_ns > p->to)
             break;
-        struct ard_log_msg m;
-        int k = 0;
-        int64_t last_due = 0;
-        bool first = true;
-        while (!ardt_stop && (k = ard_logr_next(r, &m)) == 1) {
-            if (m.log_ns > to)
-                break;
-            if (!want[m.conn] || !ports[m.conn])
-                continue;
-            if (first) { /* each pass starts at its first packet */
-                pl.areal = pl.held = m.real_ns;
-                pl.amono = ard_now_ns();
-                pl.start_real = m.real_ns;
-                pl.paused = start_paused && pl.total == 0;
-                first = false;
-            }
-            /* Timing by the writers' stamps; a stamp that goes back never waits. */
-            if (!wait_due(&pl, m.real_ns, last_due))
-                break;
-            last_due = ard_now_ns();
-            int e = ard_send_stamped(ports[m.conn], m.packet, ard_now_ns(), m.real_ns);
-            if (e < 0) {
-                rc = ardt_liberr(e);
-                break;
-            }
-            sent[m.conn]++;
-            pl.total++;
+        if (!p->want[m.conn] || !p->ports[m.conn])
+            continue;
+        if (first) { /* each pass starts at its first packet */
+            pl->areal = pl->held = m.real_ns;
+            pl->amono = ard_now_ns();
+            pl->start_real = m.real_ns;
+            pl->paused = o->start_paused && pl->total == 0;
+            first = false;
         }
-        if (rc == 0 && k < 0 && !ardt_stop)
-            rc = ardt_liberr(k);
-    } while (loop && !ardt_stop && rc == 0);
-    if (pl.tty) {
-        status(&pl, ard_now_ns());
+        /* Timing by the writers' stamps; a stamp that goes back never waits. */
+        if (!wait_due(pl, m.real_ns, last_due))
+            break;
+        last_due = ard_now_ns();
+        int e = ard_send_stamped(p->ports[m.conn], m.packet, ard_now_ns(), m.real_ns);
+        if (e < 0) {
+            rc = ardt_liberr(e);
+            break;
+        }
+        p->sent[m.conn]++;
+        pl->total++;
+    }
+    if (rc == 0 && k < 0 && !ardt_stop)
+        rc = ardt_liberr(k);
+    return rc;
+}
+
+/* The last status line in a terminal, and the packets played per connection (unless -q). */
+static void play_summary(const struct play *p, const struct play_opts *o)
+{
+    if (p->pl.tty) {
+        status(&p->pl, ard_now_ns());
         fputc('\n', stderr);
         tty_restore();
     }
-    if (!quiet)
-        for (size_t i = 0; i < nc; i++)
-            if (ports[i])
-                fprintf(stderr, "%-24s played %llu -> %s\n", ard_logr_conn(r, i)->name,
-                        (unsigned long long)sent[i], ard_port_connection(ports[i]));
-done:
-    ard_close(pl.clock);
-    for (size_t i = 0; ports && i < nc; i++)
-        ard_close(ports[i]);
-    free(ports);
-    free(sent);
-    free(want);
-    free(remap);
-    ard_logr_close(r);
+    if (!o->quiet)
+        for (size_t i = 0; i < p->nc; i++)
+            if (p->ports[i])
+                fprintf(stderr, "%-24s played %llu -> %s\n", ard_logr_conn(p->r, i)->name,
+                        (unsigned long long)p->sent[i], ard_port_connection(p->ports[i]));
+}
+
+/* Closes the ports and the file and frees p. */
+static void close_play(struct play *p)
+{
+    ard_close(p->pl.clock);
+    for (size_t i = 0; p->ports && i < p->nc; i++)
+        ard_close(p->ports[i]);
+    free(p->ports);
+    free(p->sent);
+    free(p->want);
+    ard_logr_close(p->r);
+}
+
+int cmd_play(int argc, char **argv)
+{
+    struct play_opts o = {.rate = 1, .start = -1, .end = -1};
+    o.remap = calloc((size_t)argc, sizeof *o.remap);
+    if (!o.remap)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = parse_play_args(argc, argv, &o);
+    if (rc) {
+        free(o.remap);
+        return rc;
+    }
+    struct play p = {0};
+    p.r = ard_logr_open(o.path);
+    if (!p.r) {
+        free(o.remap);
+        return ardt_liberr(ard_lasterror());
+    }
+    rc = setup_play(&p, &o);
+    if (rc == 0) {
+        ardt_signals();
+        struct sigaction sa = {.sa_handler = on_usr1};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGUSR1, &sa, NULL);
+        p.pl.tty = tty_init();
+        do {
+            rc = play_pass(&p, &o);
+        } while (o.loop && !ardt_stop && rc == 0);
+        play_summary(&p, &o);
+    }
+    close_play(&p);
+    free(o.remap);
     return rc;
 }

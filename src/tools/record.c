@@ -495,22 +495,26 @@ static char *split_name(const char *out, unsigned n)
     return s;
 }
 
-int cmd_record(int argc, char **argv)
+/* The options of a recording (the patterns go into struct rec). */
+struct rec_opts {
+    const char *out, *comp;
+    bool stats, no_crc, overwrite;
+    uint64_t prio, poll_us, chunk_kb, buffer_mb, count, split_mb;
+    double split_s, duration;
+    char defname[64]; /* the default file name, when no -o */
+};
+
+/* The schedule of the recording loop and its inotify descriptor. */
+struct rec_clock {
+    int64_t t0, next_scan, next_stats, next_flush, file_t0, retry_until;
+    unsigned nfile;
+    int ino;
+    struct timespec ts;
+};
+
+/* The command line into r's patterns and o; returns 0 or ARDT_USAGE. */
+static int parse_record_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 {
-    struct rec r = {0};
-    const char *out = NULL, *comp = NULL;
-    bool stats = false, no_crc = false, overwrite = false;
-    uint64_t prio = 0, poll_us = 500, chunk_kb = 1024, buffer_mb = 256, count = 0, split_mb = 0;
-    double split_s = 0, duration = 0;
-    r.every = 1;
-    r.pats = calloc((size_t)argc, sizeof *r.pats);
-    r.matched = calloc((size_t)argc, sizeof *r.matched);
-    r.excl = calloc((size_t)argc, sizeof *r.excl);
-    r.excl_matched = calloc((size_t)argc, sizeof *r.excl_matched);
-    if (!r.pats || !r.matched || !r.excl || !r.excl_matched) {
-        free_rec(&r);
-        return ardt_err(ARDT_SYS, "out of memory");
-    }
     int rc = 0;
     struct ardt_optarg v;
     int id, ai = 0;
@@ -521,236 +525,308 @@ int cmd_record(int argc, char **argv)
             rc = ARDT_USAGE;
             break;
         case ARDT_OPT_ARG:
-            r.pats[r.npats++] = v.s;
+            r->pats[r->npats++] = v.s;
             break;
         case O_OUTPUT:
-            out = v.s;
+            o->out = v.s;
             break;
         case O_EXCLUDE:
-            r.excl[r.nexcl++] = v.s;
+            r->excl[r->nexcl++] = v.s;
             break;
         case O_COMPRESS:
-            comp = v.u == 0 ? "zstd" : NULL;
+            o->comp = v.u == 0 ? "zstd" : NULL;
             break;
         case O_EVERY:
-            r.every = v.u;
+            r->every = v.u;
             break;
         case O_MAX_RATE:
-            r.max_rate = v.d;
+            r->max_rate = v.d;
             break;
         case O_SPLIT_SIZE:
-            split_mb = v.u;
+            o->split_mb = v.u;
             break;
         case O_SPLIT_DURATION:
-            split_s = v.d;
+            o->split_s = v.d;
             break;
         case O_STATS:
-            stats = true;
+            o->stats = true;
             break;
         case O_POLL_US:
-            poll_us = v.u;
+            o->poll_us = v.u;
             break;
         case O_CHUNK_SIZE:
-            chunk_kb = v.u;
+            o->chunk_kb = v.u;
             break;
         case O_NO_CRC:
-            no_crc = true;
+            o->no_crc = true;
             break;
         case O_OVERWRITE:
-            overwrite = true;
+            o->overwrite = true;
             break;
         case O_BUFFER:
-            buffer_mb = v.u;
+            o->buffer_mb = v.u;
             break;
         case O_PRIO:
-            prio = v.u;
+            o->prio = v.u;
             break;
         case O_COUNT:
-            count = v.u;
+            o->count = v.u;
             break;
         case O_DURATION:
-            duration = v.d;
+            o->duration = v.d;
             break;
         }
     }
-    char defname[64];
-    if (rc == 0 && !out) { /* as lcm-logger and rosbag2 name theirs: by the local time */
+    return rc;
+}
+
+/* The file to write (the default name by the local time) and the limits; 0 or an exit code. */
+static int check_record_opts(const struct rec *r, struct rec_opts *o)
+{
+    int rc = 0;
+    if (!o->out) { /* as lcm-logger and rosbag2 name theirs: by the local time */
         time_t now = time(NULL);
         struct tm tm;
         if (localtime_r(&now, &tm) == NULL ||
-            strftime(defname, sizeof defname, "ard_%Y-%m-%d-%H-%M-%S.mcap", &tm) == 0)
+            strftime(o->defname, sizeof o->defname, "ard_%Y-%m-%d-%H-%M-%S.mcap", &tm) == 0)
             rc = ardt_err(ARDT_SYS, "no local time for the file name: give -o FILE");
-        else if (access(defname, F_OK) == 0)
-            rc = ardt_err(ARDT_USAGE, "'%s' exists: give -o FILE", defname);
+        else if (access(o->defname, F_OK) == 0)
+            rc = ardt_err(ARDT_USAGE, "'%s' exists: give -o FILE", o->defname);
         else {
-            out = defname;
-            ardt_err(0, "recording into %s", out);
+            o->out = o->defname;
+            ardt_err(0, "recording into %s", o->out);
         }
-    } else if (rc == 0 && !overwrite && access(out, F_OK) == 0) {
+    } else if (!o->overwrite && access(o->out, F_OK) == 0) {
         /* A recorder restarted with the same -o must not take the last run's recording. */
         rc = ardt_err(ARDT_USAGE,
-                      "'%s' exists: not replaced (give another -o FILE, or --overwrite)", out);
+                      "'%s' exists: not replaced (give another -o FILE, or --overwrite)", o->out);
     }
-    if (rc == 0 && (r.every == 0 || chunk_kb == 0 || buffer_mb == 0 || poll_us == 0))
+    if (rc == 0 && (r->every == 0 || o->chunk_kb == 0 || o->buffer_mb == 0 || o->poll_us == 0))
         rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
-    if (rc) {
-        free_rec(&r);
-        return rc;
-    }
-    struct ard_logw_opts o = {.compression = comp,
-                              .chunk_size = (size_t)chunk_kb << 10,
-                              .queue_bytes = (size_t)buffer_mb << 20,
-                              .background_nice = 10,
-                              .domain = ardt_g.domain,
-                              .no_crc = no_crc};
-    r.w = ard_logw_open(out, &o);
-    if (!r.w) {
-        free_rec(&r);
+    return rc;
+}
+
+/* Opens the log writer, then takes the priority and the signals; 0 or an exit code (the
+ * writer closed again on failure). */
+static int open_recording(struct rec *r, const struct rec_opts *o)
+{
+    struct ard_logw_opts lo = {.compression = o->comp,
+                               .chunk_size = (size_t)o->chunk_kb << 10,
+                               .queue_bytes = (size_t)o->buffer_mb << 20,
+                               .background_nice = 10,
+                               .domain = ardt_g.domain,
+                               .no_crc = o->no_crc};
+    r->w = ard_logw_open(o->out, &lo);
+    if (!r->w)
         return ardt_liberr(ard_lasterror());
-    }
     /* After the log writer's thread exists: it keeps the normal policy. */
-    if (prio && ard_realtime(NULL, 0, (int)prio) < 0) {
-        ard_logw_close(r.w);
-        free_rec(&r);
-        return ardt_err(ARDT_SYS, "--prio %d: %s", (int)prio, ard_errdetail());
+    if (o->prio && ard_realtime(NULL, 0, (int)o->prio) < 0) {
+        ard_logw_close(r->w);
+        return ardt_err(ARDT_SYS, "--prio %d: %s", (int)o->prio, ard_errdetail());
     }
-    r.fd_room = ardc_nofile_room(REC_FD_KEEP);
+    r->fd_room = ardc_nofile_room(REC_FD_KEEP);
     ardt_signals();
     struct sigaction sa = {.sa_handler = on_hup};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGHUP, &sa, NULL);
+    return 0;
+}
 
-    int64_t t0 = ard_now_ns(), next_scan = 0, next_stats = t0 + 1000000000, next_flush = 0;
-    int64_t file_t0 = t0;
-    unsigned nfile = 0;
+/* Scans for connections when due, or at once after an inotify event; 0 or an exit code. */
+static int scan_if_due(struct rec *r, struct rec_clock *k, int64_t now)
+{
+    int rc = 0;
+    bool created = false;
+    if (k->ino >= 0) {
+        char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        while (read(k->ino, ev, sizeof ev) > 0)
+            created = true;
+    }
+    if (created)
+        k->retry_until = now + 200000000; /* an object being created opens within this */
+    bool quick = k->retry_until && (created || r->retry);
+    if (now >= k->next_scan || quick) {
+        r->quiet = now < k->next_scan;
+        r->retry = false;
+        for (size_t i = 0; i < r->nc && rc == 0; i++)
+            rc = follow_replaced(r, &r->c[i]);
+        r->fd_short = 0;
+        int n = ard_conn_list(ardt_g.domain, add_one, r);
+        if (n < 0 && n != ARD_ENOENT)
+            rc = ardt_liberr(n);
+        if (r->fd_short > 0 && !r->fd_said) {
+            ardc_nofile_say("ard record", "connections", r->fd_short, REC_FD_KEEP);
+            r->fd_said = true;
+        }
+        if (!r->quiet)
+            k->next_scan = now + 200000000;
+        if (now >= k->retry_until)
+            k->retry_until = 0;
+        if (!r->started) {
+            r->started = true;
+            warn_unmatched(r, " (yet): recording it when it appears");
+        }
+    }
+    return rc;
+}
+
+/* --count or --duration reached. */
+static bool record_done(const struct rec *r, const struct rec_opts *o, int64_t t0, int64_t now)
+{
     uint64_t total = 0;
+    for (size_t i = 0; i < r->nc; i++)
+        total += r->c[i].recorded;
+    return (o->count && total >= o->count) ||
+           (o->duration > 0 && now - t0 >= (int64_t)(o->duration * 1e9));
+}
+
+/* Starts the next file on SIGHUP, --split-size or --split-duration; 0 or an exit code. */
+static int split_if_due(struct rec *r, const struct rec_opts *o, struct rec_clock *k, int64_t now)
+{
+    if (!(hup || (o->split_mb && ard_logw_bytes(r->w) >= o->split_mb << 20) ||
+          (o->split_s > 0 && now - k->file_t0 >= (int64_t)(o->split_s * 1e9))))
+        return 0;
+    hup = 0;
+    char *name = split_name(o->out, ++k->nfile);
+    /* a name an earlier recording left is passed over, never replaced */
+    while (name && !o->overwrite && access(name, F_OK) == 0 && k->nfile < UINT_MAX) {
+        ardt_err(0, "'%s' exists: not replaced, next file under the next number", name);
+        free(name);
+        name = split_name(o->out, ++k->nfile);
+    }
+    if (!name || ard_logw_rotate(r->w, name) < 0) {
+        int rc = ardt_err(ARDT_SYS, "starting the next file: %s", ard_errdetail());
+        free(name);
+        return rc;
+    }
+    if (o->stats)
+        fprintf(stderr, "ard record: next file %s\n", name);
+    free(name);
+    k->file_t0 = now;
+    return 0;
+}
+
+/* Sleeps until the next round of an absolute schedule: polling keeps pace even when a round
+ * took long. */
+static void sleep_next_round(struct timespec *ts, uint64_t poll_us)
+{
+    ts->tv_nsec += (long)(poll_us * 1000);
+    while (ts->tv_nsec >= 1000000000) {
+        ts->tv_nsec -= 1000000000;
+        ts->tv_sec++;
+    }
+    struct timespec cur;
+    clock_gettime(CLOCK_MONOTONIC, &cur);
+    if (cur.tv_sec > ts->tv_sec || (cur.tv_sec == ts->tv_sec && cur.tv_nsec > ts->tv_nsec))
+        *ts = cur;
+    else
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, ts, NULL);
+}
+
+/* Polls every ring until a signal, the end of --count/--duration or an error; 0 or an exit
+ * code. */
+static int record_loop(struct rec *r, const struct rec_opts *o)
+{
+    struct rec_clock k = {.t0 = ard_now_ns()};
+    k.next_stats = k.t0 + 1000000000;
+    k.file_t0 = k.t0;
+    int rc = 0;
     /* New objects in the shared-memory directory wake a scan at the next round, so that a
      * connection created while recording is taken from its first packet. Without inotify
      * (or when its queue overflowed) the periodic scan finds it, later. */
-    int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (ino >= 0 && inotify_add_watch(ino, ARDI_SHM_DIR, IN_CREATE | IN_MOVED_TO) < 0) {
-        close(ino);
-        ino = -1;
+    k.ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (k.ino >= 0 && inotify_add_watch(k.ino, ARDI_SHM_DIR, IN_CREATE | IN_MOVED_TO) < 0) {
+        close(k.ino);
+        k.ino = -1;
     }
-    int64_t retry_until = 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &k.ts);
     while (!ardt_stop && rc == 0) {
         int64_t now = ard_now_ns();
-        bool created = false;
-        if (ino >= 0) {
-            char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-            while (read(ino, ev, sizeof ev) > 0)
-                created = true;
-        }
-        if (created)
-            retry_until = now + 200000000; /* an object being created opens within this */
-        bool quick = retry_until && (created || r.retry);
-        if (now >= next_scan || quick) {
-            r.quiet = now < next_scan;
-            r.retry = false;
-            for (size_t i = 0; i < r.nc && rc == 0; i++)
-                rc = follow_replaced(&r, &r.c[i]);
-            r.fd_short = 0;
-            int n = ard_conn_list(ardt_g.domain, add_one, &r);
-            if (n < 0 && n != ARD_ENOENT)
-                rc = ardt_liberr(n);
-            if (r.fd_short > 0 && !r.fd_said) {
-                ardc_nofile_say("ard record", "connections", r.fd_short, REC_FD_KEEP);
-                r.fd_said = true;
-            }
-            if (!r.quiet)
-                next_scan = now + 200000000;
-            if (now >= retry_until)
-                retry_until = 0;
-            if (!r.started) {
-                r.started = true;
-                warn_unmatched(&r, " (yet): recording it when it appears");
-            }
-        }
-        for (size_t i = 0; i < r.nc && rc == 0; i++)
-            rc = poll_conn(&r, &r.c[i]);
+        rc = scan_if_due(r, &k, now);
+        for (size_t i = 0; i < r->nc && rc == 0; i++)
+            rc = poll_conn(r, &r->c[i]);
         if (rc)
             break;
-        if (ard_logw_error(r.w)) {
+        if (ard_logw_error(r->w)) {
             rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
             break;
         }
-        total = 0;
-        for (size_t i = 0; i < r.nc; i++)
-            total += r.c[i].recorded;
-        if ((count && total >= count) || (duration > 0 && now - t0 >= (int64_t)(duration * 1e9)))
+        if (record_done(r, o, k.t0, now))
             break;
-        if (now >= next_flush) { /* a quiet connection still reaches the disk within a second */
-            if (next_flush && ard_logw_flush(r.w) < 0) {
+        if (now >= k.next_flush) { /* a quiet connection still reaches the disk within a second */
+            if (k.next_flush && ard_logw_flush(r->w) < 0) {
                 rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
                 break;
             }
-            next_flush = now + 1000000000;
+            k.next_flush = now + 1000000000;
         }
-        if (hup || (split_mb && ard_logw_bytes(r.w) >= split_mb << 20) ||
-            (split_s > 0 && now - file_t0 >= (int64_t)(split_s * 1e9))) {
-            hup = 0;
-            char *name = split_name(out, ++nfile);
-            /* a name an earlier recording left is passed over, never replaced */
-            while (name && !overwrite && access(name, F_OK) == 0 && nfile < UINT_MAX) {
-                ardt_err(0, "'%s' exists: not replaced, next file under the next number", name);
-                free(name);
-                name = split_name(out, ++nfile);
-            }
-            if (!name || ard_logw_rotate(r.w, name) < 0) {
-                rc = ardt_err(ARDT_SYS, "starting the next file: %s", ard_errdetail());
-                free(name);
-                break;
-            }
-            if (stats)
-                fprintf(stderr, "ard record: next file %s\n", name);
-            free(name);
-            file_t0 = now;
+        if ((rc = split_if_due(r, o, &k, now)) != 0)
+            break;
+        if (o->stats && now >= k.next_stats) {
+            print_stats(r, stderr);
+            k.next_stats += 1000000000;
         }
-        if (stats && now >= next_stats) {
-            print_stats(&r, stderr);
-            next_stats += 1000000000;
-        }
-        /* Absolute schedule: polling keeps pace even when a round took long. */
-        ts.tv_nsec += (long)(poll_us * 1000);
-        while (ts.tv_nsec >= 1000000000) {
-            ts.tv_nsec -= 1000000000;
-            ts.tv_sec++;
-        }
-        struct timespec cur;
-        clock_gettime(CLOCK_MONOTONIC, &cur);
-        if (cur.tv_sec > ts.tv_sec || (cur.tv_sec == ts.tv_sec && cur.tv_nsec > ts.tv_nsec))
-            ts = cur;
-        else
-            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        sleep_next_round(&k.ts, o->poll_us);
     }
-    if (ino >= 0)
-        close(ino);
+    if (k.ino >= 0)
+        close(k.ino);
+    return rc;
+}
+
+/* Finishes the file after one last round (on a signal), prints the summary and frees r;
+ * returns rc or the exit code of what failed now. */
+static int finish_recording(struct rec *r, const char *out, int rc)
+{
     /* A stop by signal takes what was written before it: one last round over every ring, so a
      * recorder that fell behind on a busy host still holds the packets sent before the signal. */
     if (ardt_stop && rc == 0) {
-        r.quiet = true;
-        int n = ard_conn_list(ardt_g.domain, add_one, &r);
+        r->quiet = true;
+        int n = ard_conn_list(ardt_g.domain, add_one, r);
         if (n < 0 && n != ARD_ENOENT)
             rc = ardt_liberr(n);
-        for (size_t i = 0; rc == 0 && i < r.nc; i++)
-            rc = poll_conn(&r, &r.c[i]);
+        for (size_t i = 0; rc == 0 && i < r->nc; i++)
+            rc = poll_conn(r, &r->c[i]);
     }
-    int crc = ard_logw_finish(r.w);
+    int crc = ard_logw_finish(r->w);
     if (crc < 0 && rc == 0)
         rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
-    uint64_t in_file = print_final(&r, stderr);
-    warn_unmatched(&r, "");
+    uint64_t in_file = print_final(r, stderr);
+    warn_unmatched(r, "");
     if (in_file == 0 && rc == 0)
         rc = ardt_err(ARDT_NODATA, "'%s' holds no message: nothing was recorded", out);
-    ard_logw_close(r.w);
-    for (size_t i = 0; i < r.nc; i++) {
-        ard_view_close(r.c[i].v);
+    ard_logw_close(r->w);
+    for (size_t i = 0; i < r->nc; i++) {
+        ard_view_close(r->c[i].v);
     }
-    free(r.c);
-    free_rec(&r);
-    free(r.owner);
-    ardr2_names_free(&r.names);
+    free(r->c);
+    free_rec(r);
+    free(r->owner);
+    ardr2_names_free(&r->names);
     return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    struct rec r = {0};
+    struct rec_opts o = {.poll_us = 500, .chunk_kb = 1024, .buffer_mb = 256};
+    r.every = 1;
+    r.pats = calloc((size_t)argc, sizeof *r.pats);
+    r.matched = calloc((size_t)argc, sizeof *r.matched);
+    r.excl = calloc((size_t)argc, sizeof *r.excl);
+    r.excl_matched = calloc((size_t)argc, sizeof *r.excl_matched);
+    if (!r.pats || !r.matched || !r.excl || !r.excl_matched) {
+        free_rec(&r);
+        return ardt_err(ARDT_SYS, "out of memory");
+    }
+    int rc = parse_record_args(argc, argv, &r, &o);
+    if (rc == 0)
+        rc = check_record_opts(&r, &o);
+    if (rc == 0)
+        rc = open_recording(&r, &o);
+    if (rc) {
+        free_rec(&r);
+        return rc;
+    }
+    rc = record_loop(&r, &o);
+    return finish_recording(&r, o.out, rc);
 }

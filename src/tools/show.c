@@ -163,69 +163,79 @@ static bool json_text(FILE *o, const struct ardt_sel *sel, const uint8_t *pkt, v
     return true;
 }
 
-static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+/* The CSV header: the fixed columns, then one per element selected (one per --text field). */
+static void put_csv_header(FILE *o, const struct show *s)
 {
-    FILE *o = stdout;
-    if (s->fmt == CSV) {
-        if (!s->header_done) {
-            fputs("seq,mono_ns,real_ns,skipped", o);
-            if (s->t.nfields == 0)
-                fputs(",hex", o);
-            for (size_t i = 0; i < s->nsel; i++) {
-                if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
-                    char b[24];
-                    fprintf(o, ",%s", ardt_field_name(&s->t, s->sel[i].field, b, sizeof b));
-                    continue;
-                }
-                for (uint32_t k = 0; k < s->sel[i].count; k++) {
-                    fputc(',', o);
-                    put_sel_name(o, s, &s->sel[i], k);
-                }
-            }
-            fputc('\n', o);
-            s->header_done = true;
+    fputs("seq,mono_ns,real_ns,skipped", o);
+    if (s->t.nfields == 0)
+        fputs(",hex", o);
+    for (size_t i = 0; i < s->nsel; i++) {
+        if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
+            char b[24];
+            fprintf(o, ",%s", ardt_field_name(&s->t, s->sel[i].field, b, sizeof b));
+            continue;
         }
-        fprintf(o, "%llu,%lld,%lld,%llu", (unsigned long long)in.seq, (long long)in.mono_ns,
-                (long long)in.real_ns, (unsigned long long)in.skipped);
-        if (s->t.nfields == 0) {
+        for (uint32_t k = 0; k < s->sel[i].count; k++) {
             fputc(',', o);
-            put_hex(o, pkt, s->t.size, false);
+            put_sel_name(o, s, &s->sel[i], k);
         }
-        for (size_t i = 0; i < s->nsel; i++) {
-            /* CSV columns are fixed by the header: only --text makes one text column. */
-            if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
-                fputc(',', o);
-                put_text(o, &s->t.fields[s->sel[i].field], pkt, CSV);
-                continue;
-            }
-            for (uint32_t k = 0; k < s->sel[i].count; k++) {
-                fputc(',', o);
-                ardt_put_value(o, &s->t.fields[s->sel[i].field], pkt, s->sel[i].first + k, false);
-            }
+    }
+    fputc('\n', o);
+}
+
+/* One packet as a CSV row (the header before the first). */
+static void put_csv(FILE *o, struct show *s, const uint8_t *pkt, struct ard_info in)
+{
+    if (!s->header_done) {
+        put_csv_header(o, s);
+        s->header_done = true;
+    }
+    fprintf(o, "%llu,%lld,%lld,%llu", (unsigned long long)in.seq, (long long)in.mono_ns,
+            (long long)in.real_ns, (unsigned long long)in.skipped);
+    if (s->t.nfields == 0) {
+        fputc(',', o);
+        put_hex(o, pkt, s->t.size, false);
+    }
+    for (size_t i = 0; i < s->nsel; i++) {
+        /* CSV columns are fixed by the header: only --text makes one text column. */
+        if (s->sel[i].whole && s->text && s->text[s->sel[i].field]) {
+            fputc(',', o);
+            put_text(o, &s->t.fields[s->sel[i].field], pkt, CSV);
+            continue;
         }
-        fputc('\n', o);
+        for (uint32_t k = 0; k < s->sel[i].count; k++) {
+            fputc(',', o);
+            ardt_put_value(o, &s->t.fields[s->sel[i].field], pkt, s->sel[i].first + k, false);
+        }
+    }
+    fputc('\n', o);
+}
+
+/* One packet as a line of JSON. */
+static void put_json(FILE *o, struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+{
+    fputs("{\"connection\":", o);
+    ardt_put_json_str(o, s->conn);
+    fputs(",\"type\":", o);
+    ardt_put_json_str(o, s->t.desc);
+    fprintf(o, ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
+            (unsigned long long)in.seq, (long long)(now - in.mono_ns), (long long)in.mono_ns,
+            (long long)in.real_ns, (unsigned long long)in.skipped);
+    if (s->t.nfields == 0) {
+        fputs(",\"hex\":\"", o);
+        put_hex(o, pkt, s->t.size, false);
+        fputs("\"}\n", o);
         return;
     }
-    if (s->fmt == JSON) {
-        fputs("{\"connection\":", o);
-        ardt_put_json_str(o, s->conn);
-        fputs(",\"type\":", o);
-        ardt_put_json_str(o, s->t.desc);
-        fprintf(o,
-                ",\"seq\":%llu,\"age_ns\":%lld,\"mono_ns\":%lld,\"real_ns\":%lld,\"skipped\":%llu",
-                (unsigned long long)in.seq, (long long)(now - in.mono_ns), (long long)in.mono_ns,
-                (long long)in.real_ns, (unsigned long long)in.skipped);
-        if (s->t.nfields == 0) {
-            fputs(",\"hex\":\"", o);
-            put_hex(o, pkt, s->t.size, false);
-            fputs("\"}\n", o);
-            return;
-        }
-        fputs(",\"fields\":", o);
-        ardt_put_fields_json(o, &s->t, s->sel, s->nsel, pkt, s->text ? json_text : NULL, s);
-        fputs("}\n", o);
-        return;
-    }
+    fputs(",\"fields\":", o);
+    ardt_put_fields_json(o, &s->t, s->sel, s->nsel, pkt, s->text ? json_text : NULL, s);
+    fputs("}\n", o);
+}
+
+/* One packet as text: a line of its stamps, then one line per selection, names aligned. */
+static void put_plain(FILE *o, const struct show *s, const uint8_t *pkt, struct ard_info in,
+                      int64_t now)
+{
     fprintf(o, "%s  seq %llu  age ", s->conn, (unsigned long long)in.seq);
     ardt_put_age(o, now - in.mono_ns);
     fprintf(o, "  mono %lld.%09lld  real ", (long long)(in.mono_ns / 1000000000),
@@ -269,6 +279,17 @@ static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, i
     }
 }
 
+/* One packet on stdout in the chosen format. */
+static void put_packet(struct show *s, const uint8_t *pkt, struct ard_info in, int64_t now)
+{
+    if (s->fmt == CSV)
+        put_csv(stdout, s, pkt, in);
+    else if (s->fmt == JSON)
+        put_json(stdout, s, pkt, in, now);
+    else
+        put_plain(stdout, s, pkt, in, now);
+}
+
 static int add_sel(struct show *s, char *list)
 {
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
@@ -300,21 +321,29 @@ static bool same_sel(const struct show *s, const uint8_t *a, const uint8_t *b)
     return true;
 }
 
-int cmd_show(int argc, char **argv)
+/* The options of `ard show` (the connection and the format go into struct show). */
+struct show_opts {
+    bool follow, on_change;
+    uint64_t count;
+    const char *filter_src;
+    char **fieldargs, **textargs; /* --field and --text, as given */
+    int nfa, nta;
+};
+
+/* The port read, its packet size and filter, and the buffers of the newest and the last
+ * packet shown. */
+struct show_run {
+    ard_port *p;
+    size_t size;
+    struct ardt_filter *filter;
+    uint8_t *pkt, *prev;
+};
+
+/* The command line into s and o; 0 or ARDT_USAGE. */
+static int parse_show_args(int argc, char **argv, struct show *s, struct show_opts *o)
 {
-    struct show s = {0};
-    bool follow = false, on_change = false;
-    uint64_t count = 0;
-    const char *filter_src = NULL;
-    char **fieldargs = calloc((size_t)argc, sizeof *fieldargs);
-    char **textargs = calloc((size_t)argc, sizeof *textargs);
-    int nfa = 0, nta = 0, rc = 0;
-    if (!fieldargs || !textargs) {
-        free(fieldargs);
-        free(textargs);
-        return ardt_err(ARDT_SYS, "out of memory");
-    }
     static const int fmts[] = {TEXT, CSV, JSON}; /* in the order of --format's words */
+    int rc = 0;
     struct ardt_optarg v;
     int id, ai = 0;
     while (rc == 0 && (id = ardt_opt_next(&ardt_show_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
@@ -323,145 +352,191 @@ int cmd_show(int argc, char **argv)
             rc = ARDT_USAGE;
             break;
         case O_FOLLOW:
-            follow = true;
+            o->follow = true;
             break;
         case O_JSON:
-            s.fmt = JSON;
+            s->fmt = JSON;
             break;
         case O_ON_CHANGE:
-            on_change = follow = true;
+            o->on_change = o->follow = true;
             break;
         case O_TEXT:
-            textargs[nta++] = v.s;
+            o->textargs[o->nta++] = v.s;
             break;
         case O_FILTER:
-            if (filter_src)
+            if (o->filter_src)
                 rc = ardt_err(ARDT_USAGE, "--filter given twice (join them with &&)");
-            filter_src = v.s;
+            o->filter_src = v.s;
             break;
         case O_FIELD:
-            fieldargs[nfa++] = v.s;
+            o->fieldargs[o->nfa++] = v.s;
             break;
         case O_FORMAT:
-            s.fmt = fmts[v.u];
+            s->fmt = fmts[v.u];
             break;
         case O_COUNT:
-            count = v.u;
+            o->count = v.u;
             break;
         default:
-            if (s.conn == NULL)
-                s.conn = v.s;
+            if (s->conn == NULL)
+                s->conn = v.s;
             else
-                rc = ardt_err(ARDT_USAGE, "one connection at a time ('%s' and '%s')", s.conn, v.s);
+                rc = ardt_err(ARDT_USAGE, "one connection at a time ('%s' and '%s')", s->conn, v.s);
         }
     }
-    if (rc == 0 && s.conn == NULL)
+    if (rc == 0 && s->conn == NULL)
         rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");
-    if (rc) {
-        free(fieldargs);
-        free(textargs);
-        return rc;
-    }
-    ardt_signals();
-    ard_port *p = ardt_attach(s.conn, ARD_IN, &rc);
-    if (!p) {
-        free(fieldargs);
-        free(textargs);
-        return rc;
-    }
-    size_t size = ard_port_size(p);
-    rc = ardt_type_init(&s.t, ard_port_type(p), size);
-    for (int i = 0; i < nfa && rc == 0; i++)
-        rc = add_sel(&s, fieldargs[i]);
-    if (rc == 0 && s.nsel == 0 && s.t.nfields > 0) {
-        s.sel = calloc(s.t.nfields, sizeof *s.sel);
-        if (!s.sel)
+    return rc;
+}
+
+/* The selections of --field (every field by default) and the --text fields; 0 or an exit
+ * code. */
+static int select_fields(struct show *s, const struct show_opts *o)
+{
+    int rc = 0;
+    for (int i = 0; i < o->nfa && rc == 0; i++)
+        rc = add_sel(s, o->fieldargs[i]);
+    if (rc == 0 && s->nsel == 0 && s->t.nfields > 0) {
+        s->sel = calloc(s->t.nfields, sizeof *s->sel);
+        if (!s->sel)
             rc = ardt_err(ARDT_SYS, "out of memory");
-        for (size_t i = 0; rc == 0 && i < s.t.nfields; i++)
-            s.sel[s.nsel++] =
-                (struct ardt_sel){.field = i, .count = s.t.fields[i].count, .whole = true};
+        for (size_t i = 0; rc == 0 && i < s->t.nfields; i++)
+            s->sel[s->nsel++] =
+                (struct ardt_sel){.field = i, .count = s->t.fields[i].count, .whole = true};
     }
-    for (int i = 0; i < nta && rc == 0; i++) {
+    for (int i = 0; i < o->nta && rc == 0; i++) {
         struct ardt_sel sel;
-        if ((rc = ardt_sel_parse(&s.t, textargs[i], &sel)) != 0)
+        if ((rc = ardt_sel_parse(&s->t, o->textargs[i], &sel)) != 0)
             break;
-        const struct ard_field *f = &s.t.fields[sel.field];
+        const struct ard_field *f = &s->t.fields[sel.field];
         if (!sel.whole || (f->kind != ARD_U8 && f->kind != ARD_I8))
-            rc =
-                ardt_err(ARDT_USAGE, "--text %s: only a whole u8 or i8 array is text", textargs[i]);
-        else if (!s.text && !(s.text = calloc(s.t.nfields, sizeof *s.text)))
+            rc = ardt_err(ARDT_USAGE, "--text %s: only a whole u8 or i8 array is text",
+                          o->textargs[i]);
+        else if (!s->text && !(s->text = calloc(s->t.nfields, sizeof *s->text)))
             rc = ardt_err(ARDT_SYS, "out of memory");
         else
-            s.text[sel.field] = true;
+            s->text[sel.field] = true;
     }
-    struct ardt_filter *filter = NULL;
-    if (rc == 0 && filter_src)
-        rc = ardt_filter_new(&s.t, filter_src, &filter);
-    uint8_t *pkt = rc == 0 ? malloc(size) : NULL;
-    uint8_t *prev = rc == 0 && on_change ? malloc(size) : NULL;
-    if (rc == 0 && (!pkt || (on_change && !prev)))
+    return rc;
+}
+
+/* The type, the selections, the filter and the buffers; 0 or an exit code. */
+static int setup_show(struct show *s, const struct show_opts *o, struct show_run *u)
+{
+    u->size = ard_port_size(u->p);
+    int rc = ardt_type_init(&s->t, ard_port_type(u->p), u->size);
+    if (rc == 0)
+        rc = select_fields(s, o);
+    if (rc == 0 && o->filter_src)
+        rc = ardt_filter_new(&s->t, o->filter_src, &u->filter);
+    u->pkt = rc == 0 ? malloc(u->size) : NULL;
+    u->prev = rc == 0 && o->on_change ? malloc(u->size) : NULL;
+    if (rc == 0 && (!u->pkt || (o->on_change && !u->prev)))
         rc = ardt_err(ARDT_SYS, "out of memory");
+    return rc;
+}
+
+/* ardkill removed the connection and a new run created it afresh: follow the new one, of the
+ * same layout. Returns false (rc set, or u->p NULL) when showing ends. */
+static bool reattach(const struct show *s, struct show_run *u, int *rc)
+{
+    ard_close(u->p);
+    size_t old = u->size;
+    u->p = ardt_attach(s->conn, ARD_IN, rc);
+    if (!u->p)
+        return false;
+    if (ard_port_size(u->p) != old || strcmp(ard_port_type(u->p), s->t.desc) != 0) {
+        *rc = ardt_err(ARDT_STALE,
+                       "connection '%s' was re-created with another layout "
+                       "(size %zu type '%s')",
+                       s->conn, ard_port_size(u->p), ard_port_type(u->p));
+        return false;
+    }
+    return true;
+}
+
+/* Shows the newest packet, or with -f each new one until a signal or -n COUNT; 0 or an exit
+ * code. */
+static int show_loop(struct show *s, const struct show_opts *o, struct show_run *u)
+{
+    int rc = 0;
     bool have_prev = false;
     uint64_t shown = 0;
     while (rc == 0 && !ardt_stop) {
-        int r = follow ? ard_rec_timed(p, pkt, 500000000) : ard_tryrec(p, pkt);
+        int r = o->follow ? ard_rec_timed(u->p, u->pkt, 500000000) : ard_tryrec(u->p, u->pkt);
         if (r == ARD_ENODATA) {
-            rc = ardt_err(ARDT_NODATA, "connection '%s': nothing was sent yet", s.conn);
+            rc = ardt_err(ARDT_NODATA, "connection '%s': nothing was sent yet", s->conn);
             break;
         }
         if (r == ARD_ETIMEDOUT || r == ARD_EINTR) {
-            if (r == ARD_ETIMEDOUT && ard_port_recreated(p)) {
-                /* ardkill removed it and a new run created it afresh: follow the new one. */
-                ard_close(p);
-                size_t old = size;
-                p = ardt_attach(s.conn, ARD_IN, &rc);
-                if (!p)
-                    break;
-                if (ard_port_size(p) != old || strcmp(ard_port_type(p), s.t.desc) != 0) {
-                    rc = ardt_err(ARDT_STALE,
-                                  "connection '%s' was re-created with another layout "
-                                  "(size %zu type '%s')",
-                                  s.conn, ard_port_size(p), ard_port_type(p));
-                    break;
-                }
-            }
+            if (r == ARD_ETIMEDOUT && ard_port_recreated(u->p) && !reattach(s, u, &rc))
+                break;
             continue;
         }
         if (r < 0) {
             rc = ardt_liberr(r);
             break;
         }
-        if (filter && !ardt_filter_pass(filter, pkt)) {
-            if (!follow) {
+        if (u->filter && !ardt_filter_pass(u->filter, u->pkt)) {
+            if (!o->follow) {
                 rc = ardt_err(ARDT_NODATA,
                               "connection '%s': the newest packet (seq %llu) does not pass "
                               "--filter",
-                              s.conn, (unsigned long long)ard_port_info(p).seq);
+                              s->conn, (unsigned long long)ard_port_info(u->p).seq);
                 break;
             }
             continue;
         }
-        if (on_change) {
-            if (have_prev && same_sel(&s, prev, pkt))
+        if (o->on_change) {
+            if (have_prev && same_sel(s, u->prev, u->pkt))
                 continue;
-            memcpy(prev, pkt, size);
+            memcpy(u->prev, u->pkt, u->size);
             have_prev = true;
         }
-        put_packet(&s, pkt, ard_port_info(p), ard_now_ns());
+        put_packet(s, u->pkt, ard_port_info(u->p), ard_now_ns());
         if (!ardt_flush(stdout))
             break; /* the reader of our output went away (head, less): a clean end */
         shown++;
-        if (!follow || (count && shown >= count))
+        if (!o->follow || (o->count && shown >= o->count))
             break;
     }
-    ard_close(p);
-    free(pkt);
-    free(prev);
-    ardt_filter_free(filter);
+    return rc;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    struct show s = {0};
+    struct show_opts o = {0};
+    struct show_run u = {0};
+    o.fieldargs = calloc((size_t)argc, sizeof *o.fieldargs);
+    o.textargs = calloc((size_t)argc, sizeof *o.textargs);
+    int rc = 0;
+    if (!o.fieldargs || !o.textargs) {
+        free(o.fieldargs);
+        free(o.textargs);
+        return ardt_err(ARDT_SYS, "out of memory");
+    }
+    rc = parse_show_args(argc, argv, &s, &o);
+    if (rc == 0) {
+        ardt_signals();
+        u.p = ardt_attach(s.conn, ARD_IN, &rc);
+    }
+    if (rc || !u.p) {
+        free(o.fieldargs);
+        free(o.textargs);
+        return rc;
+    }
+    rc = setup_show(&s, &o, &u);
+    if (rc == 0)
+        rc = show_loop(&s, &o, &u);
+    ard_close(u.p);
+    free(u.pkt);
+    free(u.prev);
+    ardt_filter_free(u.filter);
     free(s.text);
     free(s.sel);
-    free(fieldargs);
-    free(textargs);
+    free(o.fieldargs);
+    free(o.textargs);
     ardt_type_free(&s.t);
     return rc;
 }
