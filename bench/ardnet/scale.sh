@@ -320,7 +320,8 @@ END {
         }
     }
     print ""
-    print "| N | size | tick | CPU per packet tx: ardnet / " k2 " (us) | ratio | rx: ardnet / " k2 " (us) | ratio | carried at N x 1 kHz? |"
+    rname = k2 == "sealed" ? "ratio sealed / ardnet" : "ratio"
+    print "| N | size | tick | CPU per packet tx: ardnet / " k2 " (us) | " rname " | rx: ardnet / " k2 " (us) | " rname " | carried at N x 1 kHz? |"
     print "|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= m; i += 2) {
         key = order[i]
@@ -332,8 +333,10 @@ END {
         c = (ca && cb) ? "both" : sprintf("%s; sustained: ardnet %s/s, %s %s/s",
             ca ? k2 " not" : (cb ? "ardnet not" : "neither"), del["ardnet", key], k2,
             del[k2, key])
-        printf "| %s | %s / %s | %s | %s / %s | %s | %s |\n", key, atx, btx, ratio(atx, btx), arx,
-            brx, ratio(arx, brx), c
+        # (SEALED=1: sealed over plain; else ardnet over the bare baseline)
+        rtx = k2 == "sealed" ? ratio(btx, atx) : ratio(atx, btx)
+        rrx = k2 == "sealed" ? ratio(brx, arx) : ratio(arx, brx)
+        printf "| %s | %s / %s | %s | %s / %s | %s | %s |\n", key, atx, btx, rtx, arx, brx, rrx, c
     }
 }' "$W/results"
 

@@ -412,7 +412,7 @@ static void *sender_main(void *arg)
         int rc = ARD_ETIMEDOUT;
         if (nw > 0)
             rc = ard_wait(s->ports, (size_t)nw, timeout, s->ready);
-        else
+        else if (timeout > 0) /* (0: the next round of a packet, at once) */
             pause_ns(timeout);
         now = ard_now_ns();
         if (rc > 0) {
