@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ard record's options: --every and --max-rate thin each connection; --split-size,
 # --split-duration and SIGHUP start the next file (each one complete, together holding every
-# packet once); SIGTERM closes the file cleanly; globs choose connections; --stats reports
+# packet once); SIGTERM closes the file cleanly, SIGINT after one last read of every connection; globs choose connections; --stats reports
 # live; an existing file is never replaced without --overwrite; usage errors exit 100.
 TEST_NAME=rec
 source "$(dirname "$0")/common.sh"
@@ -102,6 +102,21 @@ awk -F, -v r="$r" -v m="$m" 'NR > 2 && $3 <= prev { restarts++ } NR > 1 { prev =
 echo "re-created connection: $r recorded, $m missed"
 
 code() { local rc=0; "$@" >/dev/null 2>"$T/u.err" || rc=$?; echo $rc; }
+
+# A stop by signal reads every connection once more: a recorder polling once a second (its next
+# round long after the signal) still holds a connection made and written after its last look,
+# up to its last packet.
+"$ARD" record lastp -o "$T/last.mcap" --poll-us 1000000 2>"$T/last.err" &
+rec=$!
+wait_for grep -q "matches 'lastp' (yet)" "$T/last.err"
+"$TLOGW" live lastp 1000 20 >"$T/lastw" &
+PIDS+=($!)
+wait_for grep -q sent "$T/lastw"
+kill -INT $rec
+wait $rec || fail "record stopped before its next round: exit $?: $(cat "$T/last.err")"
+"$TLOGW" check "$T/last.mcap" lastp >"$T/last.check" || fail "reading last.mcap: $(cat "$T/last.check")"
+read -r _ _ _ _ _ last _ <"$T/last.check"
+[ "$last" = 20 ] || fail "the last packet before the signal is not in the file: $(cat "$T/last.check")"
 
 # A recording is never replaced without --overwrite: an existing -o FILE is refused (100,
 # named, the file untouched); at a split an existing FILE_N.mcap is passed over, the next
