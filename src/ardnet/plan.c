@@ -610,13 +610,16 @@ static int by_conn_id(const void *a, const void *b)
 }
 
 /* Room for a few packets of every route in a socket's buffer (best effort). */
+static size_t sockbuf_for(size_t sz)
+{
+    return sz > ARDW_DEFAULT_DGRAM ? 4 * (sz + sz / 8) : 2 * (sz + 512);
+}
+
 static size_t sockbuf_want(struct ardn_route *const *routes, int n)
 {
     size_t want = 0;
-    for (int k = 0; k < n; k++) {
-        size_t sz = routes[k]->size;
-        want += sz > ARDW_DEFAULT_DGRAM ? 4 * (sz + sz / 8) : 2 * (sz + 512);
-    }
+    for (int k = 0; k < n; k++)
+        want += sockbuf_for(routes[k]->size);
     return want;
 }
 
@@ -677,8 +680,7 @@ void ardn_learnt_sockbuf(const struct ardn_route *r)
 {
     if (r->fd_in < 0 || r->size <= ARDW_DEFAULT_DGRAM)
         return;
-    struct ardn_route *one = (struct ardn_route *)r;
-    size_t asked = sockbuf_want(&one, 1);
+    size_t asked = sockbuf_for(r->size);
     grow_sockbuf(r->fd_in, SO_RCVBUF, asked);
     size_t got = sockbuf_granted(r->fd_in, SO_RCVBUF);
     if (got < asked || r->size > ARDW_SHORT_PAYLOAD)

@@ -190,6 +190,11 @@ frag() { # ARCH CASE PORT WRITER-PREFIX... -- READER-PREFIX... (each: how to run
     [ "$(counter "$T/FT$n.stats" "f$n.out" fragments)" -ge $((count * (S / 1500) / 8)) ] ||
         fail "$A.3.$case: too few fragments sent"
     [ "$(counter "$T/FR$n.stats" "f$n.in" drop_auth)" = 0 ] || fail "$A.3.$case: sealed fragments refused"
+    # a receiver that learnt a packet over 64 KiB from the descriptor grew its buffer for it
+    if [ "$S" -gt 65536 ]; then
+        grep -Eq "receive buffer ([0-9]+) bytes \(asked \1\) for the sender's $S-byte packets" "$T/FR$n.err" ||
+            fail "$A.3.$case: the receiver's buffer was not grown for $S-byte packets: $(grep buffer "$T/FR$n.err")"
+    fi
 }
 
 # (case 3 runs sealed: both ends with --key, so fragments, descriptors and the handshake are
