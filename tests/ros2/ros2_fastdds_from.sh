@@ -17,7 +17,7 @@ bg ardnet $RT "$ARDNET" --prio 20 --in ros2:/arm/cmd --out arm.cmd --type "$ARM"
     --next --in ros2:/arm/cmd2 --out arm.cmd2 --type "$ARM" --ros2-type ArmState
 bg subA $RT "$LOCAL" sub arm arm.cmd --first-ms 30000 --idle-ms 1500
 bg subB $RT "$LOCAL" sub all all.types --first-ms 30000 --idle-ms 1500
-bg subC "$LOCAL" sub arm arm.cmd2 --first-ms 30000 --idle-ms 1500
+bg subC $RT "$LOCAL" sub arm arm.cmd2 --first-ms 30000 --idle-ms 1500
 bg pubA "$PEER" pub cmd rt/arm/cmd --count 1000 --rate 1000 --wait-ms 30000
 # (the reliable writer waits 1 s after its match: ardnet's reader, too, has matched it before
 # the first sample, so that all 1000 are sent to it)
