@@ -19,8 +19,8 @@ bg subA $RT "$LOCAL" sub arm arm.cmd --first-ms 30000 --idle-ms 1500
 bg subB $RT "$LOCAL" sub all all.types --first-ms 30000 --idle-ms 1500
 bg subC $RT "$LOCAL" sub arm arm.cmd2 --first-ms 30000 --idle-ms 1500
 bg pubA "$PEER" pub cmd rt/arm/cmd --count 1000 --rate 1000 --wait-ms 30000
-# (the reliable writer waits 1 s after its match: ardnet's reader, too, has matched it before
-# the first sample, so that all 1000 are sent to it)
+# (the reliable writer waits 1 s after its match, not 0.2 s: time for ardnet's reader to learn
+# of the writer too, from the writer's discovery data, before the first of the 1000 counted)
 bg pubB "$PEER" pub all rt/all/types --count 1000 --rate 1000 --reliable --wait-ms 30000 \
     --settle-ms 1000 --linger-ms 5000
 bg pubC "$PEER" pub arm rt/arm/cmd2 --count 300 --rate 1000 --reliable --wait-ms 30000
