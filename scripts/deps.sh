@@ -16,6 +16,9 @@ pkgs+=(libsodium-dev)
 # ardnet's ros2: endpoints (ARD_ROS2): Cyclone DDS, its idlc for the tests' DDS peer, and
 # xmllint for the ROS 2 package that ard ros2-msgs writes.
 pkgs+=(cyclonedds-dev cyclonedds-tools libxml2-utils)
+# The tests' second DDS peer, of another vendor: eProsima Fast DDS in C++ (tests/ros2/
+# fastdds_peer.cpp) on the code fastddsgen generates; fastddsgen is a Java program.
+pkgs+=(libfastrtps-dev libfastcdr-dev fastddsgen default-jre-headless g++)
 # openssl: tests/ros2/ros2_secure.sh makes its DDS Security keystore (CAs, certificates, signed
 # governance and permissions) with the openssl command.
 pkgs+=(openssl)

@@ -1,7 +1,8 @@
 /*
  * values.h - the test messages of tests/ros2: every value a function of a counter, exact in its
  * type and never the same with its bytes swapped, so that a reader checks each field. Shared by
- * the DDS peer (idlc's structs) and the ardnet side (the same layouts as type descriptors).
+ * the DDS peers (idlc's structs; the Fast DDS peer, C++, copies fastddsgen's classes into these
+ * structs) and the ardnet side (the same layouts as type descriptors). Valid C and C++.
  */
 #ifndef ROS2_VALUES_H
 #define ROS2_VALUES_H
@@ -141,7 +142,7 @@ static inline uint64_t big_next(uint64_t *s)
 /* Fill a large sample of size bytes (a multiple of 8) for counter n. */
 static inline void fill_big(void *p, size_t size, uint64_t n)
 {
-    uint8_t *b = p;
+    uint8_t *b = (uint8_t *)p;
     uint64_t s = n * 0x9E3779B97F4A7C15ULL + 1;
     memcpy(b, &n, 8);
     for (size_t o = 8; o + 8 <= size; o += 8) {
@@ -160,7 +161,7 @@ static inline uint64_t big_counter(const void *p)
 /* The offset of the first byte of a large sample that is not its counter's, or 0 when all are. */
 static inline size_t bad_big(const void *p, size_t size)
 {
-    const uint8_t *b = p;
+    const uint8_t *b = (const uint8_t *)p;
     uint64_t s = big_counter(p) * 0x9E3779B97F4A7C15ULL + 1;
     for (size_t o = 8; o + 8 <= size; o += 8) {
         uint64_t v = big_next(&s);
