@@ -347,9 +347,6 @@ struct fclient {
     bool graph;
 };
 
-static void client_greet(struct hub_client *h);
-static void client_drop(struct hub_client *h);
-
 static struct {
     pthread_mutex_t mu; /* channels and clients; a channel's mu nests inside */
     struct fchan *chans;
@@ -370,7 +367,7 @@ static struct {
     unsigned long fd_short;
     bool fd_said;
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER,
-       .clients = {&F.mu, sizeof(struct fclient), client_greet, client_drop, NULL},
+       .clients = {&F.mu, sizeof(struct fclient), NULL},
        .next_id = 1};
 
 static struct fclient *first_client(void)
@@ -1078,6 +1075,28 @@ static void client_greet(struct hub_client *h)
         advertise(cl, NULL);
 }
 
+/* civetweb's ready and close handlers of "/" (the registry is hub.c's). */
+static void fox_ready(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&F.mu);
+    struct hub_client *h = hub_ready(&F.clients, c);
+    if (h)
+        client_greet(h);
+    pthread_mutex_unlock(&F.mu);
+}
+
+static void fox_close(const struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&F.mu);
+    struct hub_client *h = hub_take(&F.clients, c);
+    if (h)
+        client_drop(h);
+    pthread_mutex_unlock(&F.mu);
+    hub_release(h);
+}
+
 static int fox_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
 {
     (void)cb;
@@ -1156,8 +1175,8 @@ int fox_start(struct mg_context *ctx, bool allow_set)
     F.allow_set = allow_set;
     gethostname(F.host, sizeof F.host - 1);
     F.session = ard_now_ns();
-    mg_set_websocket_handler_with_subprotocols(ctx, "/$", &sp, fox_connect, hub_ready, fox_data,
-                                               hub_close, &F.clients);
+    mg_set_websocket_handler_with_subprotocols(ctx, "/$", &sp, fox_connect, fox_ready, fox_data,
+                                               fox_close, &F.clients);
     watch_once();
     F.watching = pthread_create(&F.watcher, NULL, watch_run, NULL) == 0;
     return F.watching ? 0 : -1;
@@ -1170,7 +1189,8 @@ void fox_stop(void)
         pthread_join(F.watcher, NULL);
     F.watching = false;
     pthread_mutex_lock(&F.mu);
-    hub_clear(&F.clients);
+    for (struct hub_client *h; (h = hub_pop(&F.clients)) != NULL; hub_free(h))
+        client_drop(h);
     while (F.chans) {
         struct fchan *ch = F.chans;
         F.chans = ch->next;

@@ -24,14 +24,12 @@ struct hub_client *hub_of(const struct hub_clients *r, const struct mg_connectio
     return NULL;
 }
 
-/* Unlist the client of c and drop what it holds (mu held); NULL when there is none. */
-static struct hub_client *take(struct hub_clients *r, const struct mg_connection *c)
+struct hub_client *hub_take(struct hub_clients *r, const struct mg_connection *c)
 {
     for (struct hub_client **p = &r->head; *p; p = &(*p)->next)
         if ((*p)->conn == c) {
             struct hub_client *cl = *p;
             *p = cl->next;
-            r->drop(cl);
             return cl;
         }
     return NULL;
@@ -41,9 +39,9 @@ int hub_connect(const struct mg_connection *c, void *clients)
 {
     struct hub_clients *r = clients;
     /* A client still listed for this connection object had its handshake fail (civetweb
-     * calls no close handler then). */
+     * calls no close handler then): never ready, it holds nothing of its protocol's. */
     pthread_mutex_lock(r->mu);
-    struct hub_client *old = take(r, c);
+    struct hub_client *old = hub_take(r, c);
     pthread_mutex_unlock(r->mu);
     free(old);
     struct hub_client *cl = calloc(1, r->size);
@@ -62,38 +60,33 @@ int hub_connect(const struct mg_connection *c, void *clients)
     return 0;
 }
 
-void hub_ready(struct mg_connection *c, void *clients)
+struct hub_client *hub_ready(struct hub_clients *r, struct mg_connection *c)
 {
-    struct hub_clients *r = clients;
-    pthread_mutex_lock(r->mu);
     struct hub_client *cl = hub_of(r, c);
-    if (cl) {
+    if (cl)
         wg_ready(cl->wg);
-        r->greet(cl);
-    }
-    pthread_mutex_unlock(r->mu);
+    return cl;
 }
 
-void hub_close(const struct mg_connection *c, void *clients)
+void hub_release(struct hub_client *cl)
 {
-    struct hub_clients *r = clients;
-    pthread_mutex_lock(r->mu);
-    struct hub_client *cl = take(r, c);
-    pthread_mutex_unlock(r->mu);
     if (cl) {
-        wg_close(cl->wg); /* may wait a second for what was queued: not under mu */
+        wg_close(cl->wg);
         free(cl);
     }
 }
 
-void hub_clear(struct hub_clients *r)
+struct hub_client *hub_pop(struct hub_clients *r)
 {
-    while (r->head) {
-        struct hub_client *cl = r->head;
+    struct hub_client *cl = r->head;
+    if (cl)
         r->head = cl->next;
-        r->drop(cl);
-        free(cl);
-    }
+    return cl;
+}
+
+void hub_free(struct hub_client *cl)
+{
+    free(cl);
 }
 
 int hub_control(int op)

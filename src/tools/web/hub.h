@@ -24,30 +24,38 @@ struct hub_client {
 };
 
 /* One protocol's clients. mu is the protocol's own lock (it guards the protocol's state with
- * the list); size is the size of its client; greet sends a ready client its first messages
- * and drop releases what a client holds (both with mu held). */
+ * the list); size is the size of its client. The hub never calls into a protocol: each
+ * protocol's ready and close handlers call hub_ready and hub_take under mu and greet or
+ * release the client themselves. */
 struct hub_clients {
     pthread_mutex_t *mu;
     size_t size;
-    void (*greet)(struct hub_client *cl);
-    void (*drop)(struct hub_client *cl);
     struct hub_client *head;
 };
 
-/* civetweb's WebSocket handlers, with the registry as their cbdata. connect: a zeroed client
- * of size bytes with a webguard slot, listed; 0, or 1 to refuse (too many clients: answered
- * 503; out of memory). ready: start the client's writer and greet it. close: unlist, drop
- * and free the client. */
+/* civetweb's WebSocket connect handler, with the registry as its cbdata: a zeroed client of
+ * size bytes with a webguard slot, listed; 0, or 1 to refuse (too many clients: answered
+ * 503; out of memory). */
 int hub_connect(const struct mg_connection *c, void *clients);
-void hub_ready(struct mg_connection *c, void *clients);
-void hub_close(const struct mg_connection *c, void *clients);
+/* In the ready handler (mu held): start the writer of c's client and return the client (to
+ * greet), or NULL. */
+struct hub_client *hub_ready(struct hub_clients *r, struct mg_connection *c);
+/* In the close handler (mu held): unlist c's client and return it (to release what it
+ * holds, then hub_release it without mu), or NULL. */
+struct hub_client *hub_take(struct hub_clients *r, const struct mg_connection *c);
+/* Close a taken client's writer (it may wait a second for what was queued: call it without
+ * mu) and free it. NULL is fine. */
+void hub_release(struct hub_client *cl);
+/* At the end (mu held): unlist the first client and return it (NULL when none are left),
+ * to release what it holds and hub_free it. */
+struct hub_client *hub_pop(struct hub_clients *r);
+/* Free a client popped at the end, its writer already stopped (wg_stop). */
+void hub_free(struct hub_client *cl);
 /* A frame's opcode: 0 (end the connection) for a close, 1 (go on) for a ping or pong, -1 for
  * data (the protocol's). */
 int hub_control(int op);
 /* The client of c (mu held), or NULL. */
 struct hub_client *hub_of(const struct hub_clients *r, const struct mg_connection *c);
-/* At the end (mu held): drop and free every client. */
-void hub_clear(struct hub_clients *r);
 
 /* Queue a text message on the client (never waits; see wg_send). */
 void hub_send_text(struct hub_client *cl, const struct ardc_buf *b, bool droppable);

@@ -124,10 +124,17 @@ struct web {
     pthread_t pump;
     atomic_int stop; /* set by the signal handler (lock-free: async-signal-safe) */
 };
-static void client_greet(struct hub_client *h);
-static void client_drop(struct hub_client *h);
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER,
-                       .clients = {&W.mu, sizeof(struct client), client_greet, client_drop, NULL}};
+                       .clients = {&W.mu, sizeof(struct client), NULL}};
+
+/* Release what the client holds (W.mu held). */
+static void client_drop(struct hub_client *h)
+{
+    struct client *cl = (struct client *)h;
+    hub_reader_put(cl->src);
+    cl->src = NULL;
+    ardt_type_free(&cl->t);
+}
 
 /* The client plots nothing (W.mu held). */
 static void client_unsub(struct client *cl)
@@ -328,14 +335,6 @@ static void *pump_run(void *arg)
 
 /* ---- WebSocket: "sub CONN BUCKET_US [FIELD...]" and "unsub" --------------------------------- */
 
-static void client_drop(struct hub_client *h)
-{
-    struct client *cl = (struct client *)h;
-    hub_reader_put(cl->src);
-    cl->src = NULL;
-    ardt_type_free(&cl->t);
-}
-
 static void client_greet(struct hub_client *h)
 {
     struct ardc_buf b = {0};
@@ -459,6 +458,28 @@ static void ws_command(struct client *cl, char *line)
     bp(&b, "]}");
     ws_send(cl, &b, false);
     free(b.p);
+}
+
+/* civetweb's ready and close handlers of /ws (the registry is hub.c's). */
+static void ws_ready(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&W.mu);
+    struct hub_client *h = hub_ready(&W.clients, c);
+    if (h)
+        client_greet(h);
+    pthread_mutex_unlock(&W.mu);
+}
+
+static void ws_close(const struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&W.mu);
+    struct hub_client *h = hub_take(&W.clients, c);
+    if (h)
+        client_drop(h);
+    pthread_mutex_unlock(&W.mu);
+    hub_release(h);
 }
 
 #define WEB_MAXMSG 4096
@@ -876,7 +897,7 @@ static int start_server(const char *addr, long port, const struct wg_opts *go)
     mg_set_request_handler(W.ctx, "/$", h_asset, (void *)&web_assets[0]);
     mg_set_request_handler(W.ctx, "/api/net$", h_net, NULL);
     mg_set_request_handler(W.ctx, "/api/set$", h_set, NULL);
-    mg_set_websocket_handler(W.ctx, "/ws$", hub_connect, hub_ready, ws_data, hub_close, &W.clients);
+    mg_set_websocket_handler(W.ctx, "/ws$", hub_connect, ws_ready, ws_data, ws_close, &W.clients);
     mg_set_request_handler(W.ctx, "**", h_notfound, NULL);
 #ifdef ARD_HAVE_LOG
     /* The Foxglove WebSocket protocol at "/" (foxglove.c). */
@@ -924,7 +945,8 @@ static void serve(const char *addr, int port)
     pthread_join(W.pump, NULL);
     wg_stop();
     pthread_mutex_lock(&W.mu);
-    hub_clear(&W.clients);
+    for (struct hub_client *h; (h = hub_pop(&W.clients)) != NULL; hub_free(h))
+        client_drop(h);
     pthread_mutex_unlock(&W.mu);
     mg_exit_library();
 }
