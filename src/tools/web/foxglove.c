@@ -442,7 +442,9 @@ static void *sender_run(void *arg)
     pthread_mutex_unlock(&r->mu);
     int64_t t;
     while (pkt && msg && !atomic_load(&ch->stop)) {
-        if (!hub_reader_next(r, &cursor, pkt, &t, 200000000, &ch->stop))
+        /* Behind by more than a client's queue holds, the older ones would only push
+         * each other out of it: skipped. */
+        if (!hub_reader_next(r, &cursor, WG_QUEUE_FRAMES, pkt, &t, 200000000, &ch->stop))
             continue;
         msg[0] = 1; /* Message Data */
         st64(msg + 5, (uint64_t)t);

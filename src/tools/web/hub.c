@@ -278,8 +278,8 @@ bool hub_reading(const char *name)
     return r != NULL;
 }
 
-bool hub_reader_next(struct hub_reader *r, uint64_t *cursor, void *pkt, int64_t *recv_real,
-                     int64_t timeout_ns, const atomic_int *stop)
+bool hub_reader_next(struct hub_reader *r, uint64_t *cursor, uint64_t keep, void *pkt,
+                     int64_t *recv_real, int64_t timeout_ns, const atomic_int *stop)
 {
     struct timespec dl;
     clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -295,8 +295,10 @@ bool hub_reader_next(struct hub_reader *r, uint64_t *cursor, void *pkt, int64_t 
         pthread_cond_timedwait(&r->more, &r->mu, &dl);
     bool got = r->head > *cursor && !atomic_load(stop);
     if (got) {
-        if (r->head - *cursor > r->cap)
-            *cursor = r->head - r->cap; /* the older ones were overwritten: skipped */
+        if (keep > r->cap)
+            keep = r->cap; /* the older ones were overwritten */
+        if (r->head - *cursor > keep)
+            *cursor = r->head - keep;
         uint32_t k = (uint32_t)(*cursor & (r->cap - 1));
         memcpy(pkt, r->ring + (size_t)k * r->size, r->size);
         *recv_real = r->recv_real[k];

@@ -105,11 +105,12 @@ void hub_reader_put(struct hub_reader *r);
 /* Is connection name read by an open reader (not gone)? */
 bool hub_reading(const char *name);
 /* Wait up to timeout_ns for a packet past *cursor (the index of the next packet to take):
- * copy the oldest one the ring still holds into pkt (size bytes), its receive time into
- * *recv_real, advance *cursor past it and return true. False when none came in that time (a
- * gone reader gets none), *stop is set or hub_reader_wake was called. */
-bool hub_reader_next(struct hub_reader *r, uint64_t *cursor, void *pkt, int64_t *recv_real,
-                     int64_t timeout_ns, const atomic_int *stop);
+ * copy the oldest one of the newest `keep` into pkt (size bytes; those before it are
+ * skipped), its receive time into *recv_real, advance *cursor past it and return true. False
+ * when none came in that time (a gone reader gets none), *stop is set or hub_reader_wake was
+ * called. */
+bool hub_reader_next(struct hub_reader *r, uint64_t *cursor, uint64_t keep, void *pkt,
+                     int64_t *recv_real, int64_t timeout_ns, const atomic_int *stop);
 /* Wake the threads waiting in hub_reader_next (after setting their stop). */
 void hub_reader_wake(struct hub_reader *r);
 
