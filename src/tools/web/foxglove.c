@@ -6,10 +6,11 @@
  * exactly what `ard record` writes and ardnet puts on ROS 2), encoding cdr. A connection that
  * appears is advertised to every client, one that disappears or is re-created with another type or
  * size is unadvertised (and the new one advertised with a new id). A channel with subscribers has
- * a reader thread that takes every packet it can, encodes it once as CDR (cdr.c) and queues
+ * the connection's reader (hub.c: one per connection, shared with the page's plots) and a
+ * thread that takes every packet the reader got, encodes it once as CDR (cdr.c) and queues
  * it on each subscribed client (webguard.c: bounded queue, own writer thread, so a slow
  * client stalls nobody; data frames are the ones dropped when a client is behind). The
- * receive time (CLOCK_REALTIME, ns) is the message's timestamp.
+ * reader's receive time (CLOCK_REALTIME, ns) is the message's timestamp.
  *
  * clientPublish (with --allow-set): a client's advertise of a topic of an existing connection,
  * then its CDR messages, decoded and written by `ard set` (this program, as the page's set
@@ -318,10 +319,12 @@ struct fchan {
     struct ardr2_layout lay;
     ard_view *view; /* tells when the object is created anew (NULL: not opened yet) */
     bool seen;      /* in the last listing */
-    /* subscribers and reader, under mu */
+    /* subscribers, under mu */
     pthread_mutex_t mu;
     struct fsub *subs;
     size_t nsubs;
+    /* with subscribers: the connection's reader and the thread that sends its packets */
+    struct hub_reader *rd;
     pthread_t th;
     bool running;
     atomic_int stop;
@@ -344,9 +347,6 @@ struct fclient {
     bool graph;
 };
 
-static void client_greet(struct hub_client *h);
-static void client_drop(struct hub_client *h);
-
 static struct {
     pthread_mutex_t mu; /* channels and clients; a channel's mu nests inside */
     struct fchan *chans;
@@ -367,7 +367,7 @@ static struct {
     unsigned long fd_short;
     bool fd_said;
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER,
-       .clients = {&F.mu, sizeof(struct fclient), client_greet, client_drop, NULL},
+       .clients = {&F.mu, sizeof(struct fclient), NULL},
        .next_id = 1};
 
 static struct fclient *first_client(void)
@@ -430,43 +430,24 @@ static void advertise(struct fclient *only, const struct fchan *ch)
 
 /* ---- readers ----------------------------------------------------------------------------- */
 
-static ard_port *open_reader(const struct fchan *ch)
-{
-    ard_port *p = hub_open("fox", ch->name);
-    if (p && (ard_port_size(p) != ch->size)) {
-        ard_close(p);
-        p = NULL;
-    }
-    return p;
-}
-
-/* Every packet of the channel, CDR-encoded once, to each subscriber. */
-static void *reader_run(void *arg)
+/* Every packet the channel's reader takes, CDR-encoded once, to each subscriber. */
+static void *sender_run(void *arg)
 {
     struct fchan *ch = arg;
+    struct hub_reader *r = ch->rd;
     size_t hdr = 1 + 4 + 8, len = hdr + ARDR2_CDR_HDR + ch->lay.body;
     uint8_t *pkt = malloc(ch->size), *msg = malloc(len);
-    ard_port *p = pkt && msg ? open_reader(ch) : NULL;
-    while (p && !ch->stop) {
-        int r = ard_rec_timed(p, pkt, 200000000);
-        if (r < 0 && r != ARD_EINTR) {
-            /* Re-created with the same size: followed; with another layout the watcher
-             * replaces the channel. */
-            bool gone = false;
-            p = hub_follow(p, "fox", ch->name, NULL, &gone);
-        }
-        if (r < 0) {
-            if (r != ARD_ETIMEDOUT && r != ARD_EINTR) {
-                struct timespec ts = {0, 20000000}; /* nothing sent yet, or gone */
-                nanosleep(&ts, NULL);
-            }
+    pthread_mutex_lock(&r->mu);
+    uint64_t cursor = r->head; /* what is received from now on */
+    pthread_mutex_unlock(&r->mu);
+    int64_t t;
+    while (pkt && msg && !atomic_load(&ch->stop)) {
+        /* Behind by more than a client's queue holds, the older ones would only push
+         * each other out of it: skipped. */
+        if (!hub_reader_next(r, &cursor, WG_QUEUE_FRAMES, pkt, &t, 200000000, &ch->stop))
             continue;
-        }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         msg[0] = 1; /* Message Data */
-        st64(msg + 5, t);
+        st64(msg + 5, (uint64_t)t);
         ardr2_cdr_encode(&ch->lay, pkt, msg + hdr);
         pthread_mutex_lock(&ch->mu);
         for (size_t i = 0; i < ch->nsubs; i++) {
@@ -475,22 +456,46 @@ static void *reader_run(void *arg)
         }
         pthread_mutex_unlock(&ch->mu);
     }
-    if (p)
-        ard_close(p);
     free(pkt);
     free(msg);
     return NULL;
 }
 
-/* Stop a channel's reader (F.mu held; the reader never takes F.mu). */
+/* Take the connection's reader and start the sender (F.mu held). NULL, or what failed. */
+static const char *reader_start(struct fchan *ch)
+{
+    char norm[ARD_MAX_TYPE + 1] = "";
+    int rc = hub_reader_get(ch->name, &ch->rd);
+    if (rc < 0)
+        return rc == ARD_ENOENT ? "the connection is gone" : ard_strerror(rc);
+    if (ch->rd->size != ch->size ||
+        (ch->rd->type[0] && ard_type_normalize(ch->rd->type, norm, sizeof norm) < 0) ||
+        strcmp(norm, ch->type) != 0) {
+        hub_reader_put(ch->rd);
+        ch->rd = NULL;
+        return "the connection was created anew with another layout (its channel is replaced)";
+    }
+    ch->running = pthread_create(&ch->th, NULL, sender_run, ch) == 0;
+    if (!ch->running) {
+        hub_reader_put(ch->rd);
+        ch->rd = NULL;
+        return "cannot start a thread";
+    }
+    return NULL;
+}
+
+/* Stop a channel's sender and drop its reader (F.mu held; neither takes F.mu). */
 static void reader_stop(struct fchan *ch)
 {
     if (!ch->running)
         return;
-    ch->stop = 1;
+    atomic_store(&ch->stop, 1);
+    hub_reader_wake(ch->rd);
     pthread_join(ch->th, NULL);
+    hub_reader_put(ch->rd);
+    ch->rd = NULL;
     ch->running = false;
-    ch->stop = 0;
+    atomic_store(&ch->stop, 0);
 }
 
 static void chan_free(struct fchan *ch)
@@ -835,11 +840,9 @@ static void op_subscribe(struct fclient *cl, const struct jv *m)
             }
             cl->subs[cl->nsubs].id = id;
             cl->subs[cl->nsubs++].chan = cid;
-            if (!ch->running) {
-                ch->running = pthread_create(&ch->th, NULL, reader_run, ch) == 0;
-                if (!ch->running)
-                    fox_status(cl, 2, "subscribe: cannot start a reader for %s", ch->name);
-            }
+            const char *why = ch->running ? NULL : reader_start(ch);
+            if (why)
+                fox_status(cl, 2, "subscribe: no reader of %s: %s", ch->name, why);
         }
     }
     client_active(cl);
@@ -1074,6 +1077,28 @@ static void client_greet(struct hub_client *h)
         advertise(cl, NULL);
 }
 
+/* civetweb's ready and close handlers of "/" (the registry is hub.c's). */
+static void fox_ready(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&F.mu);
+    struct hub_client *h = hub_ready(&F.clients, c);
+    if (h)
+        client_greet(h);
+    pthread_mutex_unlock(&F.mu);
+}
+
+static void fox_close(const struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&F.mu);
+    struct hub_client *h = hub_take(&F.clients, c);
+    if (h)
+        client_drop(h);
+    pthread_mutex_unlock(&F.mu);
+    hub_release(h);
+}
+
 static int fox_data(struct mg_connection *c, int bits, char *data, size_t len, void *cb)
 {
     (void)cb;
@@ -1152,8 +1177,8 @@ int fox_start(struct mg_context *ctx, bool allow_set)
     F.allow_set = allow_set;
     gethostname(F.host, sizeof F.host - 1);
     F.session = ard_now_ns();
-    mg_set_websocket_handler_with_subprotocols(ctx, "/$", &sp, fox_connect, hub_ready, fox_data,
-                                               hub_close, &F.clients);
+    mg_set_websocket_handler_with_subprotocols(ctx, "/$", &sp, fox_connect, fox_ready, fox_data,
+                                               fox_close, &F.clients);
     watch_once();
     F.watching = pthread_create(&F.watcher, NULL, watch_run, NULL) == 0;
     return F.watching ? 0 : -1;
@@ -1166,7 +1191,8 @@ void fox_stop(void)
         pthread_join(F.watcher, NULL);
     F.watching = false;
     pthread_mutex_lock(&F.mu);
-    hub_clear(&F.clients);
+    for (struct hub_client *h; (h = hub_pop(&F.clients)) != NULL; hub_free(h))
+        client_drop(h);
     while (F.chans) {
         struct fchan *ch = F.chans;
         F.chans = ch->next;

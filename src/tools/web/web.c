@@ -2,13 +2,14 @@
  *
  * civetweb serves the page (web/index.html, app.js, app.css, built into the binary), a JSON
  * picture of the net (/api/net), a set endpoint (/api/set, only with --allow-set) and one
- * WebSocket per plot (/ws). Each connection being looked at has one reader thread (a
- * `source`) that receives every packet it can and keeps it, with its send time, in an
- * in-process ring; a pump thread at 30 Hz folds the new packets of each WebSocket client into
- * min/max buckets of the client's width and queues the completed buckets on the client, whose
- * own writer thread sends them (webguard.c: Host, Origin, token, client limit, idle timeout,
- * bounded queues; no thread of the server waits for a client). The server is an ordinary
- * reader: a writer never waits for it (a packet it is too slow for is skipped). */
+ * WebSocket per plot (/ws). Each connection being looked at has one reader (hub.c, shared
+ * with the Foxglove protocol) that receives every packet it can and keeps it, with its send
+ * time, in an in-process ring; a pump thread at 30 Hz folds the new packets of each
+ * WebSocket client into min/max buckets of the client's width and queues the completed
+ * buckets on the client, whose own writer thread sends them (webguard.c: Host, Origin,
+ * token, client limit, idle timeout, bounded queues; no thread of the server waits for a
+ * client). The server is an ordinary reader: a writer never waits for it (a packet it is
+ * too slow for is skipped). */
 #include "ard.h"
 #include "hub.h"
 #include "web.h"
@@ -92,31 +93,14 @@ const struct ardt_spec ardt_web_spec = {
     "  See docs/web.md.\n",
     true};
 
-/* ---- sources: one reader thread per connection being plotted ------------------------------ */
-
-struct source {
-    struct source *next;
-    char name[ARD_MAX_NAME + 1];
-    ard_port *port;
-    struct ardt_type t;
-    size_t size;
-    uint32_t cap; /* entries in the ring, a power of two */
-    uint8_t *ring;
-    int64_t *mono;
-    uint64_t *seq;
-    uint64_t head; /* entries ever written */
-    pthread_mutex_t mu;
-    pthread_t th;
-    int refs;
-    atomic_int stop;
-    atomic_int gone; /* re-created with another layout: nothing more to read */
-};
+/* ---- clients ----------------------------------------------------------------------------- */
 
 /* One WebSocket client (a plot on a page). */
 #define WEB_MAXF 16
 struct client {
-    struct hub_client h; /* its connection, queue and writer */
-    struct source *src;
+    struct hub_client h;    /* its connection, queue and writer */
+    struct hub_reader *src; /* the connection plotted (hub.c), NULL before a sub */
+    struct ardt_type t;     /* its type */
     struct ardt_sel sel[WEB_MAXF];
     size_t nsel;
     int64_t bucket_ns;
@@ -135,126 +119,29 @@ struct web {
     char token[80];
     bool no_token;
     bool allow_set;
-    pthread_mutex_t mu; /* sources and clients */
-    struct source *sources;
+    pthread_mutex_t mu; /* the clients */
     struct hub_clients clients;
     pthread_t pump;
     atomic_int stop; /* set by the signal handler (lock-free: async-signal-safe) */
 };
-static void client_greet(struct hub_client *h);
-static void client_drop(struct hub_client *h);
 static struct web W = {.mu = PTHREAD_MUTEX_INITIALIZER,
-                       .clients = {&W.mu, sizeof(struct client), client_greet, client_drop, NULL}};
+                       .clients = {&W.mu, sizeof(struct client), NULL}};
 
-static void *source_run(void *arg)
+/* Release what the client holds (W.mu held). */
+static void client_drop(struct hub_client *h)
 {
-    struct source *s = arg;
-    uint8_t *buf = malloc(s->size ? s->size : 1);
-    if (!buf)
-        return NULL;
-    while (!s->stop && !s->gone) {
-        int r = ard_rec_timed(s->port, buf, 200000000);
-        if (r == ARD_ETIMEDOUT) {
-            /* Re-created: followed with the same layout; another ends the source (its plots
-             * get an error and are picked again). */
-            bool gone = false;
-            s->port = hub_follow(s->port, "web", s->name, s->t.desc, &gone);
-            s->gone = gone;
-        }
-        if (r < 0)
-            continue; /* timeout, interrupt, nothing sent yet: look at stop again */
-        struct ard_info in = ard_port_info(s->port);
-        pthread_mutex_lock(&s->mu);
-        uint32_t k = (uint32_t)(s->head & (s->cap - 1));
-        memcpy(s->ring + (size_t)k * s->size, buf, s->size);
-        s->mono[k] = in.mono_ns;
-        s->seq[k] = in.seq;
-        s->head++;
-        pthread_mutex_unlock(&s->mu);
-    }
-    free(buf);
-    return NULL;
+    struct client *cl = (struct client *)h;
+    hub_reader_put(cl->src);
+    cl->src = NULL;
+    ardt_type_free(&cl->t);
 }
 
-static void source_free(struct source *s)
+/* The client plots nothing (W.mu held). */
+static void client_unsub(struct client *cl)
 {
-    if (s->port)
-        ard_close(s->port);
-    ardt_type_free(&s->t);
-    free(s->ring);
-    free(s->mono);
-    free(s->seq);
-    pthread_mutex_destroy(&s->mu);
-    free(s);
-}
-
-/* Find or start the source of `name` (W.mu held). NULL with a message in err. */
-static struct source *source_get(const char *name, char *err, size_t errlen)
-{
-    for (struct source *s = W.sources; s; s = s->next)
-        if (strcmp(s->name, name) == 0 && !s->gone) {
-            s->refs++;
-            return s;
-        }
-    if (ardi_check_name("connection", name, true) < 0) {
-        snprintf(err, errlen, "%s", ard_errdetail());
-        return NULL;
-    }
-    struct source *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    pthread_mutex_init(&s->mu, NULL);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->port = hub_open("web", name);
-    if (!s->port) {
-        int e = ard_lasterror();
-        if (e == ARD_ENOENT)
-            snprintf(err, errlen, "connection '%s' does not exist in domain '%s'", name,
-                     ardt_g.domain);
-        else
-            snprintf(err, errlen, "connection '%s': %s", name,
-                     ard_errdetail()[0] ? ard_errdetail() : ard_strerror(e));
-        source_free(s);
-        return NULL;
-    }
-    s->size = ard_port_size(s->port);
-    if (ardt_type_init(&s->t, ard_port_type(s->port), s->size) != 0) {
-        snprintf(err, errlen, "connection '%s': bad type '%s'", name, ard_port_type(s->port));
-        source_free(s);
-        return NULL;
-    }
-    /* About a second at 10 kHz, at most 16 MiB of packets. */
-    s->cap = 16384;
-    while (s->cap > 64 && (size_t)s->cap * (s->size ? s->size : 1) > (16u << 20))
-        s->cap /= 2;
-    s->ring = malloc((size_t)s->cap * (s->size ? s->size : 1));
-    s->mono = calloc(s->cap, sizeof *s->mono);
-    s->seq = calloc(s->cap, sizeof *s->seq);
-    if (!s->ring || !s->mono || !s->seq || pthread_create(&s->th, NULL, source_run, s) != 0) {
-        snprintf(err, errlen, "out of memory");
-        source_free(s);
-        return NULL;
-    }
-    s->refs = 1;
-    s->next = W.sources;
-    W.sources = s;
-    return s;
-}
-
-static void source_put(struct source *s)
-{
-    if (!s || --s->refs > 0)
-        return;
-    for (struct source **p = &W.sources; *p; p = &(*p)->next)
-        if (*p == s) {
-            *p = s->next;
-            break;
-        }
-    s->stop = 1;
-    pthread_join(s->th, NULL);
-    source_free(s);
+    client_drop(&cl->h);
+    cl->nsel = 0;
+    wg_active(cl->h.wg, false);
 }
 
 /* ---- output buffers --------------------------------------------------------------------- */
@@ -332,16 +219,13 @@ static void emit_bucket(struct client *cl, struct ardc_buf *b, bool *first)
 
 static void pump_client(struct client *cl, int64_t now)
 {
-    struct source *s = cl->src;
-    if (s->gone) {
+    struct hub_reader *s = cl->src;
+    if (atomic_load(&s->gone)) {
         char msg[ARD_MAX_NAME + 96];
         snprintf(msg, sizeof msg, "connection '%s' was re-created with another type: pick it again",
                  s->name);
         ws_error(cl, msg);
-        source_put(s);
-        cl->src = NULL;
-        cl->nsel = 0;
-        wg_active(cl->h.wg, false);
+        client_unsub(cl);
         return;
     }
     struct ardc_buf b = {0};
@@ -363,7 +247,7 @@ static void pump_client(struct client *cl, int64_t now)
             cl->temit = cl->tcur;
         }
         for (size_t i = 0; i < cl->nsel; i++) {
-            double v = ardt_get_f(&s->t.fields[cl->sel[i].field], pkt, cl->sel[i].first);
+            double v = ardt_get_f(&cl->t.fields[cl->sel[i].field], pkt, cl->sel[i].first);
             if (!cl->have || v < cl->mn[i] || isnan(cl->mn[i]))
                 cl->mn[i] = v;
             if (!cl->have || v > cl->mx[i] || isnan(cl->mx[i]))
@@ -384,7 +268,7 @@ static void pump_client(struct client *cl, int64_t now)
         uint32_t k = (uint32_t)((s->head - 1) & (s->cap - 1));
         bp(&b, ",\"val\":{\"seq\":%llu,\"age_ns\":%lld,\"fields\":", (unsigned long long)s->seq[k],
            (long long)(now - s->mono[k]));
-        b_packet(&b, &s->t, s->ring + (size_t)k * s->size);
+        b_packet(&b, &cl->t, s->ring + (size_t)k * s->size);
         bp(&b, "}");
     }
     pthread_mutex_unlock(&s->mu);
@@ -451,17 +335,40 @@ static void *pump_run(void *arg)
 
 /* ---- WebSocket: "sub CONN BUCKET_US [FIELD...]" and "unsub" --------------------------------- */
 
-static void client_drop(struct hub_client *h)
-{
-    source_put(((struct client *)h)->src);
-}
-
 static void client_greet(struct hub_client *h)
 {
     struct ardc_buf b = {0};
     bp(&b, "{\"hello\":\"ard web\",\"allow_set\":%s}", W.allow_set ? "true" : "false");
     ws_send((struct client *)h, &b, false);
     free(b.p);
+}
+
+/* The reader of connection name and its type in *t, or NULL after telling the client why. */
+static struct hub_reader *plot_open(struct client *cl, const char *name, struct ardt_type *t)
+{
+    char err[ARD_MAX_NAME + ARD_MAX_TYPE + 256];
+    struct hub_reader *s = NULL;
+    if (ardi_check_name("connection", name, true) < 0) {
+        ws_error(cl, ard_errdetail());
+        return NULL;
+    }
+    int rc = hub_reader_get(name, &s);
+    if (rc == ARD_ENOENT)
+        snprintf(err, sizeof err, "connection '%s' does not exist in domain '%s'", name,
+                 ardt_g.domain);
+    else if (rc < 0)
+        snprintf(err, sizeof err, "connection '%s': %s", name,
+                 rc != ARD_ENOMEM && ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
+    else if (ardt_type_init(t, s->type, s->size) != 0) {
+        snprintf(err, sizeof err, "connection '%s': bad type '%s'", name, s->type);
+        hub_reader_put(s);
+        rc = -1;
+    }
+    if (rc < 0) {
+        ws_error(cl, err);
+        return NULL;
+    }
+    return s;
 }
 
 /* Handle one command (W.mu held). Returns false to close the connection. */
@@ -474,10 +381,7 @@ static void ws_command(struct client *cl, char *line)
         return;
     }
     if (strcmp(verb, "unsub") == 0) {
-        source_put(cl->src);
-        cl->src = NULL;
-        cl->nsel = 0;
-        wg_active(cl->h.wg, false);
+        client_unsub(cl);
         return;
     }
     if (strcmp(verb, "sub") != 0) {
@@ -493,40 +397,36 @@ static void ws_command(struct client *cl, char *line)
         return;
     }
     char err[ARD_MAX_NAME + ARD_MAX_TYPE + 256];
-    struct source *s = cl->src && strcmp(cl->src->name, name) == 0 ? cl->src : NULL;
-    if (!s) {
-        s = source_get(name, err, sizeof err);
-        if (!s) {
-            ws_error(cl, err);
-            return;
-        }
-    } else
-        s->refs++;
+    struct ardt_type t = {0};
+    struct hub_reader *s = plot_open(cl, name, &t);
+    if (!s)
+        return;
     struct ardt_sel sel[WEB_MAXF];
     size_t n = 0;
     for (char *f; (f = strtok_r(NULL, " ", &save)) != NULL;) {
-        if (n == WEB_MAXF) {
-            ws_error(cl, "at most 16 fields per plot");
-            source_put(s);
-            return;
+        const char *bad = n == WEB_MAXF ? "at most 16 fields per plot" : NULL;
+        if (!bad && (ardt_sel_parse(&t, f, &sel[n]) != 0 || sel[n].count != 1)) {
+            snprintf(err, sizeof err, "'%.60s': not a field element of type '%s'", f, t.desc);
+            bad = err;
         }
-        if (ardt_sel_parse(&s->t, f, &sel[n]) != 0 || sel[n].count != 1) {
-            snprintf(err, sizeof err, "'%.60s': not a field element of type '%s'", f, s->t.desc);
-            ws_error(cl, err);
-            source_put(s);
+        if (bad) {
+            ws_error(cl, bad);
+            ardt_type_free(&t);
+            hub_reader_put(s);
             return;
         }
         n++;
     }
-    source_put(cl->src);
+    client_unsub(cl);
     cl->src = s;
+    cl->t = t;
     wg_active(cl->h.wg, true);
     memcpy(cl->sel, sel, n * sizeof *sel);
     cl->nsel = n;
     cl->bucket_ns = bus * 1000;
     cl->have = false;
     pthread_mutex_lock(&s->mu);
-    /* Start with the last second the source holds, so a new plot is not empty. */
+    /* Start with the last second the reader holds, so a new plot is not empty. */
     cl->cursor = s->head;
     int64_t newest = s->head ? s->mono[(s->head - 1) & (s->cap - 1)] : 0;
     while (cl->cursor > 0 && s->head - cl->cursor < s->cap &&
@@ -537,20 +437,20 @@ static void ws_command(struct client *cl, char *line)
     bp(&b, "{\"sub\":");
     b_str(&b, s->name);
     bp(&b, ",\"type\":");
-    b_str(&b, s->t.desc);
+    b_str(&b, t.desc);
     bp(&b, ",\"size\":%zu,\"fields\":[", s->size);
-    for (size_t i = 0; i < s->t.nfields; i++) {
+    for (size_t i = 0; i < t.nfields; i++) {
         char nb[24];
         bp(&b, "%s{\"name\":", i ? "," : "");
-        b_str(&b, ardt_field_name(&s->t, i, nb, sizeof nb));
-        bp(&b, ",\"type\":\"%s\",\"count\":%u}", ard_basic_name(s->t.fields[i].kind),
-           s->t.fields[i].count);
+        b_str(&b, ardt_field_name(&t, i, nb, sizeof nb));
+        bp(&b, ",\"type\":\"%s\",\"count\":%u}", ard_basic_name(t.fields[i].kind),
+           t.fields[i].count);
     }
     bp(&b, "],\"plot\":[");
     for (size_t i = 0; i < n; i++) {
         char nb[24];
-        const char *fn = ardt_field_name(&s->t, sel[i].field, nb, sizeof nb);
-        if (s->t.fields[sel[i].field].count > 1)
+        const char *fn = ardt_field_name(&t, sel[i].field, nb, sizeof nb);
+        if (t.fields[sel[i].field].count > 1)
             bp(&b, "%s\"%s[%u]\"", i ? "," : "", fn, sel[i].first);
         else
             bp(&b, "%s\"%s\"", i ? "," : "", fn);
@@ -558,6 +458,28 @@ static void ws_command(struct client *cl, char *line)
     bp(&b, "]}");
     ws_send(cl, &b, false);
     free(b.p);
+}
+
+/* civetweb's ready and close handlers of /ws (the registry is hub.c's). */
+static void ws_ready(struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&W.mu);
+    struct hub_client *h = hub_ready(&W.clients, c);
+    if (h)
+        client_greet(h);
+    pthread_mutex_unlock(&W.mu);
+}
+
+static void ws_close(const struct mg_connection *c, void *cb)
+{
+    (void)cb;
+    pthread_mutex_lock(&W.mu);
+    struct hub_client *h = hub_take(&W.clients, c);
+    if (h)
+        client_drop(h);
+    pthread_mutex_unlock(&W.mu);
+    hub_release(h);
 }
 
 #define WEB_MAXMSG 4096
@@ -675,11 +597,7 @@ static int h_net(struct mg_connection *c, void *cb)
         b_str(&b, n->p.type);
         bp(&b, ",\"size\":%zu,\"rate_hz\":", n->p.size);
         b_num(&b, n->p.rate_hz);
-        bool plotted = false;
-        pthread_mutex_lock(&W.mu);
-        for (struct source *s = W.sources; s && !plotted; s = s->next)
-            plotted = strcmp(s->name, n->p.name) == 0;
-        pthread_mutex_unlock(&W.mu);
+        bool plotted = hub_reading(n->p.name);
         bp(&b,
            ",\"count\":%llu,\"age_ns\":%lld,\"orphaned\":%s,\"stale\":%s,\"web_reads\":%s,"
            "\"peers\":[",
@@ -979,7 +897,7 @@ static int start_server(const char *addr, long port, const struct wg_opts *go)
     mg_set_request_handler(W.ctx, "/$", h_asset, (void *)&web_assets[0]);
     mg_set_request_handler(W.ctx, "/api/net$", h_net, NULL);
     mg_set_request_handler(W.ctx, "/api/set$", h_set, NULL);
-    mg_set_websocket_handler(W.ctx, "/ws$", hub_connect, hub_ready, ws_data, hub_close, &W.clients);
+    mg_set_websocket_handler(W.ctx, "/ws$", hub_connect, ws_ready, ws_data, ws_close, &W.clients);
     mg_set_request_handler(W.ctx, "**", h_notfound, NULL);
 #ifdef ARD_HAVE_LOG
     /* The Foxglove WebSocket protocol at "/" (foxglove.c). */
@@ -1027,7 +945,8 @@ static void serve(const char *addr, int port)
     pthread_join(W.pump, NULL);
     wg_stop();
     pthread_mutex_lock(&W.mu);
-    hub_clear(&W.clients);
+    for (struct hub_client *h; (h = hub_pop(&W.clients)) != NULL; hub_free(h))
+        client_drop(h);
     pthread_mutex_unlock(&W.mu);
     mg_exit_library();
 }
