@@ -210,10 +210,11 @@ static int reader_new(const char *name, struct hub_reader **out)
     }
     r->size = ard_port_size(r->port);
     snprintf(r->type, sizeof r->type, "%s", ard_port_type(r->port));
-    /* About a second at 10 kHz, at most 16 MiB of packets (64 entries at least). */
+    /* About a second at 10 kHz, at most 16 MiB of packets (2 entries at least: a 4 MiB point
+     * cloud takes two, not 64 of 256 MiB). */
     size_t psize = r->size ? r->size : 1;
     r->cap = 16384;
-    while (r->cap > 64 && (size_t)r->cap * psize > (16u << 20))
+    while (r->cap > 2 && (size_t)r->cap * psize > (16u << 20))
         r->cap /= 2;
     r->ring = malloc((size_t)r->cap * psize);
     r->mono = calloc(r->cap, sizeof *r->mono);
