@@ -135,9 +135,9 @@ static int cmd_help(int argc, char **argv)
     if (c->notbuilt)
         return not_built(c);
     if (list)
-        ardt_opt_list(stdout, c->spec);
+        ardc_opt_list(stdout, c->spec, 0);
     else
-        ardt_usage(stdout, c->spec);
+        ardc_opt_usage(stdout, c->spec, 0);
     return ARDT_OK;
 }
 
@@ -152,7 +152,7 @@ static int cmd_sub(int argc, char **argv)
     ardt_sub = c->name;
     for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            ardt_usage(stdout, c->spec);
+            ardc_opt_usage(stdout, c->spec, 0);
             return ARDT_OK;
         }
     return c->run(argc - 1, argv + 1);
