@@ -277,8 +277,9 @@ int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
 /* ---- show --filter (filter.c; grammar in docs/ard.md) ------------------------------------ */
 
 struct ardt_filter;
-/* Compile `src` against type t (which must outlive the filter). 0, or ARDT_USAGE after a
- * message naming the column of the bad token. */
+/* Compile `src` against type t (which must outlive the filter). 0, or the library's code
+ * (ARD_EOPTION, ARD_ENOMEM) with ard_errdetail() naming the column of the bad token; the caller
+ * prints it (ardt_liberr). */
 int ardt_filter_new(const struct ardt_type *t, const char *src, struct ardt_filter **out);
 /* Does the packet pass (the expression's value is neither 0 nor NaN)? */
 bool ardt_filter_pass(const struct ardt_filter *x, const void *pkt);

@@ -425,8 +425,8 @@ static int setup_show(struct show *s, const struct show_opts *o, struct show_run
     int rc = ardt_type_init(&s->t, ard_port_type(u->p), u->size);
     if (rc == 0)
         rc = select_fields(s, o);
-    if (rc == 0 && o->filter_src)
-        rc = ardt_filter_new(&s->t, o->filter_src, &u->filter);
+    if (rc == 0 && o->filter_src && (rc = ardt_filter_new(&s->t, o->filter_src, &u->filter)))
+        rc = ardt_liberr(rc);
     u->pkt = rc == 0 ? malloc(u->size) : NULL;
     u->prev = rc == 0 && o->on_change ? malloc(u->size) : NULL;
     if (rc == 0 && (!u->pkt || (o->on_change && !u->prev)))
