@@ -88,10 +88,12 @@ int ardt_no_arg(void *dest, char *word);
 ardc_opt_fn ardt_size_given;
 /* -t/--type DESC and -s/--size BYTES of the writers (set, pub, siggen), into the fields `type`
  * (const char *) and `size` (uint64_t) of T. */
-#define ARDT_OPT_TYPE(T)                                                                           \
+#define ARDT_OPT_TYPE(T) ARDT_OPT_TYPE_YAML(T, NULL)
+/* The same, with its key in the subcommand's YAML file (siggen --config). */
+#define ARDT_OPT_TYPE_YAML(T, key)                                                                 \
     {                                                                                              \
         "type", 't', "DESC", "create the connection with this type if it does not exist",          \
-            .kind = ARDC_TEXT, ARDC_DEST(T, type)                                                  \
+            .kind = ARDC_TEXT, ARDC_DEST(T, type), .yaml = key                                     \
     }
 #define ARDT_OPT_SIZE(T)                                                                           \
     {                                                                                              \

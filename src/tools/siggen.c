@@ -247,6 +247,25 @@ static int load_signals(struct cfg *c, const struct ardy_doc *y, yaml_node_t *vn
     return 0;
 }
 
+/* A key of the file that is an option's (type, rate, seed: the rows' .yaml), applied by its row
+ * as on the command line. The text one (type) is copied: the document goes. */
+static int yaml_option(struct cfg *c, const struct ardy_doc *y, yaml_node_t *kn,
+                       const struct ardc_opt *o, const char *v)
+{
+    if (!v && o->kind == ARDC_TEXT)
+        return yaml_err(ardy_fail(y, kn, "'%s' needs a text value", o->yaml));
+    if (!v)
+        return yaml_err(ardy_fail(y, kn, "%s needs a number", o->yaml));
+    if (o->kind == ARDC_TEXT) {
+        char *dup = strdup(v);
+        if (!dup)
+            return ardi_fail(ARD_ENOMEM, "out of memory");
+        free(c->owned[1]);
+        v = c->owned[1] = dup;
+    }
+    return ardc_opt_apply(o, o->yaml, v, c);
+}
+
 static int load_root(struct cfg *c, struct ardy_doc *y)
 {
     yaml_node_t *root = ardy_root(y);
@@ -256,26 +275,19 @@ static int load_root(struct cfg *c, struct ardy_doc *y)
     ARDY_FOR_PAIRS(y, root, kn, vn)
     {
         const char *k = ardy_text(kn), *v = ardy_text(vn);
+        const struct ardc_opt *o = k ? ardc_opt_find_yaml(&ardt_siggen_spec, 0, k) : NULL;
         int rc = 0;
         if (!k) {
             rc = yaml_err(ardy_fail(y, kn, "keys must be plain words"));
-        } else if (!strcmp(k, "connection") || !strcmp(k, "type")) {
+        } else if (o) {
+            rc = yaml_option(c, y, kn, o, v);
+        } else if (strcmp(k, "connection") == 0) { /* the first argument */
             char *dup = v ? strdup(v) : NULL;
             if (!dup)
                 return yaml_err(ardy_fail(y, kn, "'%s' needs a text value", k));
-            c->owned[k[0] == 'c' ? 0 : 1] = dup;
-            if (k[0] == 'c')
-                c->conn = dup;
-            else
-                c->type = dup;
-        } else if (!strcmp(k, "rate")) {
-            rc = v ? ardc_parse_real("rate", v, 0.001, 100000, &c->rate)
-                   : yaml_err(ardy_fail(y, kn, "rate needs a number"));
-        } else if (!strcmp(k, "seed")) {
-            rc = v ? ardc_parse_uint("seed", v, UINT64_MAX, &c->seed)
-                   : yaml_err(ardy_fail(y, kn, "seed needs a number"));
-            c->seeded = true;
-        } else if (!strcmp(k, "signals")) {
+            free(c->owned[0]);
+            c->conn = c->owned[0] = dup;
+        } else if (strcmp(k, "signals") == 0) { /* the FIELD=SHAPE arguments */
             rc = load_signals(c, y, vn);
         } else {
             rc = yaml_err(ardy_unknown_key(y, kn, k, "(connection, type, rate, seed, signals)"));
@@ -308,9 +320,12 @@ static int load_config(void *dest, const struct ardc_opt *o, const char *file)
     (void)o;
     struct cfg *c = dest;
     double cli_rate = c->rate;
+    bool given = c->rate_given;
     int rc = load_yaml(c, file);
-    if (c->rate_given)
+    if (given)
         c->rate = cli_rate; /* the command line has the last word */
+    c->rate_given =
+        given; /* the file's rate (its row's call said given) is not the command line's */
     return rc;
 }
 
@@ -342,12 +357,12 @@ static int add_word(void *dest, char *word)
 
 static const struct ardc_opt opts[] = {
     {"rate", 'r', "HZ", "packets per second, 0.001..100000 (default 100)", .kind = ARDC_REAL,
-     ARDC_DEST(struct cfg, rate), .min = 0.001, .max = 100000, .call = rate_given},
-    ARDT_OPT_TYPE(struct cfg),
+     ARDC_DEST(struct cfg, rate), .min = 0.001, .max = 100000, .call = rate_given, .yaml = "rate"},
+    ARDT_OPT_TYPE_YAML(struct cfg, "type"),
     {"count", 'n', "N", "stop after N packets (1 or more; default forever: until interrupted)",
      .kind = ARDC_PACKETS, ARDC_DEST(struct cfg, count), .complete = "forever"},
     {"seed", 0, "N", "seed of the noise generators (default: from the clock)", .kind = ARDC_UINT,
-     ARDC_DEST(struct cfg, seed), .call = seeded},
+     ARDC_DEST(struct cfg, seed), .call = seeded, .yaml = "seed"},
     {"config", 'c', "F",
      "YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
      "{shape: SHAPE, amplitude: A, frequency: F, ...}}",
