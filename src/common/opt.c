@@ -21,7 +21,9 @@ int ardc_parse_uint(const char *what, const char *s, uint64_t max, uint64_t *out
         return ardi_fail(ARD_EOPTION, "%s '%s': expected a whole number", what, s);
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    /* Decimal (leading zeros too: "010" is ten, not octal), or hex after "0x". */
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
     if (*end || errno || v > max)
         return ardi_fail(ARD_EOPTION, "%s '%s': expected a whole number up to %" PRIu64, what, s,
                          max);

@@ -10,9 +10,11 @@
 
 #include "ard_common.h"
 #include "ardc_buf.h"
+#include "ardc_opt.h"
 #include "ardnet_view.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -39,7 +41,7 @@ struct ardt_cmd {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
-    const struct ardt_spec *spec; /* usage and options */
+    const struct ardc_optset *spec; /* usage and options */
     /* NULL, or (run and usage NULL) the part was configured out: what brings it, as in
      * "civetweb: apt-get install libcivetweb-dev" */
     const char *notbuilt;
@@ -61,81 +63,46 @@ int cmd_export(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_ros2msgs(int argc, char **argv);
-extern const struct ardt_spec ardt_list_spec, ardt_df_spec, ardt_show_spec, ardt_hz_spec,
+extern const struct ardc_optset ardt_list_spec, ardt_df_spec, ardt_show_spec, ardt_hz_spec,
     ardt_bw_spec, ardt_delay_spec, ardt_set_spec, ardt_pub_spec, ardt_graph_spec, ardt_siggen_spec,
     ardt_web_spec, ardt_record_spec, ardt_info_spec, ardt_export_spec, ardt_play_spec,
     ardt_ros2msgs_spec;
 
 /* ---- options (opts.c) ------------------------------------------------------------------------
- * Each subcommand declares its options once, in a table: the parser, the help text and the bash
- * completion (`ard help --options SUB`) read the same entries. */
+ * Each subcommand declares its options once, as rows of a struct ardc_optset (ardc_opt.h) with
+ * their destinations: the parser, the help text (ard help SUB, ard SUB --help) and the bash
+ * completion (`ard help --options SUB`) read the same rows. */
 
-/* How an option's value is checked before ardt_opt_next returns it. */
-enum ardt_optkind {
-    ARDT_FLAG,    /* no value */
-    ARDT_TEXT,    /* any text: v->s */
-    ARDT_UINT,    /* whole number 0..umax (0: UINT64_MAX): v->u */
-    ARDT_REAL,    /* number min..max: v->d */
-    ARDT_PACKETS, /* 1 or more, or "forever" (0): v->u (ardt_parse_packets) */
-    ARDT_CHOICE,  /* one of the words of `complete`: v->u is its index */
-};
-
-struct ardt_opt {
-    int id;           /* what ardt_opt_next returns for it (> 0); 0 ends a table */
-    const char *shrt; /* "-o", or NULL */
-    const char *lng;  /* "--output", or NULL */
-    const char *arg;  /* the value's name in the help ("FILE"); NULL for a flag */
-    /* The description; '\n' goes on in the description column. NULL: listed on the line of
-     * the entry before it ("--start S, --end S"). */
-    const char *help;
-    enum ardt_optkind kind; /* given by name in every entry: .kind = ARDT_FLAG */
-    double min, max;        /* ARDT_REAL */
-    uint64_t umax;          /* ARDT_UINT */
-    /* What completes the value: "@file", "@dir", "@field" (of the connection), or words
-     * ("dot svg json"); NULL: nothing. */
-    const char *complete;
-    bool hidden; /* parsed, but in neither the help nor the completion */
-};
-
-struct ardt_spec {
-    const char *head;            /* usage lines and description */
-    const struct ardt_opt *opts; /* listed after "options:" */
-    int col;                     /* column of the options' descriptions */
-    const char *tail;            /* after the options, or NULL */
-    bool unexpected;             /* "unexpected 'X'" rather than "unknown option 'X'" */
-};
-
-enum { ARDT_OPT_END = 0, ARDT_OPT_ARG = -1, ARDT_OPT_BAD = -2 };
-struct ardt_optarg {
-    char opt[32]; /* the option as given, without "=value" */
-    char *s;      /* the value as text, or the argument (ARDT_OPT_ARG): inside argv */
-    uint64_t u;
-    double d;
-};
-/* The next word of argv after *i (start with *i = 0): an option's id, ARDT_OPT_ARG (an
- * argument that is no option, in v->s), ARDT_OPT_END, or ARDT_OPT_BAD after a message (an
- * unknown option, a missing or bad value: exit ARDT_USAGE). Long options take their value
- * as the next word or after '=' ("--rate=2"). */
-int ardt_opt_next(const struct ardt_spec *s, int argc, char **argv, int *i, struct ardt_optarg *v);
-/* The help text: head, the options, tail. */
-void ardt_usage(FILE *f, const struct ardt_spec *s);
-/* For the completion: a line per spelling, "NAME\tVALUE" with VALUE "" for a flag, else the
- * entry's `complete` or "-" (nothing to offer). */
-void ardt_opt_list(FILE *f, const struct ardt_spec *s);
-/* -t/--type DESC and -s/--size BYTES of the writers (set, pub, siggen). */
-#define ARDT_OPT_TYPE(id)                                                                          \
+/* Parse the subcommand's argv[1..] (argv[0] is its name) with s into dest. 0, or the library's
+ * code (ARD_EOPTION for what the user wrote wrong) with ard_errdetail() naming the option; the
+ * subcommand prints it (ardt_liberr: exit ARDT_USAGE). */
+int ardt_opts(const struct ardc_optset *s, int argc, char **argv, void *dest);
+/* ARDC_CALL of a repeatable option kept in an array of argc entries (room for every word):
+ * appends the value (a word of argv) to the char ** at .off, counted by the int at .count. */
+ardc_opt_fn ardt_push;
+#define ARDT_PUSH(type, field, n)                                                                  \
+    .kind = ARDC_CALL, .call = ardt_push, .off = offsetof(type, field), .count = offsetof(type, n)
+/* The positional callback of a subcommand that takes no arguments: "unexpected 'WORD'". */
+int ardt_no_arg(void *dest, char *word);
+/* After --size: 0 is refused (a connection holds at least 1 byte). */
+ardc_opt_fn ardt_size_given;
+/* -t/--type DESC and -s/--size BYTES of the writers (set, pub, siggen), into the fields `type`
+ * (const char *) and `size` (uint64_t) of T. */
+#define ARDT_OPT_TYPE(T) ARDT_OPT_TYPE_YAML(T, NULL)
+/* The same, with its key in the subcommand's YAML file (siggen --config). */
+#define ARDT_OPT_TYPE_YAML(T, key)                                                                 \
     {                                                                                              \
-        id, "-t", "--type", "DESC", "create the connection with this type if it does not exist",   \
-            .kind = ARDT_TEXT                                                                      \
+        "type", 't', "DESC", "create the connection with this type if it does not exist",          \
+            .kind = ARDC_TEXT, ARDC_DEST(T, type), .yaml = key                                     \
     }
-#define ARDT_OPT_SIZE(id)                                                                          \
+#define ARDT_OPT_SIZE(T)                                                                           \
     {                                                                                              \
-        id, "-s", "--size", "BYTES",                                                               \
-            "create an opaque connection of this size if it does not exist", .kind = ARDT_UINT,    \
-                                                                             .umax = UINT32_MAX    \
+        "size", 's', "BYTES", "create an opaque connection of this size if it does not exist",     \
+            .kind = ARDC_UINT, ARDC_DEST(T, size), .umax = UINT32_MAX, .call = ardt_size_given     \
     }
-/* The options of hz, bw and delay (ardt_parse_watch). */
-extern const struct ardt_opt ardt_watch_opts[];
+/* The options of hz, bw and delay (into struct ardt_watch), and their positional callback. */
+extern const struct ardc_opt ardt_watch_opts[];
+int ardt_watch_name(void *dest, char *word);
 
 /* ---- messages and exit codes ---------------------------------------------------------------- */
 
@@ -147,17 +114,10 @@ int ardt_code(int ard_err);
 int ardt_liberr(int ard_err);
 /* Which subcommand is running (for messages). */
 extern const char *ardt_sub;
-/* Values of options, checked against a range: 0 or ARDT_USAGE after a message naming opt. */
-int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out);
-int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out);
-/* -n of the writers (pub, siggen): packets to send, 1 or more, or "forever" (*out = 0);
- * 0 is refused (it would send nothing). */
-int ardt_parse_packets(const char *opt, const char *s, uint64_t *out);
-
 /* The command line of the subcommands that watch connections over intervals (hz, bw, delay,
- * spec s with ardt_watch_opts): --json, -i/--interval S, -n/--count N, and at least one connection
- * name. names[] must have room for argc entries; they point into argv. Returns 0 or ARDT_USAGE
- * (message printed). */
+ * spec s with ardt_watch_opts and ardt_watch_name): --json, -i/--interval S, -n/--count N, and
+ * at least one connection name. names[] must have room for argc entries; they point into argv.
+ * Returns 0 or ARD_EOPTION with the detail (the command prints it). */
 struct ardt_watch {
     double interval;  /* seconds between reports (default 1) */
     uint64_t reports; /* 0: until stopped */
@@ -165,7 +125,7 @@ struct ardt_watch {
     const char **names;
     size_t n;
 };
-int ardt_parse_watch(const struct ardt_spec *s, int argc, char **argv, struct ardt_watch *w);
+int ardt_parse_watch(const struct ardc_optset *s, int argc, char **argv, struct ardt_watch *w);
 
 /* Install SIGINT/SIGTERM handlers setting ardt_stop (no SA_RESTART: blocking calls return
  * ARD_EINTR), and ignore SIGPIPE so that a closed pipe is a write error we end on quietly. */
@@ -303,6 +263,15 @@ void ardt_writer_close(struct ardt_writer *w);
  * them. 0 or an exit code (message printed). */
 int ardt_writer_create(struct ardt_writer *w, const char *conn, const char *type, uint64_t size,
                        int (*check)(struct ardt_writer *w, void *arg), void *arg);
+/* The assignments of set and pub ("PATH=VALUE" words, into argv). */
+struct ardt_assigns {
+    const char **v;
+    int n;
+};
+/* The `check` of ardt_writer_open for a struct ardt_assigns: each assignment is tried on the
+ * scratch copy of the packet before the writer role is taken; an opaque connection has no
+ * fields to set. 0 or ARDT_USAGE (message printed). */
+int ardt_assigns_check(struct ardt_writer *w, void *arg);
 /* Apply "PATH=VALUE" to pkt: q[2]=1.5, tick=3, q=0.5 (every element), q=1,2,3 (each).
  * Returns 0 or ARDT_USAGE after a message naming the path or value. */
 int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
@@ -310,8 +279,9 @@ int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
 /* ---- show --filter (filter.c; grammar in docs/ard.md) ------------------------------------ */
 
 struct ardt_filter;
-/* Compile `src` against type t (which must outlive the filter). 0, or ARDT_USAGE after a
- * message naming the column of the bad token. */
+/* Compile `src` against type t (which must outlive the filter). 0, or the library's code
+ * (ARD_EOPTION, ARD_ENOMEM) with ard_errdetail() naming the column of the bad token; the caller
+ * prints it (ardt_liberr). */
 int ardt_filter_new(const struct ardt_type *t, const char *src, struct ardt_filter **out);
 /* Does the packet pass (the expression's value is neither 0 nor NaN)? */
 bool ardt_filter_pass(const struct ardt_filter *x, const void *pkt);

@@ -62,75 +62,33 @@ int ardt_liberr(int e)
     return ardt_err(ardt_code(e), "%s", d[0] ? d : ard_strerror(e));
 }
 
-int ardt_parse_double(const char *opt, const char *s, double min, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= min && v <= max))
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a number from %g to %g", opt, s, min, max);
-    *out = v;
-    return 0;
-}
-
-int ardt_parse_count(const char *opt, const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)s[0]))
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number", opt, s);
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v > max)
-        return ardt_err(ARDT_USAGE, "%s '%s': expected a whole number up to %" PRIu64, opt, s, max);
-    *out = v;
-    return 0;
-}
-
-int ardt_parse_packets(const char *opt, const char *s, uint64_t *out)
-{
-    if (strcmp(s, "forever") == 0) {
-        *out = 0;
-        return 0;
-    }
-    int rc = ardt_parse_count(opt, s, UINT64_MAX, out);
-    if (rc == 0 && *out == 0)
-        return ardt_err(ARDT_USAGE,
-                        "%s 0: nothing would be sent; give 1 or more, or 'forever' (the default)",
-                        opt);
-    return rc;
-}
-
-const struct ardt_opt ardt_watch_opts[] = {
-    {1, "-i", "--interval", "S", "seconds between reports (default 1)", .kind = ARDT_REAL,
-     .min = 0.01, .max = 86400},
-    {2, "-n", "--count", "N", "stop after N reports", .kind = ARDT_UINT},
-    {3, NULL, "--json", NULL, "one JSON object per connection and report", .kind = ARDT_FLAG},
+const struct ardc_opt ardt_watch_opts[] = {
+    {"interval", 'i', "S", "seconds between reports (default 1)", .kind = ARDC_REAL,
+     ARDC_DEST(struct ardt_watch, interval), .min = 0.01, .max = 86400},
+    {"count", 'n', "N", "stop after N reports", .kind = ARDC_UINT,
+     ARDC_DEST(struct ardt_watch, reports)},
+    {"json", 0, NULL, "one JSON object per connection and report", .kind = ARDC_FLAG,
+     ARDC_DEST(struct ardt_watch, json)},
     {0},
 };
 
-int ardt_parse_watch(const struct ardt_spec *s, int argc, char **argv, struct ardt_watch *w)
+int ardt_watch_name(void *dest, char *word)
+{
+    struct ardt_watch *w = dest;
+    w->names[w->n++] = word;
+    return 0;
+}
+
+int ardt_parse_watch(const struct ardc_optset *s, int argc, char **argv, struct ardt_watch *w)
 {
     w->interval = 1;
     w->reports = 0;
     w->json = false;
     w->n = 0;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(s, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            return ARDT_USAGE;
-        if (id == 1)
-            w->interval = v.d;
-        else if (id == 2)
-            w->reports = v.u;
-        else if (id == 3)
-            w->json = true;
-        else
-            w->names[w->n++] = v.s;
-    }
-    if (w->n == 0)
-        return ardt_err(ARDT_USAGE, "which connection? (usage: ard %s CONNECTION...)", ardt_sub);
-    return 0;
+    int rc = ardt_opts(s, argc, argv, w);
+    if (rc == 0 && w->n == 0)
+        rc = ardi_fail(ARD_EOPTION, "which connection? (usage: ard %s CONNECTION...)", ardt_sub);
+    return rc;
 }
 
 static void on_stop(int sig)

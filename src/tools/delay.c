@@ -6,14 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct ardt_spec ardt_delay_spec = {
-    "usage: ard delay CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
-    "  Age of each packet when ard delay's reader returns it from ard_rec: this host's\n"
-    "  CLOCK_MONOTONIC at receipt minus the send time, mean/min/max/std since the start, every\n"
-    "  interval. Over an ardnet bridge the monotonic send time is the bridge's (the local part\n"
-    "  of the path); the 'real' figure uses the original writer's CLOCK_REALTIME and is the\n"
-    "  whole path when the hosts' clocks are synchronised. Includes copying the packet.\n",
-    ardt_watch_opts, 20, NULL, false};
+const struct ardc_optset ardt_delay_spec = {
+    .see = "ard help delay",
+    .head =
+        "usage: ard delay CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
+        "  Age of each packet when ard delay's reader returns it from ard_rec: this host's\n"
+        "  CLOCK_MONOTONIC at receipt minus the send time, mean/min/max/std since the start, "
+        "every\n"
+        "  interval. Over an ardnet bridge the monotonic send time is the bridge's (the local "
+        "part\n"
+        "  of the path); the 'real' figure uses the original writer's CLOCK_REALTIME and is the\n"
+        "  whole path when the hosts' clocks are synchronised. Includes copying the packet.\n",
+    .opts = ardt_watch_opts,
+    .col = 20,
+    .arg = ardt_watch_name};
 
 struct track {
     const char *name;
@@ -90,6 +96,8 @@ int cmd_delay(int argc, char **argv)
         return ardt_err(ARDT_SYS, "out of memory");
     }
     int rc = ardt_parse_watch(&ardt_delay_spec, argc, argv, &w);
+    if (rc)
+        rc = ardt_liberr(rc);
     size_t nt = 0, started = 0;
     for (; nt < w.n; nt++)
         t[nt].name = w.names[nt];

@@ -8,18 +8,24 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-enum { O_JSON = 1 };
-static const struct ardt_opt opts[] = {
-    {O_JSON, NULL, "--json", NULL, "one JSON object", .kind = ARDT_FLAG},
+struct df_opts {
+    bool json;
+};
+static const struct ardc_opt opts[] = {
+    {"json", 0, NULL, "one JSON object", .kind = ARDC_FLAG, ARDC_DEST(struct df_opts, json)},
     {0},
 };
-const struct ardt_spec ardt_df_spec = {
-    "usage: ard df [--json]\n"
-    "  How much of " ARDI_SHM_DIR " the domain's connection objects take (their size, and the\n"
-    "  memory reserved for them), and the size, use and free space of " ARDI_SHM_DIR " itself\n"
-    "  (all domains and other programs together). An object whose pages are not all reserved\n"
-    "  (sparse: made by an older ardnet or by hand) is named: the next attach reserves it.\n",
-    opts, 10, NULL, false};
+const struct ardc_optset ardt_df_spec = {
+    .see = "ard help df",
+    .head =
+        "usage: ard df [--json]\n"
+        "  How much of " ARDI_SHM_DIR " the domain's connection objects take (their size, and the\n"
+        "  memory reserved for them), and the size, use and free space of " ARDI_SHM_DIR " itself\n"
+        "  (all domains and other programs together). An object whose pages are not all reserved\n"
+        "  (sparse: made by an older ardnet or by hand) is named: the next attach reserves it.\n",
+    .opts = opts,
+    .col = 10,
+    .arg = ardt_no_arg};
 
 struct df {
     unsigned long objects;
@@ -81,17 +87,11 @@ static const char *human(char *buf, size_t n, unsigned long long b)
 
 int cmd_df(int argc, char **argv)
 {
-    bool json = false;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(&ardt_df_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            return ARDT_USAGE;
-        if (id == O_JSON)
-            json = true;
-        else
-            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help df')", argv[ai]);
-    }
+    struct df_opts o = {0};
+    int orc = ardt_opts(&ardt_df_spec, argc, argv, &o);
+    if (orc)
+        return ardt_liberr(orc);
+    bool json = o.json;
     struct statvfs vfs;
     if (statvfs(ARDI_SHM_DIR, &vfs) < 0)
         return ardt_err(ARDT_SYS, "statvfs(" ARDI_SHM_DIR "): %s", strerror(errno));

@@ -7,44 +7,65 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_CSV = 1, O_FIELD, O_RESAMPLE, O_ONTO, O_OUTPUT, O_DIR };
-static const struct ardt_opt opts[] = {
-    {O_CSV, NULL, "--csv", NULL, "CSV output (the only format so far; required)",
-     .kind = ARDT_FLAG},
-    {O_FIELD, NULL, "--field", "[CONN:]PATH",
+/* The options of `ard export`. */
+struct exp_opts {
+    const char *path, *onto, *out, *dir;
+    bool csv;
+    double hz;
+    char **fields; /* --field, each [CONN:]PATH,... (room for argc) */
+    int nf;
+};
+
+static int set_path(void *dest, char *word)
+{
+    struct exp_opts *o = dest;
+    if (o->path)
+        return ardi_fail(ARD_EOPTION, "one file at a time ('%s' and '%s')", o->path, word);
+    o->path = word;
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {
+    {"csv", 0, NULL, "CSV output (the only format so far; required)", .kind = ARDC_FLAG,
+     ARDC_DEST(struct exp_opts, csv)},
+    {"field", 0, "[CONN:]PATH",
      "a field or element: q, q[2], tick, arm.state:q (repeatable,\n"
      "comma-separated: arm.state:q,qd); default: every field of\n"
      "the connection",
-     .kind = ARDT_TEXT},
-    {O_RESAMPLE, NULL, "--resample", "HZ", "rows on a grid of HZ per second", .kind = ARDT_REAL,
-     .min = 1e-6, .max = 1e9},
-    {O_ONTO, NULL, "--onto", "CONN", "rows at the messages of CONN", .kind = ARDT_TEXT},
-    {O_OUTPUT, "-o", "--output", "OUT", "write to OUT instead of stdout", .kind = ARDT_TEXT,
-     .complete = "@file"},
-    {O_DIR, NULL, "--dir", "DIR", "where the per-connection files go (the directory must exist)",
-     .kind = ARDT_TEXT, .complete = "@dir"},
+     ARDT_PUSH(struct exp_opts, fields, nf)},
+    {"resample", 0, "HZ", "rows on a grid of HZ per second", .kind = ARDC_REAL,
+     ARDC_DEST(struct exp_opts, hz), .min = 1e-6, .max = 1e9},
+    {"onto", 0, "CONN", "rows at the messages of CONN", .kind = ARDC_TEXT,
+     ARDC_DEST(struct exp_opts, onto)},
+    {"output", 'o', "OUT", "write to OUT instead of stdout", .kind = ARDC_TEXT,
+     ARDC_DEST(struct exp_opts, out), .complete = "@file"},
+    {"dir", 0, "DIR", "where the per-connection files go (the directory must exist)",
+     .kind = ARDC_TEXT, ARDC_DEST(struct exp_opts, dir), .complete = "@dir"},
     {0},
 };
-const struct ardt_spec ardt_export_spec = {
-    "usage: ard export FILE --csv [--field [CONN:]PATH...] [--resample HZ | --onto CONN]\n"
-    "                  [-o OUT | --dir DIR]\n"
-    "  Fields of a recording as CSV, flattened to one column per element (q[0], q[1], ...).\n"
-    "  time = receive (log) time in seconds since the first message of the file; real_time =\n"
-    "  the writer's realtime stamp in seconds since the Unix epoch.\n"
-    "  Without --resample/--onto: one row per message of one connection (the file's only one,\n"
-    "  or the one the fields name), with its seq. With them: fields of several connections on\n"
-    "  one time base, each column holding its connection's latest value at that time (empty\n"
-    "  before its first message): a grid of HZ rows per second, or the times of CONN's\n"
-    "  messages.\n"
-    "  A file of several connections without --field (and without --resample/--onto):\n"
-    "  one file per connection, NAME.csv in --dir DIR (default: the current directory),\n"
-    "  each named on stderr.\n",
-    opts, 24,
-    "  A file without any channel written by ardnet (another program's MCAP) is refused,\n"
-    "  naming its channels.\n"
-    "exit codes: 0 ok, 1 no such file or connection, 3 damaged file or no ardnet channel,\n"
-    "            100 usage, 111 system\n",
-    false};
+const struct ardc_optset ardt_export_spec = {
+    .see = "ard help export",
+    .head =
+        "usage: ard export FILE --csv [--field [CONN:]PATH...] [--resample HZ | --onto CONN]\n"
+        "                  [-o OUT | --dir DIR]\n"
+        "  Fields of a recording as CSV, flattened to one column per element (q[0], q[1], ...).\n"
+        "  time = receive (log) time in seconds since the first message of the file; real_time =\n"
+        "  the writer's realtime stamp in seconds since the Unix epoch.\n"
+        "  Without --resample/--onto: one row per message of one connection (the file's only one,\n"
+        "  or the one the fields name), with its seq. With them: fields of several connections on\n"
+        "  one time base, each column holding its connection's latest value at that time (empty\n"
+        "  before its first message): a grid of HZ rows per second, or the times of CONN's\n"
+        "  messages.\n"
+        "  A file of several connections without --field (and without --resample/--onto):\n"
+        "  one file per connection, NAME.csv in --dir DIR (default: the current directory),\n"
+        "  each named on stderr.\n",
+    .opts = opts,
+    .col = 24,
+    .tail = "  A file without any channel written by ardnet (another program's MCAP) is refused,\n"
+            "  naming its channels.\n"
+            "exit codes: 0 ok, 1 no such file or connection, 3 damaged file or no ardnet channel,\n"
+            "            100 usage, 111 system\n",
+    .arg = set_path};
 
 struct col {
     size_t conn;
@@ -229,42 +250,12 @@ static int export_each(struct exp *e, const char *path, const char *dir, uint64_
     return rc;
 }
 
-/* The options of `ard export`. */
-struct exp_opts {
-    const char *path, *onto, *out, *dir;
-    bool csv;
-    double hz;
-    char **fields; /* --field, each [CONN:]PATH,... */
-    int nf;
-};
-
 /* The command line into o, and the options that exclude each other; 0 or ARDT_USAGE. */
 static int parse_export_args(int argc, char **argv, struct exp_opts *o)
 {
-    int rc = 0;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while (rc == 0 &&
-           (id = ardt_opt_next(&ardt_export_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            rc = ARDT_USAGE;
-        else if (id == O_CSV)
-            o->csv = true;
-        else if (id == O_FIELD)
-            o->fields[o->nf++] = v.s;
-        else if (id == O_RESAMPLE)
-            o->hz = v.d;
-        else if (id == O_ONTO)
-            o->onto = v.s;
-        else if (id == O_OUTPUT)
-            o->out = v.s;
-        else if (id == O_DIR)
-            o->dir = v.s;
-        else if (o->path)
-            rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", o->path, v.s);
-        else
-            o->path = v.s;
-    }
+    int rc = ardt_opts(&ardt_export_spec, argc, argv, o);
+    if (rc)
+        return ardt_liberr(rc);
     if (rc == 0 && !o->path)
         rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help export')");
     if (rc == 0 && !o->csv)

@@ -39,16 +39,18 @@ struct ardt_filter {
     int err;
 };
 
+/* The first error of a compilation: x->err and its detail (the caller prints it). */
 static int fail_at(struct ardt_filter *x, const char *at, const char *what)
 {
     if (x->err)
         return -1;
     int col = (int)(at - x->src) + 1;
     if (*at == '\0')
-        x->err = ardt_err(ARDT_USAGE, "--filter '%s': column %d: %s at the end", x->src, col, what);
-    else
         x->err =
-            ardt_err(ARDT_USAGE, "--filter '%s': column %d: %s at '%.12s'", x->src, col, what, at);
+            ardi_fail(ARD_EOPTION, "--filter '%s': column %d: %s at the end", x->src, col, what);
+    else
+        x->err = ardi_fail(ARD_EOPTION, "--filter '%s': column %d: %s at '%.12s'", x->src, col,
+                           what, at);
     return -1;
 }
 
@@ -60,7 +62,7 @@ static int add(struct ardt_filter *x, struct node nd)
         int cap = x->cap ? 2 * x->cap : 16;
         struct node *nv = realloc(x->n, (size_t)cap * sizeof *nv);
         if (!nv) {
-            x->err = ardt_err(ARDT_SYS, "out of memory");
+            x->err = ardi_fail(ARD_ENOMEM, "out of memory");
             return -1;
         }
         x->n = nv;
@@ -243,11 +245,11 @@ int ardt_filter_new(const struct ardt_type *t, const char *src, struct ardt_filt
 {
     *out = NULL;
     if (t->nfields == 0)
-        return ardt_err(ARDT_USAGE, "--filter: the connection is opaque (no type), it has no "
-                                    "fields");
+        return ardi_fail(ARD_EOPTION, "--filter: the connection is opaque (no type), it has no "
+                                      "fields");
     struct ardt_filter *x = calloc(1, sizeof *x);
     if (!x)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     x->t = t;
     x->src = x->p = src;
     x->root = expr(x);

@@ -10,24 +10,36 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { O_FORMAT = 1, O_JSON, O_OUT };
-static const struct ardt_opt opts[] = {
-    {O_FORMAT, NULL, "--format", "FMT", "dot (default), svg or json", .kind = ARDT_CHOICE,
-     .complete = "dot svg json"},
-    {O_JSON, NULL, "--json", NULL, "same as --format json", .kind = ARDT_FLAG},
-    {O_OUT, "-o", NULL, "FILE", "write to FILE instead of stdout", .kind = ARDT_TEXT,
-     .complete = "@file"},
+enum fmt { DOT, SVG, JSON }; /* the order of --format's words */
+
+/* The options of `ard graph`. */
+struct graph_opts {
+    int fmt; /* enum fmt */
+    const char *out;
+};
+
+static const struct ardc_opt opts[] = {
+    {"format", 0, "FMT", "dot (default), svg or json", .kind = ARDC_CHOICE,
+     ARDC_DEST(struct graph_opts, fmt), .complete = "dot svg json"},
+    {"json", 0, NULL, "same as --format json", .kind = ARDC_SET, ARDC_DEST(struct graph_opts, fmt),
+     .set = JSON},
+    {"output", 'o', "FILE", "write to FILE instead of stdout", .kind = ARDC_TEXT,
+     ARDC_DEST(struct graph_opts, out), .complete = "@file"},
     {0},
 };
-const struct ardt_spec ardt_graph_spec = {
-    "usage: ard graph [--format dot|svg|json] [--json] [-o FILE]\n"
-    "  The running net of the domain: every process attached to a connection (box), every\n"
-    "  connection (ellipse, with its type and rate), edges writer -> connection -> reader\n"
-    "  labelled with the port's name in its process (and the writer's with the rate),\n"
-    "  the UDP endpoints of ardnet bridges and the hosts ardnet --auto forwards to or\n"
-    "  receives from (diamonds: other hosts), and ardstart's hierarchy as nested clusters\n"
-    "  (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
-    opts, 17, NULL, true};
+const struct ardc_optset ardt_graph_spec = {
+    .see = "ard help graph",
+    .head = "usage: ard graph [--format dot|svg|json] [--json] [-o FILE]\n"
+            "  The running net of the domain: every process attached to a connection (box), every\n"
+            "  connection (ellipse, with its type and rate), edges writer -> connection -> reader\n"
+            "  labelled with the port's name in its process (and the writer's with the rate),\n"
+            "  the UDP endpoints of ardnet bridges and the hosts ardnet --auto forwards to or\n"
+            "  receives from (diamonds: other hosts), and ardstart's hierarchy as nested clusters\n"
+            "  (robot/arm/driver). svg needs Graphviz's dot in PATH.\n",
+    .opts = opts,
+    .col = 21,
+    .arg = ardt_no_arg,
+    .unexpected = true};
 
 #define MAXPEERS ARDT_MAX_PEERS
 
@@ -434,22 +446,12 @@ static void free_net(struct net *n)
 
 int cmd_graph(int argc, char **argv)
 {
-    enum { DOT, SVG, JSON } fmt = DOT;
-    const char *out = NULL;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(&ardt_graph_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == O_JSON)
-            fmt = JSON;
-        else if (id == O_FORMAT)
-            fmt = (int)v.u; /* the words' order: DOT, SVG, JSON */
-        else if (id == O_OUT)
-            out = v.s;
-        else if (id == ARDT_OPT_ARG)
-            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help graph')", v.s);
-        else
-            return ARDT_USAGE;
-    }
+    struct graph_opts go = {.fmt = DOT};
+    int orc = ardt_opts(&ardt_graph_spec, argc, argv, &go);
+    if (orc)
+        return ardt_liberr(orc);
+    const int fmt = go.fmt;
+    const char *out = go.out;
     struct net n = {0};
     struct ardb_books bk;
     bool have_books = ardb_open(&bk, ardt_g.domain) == 0;

@@ -7,25 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct ardt_spec ardt_hz_spec = {
-    "usage: ard hz CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
-    "  Rate of each connection and the statistics of its period (min, max, standard\n"
-    "  deviation), since ard hz started, printed every interval. The rate is counted from\n"
-    "  sequence numbers over the writer's send times (CLOCK_MONOTONIC), so packets the tool\n"
-    "  did not see still count and the packet size does not matter; periods are measured\n"
-    "  between consecutive packets found in the connection's ring. The ring's history gives\n"
-    "  a first figure at once, also for slow writers (0.1 Hz). Nothing is attached.\n",
-    ardt_watch_opts, 20, NULL, false};
+const struct ardc_optset ardt_hz_spec = {
+    .see = "ard help hz",
+    .head =
+        "usage: ard hz CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
+        "  Rate of each connection and the statistics of its period (min, max, standard\n"
+        "  deviation), since ard hz started, printed every interval. The rate is counted from\n"
+        "  sequence numbers over the writer's send times (CLOCK_MONOTONIC), so packets the tool\n"
+        "  did not see still count and the packet size does not matter; periods are measured\n"
+        "  between consecutive packets found in the connection's ring. The ring's history gives\n"
+        "  a first figure at once, also for slow writers (0.1 Hz). Nothing is attached.\n",
+    .opts = ardt_watch_opts,
+    .col = 20,
+    .arg = ardt_watch_name};
 
-const struct ardt_spec ardt_bw_spec = {
-    "usage: ard bw CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
-    "  Bandwidth of each connection in bytes per second, printed every interval: the mean\n"
-    "  over the interval (packets sent in it, counted by sequence number, times the packet\n"
-    "  size, over the span of their send times), and the min and max of the rate between\n"
-    "  consecutive packets in it (packet size over period). Each report covers only the\n"
-    "  packets sent since the previous one (the window is the interval); measured as\n"
-    "  'ard hz' measures, from the writers' send times, attaching nothing.\n",
-    ardt_watch_opts, 20, NULL, false};
+const struct ardc_optset ardt_bw_spec = {
+    .see = "ard help bw",
+    .head =
+        "usage: ard bw CONNECTION... [--interval S] [-n REPORTS] [--json]\n"
+        "  Bandwidth of each connection in bytes per second, printed every interval: the mean\n"
+        "  over the interval (packets sent in it, counted by sequence number, times the packet\n"
+        "  size, over the span of their send times), and the min and max of the rate between\n"
+        "  consecutive packets in it (packet size over period). Each report covers only the\n"
+        "  packets sent since the previous one (the window is the interval); measured as\n"
+        "  'ard hz' measures, from the writers' send times, attaching nothing.\n",
+    .opts = ardt_watch_opts,
+    .col = 20,
+    .arg = ardt_watch_name};
 
 struct track {
     const char *name;
@@ -170,6 +178,8 @@ static int watch(int argc, char **argv, bool bw)
         return ardt_err(ARDT_SYS, "out of memory");
     }
     int rc = ardt_parse_watch(bw ? &ardt_bw_spec : &ardt_hz_spec, argc, argv, &w);
+    if (rc)
+        rc = ardt_liberr(rc);
     size_t nt = 0;
     for (; nt < w.n; nt++)
         t[nt].name = w.names[nt];

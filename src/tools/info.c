@@ -5,22 +5,41 @@
 #include <inttypes.h>
 #include <string.h>
 
-enum { O_JSON = 1 };
-static const struct ardt_opt opts[] = {
-    {O_JSON, NULL, "--json", NULL, "all of it as one JSON object", .kind = ARDT_FLAG},
+/* The options of `ard info`. */
+struct info_opts {
+    const char *path;
+    bool json;
+};
+
+static int set_path(void *dest, char *word)
+{
+    struct info_opts *o = dest;
+    if (o->path)
+        return ardi_fail(ARD_EOPTION, "one file at a time ('%s' and '%s')", o->path, word);
+    o->path = word;
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {
+    {"json", 0, NULL, "all of it as one JSON object", .kind = ARDC_FLAG,
+     ARDC_DEST(struct info_opts, json)},
     {0},
 };
-const struct ardt_spec ardt_info_spec = {
-    "usage: ard info FILE [--json]\n"
-    "  Connections of a recording (type, size, messages, missed packets, rate), its duration,\n"
-    "  compression and whether it is complete, then its attachments (name, media type, size)\n"
-    "  and metadata records (name, key = value) of any writer. A file without messages has\n"
-    "  no start time ('-', null in JSON). The whole file is checked first: a damaged\n"
-    "  or foreign file is refused with the byte offset and the cause (exit 3); a file cut\n"
-    "  short (recorder killed) is read up to its last complete chunk, with a warning.\n",
-    opts, 10,
-    "exit codes: 0 ok, 1 no such file, 3 not a recording or damaged, 100 usage, 111 system\n",
-    false};
+const struct ardc_optset ardt_info_spec = {
+    .see = "ard help info",
+    .head =
+        "usage: ard info FILE [--json]\n"
+        "  Connections of a recording (type, size, messages, missed packets, rate), its duration,\n"
+        "  compression and whether it is complete, then its attachments (name, media type, size)\n"
+        "  and metadata records (name, key = value) of any writer. A file without messages has\n"
+        "  no start time ('-', null in JSON). The whole file is checked first: a damaged\n"
+        "  or foreign file is refused with the byte offset and the cause (exit 3); a file cut\n"
+        "  short (recorder killed) is read up to its last complete chunk, with a warning.\n",
+    .opts = opts,
+    .col = 10,
+    .tail =
+        "exit codes: 0 ok, 1 no such file, 3 not a recording or damaged, 100 usage, 111 system\n",
+    .arg = set_path};
 
 /* Attachments and metadata records, of any writer. JSON: ,"attachments":[{name,media_type,
  * size,log_ns,create_ns}...],"metadata":[{name,values:{k:v...}}...] after the connections. */
@@ -147,20 +166,12 @@ static void put_conns(const ard_logr *r, FILE *o, bool json)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *path = NULL;
-    bool json = false;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(&ardt_info_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            return ARDT_USAGE;
-        if (id == O_JSON)
-            json = true;
-        else if (path)
-            return ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", path, v.s);
-        else
-            path = v.s;
-    }
+    struct info_opts io = {0};
+    int rc = ardt_opts(&ardt_info_spec, argc, argv, &io);
+    if (rc)
+        return ardt_liberr(rc);
+    const char *path = io.path;
+    bool json = io.json;
     if (!path)
         return ardt_err(ARDT_USAGE, "no file given (see 'ard help info')");
     ard_logr *r = ard_logr_open(path);

@@ -7,25 +7,43 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_LONG = 1, O_JSON };
-static const struct ardt_opt opts[] = {
-    {O_LONG, "-l", "--long", NULL,
+/* The options of `ard list`; the patterns point into argv. */
+struct list_opts {
+    bool lng, json;
+    char **pats;
+    int npats;
+};
+
+static int add_pattern(void *dest, char *word)
+{
+    struct list_opts *o = dest;
+    o->pats[o->npats++] = word;
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {
+    {"long", 'l', NULL,
      "also the object's mode and owner, the full type, and each attached process",
-     .kind = ARDT_FLAG},
-    {O_JSON, NULL, "--json", NULL,
-     "one JSON array of objects (with -l: each with its attached ports)", .kind = ARDT_FLAG},
+     .kind = ARDC_FLAG, ARDC_DEST(struct list_opts, lng)},
+    {"json", 0, NULL, "one JSON array of objects (with -l: each with its attached ports)",
+     .kind = ARDC_FLAG, ARDC_DEST(struct list_opts, json)},
     {0},
 };
-const struct ardt_spec ardt_list_spec = {
-    "usage: ard list [-l] [--json] [PATTERN...]\n"
-    "  Every connection of the domain (or those whose name matches a shell PATTERN): name,\n"
-    "  packet size, type, writer (pid and program), readers, rate measured from the send\n"
-    "  times of the last packets, age of the newest packet, packet count. Connections that\n"
-    "  ardnet --auto receives from another host say 'from HOST'. Objects nobody is\n"
-    "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause, objects of\n"
-    "  another user or open to others 'foreign'. Nothing is attached: listing never disturbs\n"
-    "  a block.\n",
-    opts, 15, NULL, false};
+const struct ardc_optset ardt_list_spec = {
+    .see = "ard help list",
+    .head =
+        "usage: ard list [-l] [--json] [PATTERN...]\n"
+        "  Every connection of the domain (or those whose name matches a shell PATTERN): name,\n"
+        "  packet size, type, writer (pid and program), readers, rate measured from the send\n"
+        "  times of the last packets, age of the newest packet, packet count. Connections that\n"
+        "  ardnet --auto receives from another host say 'from HOST'. Objects nobody is\n"
+        "  attached to are marked 'orphaned', unreadable ones 'damaged' with the cause, objects "
+        "of\n"
+        "  another user or open to others 'foreign'. Nothing is attached: listing never disturbs\n"
+        "  a block.\n",
+    .opts = opts,
+    .col = 15,
+    .arg = add_pattern};
 
 struct row {
     struct ardt_probe p;
@@ -227,27 +245,20 @@ static void put_text(const struct rows *r, int64_t now, bool lng)
 
 int cmd_list(int argc, char **argv)
 {
-    bool lng = false, json = false;
     struct rows r = {0};
-    char **pats = calloc((size_t)argc, sizeof *pats);
-    if (!pats)
+    struct list_opts o = {.pats = calloc((size_t)argc, sizeof(char *))};
+    if (!o.pats)
         return ardt_err(ARDT_SYS, "out of memory");
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(&ardt_list_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD) {
-            free(pats);
-            return ARDT_USAGE;
-        }
-        if (id == O_LONG)
-            lng = true;
-        else if (id == O_JSON)
-            json = true;
-        else
-            pats[r.npatterns++] = argv[ai];
+    int rc = ardt_opts(&ardt_list_spec, argc, argv, &o);
+    if (rc) {
+        free(o.pats);
+        return ardt_liberr(rc);
     }
+    bool lng = o.lng, json = o.json;
+    char **pats = o.pats;
     r.patterns = pats;
-    int rc = ard_conn_list(ardt_g.domain, add, &r);
+    r.npatterns = o.npats;
+    rc = ard_conn_list(ardt_g.domain, add, &r);
     int64_t now = ard_now_ns();
     if (rc < 0)
         r.rc = ardt_liberr(rc);

@@ -59,6 +59,33 @@ static const struct ardt_cmd cmds[] = {
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
+/* ard's own options, before or after the subcommand (main, take_domain and cmd_sub look their
+ * spellings up in this table). */
+enum { RUN, HELP, VERSION };
+struct ard_main {
+    const char *domain;
+    int mode;
+};
+
+static const struct ardc_opt main_opts[] = {
+    {"domain", 'd', "NAME", "domain (default: $ARD_DOMAIN, else \"default\")", .kind = ARDC_TEXT,
+     ARDC_DEST(struct ard_main, domain)},
+    {"help", 'h', NULL, "help (of the subcommand after it)", .kind = ARDC_SET,
+     ARDC_DEST(struct ard_main, mode), .set = HELP},
+    {"version", 'V', NULL, "version", .kind = ARDC_SET, ARDC_DEST(struct ard_main, mode),
+     .set = VERSION},
+    {0},
+};
+static const struct ardc_optset main_set = {
+    .see = "ard help",
+    .head = "\nard's options go before or after the subcommand.\n",
+    .opts = main_opts,
+    .col = 21,
+    .tail = "exit codes: 0 ok, 1 no such connection, 2 connection has a live writer,\n"
+            "            3 object damaged, foreign or not accessible, 4 nothing sent yet,\n"
+            "            5 subcommand not built, 100 usage, 111 system error\n",
+};
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ard [--domain NAME] SUBCOMMAND [ARGS...]\n"
@@ -67,13 +94,31 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NCMDS; i++)
         fprintf(f, "  %-9s %s%s\n", cmds[i].name, cmds[i].summary,
                 cmds[i].notbuilt ? " (not built)" : "");
-    fprintf(f, "\noptions (before or after the subcommand):\n"
-               "  -d, --domain NAME  domain (default: $ARD_DOMAIN, else \"default\")\n"
-               "  -h, --help         help (of the subcommand after it)\n"
-               "  -V, --version      version\n"
-               "exit codes: 0 ok, 1 no such connection, 2 connection has a live writer,\n"
-               "            3 object damaged, foreign or not accessible, 4 nothing sent yet,\n"
-               "            5 subcommand not built, 100 usage, 111 system error\n");
+    ardc_opt_usage(f, &main_set, 0);
+}
+
+/* The row of ard's own options that `word` spells ("-d", "--domain", "--domain=NAME"), or
+ * NULL; *value: the text after '=', or NULL. */
+static const struct ardc_opt *own_option(const char *word, const char **value)
+{
+    *value = NULL;
+    if (word[0] != '-' || word[1] == '\0')
+        return NULL;
+    if (word[1] != '-') {
+        for (const struct ardc_opt *o = main_opts; o->name && !word[2]; o++)
+            if (o->shrt == word[1])
+                return o;
+        return NULL;
+    }
+    char name[32];
+    size_t n = strcspn(word + 2, "=");
+    if (n >= sizeof name)
+        return NULL;
+    memcpy(name, word + 2, n);
+    name[n] = '\0';
+    if (word[2 + n] == '=')
+        *value = word + 3 + n;
+    return ardc_opt_find(&main_set, 0, name);
 }
 
 /* A subcommand whose part was configured out: says so, whatever its arguments. */
@@ -94,26 +139,30 @@ static const struct ardt_cmd *find(const char *name)
 /* Take --domain out of argv wherever it is (before "--"), so subcommands never see it. */
 static int take_domain(int *argc, char **argv)
 {
+    struct ard_main m = {0};
     int o = 1;
     for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        const struct ardc_opt *opt = own_option(a, &v);
         if (strcmp(a, "--") == 0) {
             while (i < *argc)
                 argv[o++] = argv[i++];
             break;
         }
-        if (strcmp(a, "-d") == 0 || strcmp(a, "--domain") == 0) {
-            if (i + 1 >= *argc)
-                return ardt_err(ARDT_USAGE, "%s needs a domain name", a);
-            ardt_g.domain = argv[++i];
-        } else if (strncmp(a, "--domain=", 9) == 0) {
-            ardt_g.domain = a + 9;
-        } else {
+        if (!opt || opt->set != RUN) { /* a word of the subcommand, or its --help */
             argv[o++] = argv[i];
+            continue;
         }
+        if (!v && i + 1 >= *argc)
+            return ardt_err(ARDT_USAGE, "%s needs a domain name", a);
+        int rc = ardc_opt_apply(opt, a, v ? v : argv[++i], &m);
+        if (rc)
+            return ardt_liberr(rc);
     }
     argv[o] = NULL;
     *argc = o;
+    if (m.domain)
+        ardt_g.domain = m.domain;
     if (ardi_default_domain(ardt_g.domain, "option '--domain'", &ardt_g.domain) < 0)
         return ardt_err(ARDT_USAGE, "%s", ard_errdetail());
     return 0;
@@ -135,9 +184,9 @@ static int cmd_help(int argc, char **argv)
     if (c->notbuilt)
         return not_built(c);
     if (list)
-        ardt_opt_list(stdout, c->spec);
+        ardc_opt_list(stdout, c->spec, 0);
     else
-        ardt_usage(stdout, c->spec);
+        ardc_opt_usage(stdout, c->spec, 0);
     return ARDT_OK;
 }
 
@@ -150,11 +199,14 @@ static int cmd_sub(int argc, char **argv)
     if (c->notbuilt)
         return not_built(c);
     ardt_sub = c->name;
-    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            ardt_usage(stdout, c->spec);
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *v;
+        const struct ardc_opt *o = own_option(argv[i], &v);
+        if (o && o->set == HELP && !v) {
+            ardc_opt_usage(stdout, c->spec, 0);
             return ARDT_OK;
         }
+    }
     return c->run(argc - 1, argv + 1);
 }
 
@@ -168,12 +220,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return ARDT_USAGE;
     }
-    const char *sub = argv[1];
-    if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+    const char *sub = argv[1], *v;
+    const struct ardc_opt *o = own_option(sub, &v);
+    if (o && o->set == HELP && !v) {
         usage(stdout);
         return ARDT_OK;
     }
-    if (strcmp(sub, "-V") == 0 || strcmp(sub, "--version") == 0) {
+    if (o && o->set == VERSION && !v) {
         printf("ard (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR, ARD_VERSION_PATCH);
         return ARDT_OK;
     }

@@ -11,54 +11,85 @@
 #include <time.h>
 #include <unistd.h>
 
-enum {
-    O_RATE = 1,
-    O_LOOP,
-    O_START,
-    O_END,
-    O_REMAP,
-    O_CONNECTIONS,
-    O_START_PAUSED,
-    O_CLOCK,
-    O_QUIET
+/* The options of `ard play`. */
+struct play_opts {
+    const char *path, *clock_conn;
+    double rate, start, end;
+    bool loop, quiet, start_paused;
+    char **remap; /* OLD=NEW (room for argc) */
+    int nremap;
+    const char *only; /* --connections */
 };
-static const struct ardt_opt opts[] = {
-    {O_RATE, NULL, "--rate", "X", "X times the recorded speed (0.5 slower, 2 faster)",
-     .kind = ARDT_REAL, .min = 1e-6, .max = 1e6},
-    {O_LOOP, NULL, "--loop", NULL, "start again at the end, until interrupted", .kind = ARDT_FLAG},
-    {O_START, NULL, "--start", "S",
+
+static int set_path(void *dest, char *word)
+{
+    struct play_opts *o = dest;
+    if (o->path)
+        return ardi_fail(ARD_EOPTION, "one file at a time ('%s' and '%s')", o->path, word);
+    o->path = word;
+    return 0;
+}
+
+/* --remap OLD=NEW: each OLD once. */
+static int add_remap(void *dest, const struct ardc_opt *opt, const char *arg)
+{
+    (void)opt;
+    struct play_opts *o = dest;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return ardi_fail(ARD_EOPTION, "--remap '%s': expected OLD=NEW", arg);
+    size_t l = (size_t)(eq - arg) + 1; /* OLD and its '=' */
+    for (int k = 0; k < o->nremap; k++)
+        if (strncmp(o->remap[k], arg, l) == 0)
+            return ardi_fail(ARD_EOPTION, "--remap '%s' and '%s': '%.*s' remapped twice",
+                             o->remap[k], arg, (int)l - 1, arg);
+    o->remap[o->nremap++] = (char *)arg; /* a word of argv */
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {
+    {"rate", 0, "X", "X times the recorded speed (0.5 slower, 2 faster)", .kind = ARDC_REAL,
+     ARDC_DEST(struct play_opts, rate), .min = 1e-6, .max = 1e6},
+    {"loop", 0, NULL, "start again at the end, until interrupted", .kind = ARDC_FLAG,
+     ARDC_DEST(struct play_opts, loop)},
+    {"start", 0, "S",
      "from/to S seconds after the first message; values above 1e9\n"
      "are absolute Unix times",
-     .kind = ARDT_REAL, .min = 0, .max = 1e13},
-    {O_END, NULL, "--end", "S", NULL, .kind = ARDT_REAL, .min = 0, .max = 1e13},
-    {O_REMAP, NULL, "--remap", "OLD=NEW", "publish connection OLD as NEW (repeatable)",
-     .kind = ARDT_TEXT},
-    {O_CONNECTIONS, NULL, "--connections", "LIST", "only these connections (comma-separated)",
-     .kind = ARDT_TEXT},
-    {O_START_PAUSED, NULL, "--start-paused", NULL,
-     "start paused (a terminal's space, or SIGUSR1, resumes)", .kind = ARDT_FLAG},
-    {O_CLOCK, NULL, "--clock", "CONN",
+     .kind = ARDC_REAL, ARDC_DEST(struct play_opts, start), .min = 0, .max = 1e13},
+    {"end", 0, "S", NULL, .kind = ARDC_REAL, ARDC_DEST(struct play_opts, end), .min = 0,
+     .max = 1e13},
+    {"remap", 0, "OLD=NEW", "publish connection OLD as NEW (repeatable)", .kind = ARDC_CALL,
+     .call = add_remap},
+    {"connections", 0, "LIST", "only these connections (comma-separated)", .kind = ARDC_TEXT,
+     ARDC_DEST(struct play_opts, only)},
+    {"start-paused", 0, NULL, "start paused (a terminal's space, or SIGUSR1, resumes)",
+     .kind = ARDC_FLAG, ARDC_DEST(struct play_opts, start_paused)},
+    {"clock", 0, "CONN",
      "publish the playback time on CONN (time_ns:i64 rate:f64; rate 0\n"
      "while paused) every 10 ms, stamped with it",
-     .kind = ARDT_TEXT},
-    {O_QUIET, "-q", "--quiet", NULL, "no summary at the end", .kind = ARDT_FLAG},
+     .kind = ARDC_TEXT, ARDC_DEST(struct play_opts, clock_conn)},
+    {"quiet", 'q', NULL, "no summary at the end", .kind = ARDC_FLAG,
+     ARDC_DEST(struct play_opts, quiet)},
     {0},
 };
-const struct ardt_spec ardt_play_spec = {
-    "usage: ard play FILE [--rate X] [--loop] [--start S] [--end S] [--remap OLD=NEW...]\n"
-    "                [--connections C,...] [--start-paused] [--clock CONN]\n"
-    "  Republish every packet of a recording at its recorded timing (the writers' realtime\n"
-    "  stamps) into the domain (--domain): each connection is created with its recorded size\n"
-    "  and descriptor, and its packets keep their recorded realtime stamps (the monotonic\n"
-    "  stamp is this host's, the sequence numbers the connection's own), so a block cannot\n"
-    "  tell replay from live. A connection with a live writer is refused (exit 2).\n",
-    opts, 23,
-    "  In a terminal: space pauses and resumes, s steps one packet (and pauses), + and -\n"
-    "  change the rate by 10%, with a one-line status (time, rate, packets) on stderr.\n"
-    "  SIGUSR1 pauses and resumes too.\n"
-    "exit codes: 0 ok, 1 no such file or connection, 2 live writer, 3 damaged file,\n"
-    "            100 usage, 111 system error\n",
-    false};
+const struct ardc_optset ardt_play_spec = {
+    .see = "ard help play",
+    .head =
+        "usage: ard play FILE [--rate X] [--loop] [--start S] [--end S] [--remap OLD=NEW...]\n"
+        "                [--connections C,...] [--start-paused] [--clock CONN]\n"
+        "  Republish every packet of a recording at its recorded timing (the writers' realtime\n"
+        "  stamps) into the domain (--domain): each connection is created with its recorded size\n"
+        "  and descriptor, and its packets keep their recorded realtime stamps (the monotonic\n"
+        "  stamp is this host's, the sequence numbers the connection's own), so a block cannot\n"
+        "  tell replay from live. A connection with a live writer is refused (exit 2).\n",
+    .opts = opts,
+    .col = 23,
+    .tail = "  In a terminal: space pauses and resumes, s steps one packet (and pauses), + and -\n"
+            "  change the rate by 10%, with a one-line status (time, rate, packets) on stderr.\n"
+            "  SIGUSR1 pauses and resumes too.\n"
+            "exit codes: 0 ok, 1 no such file or connection, 2 live writer, 3 damaged file,\n"
+            "            100 usage, 111 system error\n",
+    .arg = set_path};
 
 /* ---- the terminal: raw while playing, restored on every way out ------------------------------ */
 
@@ -283,16 +314,6 @@ static bool wait_due(struct player *p, uint64_t real, int64_t floor)
 
 /* ---- the command ----------------------------------------------------------------------------- */
 
-/* The options of `ard play`. */
-struct play_opts {
-    const char *path, *clock_conn;
-    double rate, start, end;
-    bool loop, quiet, start_paused;
-    char **remap; /* OLD=NEW */
-    int nremap;
-    char *only; /* --connections */
-};
-
 /* A playback: the file, its ports and what was sent on each. */
 struct play {
     ard_logr *r;
@@ -304,76 +325,6 @@ struct play {
     uint64_t from, to; /* the recorded log times played */
     struct player pl;
 };
-
-/* Takes --remap OLD=NEW as o->remap[o->nremap]; 0 or ARDT_USAGE when malformed or OLD repeats. */
-static int add_remap(struct play_opts *o, char *arg)
-{
-    int rc = 0;
-    char **remap = o->remap;
-    int nremap = o->nremap;
-    remap[nremap] = arg;
-    const char *eq = strchr(remap[nremap], '=');
-    if (!eq || eq == remap[nremap] || !eq[1])
-        rc = ardt_err(ARDT_USAGE, "--remap '%s': expected OLD=NEW", remap[nremap]);
-    for (int k = 0; k < nremap && rc == 0; k++) {
-        size_t l = (size_t)(eq - remap[nremap]) + 1; /* OLD and its '=' */
-        if (strncmp(remap[k], remap[nremap], l) == 0)
-            rc = ardt_err(ARDT_USAGE, "--remap '%s' and '%s': '%.*s' remapped twice", remap[k],
-                          remap[nremap], (int)l - 1, remap[nremap]);
-    }
-    o->nremap++;
-    return rc;
-}
-
-/* The command line into o; 0 or ARDT_USAGE. */
-static int parse_play_args(int argc, char **argv, struct play_opts *o)
-{
-    int rc = 0;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while (rc == 0 && (id = ardt_opt_next(&ardt_play_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        switch (id) {
-        case ARDT_OPT_BAD:
-            rc = ARDT_USAGE;
-            break;
-        case O_RATE:
-            o->rate = v.d;
-            break;
-        case O_START:
-            o->start = v.d;
-            break;
-        case O_END:
-            o->end = v.d;
-            break;
-        case O_REMAP:
-            rc = add_remap(o, v.s);
-            break;
-        case O_CONNECTIONS:
-            o->only = v.s;
-            break;
-        case O_CLOCK:
-            o->clock_conn = v.s;
-            break;
-        case O_START_PAUSED:
-            o->start_paused = true;
-            break;
-        case O_LOOP:
-            o->loop = true;
-            break;
-        case O_QUIET:
-            o->quiet = true;
-            break;
-        default:
-            if (o->path)
-                rc = ardt_err(ARDT_USAGE, "one file at a time ('%s' and '%s')", o->path, v.s);
-            else
-                o->path = v.s;
-        }
-    }
-    if (rc == 0 && !o->path)
-        rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help play')");
-    return rc;
-}
 
 /* The connections to play (--connections) and the check that each --remap OLD is in the
  * file; 0 or an exit code. */
@@ -563,10 +514,12 @@ int cmd_play(int argc, char **argv)
     o.remap = calloc((size_t)argc, sizeof *o.remap);
     if (!o.remap)
         return ardt_err(ARDT_SYS, "out of memory");
-    int rc = parse_play_args(argc, argv, &o);
+    int rc = ardt_opts(&ardt_play_spec, argc, argv, &o);
+    if (rc == 0 && !o.path)
+        rc = ardi_fail(ARD_EOPTION, "no file given (see 'ard help play')");
     if (rc) {
         free(o.remap);
-        return rc;
+        return ardt_liberr(rc);
     }
     struct play p = {0};
     p.r = ard_logr_open(o.path);

@@ -24,89 +24,95 @@
 #include <time.h>
 #include <unistd.h>
 
-enum {
-    O_OUTPUT = 1,
-    O_EXCLUDE,
-    O_COMPRESS,
-    O_EVERY,
-    O_MAX_RATE,
-    O_SPLIT_SIZE,
-    O_SPLIT_DURATION,
-    O_STATS,
-    O_POLL_US,
-    O_CHUNK_SIZE,
-    O_NO_CRC,
-    O_BUFFER,
-    O_PRIO,
-    O_COUNT,
-    O_DURATION,
-    O_OVERWRITE,
+/* The options of a recording (the patterns, --every and --max-rate go on into struct rec). */
+struct rec_opts {
+    const char *out, *comp;
+    int compress; /* --compress: the index of its word */
+    bool stats, no_crc, overwrite;
+    uint64_t prio, poll_us, chunk_kb, buffer_mb, count, split_mb, every;
+    double split_s, duration, max_rate;
+    char **pats, **excl; /* the patterns and --exclude (room for argc each) */
+    int npats, nexcl;
+    char defname[64]; /* the default file name, when no -o */
 };
-static const struct ardt_opt opts[] = {
-    {O_OUTPUT, "-o", "--output", "FILE",
+
+static int add_pattern(void *dest, char *word)
+{
+    struct rec_opts *o = dest;
+    o->pats[o->npats++] = word;
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {
+    {"output", 'o', "FILE",
      "file to write (default ard_YYYY-MM-DD-HH-MM-SS.mcap, local\n"
      "time, in the current directory); later files FILE_1.mcap, ...;\n"
      "an existing FILE is refused (exit 100), a later file's name\n"
      "that exists is passed over",
-     .kind = ARDT_TEXT, .complete = "@file"},
-    {O_OVERWRITE, NULL, "--overwrite", NULL,
-     "replace FILE and later files of the same names when they exist", .kind = ARDT_FLAG},
-    {O_EXCLUDE, NULL, "--exclude", "GLOB",
-     "do not record the connections matching GLOB (repeatable)", .kind = ARDT_TEXT},
-    {O_COMPRESS, NULL, "--compress", "zstd|none", "compress chunks (default none)",
-     .kind = ARDT_CHOICE, .complete = "zstd none"},
-    {O_EVERY, NULL, "--every", "N", "record the packets whose sequence number N divides",
-     .kind = ARDT_UINT, .umax = UINT32_MAX},
-    {O_MAX_RATE, NULL, "--max-rate", "HZ", "at most HZ packets per second of each connection",
-     .kind = ARDT_REAL, .min = 1e-6, .max = 1e9},
-    {O_SPLIT_SIZE, NULL, "--split-size", "MB",
+     .kind = ARDC_TEXT, ARDC_DEST(struct rec_opts, out), .complete = "@file"},
+    {"overwrite", 0, NULL, "replace FILE and later files of the same names when they exist",
+     .kind = ARDC_FLAG, ARDC_DEST(struct rec_opts, overwrite)},
+    {"exclude", 0, "GLOB", "do not record the connections matching GLOB (repeatable)",
+     ARDT_PUSH(struct rec_opts, excl, nexcl)},
+    {"compress", 0, "zstd|none", "compress chunks (default none)", .kind = ARDC_CHOICE,
+     ARDC_DEST(struct rec_opts, compress), .complete = "zstd none"},
+    {"every", 0, "N", "record the packets whose sequence number N divides", .kind = ARDC_UINT,
+     ARDC_DEST(struct rec_opts, every), .umax = UINT32_MAX},
+    {"max-rate", 0, "HZ", "at most HZ packets per second of each connection", .kind = ARDC_REAL,
+     ARDC_DEST(struct rec_opts, max_rate), .min = 1e-6, .max = 1e9},
+    {"split-size", 0, "MB",
      "start the next file after MB megabytes of messages (before\n"
      "compression)",
-     .kind = ARDT_UINT, .umax = 1u << 30},
-    {O_SPLIT_DURATION, NULL, "--split-duration", "S", "start the next file after S seconds",
-     .kind = ARDT_REAL, .min = 0.001, .max = 1e9},
-    {O_STATS, NULL, "--stats", NULL, "print recorded and missed packets every second (stderr)",
-     .kind = ARDT_FLAG},
-    {O_POLL_US, NULL, "--poll-us", "US",
+     .kind = ARDC_UINT, ARDC_DEST(struct rec_opts, split_mb), .umax = 1u << 30},
+    {"split-duration", 0, "S", "start the next file after S seconds", .kind = ARDC_REAL,
+     ARDC_DEST(struct rec_opts, split_s), .min = 0.001, .max = 1e9},
+    {"stats", 0, NULL, "print recorded and missed packets every second (stderr)", .kind = ARDC_FLAG,
+     ARDC_DEST(struct rec_opts, stats)},
+    {"poll-us", 0, "US",
      "how often the rings are polled (default 500; a writer faster\n"
      "than slots/poll, e.g. 16 kHz for <= 64 KiB packets, can lose\n"
      "packets, counted as missed)",
-     .kind = ARDT_UINT, .umax = 1000000},
-    {O_CHUNK_SIZE, NULL, "--chunk-size", "KB", "uncompressed chunk size (default 1024)",
-     .kind = ARDT_UINT, .umax = 1u << 20},
-    {O_NO_CRC, NULL, "--no-crc", NULL,
+     .kind = ARDC_UINT, ARDC_DEST(struct rec_opts, poll_us), .umax = 1000000},
+    {"chunk-size", 0, "KB", "uncompressed chunk size (default 1024)", .kind = ARDC_UINT,
+     ARDC_DEST(struct rec_opts, chunk_kb), .umax = 1u << 20},
+    {"no-crc", 0, NULL,
      "no CRC32 of the chunks (saves CPU; damage inside a packet\n"
      "then goes unnoticed by readers)",
-     .kind = ARDT_FLAG},
-    {O_BUFFER, NULL, "--buffer", "MB", "closed chunks waiting for the disk at most (default 256)",
-     .kind = ARDT_UINT, .umax = 1u << 16},
-    {O_PRIO, NULL, "--prio", "N",
+     .kind = ARDC_FLAG, ARDC_DEST(struct rec_opts, no_crc)},
+    {"buffer", 0, "MB", "closed chunks waiting for the disk at most (default 256)",
+     .kind = ARDC_UINT, ARDC_DEST(struct rec_opts, buffer_mb), .umax = 1u << 16},
+    {"prio", 0, "N",
      "poll with SCHED_FIFO priority N (the disk writer stays at\n"
      "normal priority, nice 10): fewer missed packets on a busy host",
-     .kind = ARDT_UINT, .umax = 99},
-    {O_COUNT, "-n", "--count", "N", "stop after N packets in total", .kind = ARDT_UINT},
-    {O_DURATION, NULL, "--duration", "S", "stop after S seconds", .kind = ARDT_REAL, .min = 0.001,
-     .max = 1e9},
+     .kind = ARDC_UINT, ARDC_DEST(struct rec_opts, prio), .umax = 99},
+    {"count", 'n', "N", "stop after N packets in total", .kind = ARDC_UINT,
+     ARDC_DEST(struct rec_opts, count)},
+    {"duration", 0, "S", "stop after S seconds", .kind = ARDC_REAL,
+     ARDC_DEST(struct rec_opts, duration), .min = 0.001, .max = 1e9},
     {0},
 };
-const struct ardt_spec ardt_record_spec = {
-    "usage: ard record [CONNECTION|GLOB...] [-o FILE] [--exclude GLOB...] [options]\n"
-    "  Record every packet of the matching connections (all of the domain by default) into\n"
-    "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
-    "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
-    "  the file, after one last read of every connection (what was sent before the signal\n"
-    "  and is still in the ring is in the file); SIGHUP starts the next file. The service\n"
-    "  connections of ardrun groups (G.ctl, G.ctl-reply, G.names of a group G that has both\n"
-    "  G.ctl and G.ctl-reply) are recorded only when named exactly.\n",
-    opts, 25,
-    "  A CONNECTION, GLOB or --exclude GLOB that matches nothing is warned about at start\n"
-    "  and at the end.\n"
-    "  The final summary (stderr) gives per connection the messages in the file(s), the\n"
-    "  packets missed (sequence gaps, also before the first one taken) and those lost after\n"
-    "  a write error.\n"
-    "exit codes: 0 ok, 4 the file holds no message at all, 100 usage, 111 system error\n"
-    "            (e.g. disk full: the file stays readable up to its last complete chunk)\n",
-    false};
+const struct ardc_optset ardt_record_spec = {
+    .see = "ard help record",
+    .head =
+        "usage: ard record [CONNECTION|GLOB...] [-o FILE] [--exclude GLOB...] [options]\n"
+        "  Record every packet of the matching connections (all of the domain by default) into\n"
+        "  an MCAP file (docs/recording.md). Connections that appear later are picked up when\n"
+        "  they match. The recorder only reads: a writer is never slowed. SIGINT/SIGTERM finish\n"
+        "  the file, after one last read of every connection (what was sent before the signal\n"
+        "  and is still in the ring is in the file); SIGHUP starts the next file. The service\n"
+        "  connections of ardrun groups (G.ctl, G.ctl-reply, G.names of a group G that has both\n"
+        "  G.ctl and G.ctl-reply) are recorded only when named exactly.\n",
+    .opts = opts,
+    .col = 25,
+    .tail =
+        "  A CONNECTION, GLOB or --exclude GLOB that matches nothing is warned about at start\n"
+        "  and at the end.\n"
+        "  The final summary (stderr) gives per connection the messages in the file(s), the\n"
+        "  packets missed (sequence gaps, also before the first one taken) and those lost after\n"
+        "  a write error.\n"
+        "exit codes: 0 ok, 4 the file holds no message at all, 100 usage, 111 system error\n"
+        "            (e.g. disk full: the file stays readable up to its last complete chunk)\n",
+    .arg = add_pattern};
 
 static volatile sig_atomic_t hup;
 
@@ -130,15 +136,15 @@ struct rconn {
 #define REC_FD_KEEP 32
 
 struct rec {
-    const char **pats;
+    char **pats;
     int npats;
     struct rconn *c;
     size_t nc;
     ard_logw *w;
     uint64_t every;
     double max_rate;
-    bool *matched;     /* per pattern: some connection matched it */
-    const char **excl; /* --exclude patterns */
+    bool *matched; /* per pattern: some connection matched it */
+    char **excl;   /* --exclude patterns */
     int nexcl;
     bool *excl_matched;
     char **noted; /* groups whose service connections were said to be left out */
@@ -495,15 +501,6 @@ static char *split_name(const char *out, unsigned n)
     return s;
 }
 
-/* The options of a recording (the patterns go into struct rec). */
-struct rec_opts {
-    const char *out, *comp;
-    bool stats, no_crc, overwrite;
-    uint64_t prio, poll_us, chunk_kb, buffer_mb, count, split_mb;
-    double split_s, duration;
-    char defname[64]; /* the default file name, when no -o */
-};
-
 /* The schedule of the recording loop and its inotify descriptor. */
 struct rec_clock {
     int64_t t0, next_scan, next_stats, next_flush, file_t0, retry_until;
@@ -512,72 +509,23 @@ struct rec_clock {
     struct timespec ts;
 };
 
-/* The command line into r's patterns and o; returns 0 or ARDT_USAGE. */
+/* The command line into o, and what struct rec keeps of it into r; 0 or an exit code (message
+ * printed). */
 static int parse_record_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 {
-    int rc = 0;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while (rc == 0 &&
-           (id = ardt_opt_next(&ardt_record_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        switch (id) {
-        case ARDT_OPT_BAD:
-            rc = ARDT_USAGE;
-            break;
-        case ARDT_OPT_ARG:
-            r->pats[r->npats++] = v.s;
-            break;
-        case O_OUTPUT:
-            o->out = v.s;
-            break;
-        case O_EXCLUDE:
-            r->excl[r->nexcl++] = v.s;
-            break;
-        case O_COMPRESS:
-            o->comp = v.u == 0 ? "zstd" : NULL;
-            break;
-        case O_EVERY:
-            r->every = v.u;
-            break;
-        case O_MAX_RATE:
-            r->max_rate = v.d;
-            break;
-        case O_SPLIT_SIZE:
-            o->split_mb = v.u;
-            break;
-        case O_SPLIT_DURATION:
-            o->split_s = v.d;
-            break;
-        case O_STATS:
-            o->stats = true;
-            break;
-        case O_POLL_US:
-            o->poll_us = v.u;
-            break;
-        case O_CHUNK_SIZE:
-            o->chunk_kb = v.u;
-            break;
-        case O_NO_CRC:
-            o->no_crc = true;
-            break;
-        case O_OVERWRITE:
-            o->overwrite = true;
-            break;
-        case O_BUFFER:
-            o->buffer_mb = v.u;
-            break;
-        case O_PRIO:
-            o->prio = v.u;
-            break;
-        case O_COUNT:
-            o->count = v.u;
-            break;
-        case O_DURATION:
-            o->duration = v.d;
-            break;
-        }
-    }
-    return rc;
+    o->pats = r->pats;
+    o->excl = r->excl;
+    o->every = 1;
+    o->compress = 1; /* none */
+    int rc = ardt_opts(&ardt_record_spec, argc, argv, o);
+    if (rc)
+        return ardt_liberr(rc);
+    r->npats = o->npats;
+    r->nexcl = o->nexcl;
+    r->every = o->every;
+    r->max_rate = o->max_rate;
+    o->comp = o->compress == 0 ? "zstd" : NULL;
+    return 0;
 }
 
 /* The file to write (the default name by the local time) and the limits; 0 or an exit code. */
@@ -809,7 +757,6 @@ int cmd_record(int argc, char **argv)
 {
     struct rec r = {0};
     struct rec_opts o = {.poll_us = 500, .chunk_kb = 1024, .buffer_mb = 256};
-    r.every = 1;
     r.pats = calloc((size_t)argc, sizeof *r.pats);
     r.matched = calloc((size_t)argc, sizeof *r.matched);
     r.excl = calloc((size_t)argc, sizeof *r.excl);

@@ -9,19 +9,40 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const struct ardt_opt opts[] = {{0}};
-const struct ardt_spec ardt_ros2msgs_spec = {
-    "usage: ard ros2-msgs DIR [CONN...]\n"
-    "  Write the ROS 2 interface package ardnet_msgs into DIR (made with its parents):\n"
-    "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
-    "  for the types of the connections named, or of every connection of the domain. <Name>\n"
-    "  is the connection's name in CamelCase (arm.state: ArmState), the ROS 2 type\n"
-    "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. A connection whose <Name>\n"
-    "  an earlier one has with other fields gets <Name>H<8 hex digits of its layout hash>\n"
-    "  (reported; docs/ros2.md#names). Files of other messages in DIR/msg are left.\n"
-    "exit codes: 0 ok, 1 no such connection, 3 connection damaged or not accessible,\n"
-    "            100 usage, 111 cannot write\n",
-    opts, 0, NULL, false};
+/* The words of `ard ros2-msgs`: the directory, then the connections (into argv). */
+struct r2_args {
+    const char *dir;
+    char **conns;
+    int nconns;
+};
+
+static int add_word(void *dest, char *word)
+{
+    struct r2_args *a = dest;
+    if (!a->dir)
+        a->dir = word;
+    else
+        a->conns[a->nconns++] = word;
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {{0}};
+const struct ardc_optset ardt_ros2msgs_spec = {
+    .see = "ard help ros2-msgs",
+    .head =
+        "usage: ard ros2-msgs DIR [CONN...]\n"
+        "  Write the ROS 2 interface package ardnet_msgs into DIR (made with its parents):\n"
+        "  package.xml (format 3), CMakeLists.txt (rosidl_generate_interfaces) and msg/<Name>.msg\n"
+        "  for the types of the connections named, or of every connection of the domain. <Name>\n"
+        "  is the connection's name in CamelCase (arm.state: ArmState), the ROS 2 type\n"
+        "  ardnet_msgs/msg/<Name> that ardnet's ros2: endpoints publish. A connection whose "
+        "<Name>\n"
+        "  an earlier one has with other fields gets <Name>H<8 hex digits of its layout hash>\n"
+        "  (reported; docs/ros2.md#names). Files of other messages in DIR/msg are left.\n"
+        "exit codes: 0 ok, 1 no such connection, 3 connection damaged or not accessible,\n"
+        "            100 usage, 111 cannot write\n",
+    .opts = opts,
+    .arg = add_word};
 
 struct msg {
     char conn[ARD_MAX_NAME + 1];
@@ -199,26 +220,22 @@ static int write_package(const char *dir, const struct set *s)
 
 int cmd_ros2msgs(int argc, char **argv)
 {
-    const char *dir = NULL;
-    int first = 0;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while ((id = ardt_opt_next(&ardt_ros2msgs_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            return ARDT_USAGE;
-        if (!dir) {
-            dir = v.s;
-            first = ai + 1;
-        }
+    struct r2_args a = {.conns = calloc((size_t)argc, sizeof(char *))};
+    if (!a.conns)
+        return ardt_err(ARDT_SYS, "out of memory");
+    int rc = ardt_opts(&ardt_ros2msgs_spec, argc, argv, &a);
+    const char *dir = a.dir;
+    if (rc || !dir || !dir[0]) {
+        free(a.conns);
+        return rc ? ardt_liberr(rc)
+                  : ardt_err(ARDT_USAGE, "no directory given (see 'ard help ros2-msgs')");
     }
-    if (!dir || !dir[0])
-        return ardt_err(ARDT_USAGE, "no directory given (see 'ard help ros2-msgs')");
     struct set s = {0};
-    if (first < argc) {
-        for (int i = first; i < argc && s.rc == 0; i++)
-            add(argv[i], &s);
+    if (a.nconns > 0) {
+        for (int i = 0; i < a.nconns && s.rc == 0; i++)
+            add(a.conns[i], &s);
     } else {
-        int rc = ard_conn_list(ardt_g.domain, add, &s);
+        rc = ard_conn_list(ardt_g.domain, add, &s);
         if (rc < 0 && s.rc == 0)
             s.rc = ardt_liberr(rc);
         if (rc == 0 && s.rc == 0)
@@ -232,6 +249,7 @@ int cmd_ros2msgs(int argc, char **argv)
     for (size_t i = 0; i < s.n; i++)
         ardc_free(&s.m[i].def);
     free(s.m);
+    free(a.conns);
     ardr2_names_free(&s.names);
     return s.rc;
 }

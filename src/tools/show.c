@@ -7,44 +7,87 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { O_FOLLOW = 1, O_FIELD, O_FORMAT, O_JSON, O_COUNT, O_ON_CHANGE, O_FILTER, O_TEXT };
-static const struct ardt_opt opts[] = {
-    {O_FOLLOW, "-f", "--follow", NULL,
+enum fmt { TEXT, CSV, JSON }; /* the order of --format's words */
+
+/* The options of `ard show` (the connection and the format go on into struct show). */
+struct show_opts {
+    const char *conn;
+    int fmt; /* enum fmt */
+    bool follow, on_change;
+    uint64_t count;
+    const char *filter_src;
+    char **fieldargs, **textargs; /* --field and --text, as given (room for argc) */
+    int nfa, nta;
+};
+
+static int set_conn(void *dest, char *word)
+{
+    struct show_opts *o = dest;
+    if (o->conn != NULL)
+        return ardi_fail(ARD_EOPTION, "one connection at a time ('%s' and '%s')", o->conn, word);
+    o->conn = word;
+    return 0;
+}
+
+/* --on-change implies -f. */
+static int on_change(void *dest, const struct ardc_opt *o, const char *value)
+{
+    (void)o, (void)value;
+    ((struct show_opts *)dest)->follow = true;
+    return 0;
+}
+
+static int set_filter(void *dest, const struct ardc_opt *o, const char *value)
+{
+    (void)o;
+    struct show_opts *so = dest;
+    if (so->filter_src)
+        return ardi_fail(ARD_EOPTION, "--filter given twice (join them with &&)");
+    so->filter_src = value;
+    return 0;
+}
+
+static const struct ardc_opt opts[] = {
+    {"follow", 'f', NULL,
      "print every new packet until interrupted (a packet the terminal\n"
      "cannot keep up with is skipped, and counted)",
-     .kind = ARDT_FLAG},
-    {O_FIELD, NULL, "--field", "PATH",
+     .kind = ARDC_FLAG, ARDC_DEST(struct show_opts, follow)},
+    {"field", 0, "PATH",
      "only this field or element: q, q[2], tick, f0 (unnamed field 0);\n"
      "repeatable, or comma-separated",
-     .kind = ARDT_TEXT, .complete = "@field"},
-    {O_FORMAT, NULL, "--format", "FMT",
+     ARDT_PUSH(struct show_opts, fieldargs, nfa), .complete = "@field"},
+    {"format", 0, "FMT",
      "text (default), csv (header row, then one row per packet) or json\n"
      "(one object per line)",
-     .kind = ARDT_CHOICE, .complete = "text csv json"},
-    {O_JSON, NULL, "--json", NULL, "same as --format json", .kind = ARDT_FLAG},
-    {O_COUNT, "-n", "--count", "N", "stop after N packets printed (with -f)", .kind = ARDT_UINT},
-    {O_ON_CHANGE, NULL, "--on-change", NULL,
+     .kind = ARDC_CHOICE, ARDC_DEST(struct show_opts, fmt), .complete = "text csv json"},
+    {"json", 0, NULL, "same as --format json", .kind = ARDC_SET, ARDC_DEST(struct show_opts, fmt),
+     .set = JSON},
+    {"count", 'n', "N", "stop after N packets printed (with -f)", .kind = ARDC_UINT,
+     ARDC_DEST(struct show_opts, count)},
+    {"on-change", 0, NULL,
      "print a packet only when the selected fields differ from the last\n"
      "one printed (implies -f)",
-     .kind = ARDT_FLAG},
-    {O_FILTER, NULL, "--filter", "EXPR",
+     .kind = ARDC_FLAG, ARDC_DEST(struct show_opts, on_change), .call = on_change},
+    {"filter", 0, "EXPR",
      "print only packets for which EXPR holds, e.g.\n"
      "'q[0] > 0.5 && tick % 10 == 0' (grammar: ard(1), docs/ard.md)",
-     .kind = ARDT_TEXT},
-    {O_TEXT, NULL, "--text", "FIELD",
+     .kind = ARDC_CALL, .call = set_filter},
+    {"text", 0, "FIELD",
      "print the u8/i8 array FIELD as text (repeatable); in the text\n"
      "format, u8 arrays of NUL-terminated printable bytes are text anyway",
-     .kind = ARDT_TEXT, .complete = "@field"},
+     ARDT_PUSH(struct show_opts, textargs, nta), .complete = "@field"},
     {0},
 };
-const struct ardt_spec ardt_show_spec = {
-    "usage: ard show CONNECTION [-f] [--field PATH...] [--format text|csv|json] [-n COUNT]\n"
-    "  The newest packet of CONNECTION decoded by its type, with sequence number, age and\n"
-    "  both send times (writer's CLOCK_MONOTONIC and CLOCK_REALTIME). Opaque connections\n"
-    "  print hex. ard show attaches as an ordinary reader: the writer is never slowed.\n",
-    opts, 22, NULL, false};
-
-enum fmt { TEXT, CSV, JSON };
+const struct ardc_optset ardt_show_spec = {
+    .see = "ard help show",
+    .head =
+        "usage: ard show CONNECTION [-f] [--field PATH...] [--format text|csv|json] [-n COUNT]\n"
+        "  The newest packet of CONNECTION decoded by its type, with sequence number, age and\n"
+        "  both send times (writer's CLOCK_MONOTONIC and CLOCK_REALTIME). Opaque connections\n"
+        "  print hex. ard show attaches as an ordinary reader: the writer is never slowed.\n",
+    .opts = opts,
+    .col = 22,
+    .arg = set_conn};
 
 struct show {
     const char *conn;
@@ -321,15 +364,6 @@ static bool same_sel(const struct show *s, const uint8_t *a, const uint8_t *b)
     return true;
 }
 
-/* The options of `ard show` (the connection and the format go into struct show). */
-struct show_opts {
-    bool follow, on_change;
-    uint64_t count;
-    const char *filter_src;
-    char **fieldargs, **textargs; /* --field and --text, as given */
-    int nfa, nta;
-};
-
 /* The port read, its packet size and filter, and the buffers of the newest and the last
  * packet shown. */
 struct show_run {
@@ -339,54 +373,18 @@ struct show_run {
     uint8_t *pkt, *prev;
 };
 
-/* The command line into s and o; 0 or ARDT_USAGE. */
+/* The command line into o, the connection and the format into s; 0 or an exit code (message
+ * printed). */
 static int parse_show_args(int argc, char **argv, struct show *s, struct show_opts *o)
 {
-    static const int fmts[] = {TEXT, CSV, JSON}; /* in the order of --format's words */
-    int rc = 0;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while (rc == 0 && (id = ardt_opt_next(&ardt_show_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        switch (id) {
-        case ARDT_OPT_BAD:
-            rc = ARDT_USAGE;
-            break;
-        case O_FOLLOW:
-            o->follow = true;
-            break;
-        case O_JSON:
-            s->fmt = JSON;
-            break;
-        case O_ON_CHANGE:
-            o->on_change = o->follow = true;
-            break;
-        case O_TEXT:
-            o->textargs[o->nta++] = v.s;
-            break;
-        case O_FILTER:
-            if (o->filter_src)
-                rc = ardt_err(ARDT_USAGE, "--filter given twice (join them with &&)");
-            o->filter_src = v.s;
-            break;
-        case O_FIELD:
-            o->fieldargs[o->nfa++] = v.s;
-            break;
-        case O_FORMAT:
-            s->fmt = fmts[v.u];
-            break;
-        case O_COUNT:
-            o->count = v.u;
-            break;
-        default:
-            if (s->conn == NULL)
-                s->conn = v.s;
-            else
-                rc = ardt_err(ARDT_USAGE, "one connection at a time ('%s' and '%s')", s->conn, v.s);
-        }
-    }
-    if (rc == 0 && s->conn == NULL)
-        rc = ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");
-    return rc;
+    int rc = ardt_opts(&ardt_show_spec, argc, argv, o);
+    if (rc)
+        return ardt_liberr(rc);
+    if (o->conn == NULL)
+        return ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");
+    s->conn = o->conn;
+    s->fmt = (enum fmt)o->fmt;
+    return 0;
 }
 
 /* The selections of --field (every field by default) and the --text fields; 0 or an exit
@@ -427,8 +425,8 @@ static int setup_show(struct show *s, const struct show_opts *o, struct show_run
     int rc = ardt_type_init(&s->t, ard_port_type(u->p), u->size);
     if (rc == 0)
         rc = select_fields(s, o);
-    if (rc == 0 && o->filter_src)
-        rc = ardt_filter_new(&s->t, o->filter_src, &u->filter);
+    if (rc == 0 && o->filter_src && (rc = ardt_filter_new(&s->t, o->filter_src, &u->filter)))
+        rc = ardt_liberr(rc);
     u->pkt = rc == 0 ? malloc(u->size) : NULL;
     u->prev = rc == 0 && o->on_change ? malloc(u->size) : NULL;
     if (rc == 0 && (!u->pkt || (o->on_change && !u->prev)))

@@ -10,43 +10,6 @@
 #include <string.h>
 #include <yaml.h>
 
-enum { O_RATE = 1, O_TYPE, O_COUNT, O_SEED, O_CONFIG };
-static const struct ardt_opt opts[] = {
-    {O_RATE, "-r", "--rate", "HZ", "packets per second, 0.001..100000 (default 100)",
-     .kind = ARDT_REAL, .min = 0.001, .max = 100000},
-    ARDT_OPT_TYPE(O_TYPE),
-    {O_COUNT, "-n", "--count", "N",
-     "stop after N packets (1 or more; default forever: until interrupted)", .kind = ARDT_PACKETS,
-     .complete = "forever"},
-    {O_SEED, NULL, "--seed", "N", "seed of the noise generators (default: from the clock)",
-     .kind = ARDT_UINT},
-    {O_CONFIG, "-c", "--config", "F",
-     "YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
-     "{shape: SHAPE, amplitude: A, frequency: F, ...}}",
-     .kind = ARDT_TEXT, .complete = "@file"},
-    {0},
-};
-const struct ardt_spec ardt_siggen_spec = {
-    "usage: ard siggen CONNECTION [--type DESC] [--rate HZ] [-n COUNT] [--seed N]\n"
-    "                  FIELD=SHAPE[,KEY=VALUE...]...\n"
-    "       ard siggen --config FILE.yaml [-n COUNT]\n"
-    "  Write CONNECTION at a fixed rate (ard_period: absolute deadlines), each FIELD following\n"
-    "  a waveform of t, the time since start in periods (t = k / rate at the k-th packet, k\n"
-    "  counting missed periods too). FIELD is a name, an element (q[2]) or a whole array (every\n"
-    "  element the same signal). Fields not given keep the connection's last value. An\n"
-    "  existing connection is adopted; --type creates it (and must match it if it exists).\n"
-    "shapes (A amplitude, f frequency Hz, p phase rad, c offset, x = frac(f t + p / 2pi)):\n"
-    "  sine      c + A sin(2pi f t + p)       cosine   c + A cos(2pi f t + p)\n"
-    "  square    c + A (x < 0.5 ? 1 : -1)     triangle c + A (1 - 4 |x - 0.5|)\n"
-    "  sawtooth  c + A (2x - 1)               step     c + (t >= at ? A : 0)\n"
-    "  ramp      c + A t                      constant c (also FIELD=NUMBER)\n"
-    "  chirp     c + A sin(2pi (f u + (f1 - f) u^2 / (2 T)) + p), u = t mod T\n"
-    "  uniform   c + A (2U - 1), U uniform in [0,1)\n"
-    "  gaussian  c + A N, N standard normal\n"
-    "keys: amplitude|amp (default 1), frequency|freq (1), phase (0), offset (0), at (step, 1),\n"
-    "      f1 (chirp end frequency, 10 f), T (chirp sweep seconds, 10)\n",
-    opts, 19, NULL, false};
-
 enum shape {
     SINE,
     COSINE,
@@ -77,7 +40,7 @@ struct cfg {
     const char *type;
     double rate;
     uint64_t count, seed;
-    bool seeded;
+    bool seeded, rate_given;
     struct signal *sig;
     size_t nsig;
     char *owned[4]; /* strings from the YAML file */
@@ -141,8 +104,9 @@ static int set_key(struct signal *s, const char *key, const char *val)
     double v;
     char opt[160];
     snprintf(opt, sizeof opt, "%s: %s", s->path, key);
-    if (ardt_parse_double(opt, val, -1e300, 1e300, &v))
-        return ARDT_USAGE;
+    int rc = ardc_parse_real(opt, val, -1e300, 1e300, &v);
+    if (rc)
+        return rc;
     if (!strcmp(key, "amplitude") || !strcmp(key, "amp"))
         s->amp = v;
     else if (!strcmp(key, "frequency") || !strcmp(key, "freq"))
@@ -157,12 +121,12 @@ static int set_key(struct signal *s, const char *key, const char *val)
         s->f1 = v;
     else if (!strcmp(key, "T")) {
         if (!(v > 0))
-            return ardt_err(ARDT_USAGE, "%s: T must be > 0", s->path);
+            return ardi_fail(ARD_EOPTION, "%s: T must be > 0", s->path);
         s->sweep = v;
     } else
-        return ardt_err(ARDT_USAGE,
-                        "%s: unknown key '%s' (amplitude, frequency, phase, offset, at, f1, T)",
-                        s->path, key);
+        return ardi_fail(ARD_EOPTION,
+                         "%s: unknown key '%s' (amplitude, frequency, phase, offset, at, f1, T)",
+                         s->path, key);
     return 0;
 }
 
@@ -177,7 +141,7 @@ static int set_shape(struct signal *s, const char *name)
     errno = 0;
     double v = strtod(name, &end);
     if (end != name && *end == '\0' && errno == ERANGE && isinf(v))
-        return ardt_err(ARDT_USAGE, "%s: constant '%s' is out of range for f64", s->path, name);
+        return ardi_fail(ARD_EOPTION, "%s: constant '%s' is out of range for f64", s->path, name);
     if (end != name && *end == '\0') {
         s->shape = CONST;
         s->offset = v;
@@ -191,10 +155,10 @@ static int shape_known(const struct signal *s)
 {
     if (s->bad_shape[0] == '\0')
         return 0;
-    return ardt_err(ARDT_USAGE,
-                    "%s: unknown shape '%s' (sine cosine square triangle sawtooth step ramp "
-                    "chirp uniform gaussian constant, or a number)",
-                    s->path, s->bad_shape);
+    return ardi_fail(ARD_EOPTION,
+                     "%s: unknown shape '%s' (sine cosine square triangle sawtooth step ramp "
+                     "chirp uniform gaussian constant, or a number)",
+                     s->path, s->bad_shape);
 }
 
 static struct signal *new_signal(struct cfg *c, const char *path, size_t plen)
@@ -216,31 +180,31 @@ static int parse_arg(struct cfg *c, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg)
-        return ardt_err(ARDT_USAGE, "'%s': expected FIELD=SHAPE[,KEY=VALUE...]", arg);
+        return ardi_fail(ARD_EOPTION, "'%s': expected FIELD=SHAPE[,KEY=VALUE...]", arg);
     struct signal *s = new_signal(c, arg, (size_t)(eq - arg));
     if (!s)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     char buf[512];
     snprintf(buf, sizeof buf, "%s", eq + 1);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     if (!tok)
-        return ardt_err(ARDT_USAGE, "'%s': no shape", arg);
+        return ardi_fail(ARD_EOPTION, "'%s': no shape", arg);
     int rc = set_shape(s, tok);
     while (rc == 0 && (tok = strtok_r(NULL, ",", &save)) != NULL) {
         char *kv = strchr(tok, '=');
         if (!kv)
-            return ardt_err(ARDT_USAGE, "%s: '%s' is not KEY=VALUE", s->path, tok);
+            return ardi_fail(ARD_EOPTION, "%s: '%s' is not KEY=VALUE", s->path, tok);
         *kv = '\0';
         rc = set_key(s, tok, kv + 1);
     }
     return rc;
 }
 
-/* A YAML error (ardyaml's detail, which names FILE:LINE) as a usage error. */
+/* A YAML error (ardyaml's detail, which names FILE:LINE) as a usage error, unless the system
+ * failed. */
 static int yaml_err(int rc)
 {
-    return ardt_err(rc == ARD_ENOMEM || rc == ARD_ESYS ? ARDT_SYS : ARDT_USAGE, "%s",
-                    ard_errdetail());
+    return rc == ARD_ENOMEM || rc == ARD_ESYS ? rc : ARD_EINVAL;
 }
 
 /* signals: FIELD: SHAPE, or FIELD: {shape: SHAPE, KEY: VALUE...} */
@@ -255,7 +219,7 @@ static int load_signals(struct cfg *c, const struct ardy_doc *y, yaml_node_t *vn
             return yaml_err(ardy_fail(y, fk, "a field name must be text"));
         struct signal *s = new_signal(c, field, strlen(field));
         if (!s)
-            return ardt_err(ARDT_SYS, "out of memory");
+            return ardi_fail(ARD_ENOMEM, "out of memory");
         int rc;
         if (ardy_text(fv)) {
             if ((rc = set_shape(s, ardy_text(fv))) != 0)
@@ -283,35 +247,47 @@ static int load_signals(struct cfg *c, const struct ardy_doc *y, yaml_node_t *vn
     return 0;
 }
 
+/* A key of the file that is an option's (type, rate, seed: the rows' .yaml), applied by its row
+ * as on the command line. The text one (type) is copied: the document goes. */
+static int yaml_option(struct cfg *c, const struct ardy_doc *y, yaml_node_t *kn,
+                       const struct ardc_opt *o, const char *v)
+{
+    if (!v && o->kind == ARDC_TEXT)
+        return yaml_err(ardy_fail(y, kn, "'%s' needs a text value", o->yaml));
+    if (!v)
+        return yaml_err(ardy_fail(y, kn, "%s needs a number", o->yaml));
+    if (o->kind == ARDC_TEXT) {
+        char *dup = strdup(v);
+        if (!dup)
+            return ardi_fail(ARD_ENOMEM, "out of memory");
+        free(c->owned[1]);
+        v = c->owned[1] = dup;
+    }
+    return ardc_opt_apply(o, o->yaml, v, c);
+}
+
 static int load_root(struct cfg *c, struct ardy_doc *y)
 {
     yaml_node_t *root = ardy_root(y);
     if (!root || root->type != YAML_MAPPING_NODE)
-        return ardt_err(ARDT_USAGE, "%s: expected a mapping (connection, rate, signals, ...)",
-                        y->file);
+        return ardi_fail(ARD_EINVAL, "%s: expected a mapping (connection, rate, signals, ...)",
+                         y->file);
     ARDY_FOR_PAIRS(y, root, kn, vn)
     {
         const char *k = ardy_text(kn), *v = ardy_text(vn);
+        const struct ardc_opt *o = k ? ardc_opt_find_yaml(&ardt_siggen_spec, 0, k) : NULL;
         int rc = 0;
         if (!k) {
             rc = yaml_err(ardy_fail(y, kn, "keys must be plain words"));
-        } else if (!strcmp(k, "connection") || !strcmp(k, "type")) {
+        } else if (o) {
+            rc = yaml_option(c, y, kn, o, v);
+        } else if (strcmp(k, "connection") == 0) { /* the first argument */
             char *dup = v ? strdup(v) : NULL;
             if (!dup)
                 return yaml_err(ardy_fail(y, kn, "'%s' needs a text value", k));
-            c->owned[k[0] == 'c' ? 0 : 1] = dup;
-            if (k[0] == 'c')
-                c->conn = dup;
-            else
-                c->type = dup;
-        } else if (!strcmp(k, "rate")) {
-            rc = v ? ardt_parse_double("rate", v, 0.001, 100000, &c->rate)
-                   : yaml_err(ardy_fail(y, kn, "rate needs a number"));
-        } else if (!strcmp(k, "seed")) {
-            rc = v ? ardt_parse_count("seed", v, UINT64_MAX, &c->seed)
-                   : yaml_err(ardy_fail(y, kn, "seed needs a number"));
-            c->seeded = true;
-        } else if (!strcmp(k, "signals")) {
+            free(c->owned[0]);
+            c->conn = c->owned[0] = dup;
+        } else if (strcmp(k, "signals") == 0) { /* the FIELD=SHAPE arguments */
             rc = load_signals(c, y, vn);
         } else {
             rc = yaml_err(ardy_unknown_key(y, kn, k, "(connection, type, rate, seed, signals)"));
@@ -326,7 +302,7 @@ static int load_yaml(struct cfg *c, const char *file)
 {
     FILE *f = fopen(file, "re");
     if (!f)
-        return ardt_err(ARDT_USAGE, "--config '%s': cannot open it", file);
+        return ardi_fail(ARD_EOPTION, "--config '%s': cannot open it", file);
     /* A siggen file needs 3 levels. */
     struct ardy_doc y;
     int rc = ardy_load(&y, file, &f, 8, false);
@@ -337,6 +313,89 @@ static int load_yaml(struct cfg *c, const char *file)
     ardy_free(&y);
     return rc;
 }
+
+/* --config FILE: loaded where it stands among the options; a --rate given stays. */
+static int load_config(void *dest, const struct ardc_opt *o, const char *file)
+{
+    (void)o;
+    struct cfg *c = dest;
+    double cli_rate = c->rate;
+    bool given = c->rate_given;
+    int rc = load_yaml(c, file);
+    if (given)
+        c->rate = cli_rate; /* the command line has the last word */
+    c->rate_given =
+        given; /* the file's rate (its row's call said given) is not the command line's */
+    return rc;
+}
+
+/* After --rate and --seed: they were given. */
+static int rate_given(void *dest, const struct ardc_opt *o, const char *value)
+{
+    (void)o, (void)value;
+    ((struct cfg *)dest)->rate_given = true;
+    return 0;
+}
+
+static int seeded(void *dest, const struct ardc_opt *o, const char *value)
+{
+    (void)o, (void)value;
+    ((struct cfg *)dest)->seeded = true;
+    return 0;
+}
+
+/* The connection (the first word without '='), then FIELD=SHAPE[,KEY=VALUE...] words. */
+static int add_word(void *dest, char *word)
+{
+    struct cfg *c = dest;
+    if (!strchr(word, '=') && c->conn == NULL) {
+        c->conn = word;
+        return 0;
+    }
+    return parse_arg(c, word);
+}
+
+static const struct ardc_opt opts[] = {
+    {"rate", 'r', "HZ", "packets per second, 0.001..100000 (default 100)", .kind = ARDC_REAL,
+     ARDC_DEST(struct cfg, rate), .min = 0.001, .max = 100000, .call = rate_given, .yaml = "rate"},
+    ARDT_OPT_TYPE_YAML(struct cfg, "type"),
+    {"count", 'n', "N", "stop after N packets (1 or more; default forever: until interrupted)",
+     .kind = ARDC_PACKETS, ARDC_DEST(struct cfg, count), .complete = "forever"},
+    {"seed", 0, "N", "seed of the noise generators (default: from the clock)", .kind = ARDC_UINT,
+     ARDC_DEST(struct cfg, seed), .call = seeded, .yaml = "seed"},
+    {"config", 'c', "F",
+     "YAML: connection, type, rate, seed, signals: {FIELD: SHAPE or\n"
+     "{shape: SHAPE, amplitude: A, frequency: F, ...}}",
+     .kind = ARDC_CALL, .call = load_config, .complete = "@file"},
+    {0},
+};
+const struct ardc_optset ardt_siggen_spec = {
+    .see = "ard help siggen",
+    .head =
+        "usage: ard siggen CONNECTION [--type DESC] [--rate HZ] [-n COUNT] [--seed N]\n"
+        "                  FIELD=SHAPE[,KEY=VALUE...]...\n"
+        "       ard siggen --config FILE.yaml [-n COUNT]\n"
+        "  Write CONNECTION at a fixed rate (ard_period: absolute deadlines), each FIELD "
+        "following\n"
+        "  a waveform of t, the time since start in periods (t = k / rate at the k-th packet, k\n"
+        "  counting missed periods too). FIELD is a name, an element (q[2]) or a whole array "
+        "(every\n"
+        "  element the same signal). Fields not given keep the connection's last value. An\n"
+        "  existing connection is adopted; --type creates it (and must match it if it exists).\n"
+        "shapes (A amplitude, f frequency Hz, p phase rad, c offset, x = frac(f t + p / 2pi)):\n"
+        "  sine      c + A sin(2pi f t + p)       cosine   c + A cos(2pi f t + p)\n"
+        "  square    c + A (x < 0.5 ? 1 : -1)     triangle c + A (1 - 4 |x - 0.5|)\n"
+        "  sawtooth  c + A (2x - 1)               step     c + (t >= at ? A : 0)\n"
+        "  ramp      c + A t                      constant c (also FIELD=NUMBER)\n"
+        "  chirp     c + A sin(2pi (f u + (f1 - f) u^2 / (2 T)) + p), u = t mod T\n"
+        "  uniform   c + A (2U - 1), U uniform in [0,1)\n"
+        "  gaussian  c + A N, N standard normal\n"
+        "keys: amplitude|amp (default 1), frequency|freq (1), phase (0), offset (0), at (step, "
+        "1),\n"
+        "      f1 (chirp end frequency, 10 f), T (chirp sweep seconds, 10)\n",
+    .opts = opts,
+    .col = 19,
+    .arg = add_word};
 
 struct run {
     struct cfg *c;
@@ -351,8 +410,8 @@ static int check(struct ardt_writer *w, void *arg)
                         w->conn);
     for (size_t i = 0; i < r->c->nsig; i++) {
         int rc = ardt_sel_parse(&w->t, r->c->sig[i].path, &r->sel[i]);
-        if (rc == 0)
-            rc = shape_known(&r->c->sig[i]);
+        if (rc == 0 && (rc = shape_known(&r->c->sig[i])) != 0)
+            rc = ardt_liberr(rc);
         if (rc)
             return rc;
     }
@@ -362,32 +421,9 @@ static int check(struct ardt_writer *w, void *arg)
 int cmd_siggen(int argc, char **argv)
 {
     struct cfg c = {.rate = 100};
-    int rc = 0;
-    bool rate_given = false;
-    struct ardt_optarg v;
-    int id, ai = 0;
-    while (rc == 0 &&
-           (id = ardt_opt_next(&ardt_siggen_spec, argc, argv, &ai, &v)) != ARDT_OPT_END) {
-        if (id == ARDT_OPT_BAD)
-            rc = ARDT_USAGE;
-        else if (id == O_RATE)
-            c.rate = v.d, rate_given = true;
-        else if (id == O_TYPE)
-            c.type = v.s;
-        else if (id == O_COUNT)
-            c.count = v.u;
-        else if (id == O_SEED)
-            c.seed = v.u, c.seeded = true;
-        else if (id == O_CONFIG) {
-            double cli_rate = c.rate;
-            rc = load_yaml(&c, v.s);
-            if (rate_given)
-                c.rate = cli_rate; /* the command line has the last word */
-        } else if (!strchr(v.s, '=') && c.conn == NULL)
-            c.conn = v.s;
-        else
-            rc = parse_arg(&c, v.s);
-    }
+    int rc = ardt_opts(&ardt_siggen_spec, argc, argv, &c);
+    if (rc)
+        rc = ardt_liberr(rc);
     if (rc == 0 && c.conn == NULL)
         rc =
             ardt_err(ARDT_USAGE, "which connection? (usage: ard siggen CONNECTION FIELD=SHAPE...)");

@@ -135,6 +135,20 @@ static int check_created(const struct ardt_writer *w, const char *type, uint64_t
     return 0;
 }
 
+int ardt_assigns_check(struct ardt_writer *w, void *arg)
+{
+    const struct ardt_assigns *a = arg;
+    if (w->t.nfields == 0 && a->n > 0)
+        return ardt_err(ARDT_USAGE, "connection '%s' is opaque (no type): no fields to set",
+                        w->conn);
+    for (int i = 0; i < a->n; i++) {
+        int rc = ardt_assign(&w->t, w->pkt, a->v[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int ardt_writer_create(struct ardt_writer *w, const char *conn, const char *type, uint64_t size,
                        int (*check)(struct ardt_writer *w, void *arg), void *arg)
 {

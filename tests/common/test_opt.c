@@ -151,6 +151,24 @@ static void test_values(void **state)
     assert_string_equal(d.args[1], "y");
 }
 
+/* Whole numbers are decimal, leading zeros and all, or hex after 0x. */
+static void test_whole_numbers(void **state)
+{
+    (void)state;
+    struct dest d;
+    int i;
+    assert_int_equal(
+        parse(&with_args, W_RUN, &d, &i, "--big", "010", "-m", "08", "--small", "0x1f", NULL), 0);
+    assert_true(d.big == 10);
+    assert_int_equal(d.mid, 8);
+    assert_int_equal(d.small, 31);
+    uint64_t u;
+    assert_int_equal(ardc_parse_uint("n", "0X10", 100, &u), 0);
+    assert_true(u == 16);
+    assert_int_equal(ardc_parse_uint("n", "0x", 100, &u), ARD_EOPTION);
+    assert_int_equal(ardc_parse_uint("n", "09x", 100, &u), ARD_EOPTION);
+}
+
 static void test_shorts(void **state)
 {
     (void)state;
@@ -285,9 +303,10 @@ static void test_help_and_list(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),   cmocka_unit_test(test_shorts),
-        cmocka_unit_test(test_refusals), cmocka_unit_test(test_where_and_stops),
-        cmocka_unit_test(test_yaml),     cmocka_unit_test(test_help_and_list),
+        cmocka_unit_test(test_values),          cmocka_unit_test(test_whole_numbers),
+        cmocka_unit_test(test_shorts),          cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_where_and_stops), cmocka_unit_test(test_yaml),
+        cmocka_unit_test(test_help_and_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,4 +73,20 @@ done
 expect 100 "--format 'xml': expected text, csv or json" "$ARD" show s --format=xml
 expect 100 "--json takes no value" "$ARD" show s --json=1
 expect 100 "help --options: which subcommand?" "$ARD" help --options
+# A bad option is said once, by the subcommand, as "ard SUB: DETAIL", with the help to see.
+for sub in $subs; do
+    expect 100 " '$bad' (see 'ard help $sub')" "$ARD" "$sub" "$bad"
+    grep -q "^ard $sub: \(unknown option\|unexpected\) '" "$T/err" || fail "ard $sub $bad: $(cat "$T/err")"
+    [ "$(wc -l <"$T/err")" = 1 ] || fail "ard $sub $bad: more than one line: $(cat "$T/err")"
+done
+expect 100 "ard graph: unexpected 'x' (see 'ard help graph')" "$ARD" graph x
+expect 100 "ard set: --size 0: a connection holds at least 1 byte" "$ARD" set c -s 0
+expect 100 "ard show: --filter given twice" "$ARD" show c --filter 1 --filter 1
+# Short options take their value attached too; "--" ends the options.
+expect 100 "ard hz: -n 'x': expected a whole number" "$ARD" hz -nx c
+expect 100 "ard list: unknown option '-x'" "$ARD" list -x
+"$ARD" list -- -x >"$T/out" || fail "ard list -- -x: '-x' is a pattern after --"
+# graph's -o is --output too.
+"$ARD" graph --output "$T/net.dot" || fail "ard graph --output"
+grep -q '^digraph' "$T/net.dot" || fail "ard graph --output wrote no dot: $(head -c 200 "$T/net.dot")"
 echo "ok: $checked options of $(wc -w <<<"$subs") subcommands"

@@ -36,62 +36,90 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum {
-    O_LISTEN = 1,
-    O_ALLOW_SET,
-    O_TOKEN_FILE,
-    O_NO_TOKEN,
-    O_HOST_NAME,
-    O_MAX_CLIENTS,
-    O_IDLE,
-    O_TOKEN
+/* What the options say. */
+struct web_args {
+    const char *listen, *token_file;
+    bool allow_set, no_token;
+    double max_clients, idle_s;
+    struct wg_opts go;
 };
-static const struct ardt_opt web_opts[] = {
-    {O_LISTEN, "-l", "--listen", "ADDR:PORT",
+
+/* --host-name NAME: a host name, up to WG_MAX_HOST_NAMES of them. */
+static int add_host_name(void *dest, const struct ardc_opt *o, const char *v)
+{
+    (void)o;
+    struct wg_opts *go = &((struct web_args *)dest)->go;
+    size_t hl = strlen(v);
+    if (hl == 0 || hl > 253 ||
+        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
+        return ardi_fail(ARD_EOPTION,
+                         "--host-name '%s': expected a host name (letters, digits, '.', "
+                         "'-'), without port",
+                         v);
+    if (go->nhost_names == WG_MAX_HOST_NAMES)
+        return ardi_fail(ARD_EOPTION, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
+    go->host_names[go->nhost_names++] = v;
+    return 0;
+}
+
+/* Refused with the reason: a token in argv is visible to every local user. */
+static int token_refused(void *dest, const struct ardc_opt *o, const char *v)
+{
+    (void)dest, (void)o, (void)v;
+    return ardi_fail(ARD_EOPTION, "--token: a token on the command line is visible to every local "
+                                  "user (ps); put it in a file and use --token-file FILE");
+}
+
+static const struct ardc_opt web_opts[] = {
+    {"listen", 'l', "ADDR:PORT",
      "address to serve on (default 127.0.0.1:8642; port 0: any free\n"
      "port)",
-     .kind = ARDT_TEXT},
-    {O_ALLOW_SET, NULL, "--allow-set", NULL,
+     .kind = ARDC_TEXT, ARDC_DEST(struct web_args, listen)},
+    {"allow-set", 0, NULL,
      "let the page write packets (as `ard set`, same refusals);\n"
      "read-only otherwise",
-     .kind = ARDT_FLAG},
-    {O_TOKEN_FILE, NULL, "--token-file", "FILE",
+     .kind = ARDC_FLAG, ARDC_DEST(struct web_args, allow_set)},
+    {"token-file", 0, "FILE",
      "the token is the first line of FILE (8-79 letters, digits,\n"
      "'-_.'; FILE not readable by others) instead of a random one",
-     .kind = ARDT_TEXT, .complete = "@file"},
-    {O_NO_TOKEN, NULL, "--no-token", NULL,
+     .kind = ARDC_TEXT, ARDC_DEST(struct web_args, token_file), .complete = "@file"},
+    {"no-token", 0, NULL,
      "no token (loopback only): every local user gets in with this\n"
      "server's rights",
-     .kind = ARDT_FLAG},
-    {O_HOST_NAME, NULL, "--host-name", "NAME",
+     .kind = ARDC_FLAG, ARDC_DEST(struct web_args, no_token)},
+    {"host-name", 0, "NAME",
      "also answer to Host NAME[:PORT] (a name of this machine; up to\n"
      "8); address literals of the listened address always work",
-     .kind = ARDT_TEXT},
-    {O_MAX_CLIENTS, NULL, "--max-clients", "N",
-     "WebSockets (plots) at once, 1-1000 (default 64); more get 503", .kind = ARDT_REAL, .min = 1,
-     .max = 1000},
-    {O_IDLE, NULL, "--idle-timeout", "SECONDS",
+     .kind = ARDC_CALL, .call = add_host_name},
+    {"max-clients", 0, "N", "WebSockets (plots) at once, 1-1000 (default 64); more get 503",
+     .kind = ARDC_REAL, ARDC_DEST(struct web_args, max_clients), .min = 1, .max = 1000},
+    {"idle-timeout", 0, "SECONDS",
      "close a WebSocket that subscribes to nothing for this long\n"
      "(default 30)",
-     .kind = ARDT_REAL, .min = 0.1, .max = 86400},
-    /* Refused with the reason: a token in argv is visible to every local user. */
-    {O_TOKEN, NULL, "--token", "TOKEN", NULL, .kind = ARDT_TEXT, .hidden = true},
+     .kind = ARDC_REAL, ARDC_DEST(struct web_args, idle_s), .min = 0.1, .max = 86400},
+    {"token", 0, "TOKEN", NULL, .kind = ARDC_CALL, .call = token_refused, .hidden = true},
     {0},
 };
-const struct ardt_spec ardt_web_spec = {
-    "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token-file FILE | --no-token]\n"
-    "               [--host-name NAME]... [--max-clients N] [--idle-timeout SECONDS]\n"
-    "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
-    "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
-    "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
-    "  Every request needs a token (a random one is printed in the address to open; the page\n"
-    "  keeps it in a cookie) and a Host and Origin of this server.\n",
-    web_opts, 26,
-    "  Foxglove and Lichtblick connect to ws://ADDR:PORT/?token=... (the Foxglove WebSocket\n"
-    "  protocol; --allow-set lets them publish as ard set).\n"
-    "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit 0).\n"
-    "  See docs/web.md.\n",
-    true};
+const struct ardc_optset ardt_web_spec = {
+    .see = "ard help web",
+    .head =
+        "usage: ard web [--listen ADDR:PORT] [--allow-set] [--token-file FILE | --no-token]\n"
+        "               [--host-name NAME]... [--max-clients N] [--idle-timeout SECONDS]\n"
+        "  Serve a page showing the running net of the domain, live, and an oscilloscope of any\n"
+        "  connection's fields (min/max per time bucket, decimated in the server). An ordinary\n"
+        "  reader: a writer never waits for it. The page and its scripts are inside the program.\n"
+        "  Every request needs a token (a random one is printed in the address to open; the page\n"
+        "  keeps it in a cookie) and a Host and Origin of this server.\n",
+    .opts = web_opts,
+    .col = 26,
+    .tail =
+        "  Foxglove and Lichtblick connect to ws://ADDR:PORT/?token=... (the Foxglove WebSocket\n"
+        "  protocol; --allow-set lets them publish as ard set).\n"
+        "  The address to open is printed on stdout when serving; SIGINT or SIGTERM end it (exit "
+        "0).\n"
+        "  See docs/web.md.\n",
+    .arg = ardt_no_arg,
+    .unexpected = true};
 
 /* ---- clients ----------------------------------------------------------------------------- */
 
@@ -767,57 +795,15 @@ static void on_signal(int sig)
     W.stop = 1;
 }
 
-/* What the options say. */
-struct web_args {
-    const char *listen, *token_file;
-    struct wg_opts go;
-};
-
-static int check_host_name(const char *v, const struct wg_opts *go)
-{
-    size_t hl = strlen(v);
-    if (hl == 0 || hl > 253 ||
-        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hl)
-        return ardt_err(ARDT_USAGE,
-                        "--host-name '%s': expected a host name (letters, digits, '.', "
-                        "'-'), without port",
-                        v);
-    if (go->nhost_names == WG_MAX_HOST_NAMES)
-        return ardt_err(ARDT_USAGE, "--host-name: at most %d names", WG_MAX_HOST_NAMES);
-    return 0;
-}
-
 static int parse_web_args(int argc, char **argv, struct web_args *a)
 {
-    struct ardt_optarg o;
-    int id, ai = 0, rc;
-    while ((id = ardt_opt_next(&ardt_web_spec, argc, argv, &ai, &o)) != ARDT_OPT_END) {
-        const char *v = o.s;
-        if (id == ARDT_OPT_BAD)
-            return ARDT_USAGE;
-        else if (id == ARDT_OPT_ARG)
-            return ardt_err(ARDT_USAGE, "unexpected '%s' (see 'ard help web')", v);
-        else if (id == O_ALLOW_SET)
-            W.allow_set = true;
-        else if (id == O_NO_TOKEN)
-            W.no_token = true;
-        else if (id == O_LISTEN)
-            a->listen = v;
-        else if (id == O_TOKEN_FILE)
-            a->token_file = v;
-        else if (id == O_TOKEN)
-            return ardt_err(ARDT_USAGE,
-                            "--token: a token on the command line is visible to every local "
-                            "user (ps); put it in a file and use --token-file FILE");
-        else if (id == O_HOST_NAME) {
-            if ((rc = check_host_name(v, &a->go)) != 0)
-                return rc;
-            a->go.host_names[a->go.nhost_names++] = v;
-        } else if (id == O_MAX_CLIENTS)
-            a->go.max_clients = (int)o.d;
-        else if (id == O_IDLE)
-            a->go.idle_ms = (int)(o.d * 1000);
-    }
+    int rc = ardt_opts(&ardt_web_spec, argc, argv, a);
+    if (rc)
+        return ardt_liberr(rc);
+    W.allow_set = a->allow_set;
+    W.no_token = a->no_token;
+    a->go.max_clients = (int)a->max_clients;
+    a->go.idle_ms = (int)(a->idle_s * 1000);
     return 0;
 }
 
@@ -953,7 +939,7 @@ static void serve(const char *addr, int port)
 
 int cmd_web(int argc, char **argv)
 {
-    struct web_args a = {.listen = "127.0.0.1:8642", .go = {.max_clients = 64, .idle_ms = 30000}};
+    struct web_args a = {.listen = "127.0.0.1:8642", .max_clients = 64, .idle_s = 30};
     char addr[64], self[4096];
     long port;
     int rc;
