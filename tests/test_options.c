@@ -25,6 +25,8 @@
 
 #include "ardnet.h"
 #include "testutil.h"
+/* ardi_lib_option_words: internal, not installed (tests link the static library) */
+#include "../src/common/ard_common.h"
 
 #define MAXARGS 16
 
@@ -496,6 +498,45 @@ static void test_granted_realtime_request_applied(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* ---- how many words each standard option takes (ardi_lib_option_words) ------------------ */
+
+/* For every row of the library's table: what ardi_lib_option_words says agrees with what
+ * ard_init does (a flag refuses "=value", an option with a value asks for the next word). */
+static void test_option_words_agree_with_parsing(void **state)
+{
+    (void)state;
+    size_t k = 0;
+    for (const char *name; (name = ardi_lib_option_name(k)) != NULL; k++) {
+        int words = ardi_lib_option_words(name);
+        if (words != 1 && words != 2)
+            fail_msg("%s: ardi_lib_option_words says %d", name, words);
+        char eq[64];
+        snprintf(eq, sizeof eq, "%s=v", name);
+        if (ardi_lib_option_words(eq) != 1)
+            fail_msg("%s: one word, yet ardi_lib_option_words says %d", eq,
+                     ardi_lib_option_words(eq));
+        /* Alone: an option with a value needs the next word; a flag refuses "=v". */
+        struct args g = words == 2 ? make_args(name, NULL) : make_args(eq, NULL);
+        int rc = ard_init(&g.argc, g.argv);
+        const char *want = words == 2 ? "needs a value" : "takes no value";
+        if (rc != ARD_EOPTION || strstr(ard_errdetail(), want) == NULL ||
+            strstr(ard_errdetail(), name) == NULL)
+            fail_msg("%s (%d words): ard_init rc %d '%s', want ARD_EOPTION '%s'", name, words, rc,
+                     ard_errdetail(), want);
+        ard_fini();
+    }
+    assert_true(k >= 9); /* --ard and the 8 --ard-* options */
+    /* The program's own words, and words the library refuses. */
+    assert_int_equal(ardi_lib_option_words("file.yaml"), 0);
+    assert_int_equal(ardi_lib_option_words("--ardx"), 0);
+    assert_int_equal(ardi_lib_option_words("--"), 0);
+    assert_int_equal(ardi_lib_option_words("--ard-bogus"), ARD_EOPTION);
+    ASSERT_CONTAINS(ard_errdetail(), "unknown option '--ard-bogus' (standard options: --ard");
+    struct args g = make_args("--ard-bogus", NULL);
+    assert_int_equal(ard_init(&g.argc, g.argv), ARD_EOPTION);
+    ASSERT_CONTAINS(ard_errdetail(), "unknown option '--ard-bogus' (standard options: --ard");
+}
+
 /* Readiness (ARD_READY_FD, src/lib/ready.c) is tested in tests/ardstart/test_ready.c. */
 
 #define T(f) cmocka_unit_test_teardown(f, teardown)
@@ -518,6 +559,7 @@ int main(void)
         T(test_refused_realtime_request_is_an_error),
         T(test_realtime_call_checks_and_applies),
         T(test_granted_realtime_request_applied),
+        T(test_option_words_agree_with_parsing),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #define ARDRUN_H
 
 #include "ard_common.h"
+#include "ardc_opt.h"
 #include "ardr_names.h"
 #include "ardnet_block.h"
 #include "ardnet_view.h"
@@ -343,6 +344,56 @@ int ardr_scheme_handoff(struct ardr_group *g);
 /* ---- run.c ------------------------------------------------------------------------- */
 
 int ardr_run_group(struct ardr_group *g);
+
+/* ---- args.c: the command line of every mode (one table, ardc_opt.h) ---------------- */
+
+/* The modes, for the rows' `where`. */
+enum {
+    ARDR_W_GROUP = 1,    /* ardrun GROUP.yaml */
+    ARDR_W_BLOCK = 2,    /* ardrun --block PLUGIN.so */
+    ARDR_W_CTL = 4,      /* ardrun ctl GROUP CMD [BLOCK] */
+    ARDR_W_NEW = 8,      /* ardrun --new NAME */
+    ARDR_W_DESCRIBE = 16 /* ardrun --describe PLUGIN.so */
+};
+
+/* A mode's command line: set where, first, maxwords and unknown, then ardr_args_parse. */
+struct ardr_args {
+    unsigned where;      /* the mode (ARDR_W_*) */
+    int first;           /* the first word of argv to parse */
+    int maxwords;        /* the arguments (words that are no option) the mode takes */
+    const char *unknown; /* the detail of a word the mode does not take ("unknown argument
+                          * '%s'") */
+    /* ardrun's options and arguments */
+    const char *plugin, *name, *trigger, *output;
+    double rate;
+    int64_t ticks;
+    bool strict;
+    struct ardr_block *b; /* --block: --param goes into its parameters */
+    const char *words[3];
+    int nwords;
+    /* the standard options, for ard_init: lib[0] is argv[0] */
+    char **lib;
+    int nlib;
+    char ready[32]; /* $ARD_READY_FD held back from ard_init (ardr_init_unready) */
+    bool usage;     /* the failure is the command line's form: show the usage */
+    bool done;      /* --help or --version answered: exit 0 */
+};
+/* Every option of every mode (main and --block, --new, --describe), and ctl's. */
+extern const struct ardc_optset ardr_optset, ardr_ctl_optset;
+/* Parse argv[a->first..] into a: the standard options (ardi_lib_option_words says which words
+ * they take) into a->lib, ardrun's through the table. Prints nothing: 0, or the failing code
+ * with its detail (a->usage when the usage is to be shown). ardr_args_free frees a->lib. */
+int ardr_args_parse(const struct ardc_optset *s, struct ardr_args *a, int argc, char **argv);
+void ardr_args_free(struct ardr_args *a);
+/* Is this the command line of `ardrun --block` (a --block before any "--")? */
+bool ardr_args_block(int argc, char **argv);
+/* ardrun's help (usage, options, exit codes). */
+void ardr_usage(FILE *f);
+/* ard_init with a->lib, $ARD_READY_FD hidden from it (ardrun says ready itself, after the
+ * scheme check or the block's init): its value is kept in a->ready. ardr_ready_restore puts it
+ * back and says whether there was one. */
+int ardr_init_unready(struct ardr_args *a);
+bool ardr_ready_restore(const struct ardr_args *a);
 
 /* ---- modes (main.c dispatches) ----------------------------------------------------- */
 

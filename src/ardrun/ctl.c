@@ -13,9 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char ctl_usage[] = "usage: ardrun ctl [--ard-domain D] GROUP stop|start|reload BLOCK\n"
-                                "       ardrun ctl [--ard-domain D] GROUP status\n";
-
 /* ---- ownership of the control connections ------------------------------------------- */
 
 /* The object of connection `conn` in the domain in force: its path under /dev/shm. */
@@ -23,7 +20,7 @@ static void shm_path(char *path, size_t n, const char *conn)
 {
     char shm[ARDI_SHM_NAME_MAX];
     ardi_shm_name(shm, ard_domain(), conn);
-    snprintf(path, n, "/dev/shm%s", shm);
+    snprintf(path, n, ARDI_SHM_DIR "%s", shm);
 }
 
 static int refuse_foreign(const char *conn, const struct stat *st)
@@ -79,8 +76,8 @@ ard_port *ardr_ctl_open(const char *port, const char *conn, enum ard_dir dir, si
     return p;
 }
 
-/* `ardrun ctl`: may this user open the group's connection `conn` at all? If not, say so
- * (exit 104) rather than that the group is not running. */
+/* `ardrun ctl`: may this user open the group's connection `conn` at all? If not, fail saying
+ * so (exit 104) rather than that the group is not running. */
 static int may_open(const char *conn)
 {
     char path[ARDI_SHM_NAME_MAX + 16];
@@ -88,9 +85,8 @@ static int may_open(const char *conn)
     struct stat st;
     if (stat(path, &st) < 0 || faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) == 0)
         return 0;
-    fprintf(stderr,
-            "ardrun ctl: permission denied: connection '%s' is owned by uid %u with mode %04o\n",
-            conn, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    ardi_fail(ARD_EACCES, "permission denied: connection '%s' is owned by uid %u with mode %04o",
+              conn, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
     return ARDR_EXIT_CTL;
 }
 
@@ -119,7 +115,8 @@ static int status(const char *group)
     uint8_t *buf = calloc(1, size);
     int rc = buf ? ard_rec_timed(in, buf, 2000000000) : ARD_ENOMEM;
     if (rc < 0 || size < 16) {
-        fprintf(stderr, "ardrun ctl: group '%s': no statistics (%s)\n", group, ard_strerror(rc));
+        ardi_fail(rc < 0 ? rc : ARD_EINVAL, "group '%s': no statistics (%s)", group,
+                  ard_strerror(rc));
         free(buf);
         return ARDR_EXIT_CTL;
     }
@@ -129,7 +126,7 @@ static int status(const char *group)
     memcpy(&nb, buf + 8, 4);
     memcpy(&nr, buf + 12, 4);
     if (16 + (size_t)nr * 16 + (size_t)nb * 40 != size) {
-        fprintf(stderr, "ardrun ctl: '%s' is not an ardrun statistics connection\n", conn);
+        ardi_fail(ARD_ETYPE, "'%s' is not an ardrun statistics connection", conn);
         free(buf);
         return ARDR_EXIT_CTL;
     }
@@ -146,7 +143,7 @@ static int status(const char *group)
     ard_close(np);
     if (names == NULL) {
         free(buf);
-        return ARDR_EXIT_SYS;
+        return ardi_fail(ARD_ENOMEM, "out of memory"), ARDR_EXIT_SYS;
     }
     static const char *st[] = {"init", "running", "stopped", "failed"};
     printf("group %s: base tick %llu\n", group, (unsigned long long)tick);
@@ -183,7 +180,7 @@ static int status(const char *group)
 }
 
 /* The group runs: its connection for the command may be opened and its stats connection
- * has a writer. 0 or the exit code after saying why not. */
+ * has a writer. 0 or the exit code with the detail. */
 static int check_running(const char *group, bool is_status)
 {
     struct ard_conn_stat st;
@@ -195,18 +192,19 @@ static int check_running(const char *group, bool is_status)
     snprintf(conn, sizeof conn, "%s.stats", group);
     rc = ard_conn_stat(NULL, conn, &st);
     if (rc < 0 && rc != ARD_ENOENT) {
-        fprintf(stderr, "ardrun ctl: group '%s': %s\n", group, ard_errdetail());
-        return ARDR_EXIT_CTL;
+        char why[512];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        return ardi_fail(rc, "group '%s': %s", group, why), ARDR_EXIT_CTL;
     }
-    if (rc < 0 || st.writer_pid == 0) {
-        fprintf(stderr, "ardrun ctl: group '%s' is not running in domain '%s'\n", group,
-                ard_domain());
-        return ARDR_EXIT_CTL;
-    }
+    if (rc < 0 || st.writer_pid == 0)
+        return ardi_fail(ARD_ENOENT, "group '%s' is not running in domain '%s'", group,
+                         ard_domain()),
+               ARDR_EXIT_CTL;
     return 0;
 }
 
-/* Sends command c to the group and prints its answer (10 s at most); the exit code. */
+/* Sends command c to the group and prints its answer (10 s at most); the exit code (with the
+ * detail). */
 static int send_command(const char *group, const struct ardr_ctl *c)
 {
     char conn[ARD_MAX_NAME + 1];
@@ -216,77 +214,102 @@ static int send_command(const char *group, const struct ardr_ctl *c)
     ard_port *out = rep ? attach("ctl", conn, ARD_OUT, sizeof(struct ardr_ctl)) : NULL;
     if (out == NULL) {
         int e = ard_lasterror();
-        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
         return e == ARD_EBUSY || e == ARD_ENOENT || e == ARD_EACCES || e == ARD_ETYPE
                    ? ARDR_EXIT_CTL
                    : ARDR_EXIT_SYS;
     }
     struct ardr_ctl_reply r;
     (void)!ard_tryrec(rep, &r); /* an old reply is not ours */
-    if (ard_send(out, c) < 0) {
-        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+    if (ard_send(out, c) < 0)
         return ARDR_EXIT_SYS;
-    }
     int64_t deadline = ard_now_ns() + 10000000000LL; /* a reload runs init: give it time */
     for (;;) {
         int64_t left = deadline - ard_now_ns();
         int rc = ard_rec_timed(rep, &r, left);
-        if (rc == ARD_ETIMEDOUT || left <= 0) {
-            fprintf(stderr, "ardrun ctl: group '%s' did not answer within 10 s\n", group);
-            return ARDR_EXIT_CTL;
-        }
+        if (rc == ARD_ETIMEDOUT || left <= 0)
+            return ardi_fail(ARD_ETIMEDOUT, "group '%s' did not answer within 10 s", group),
+                   ARDR_EXIT_CTL;
         if (rc == 0 && r.id == c->id)
             break;
     }
     r.text[sizeof r.text - 1] = '\0';
-    if (r.result < 0) {
-        fprintf(stderr, "ardrun ctl: %s: %s\n", group, r.text);
-        return ARDR_EXIT_CTL;
-    }
+    if (r.result < 0)
+        return ardi_fail(r.result, "%s: %s", group, r.text), ARDR_EXIT_CTL;
     printf("%s\n", r.text);
     return 0;
 }
 
+/* The commands that name a block, by their ARDR_CMD_* number. */
+static const char *const block_cmds[] = {
+    [ARDR_CMD_STOP] = "stop",
+    [ARDR_CMD_START] = "start",
+    [ARDR_CMD_RELOAD] = "reload",
+};
+
+static void ctl_usage(FILE *f)
+{
+    ardc_opt_usage(f, &ardr_ctl_optset, ARDR_W_CTL);
+}
+
+/* The command of `ardrun ctl GROUP CMD [BLOCK]` (words[1..]) into c, or the usage error. */
+static int ctl_command(const struct ardr_args *a, struct ardr_ctl *c)
+{
+    const char *cmd = a->words[1], *block = a->nwords == 3 ? a->words[2] : NULL;
+    for (uint32_t k = 1; k < sizeof block_cmds / sizeof block_cmds[0]; k++)
+        if (block_cmds[k] && strcmp(cmd, block_cmds[k]) == 0)
+            c->cmd = k;
+    if (c->cmd == 0 || block == NULL || strlen(block) >= sizeof c->block)
+        return ardi_fail(ARD_EINVAL, "bad command '%s%s%s'", cmd, block ? " " : "",
+                         block ? block : "");
+    memcpy(c->block, block, strlen(block));
+    c->id = (uint32_t)getpid() ^ (uint32_t)ard_now_ns();
+    return 0;
+}
+
+/* The command line (the standard options applied), or the exit code after saying why not;
+ * -1 to go on. */
+static int ctl_args(struct ardr_args *a, int argc, char **argv)
+{
+    *a = (struct ardr_args){
+        .where = ARDR_W_CTL, .first = 2, .maxwords = 3, .unknown = "unknown argument '%s'"};
+    int rc = ardr_args_parse(&ardr_ctl_optset, a, argc, argv);
+    if (rc == 0 && a->done)
+        return 0;
+    /* the starter's readiness belongs to whoever runs this command, never to it */
+    if (rc == 0 && (rc = ardr_init_unready(a)) == 0 && a->nwords >= 2)
+        return -1;
+    if (rc < 0)
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+    if (rc == 0 || a->usage)
+        ctl_usage(stderr);
+    return ARDR_EXIT_USAGE;
+}
+
 int ardr_cmd_ctl(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(ctl_usage, stdout);
-        return 0;
-    }
-    /* the starter's readiness belongs to whoever runs this command, never to it */
-    unsetenv("ARD_READY_FD");
-    if (ard_init(&argc, argv) < 0) {
-        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
-        return ARDR_EXIT_USAGE;
-    }
-    if (argc < 3 || argc > 4) {
-        fputs(ctl_usage, stderr);
-        return ARDR_EXIT_USAGE;
-    }
-    const char *group = argv[1], *cmd = argv[2], *block = argc == 4 ? argv[3] : NULL;
+    struct ardr_args a;
+    int code = ctl_args(&a, argc, argv);
+    ardr_args_free(&a);
+    if (code >= 0)
+        return code;
+    const char *group = a.words[0];
     if (ardi_check_name("group", group, false) < 0 || strlen(group) > ARDR_NAME_MAX) {
         fprintf(stderr, "ardrun ctl: bad group name '%s'\n", group);
         return ARDR_EXIT_USAGE;
     }
-    bool is_status = !strcmp(cmd, "status") && block == NULL;
-    int rc = check_running(group, is_status);
-    if (rc != 0)
-        return rc;
-    if (is_status)
-        return status(group);
+    bool is_status = !strcmp(a.words[1], "status") && a.nwords == 2;
+    code = check_running(group, is_status);
+    if (code == 0 && is_status)
+        code = status(group);
     struct ardr_ctl c = {0};
-    if (!strcmp(cmd, "stop"))
-        c.cmd = ARDR_CMD_STOP;
-    else if (!strcmp(cmd, "start"))
-        c.cmd = ARDR_CMD_START;
-    else if (!strcmp(cmd, "reload"))
-        c.cmd = ARDR_CMD_RELOAD;
-    if (c.cmd == 0 || block == NULL || strlen(block) >= sizeof c.block) {
-        fprintf(stderr, "ardrun ctl: bad command '%s%s%s'\n%s", cmd, block ? " " : "",
-                block ? block : "", ctl_usage);
+    if (code == 0 && !is_status && ctl_command(&a, &c) < 0) {
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+        ctl_usage(stderr);
         return ARDR_EXIT_USAGE;
     }
-    memcpy(c.block, block, strlen(block));
-    c.id = (uint32_t)getpid() ^ (uint32_t)ard_now_ns();
-    return send_command(group, &c);
+    if (code == 0 && !is_status)
+        code = send_command(group, &c);
+    if (code != 0)
+        fprintf(stderr, "ardrun ctl: %s\n", ard_errdetail());
+    return code;
 }

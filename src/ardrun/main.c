@@ -6,126 +6,101 @@
  */
 #include "ardrun.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-    "usage: ardrun [--ticks N] [--strict] [--ard-domain D] [--ard-lock] GROUP.yaml\n"
-    "       ardrun --block PLUGIN.so [--name NAME] [--param K=V]... [--rate HZ | --trigger "
-    "PORT]\n"
-    "              [--ticks N] [--ard PORT=CONNECTION]... [--ard-*]\n"
-    "       ardrun ctl [--ard-domain D] GROUP stop|start|reload BLOCK\n"
-    "       ardrun ctl [--ard-domain D] GROUP status\n"
-    "       ardrun --new NAME [-o FILE]\n"
-    "       ardrun --describe PLUGIN.so\n"
-    "       ardrun --help | --version\n"
-    "exit codes: 0 ok, 100 usage or bad YAML, 101 plugin refused, 102 scheme check failed,\n"
-    "            103 block init failed, 104 ctl command refused or unanswered,\n"
-    "            105 --block: the block's step failed, 106 a block hung (watchdog),\n"
-    "            111 system error\n";
+/* The modes named by the first word; any other command line is a group's, or --block's. */
+static const struct {
+    const char *word;
+    int (*cmd)(int argc, char **argv);
+} modes[] = {
+    {"ctl", ardr_cmd_ctl},
+    {"--new", ardr_cmd_new},
+    {"--describe", ardr_cmd_describe},
+};
 
 int main(int argc, char **argv)
 {
     ardc_nofile_raise(); /* every block's ports and the group's objects keep a descriptor */
     if (argc < 2) {
-        fputs(usage, stderr);
+        ardr_usage(stderr);
         return ARDR_EXIT_USAGE;
     }
-    const char *a = argv[1];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    if (!strcmp(a, "--version")) {
-        printf("ardrun (ardnet) %d.%d.%d, block API %d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
-               ARD_VERSION_PATCH, ARD_BLOCK_API);
-        return 0;
-    }
-    if (!strcmp(a, "ctl"))
-        return ardr_cmd_ctl(argc - 1, argv + 1);
-    if (!strcmp(a, "--new"))
-        return ardr_cmd_new(argc, argv);
-    if (!strcmp(a, "--describe"))
-        return ardr_cmd_describe(argc, argv);
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "--block"))
-            return ardr_cmd_block(argc, argv);
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+        if (strcmp(argv[1], modes[k].word) == 0)
+            return modes[k].cmd(argc, argv);
+    if (ardr_args_block(argc, argv))
+        return ardr_cmd_block(argc, argv);
     return ardr_cmd_group(argc, argv);
+}
+
+/* The group's file and options into a (the standard ones kept for ard_init); the exit code
+ * after saying why not, or -1 to go on. */
+static int group_args(struct ardr_args *a, int argc, char **argv)
+{
+    *a = (struct ardr_args){
+        .where = ARDR_W_GROUP, .first = 1, .maxwords = 1, .unknown = "unknown argument '%s'"};
+    int rc = ardr_args_parse(&ardr_optset, a, argc, argv);
+    if (rc == 0 && a->done)
+        return 0;
+    if (rc == 0 && a->nwords == 0) {
+        rc = ardi_fail(ARD_EOPTION, "no group file");
+        a->usage = true;
+    }
+    if (rc == 0)
+        return -1;
+    fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+    if (a->usage)
+        ardr_usage(stderr);
+    return ardc_exit_code(rc);
+}
+
+/* The group of file `file`, loaded, with the command line's ticks and strictness. */
+static int group_load(struct ardr_group *g, const struct ardr_args *a)
+{
+    const char *file = a->words[0];
+    int rc = ardr_config_load(g, file);
+    if (rc < 0)
+        return rc;
+    g->ticks = a->ticks;
+    g->strict = g->strict || a->strict;
+    if (g->domain[0] && (rc = ard_set_domain(g->domain)) < 0) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", ard_errdetail());
+        ardr_config_free(g);
+        return ardi_fail(rc, "%s: domain: %s", file, why);
+    }
+    return 0;
 }
 
 int ardr_cmd_group(int argc, char **argv)
 {
-    /* our own options first; --ard-* are the library's (domain, lock, mode) */
-    const char *file = NULL;
-    int64_t ticks = 0;
-    bool strict = false;
-    int n = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--ticks") && i + 1 < argc) {
-            char *end;
-            errno = 0;
-            ticks = strtoll(argv[++i], &end, 10);
-            if (*end || errno || ticks < 1) {
-                fprintf(stderr, "ardrun: --ticks '%s': not a count >= 1\n", argv[i]);
-                return ARDR_EXIT_USAGE;
-            }
-        } else if (!strcmp(argv[i], "--strict")) {
-            strict = true;
-        } else if (!strncmp(argv[i], "--ard", 5)) {
-            argv[n++] = argv[i];
-            if (!strchr(argv[i], '=') && i + 1 < argc && strcmp(argv[i], "--ard-lock") &&
-                strcmp(argv[i], "--ard-help") && strcmp(argv[i], "--ard-allow-foreign"))
-                argv[n++] = argv[++i];
-        } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "ardrun: unknown argument '%s'\n%s", argv[i], usage);
-            return ARDR_EXIT_USAGE;
-        } else {
-            file = argv[i];
-        }
-    }
-    argv[n] = NULL;
-    argc = n;
-    if (file == NULL) {
-        fprintf(stderr, "ardrun: no group file\n%s", usage);
-        return ARDR_EXIT_USAGE;
+    struct ardr_args a;
+    int code = group_args(&a, argc, argv);
+    if (code >= 0) {
+        ardr_args_free(&a);
+        return code;
     }
     struct ardr_group *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        return ARDR_EXIT_SYS;
-    if (ardr_config_load(g, file) < 0) {
-        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
-        free(g);
-        return ARDR_EXIT_USAGE;
-    }
-    g->ticks = ticks;
-    g->strict = g->strict || strict;
-    if (g->domain[0] && ard_set_domain(g->domain) < 0) {
-        fprintf(stderr, "ardrun: %s: domain: %s\n", file, ard_errdetail());
-        ardr_config_free(g);
-        free(g);
-        return ARDR_EXIT_USAGE;
-    }
+    int rc = g ? group_load(g, &a) : ardi_fail(ARD_ENOMEM, "out of memory");
+    code = g ? ARDR_EXIT_USAGE : ARDR_EXIT_SYS;
     /* readiness is told after the scheme check and the first tick, not by ard_init */
-    char *ready = getenv("ARD_READY_FD");
-    char readyfd[32] = "";
-    if (ready) {
-        snprintf(readyfd, sizeof readyfd, "%s", ready);
-        unsetenv("ARD_READY_FD");
+    if (rc == 0 && (rc = ardr_init_unready(&a)) < 0) {
+        ardr_config_free(g);
+        code = ardc_exit_code(rc);
     }
-    int rc = ard_init(&argc, argv);
     if (rc < 0) {
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
-        ardr_config_free(g);
         free(g);
-        return ardc_exit_code(rc);
+        ardr_args_free(&a);
+        return code;
     }
-    if (readyfd[0])
-        setenv("ARD_READY_FD", readyfd, 1);
-    int code = ardr_run_group(g);
+    ardr_ready_restore(&a);
+    code = ardr_run_group(g);
     ardr_config_free(g);
     free(g);
     ard_fini();
+    ardr_args_free(&a);
     return code;
 }

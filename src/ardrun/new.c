@@ -14,24 +14,46 @@ static const unsigned char template_text[] = {
 #include "template.inc"
 };
 
-int ardr_cmd_new(int argc, char **argv)
+/* Is name a block name (a C identifier of at most ARDR_NAME_MAX characters)? */
+static bool block_name_ok(const char *name)
 {
-    const char *name = NULL, *file = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            file = argv[++i];
-        else if (!name && argv[i][0] != '-')
-            name = argv[i];
-        else {
-            fprintf(stderr, "usage: ardrun --new NAME [-o FILE]\n");
-            return ARDR_EXIT_USAGE;
-        }
-    }
-    bool ok = name && *name && strlen(name) <= ARDR_NAME_MAX && !(name[0] >= '0' && name[0] <= '9');
+    bool ok = *name && strlen(name) <= ARDR_NAME_MAX && !(name[0] >= '0' && name[0] <= '9');
     for (const char *p = name; ok && *p; p++)
         ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
              *p == '_';
-    if (!ok) {
+    return ok;
+}
+
+/* The template into f with NAME for each TEMPLATE; 0 or ARD_ESYS. */
+static int write_template(FILE *f, const char *name)
+{
+    const char *t = (const char *)template_text, *end = t + sizeof template_text;
+    static const char key[] = "TEMPLATE";
+    while (t < end) {
+        const char *hit = memmem(t, (size_t)(end - t), key, sizeof key - 1);
+        size_t n = hit ? (size_t)(hit - t) : (size_t)(end - t);
+        fwrite(t, 1, n, f);
+        if (!hit)
+            break;
+        fputs(name, f);
+        t = hit + sizeof key - 1;
+    }
+    return ferror(f) ? ARD_ESYS : 0;
+}
+
+int ardr_cmd_new(int argc, char **argv)
+{
+    struct ardr_args a = {
+        .where = ARDR_W_NEW, .first = 2, .maxwords = 1, .unknown = "unknown argument '%s'"};
+    int rc = ardr_args_parse(&ardr_optset, &a, argc, argv);
+    bool form = rc == 0 && a.nlib == 1;
+    ardr_args_free(&a);
+    if (!form) {
+        fprintf(stderr, "usage: ardrun --new NAME [-o FILE]\n");
+        return ARDR_EXIT_USAGE;
+    }
+    const char *name = a.nwords ? a.words[0] : NULL, *file = a.output;
+    if (name == NULL || !block_name_ok(name)) {
         fprintf(stderr,
                 "ardrun --new: '%s' is not a block name (a C identifier: [A-Za-z0-9_], "
                 "at most 31 characters)\n",
@@ -50,18 +72,10 @@ int ardr_cmd_new(int argc, char **argv)
         return errno == EEXIST ? ARDR_EXIT_USAGE : ARDR_EXIT_SYS;
     }
     FILE *f = fdopen(fd, "w");
-    const char *t = (const char *)template_text, *end = t + sizeof template_text;
-    static const char key[] = "TEMPLATE";
-    while (f && t < end) {
-        const char *hit = memmem(t, (size_t)(end - t), key, sizeof key - 1);
-        size_t n = hit ? (size_t)(hit - t) : (size_t)(end - t);
-        fwrite(t, 1, n, f);
-        if (!hit)
-            break;
-        fputs(name, f);
-        t = hit + sizeof key - 1;
-    }
-    if (f == NULL || fclose(f) != 0) {
+    rc = f ? write_template(f, name) : ARD_ESYS;
+    if (f && fclose(f) != 0)
+        rc = ARD_ESYS;
+    if (rc != 0) {
         fprintf(stderr, "ardrun --new: %s: write failed\n", file);
         return ARDR_EXIT_SYS;
     }

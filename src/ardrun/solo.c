@@ -6,7 +6,6 @@
 #include "ardrun.h"
 
 #include <signal.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,103 +19,48 @@ static void on_signal(int sig)
     stop_signal = sig;
 }
 
-static int usage_error(const char *fmt, const char *arg)
+/* A usage error of `ardrun --block`: the top function shows the usage after the detail. */
+#define SOLO_USAGE (-ARDR_EXIT_USAGE)
+
+/* "block 'NAME': " before the current failure detail; returns `code`. */
+static int block_fail(int code, const struct ardr_block *b)
 {
-    fprintf(stderr, "ardrun: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(usage: ardrun --block PLUGIN.so [--name NAME] [--param K=V]... "
-                    "[--rate HZ | --trigger PORT] [--ticks N] [--ard ...])\n");
-    return ARDR_EXIT_USAGE;
+    char why[512];
+    snprintf(why, sizeof why, "%s", ard_errdetail());
+    ardi_fail(ard_lasterror(), "block '%s': %s", b->name, why);
+    return code;
 }
 
-/* The options of `ardrun --block` (the parameters go into the block). */
-struct solo_opts {
-    const char *plugin, *trigger, *name;
-    double rate;
-    int64_t ticks;
-};
-
-/* --param NAME=VALUE into b's parameters; 0 or the usage error. */
-static int take_param(struct ardr_block *b, const char *kv)
+/* The command line into a (--param into b's parameters, the --ard options kept in a->lib for
+ * ard_init). 0 or SOLO_USAGE with the detail. */
+static int parse_block_args(int argc, char **argv, struct ardr_block *b, struct ardr_args *a)
 {
-    const char *eq = strchr(kv, '=');
-    if (eq == NULL || eq == kv || (size_t)(eq - kv) > ARDR_NAME_MAX ||
-        strlen(eq + 1) > ARDR_STR_MAX)
-        return usage_error("--param '%s': not NAME=VALUE", kv);
-    if (b->nparams == ARD_BLOCK_MAX_PARAMS)
-        return usage_error("too many --param (%s)", "64");
-    for (int k = 0; k < b->nparams; k++)
-        if (!strncmp(b->params[k].key, kv, (size_t)(eq - kv)) && b->params[k].key[eq - kv] == '\0')
-            return usage_error("--param '%s': given twice", kv);
-    snprintf(b->params[b->nparams].key, sizeof b->params[0].key, "%.*s", (int)(eq - kv), kv);
-    snprintf(b->params[b->nparams].val, sizeof b->params[0].val, "%s", eq + 1);
-    b->nparams++;
-    return 0;
-}
-
-/* The command line into o and b; the --ard options stay in argv (*argc of them, for
- * ard_init). 0 or the usage error. */
-static int parse_block_args(int *argc, char **argv, struct ardr_block *b, struct solo_opts *o)
-{
-    int n = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < *argc;
-        if (!strcmp(a, "--block") && has) {
-            o->plugin = argv[++i];
-        } else if (!strcmp(a, "--name") && has) {
-            o->name = argv[++i];
-        } else if (!strcmp(a, "--rate") && has) {
-            char *end;
-            o->rate = strtod(argv[++i], &end);
-            if (*end || !(o->rate >= ARDR_HZ_MIN && o->rate <= ARDR_HZ_MAX))
-                return usage_error("--rate '%s': not a rate in Hz (0.001..100000)", argv[i]);
-        } else if (!strcmp(a, "--trigger") && has) {
-            o->trigger = argv[++i];
-        } else if (!strcmp(a, "--ticks") && has) {
-            char *end;
-            errno = 0;
-            o->ticks = strtoll(argv[++i], &end, 10);
-            if (*end || errno || o->ticks < 1)
-                return usage_error("--ticks '%s': not a count >= 1", argv[i]);
-        } else if (!strcmp(a, "--param") && has) {
-            int rc = take_param(b, argv[++i]);
-            if (rc)
-                return rc;
-        } else if (!strcmp(a, "--")) {
-            break;
-        } else if (!strncmp(a, "--ard", 5)) {
-            argv[n++] = argv[i]; /* the library's, applied by ard_init */
-            if (!strchr(a, '=') && has && strcmp(a, "--ard-lock") && strcmp(a, "--ard-help") &&
-                strcmp(a, "--ard-allow-foreign"))
-                argv[n++] = argv[++i];
-        } else {
-            return usage_error("unknown or incomplete argument '%s'", a);
-        }
-    }
-    argv[n] = NULL;
-    *argc = n;
-    if (o->plugin == NULL)
-        return usage_error("%s", "--block needs a plugin file");
-    if ((o->rate > 0) == (o->trigger != NULL))
-        return usage_error("%s", "give exactly one of --rate HZ and --trigger PORT");
+    *a = (struct ardr_args){.where = ARDR_W_BLOCK,
+                            .first = 1,
+                            .b = b,
+                            .unknown = "unknown or incomplete argument '%s'"};
+    if (ardr_args_parse(&ardr_optset, a, argc, argv) < 0)
+        return SOLO_USAGE;
+    if (a->done)
+        return 0;
+    if (a->plugin == NULL)
+        return ardi_fail(ARD_EOPTION, "--block needs a plugin file"), SOLO_USAGE;
+    if ((a->rate > 0) == (a->trigger != NULL))
+        return ardi_fail(ARD_EOPTION, "give exactly one of --rate HZ and --trigger PORT"),
+               SOLO_USAGE;
     return 0;
 }
 
 /* Loads the plugin and allocates the block under its name; 0 or the exit code. */
-static int load_block(struct ardr_block *b, const struct solo_opts *o)
+static int load_block(struct ardr_block *b, const struct ardr_args *a)
 {
     static char path[4096];
-    ardr_plugin_path(path, sizeof path, o->plugin, NULL);
-    if (ardr_plugin_load(&b->pl, path, "ardrun --block") < 0) {
-        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+    ardr_plugin_path(path, sizeof path, a->plugin, NULL);
+    if (ardr_plugin_load(&b->pl, path, "ardrun --block") < 0)
         return ARDR_EXIT_PLUGIN;
-    }
-    if (ardr_block_alloc(b) < 0) {
-        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+    if (ardr_block_alloc(b) < 0)
         return ARDR_EXIT_SYS;
-    }
-    snprintf(b->name, sizeof b->name, "%s", o->name ? o->name : b->pl.d->name);
+    snprintf(b->name, sizeof b->name, "%s", a->name ? a->name : b->pl.d->name);
     return 0;
 }
 
@@ -130,47 +74,36 @@ static int create_ports(struct ardr_block *b, const char *trigger, int *tport)
             *tport = (int)p;
         b->port[p] =
             ard_create(d->ports[p].name, d->ports[p].dir, d->ports[p].size, d->ports[p].type);
-        if (b->port[p] == NULL) {
-            fprintf(stderr, "ardrun: block '%s': %s\n", b->name, ard_errdetail());
-            return ARDR_EXIT_PLUGIN;
-        }
+        if (b->port[p] == NULL)
+            return block_fail(ARDR_EXIT_PLUGIN, b);
     }
     if (trigger && *tport < 0)
-        return usage_error("--trigger '%s': the plugin has no IN port of that name", trigger);
+        return ardi_fail(ARD_EOPTION, "--trigger '%s': the plugin has no IN port of that name",
+                         trigger),
+               SOLO_USAGE;
     return 0;
 }
 
 /* ard_init with the --ard options, readiness held back until the block's init is done; 0 or
  * the exit code. */
-static int init_block(struct ardr_block *b, int argc, char **argv)
+static int init_block(struct ardr_block *b, struct ardr_args *a)
 {
     const struct ard_block_desc *d = b->pl.d;
-    /* readiness after init, not at attach */
-    char *ready = getenv("ARD_READY_FD");
-    char readyfd[32] = "";
-    if (ready) {
-        snprintf(readyfd, sizeof readyfd, "%s", ready);
-        unsetenv("ARD_READY_FD");
-    }
-    int rc = ard_init(&argc, argv);
-    if (rc < 0) {
-        fprintf(stderr, "ardrun: block '%s': %s\n", b->name, ard_errdetail());
-        return rc == ARD_EOPTION                      ? ARDR_EXIT_USAGE
-               : (rc == ARD_ETYPE || rc == ARD_EBUSY) ? ARDR_EXIT_SCHEME
-                                                      : ARDR_EXIT_SYS;
-    }
-    if (argc > 1)
-        return usage_error("unknown argument '%s'", argv[1]);
+    int rc = ardr_init_unready(a); /* readiness after init, not at attach */
+    if (rc < 0)
+        return block_fail(rc == ARD_EOPTION                      ? ARDR_EXIT_USAGE
+                          : (rc == ARD_ETYPE || rc == ARD_EBUSY) ? ARDR_EXIT_SCHEME
+                                                                 : ARDR_EXIT_SYS,
+                          b);
     if (ardr_block_prepare(b) < 0 || ardr_block_init(b) < 0) {
-        fprintf(stderr, "ardrun: block '%s' (%s): %s\n", b->name, d->name,
-                b->why[0] ? b->why : ard_errdetail());
+        char why[512];
+        snprintf(why, sizeof why, "%s", b->why[0] ? b->why : ard_errdetail());
+        ardi_fail(ARD_EINVAL, "block '%s' (%s): %s", b->name, d->name, why);
         ardr_block_free(b);
         return ARDR_EXIT_INIT;
     }
-    if (readyfd[0]) {
-        setenv("ARD_READY_FD", readyfd, 1);
+    if (ardr_ready_restore(a))
         (void)!ard_ready();
-    }
     return 0;
 }
 
@@ -185,7 +118,7 @@ struct solo_run {
 };
 
 /* Steps the block until a signal, --ticks or a failure; the exit code. */
-static int run_block(struct ardr_block *b, const struct solo_opts *o, struct solo_run *u)
+static int run_block(struct ardr_block *b, const struct ardr_args *o, struct solo_run *u)
 {
     int code = 0;
     int tport = u->tport;
@@ -198,8 +131,7 @@ static int run_block(struct ardr_block *b, const struct solo_opts *o, struct sol
             if (rc == ARD_ETIMEDOUT || rc == ARD_EINTR)
                 continue;
             if (rc < 0) {
-                fprintf(stderr, "ardrun: block '%s': %s\n", b->name, ard_errdetail());
-                code = ARDR_EXIT_SYS;
+                code = block_fail(ARDR_EXIT_SYS, b);
                 break;
             }
             b->info[tport] = ard_port_info(b->port[tport]);
@@ -211,7 +143,7 @@ static int run_block(struct ardr_block *b, const struct solo_opts *o, struct sol
         atomic_store_explicit(u->current, NULL, memory_order_relaxed);
         if (failed) {
             /* alone, a failed block is the whole process: report and stop */
-            fprintf(stderr, "ardrun: block '%s' (%s) failed: %s\n", b->name, b->pl.d->name, b->why);
+            ardi_fail(ARD_EINVAL, "block '%s' (%s) failed: %s", b->name, b->pl.d->name, b->why);
             atomic_store(&b->state, ARDR_FAILED);
             code = ARDR_EXIT_FAILED;
             break;
@@ -233,39 +165,57 @@ static void catch_stop_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* Says why `ardrun --block` stops (the usage after a usage error); the exit code. */
+static int block_said(int code)
+{
+    fprintf(stderr, "ardrun: %s\n", ard_errdetail());
+    if (code != SOLO_USAGE)
+        return code;
+    fprintf(stderr, "(usage: ardrun --block PLUGIN.so [--name NAME] [--param K=V]... "
+                    "[--rate HZ | --trigger PORT] [--ticks N] [--ard ...])\n");
+    return ARDR_EXIT_USAGE;
+}
+
+/* The block of the command line, loaded, its ports created and initialised; 0 or the exit
+ * code (with the detail). */
+static int block_start(struct ardr_block *b, struct ardr_args *a, struct solo_run *u, int argc,
+                       char **argv)
+{
+    int rc = ardr_block_new(b) < 0 ? ARDR_EXIT_SYS : parse_block_args(argc, argv, b, a);
+    if (rc || a->done || (rc = load_block(b, a)) != 0)
+        return rc;
+    /* a crash, or a step that hangs after a stop signal, names the block */
+    ardr_label(b, NULL);
+    ardr_crash_init("ardrun: ");
+    ardr_crash_thread(u->current);
+    ardr_grace_init();
+    if (ardr_block_params(b) < 0)
+        return ARDR_EXIT_USAGE;
+    if ((rc = create_ports(b, a->trigger, &u->tport)) != 0 || (rc = init_block(b, a)) != 0)
+        return rc;
+    u->period = a->rate > 0 ? (int64_t)(1e9 / a->rate + 0.5) : 0;
+    if (u->period && ard_period_init(&u->per, u->period) < 0)
+        return ARDR_EXIT_SYS;
+    return 0;
+}
+
 int ardr_cmd_block(int argc, char **argv)
 {
     static struct ardr_block blk;
-    struct ardr_block *b = &blk;
-    if (ardr_block_new(b) < 0) {
-        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
-        return ARDR_EXIT_SYS;
-    }
-    struct solo_opts o = {0};
-    int rc = parse_block_args(&argc, argv, b, &o);
-    if (rc == 0)
-        rc = load_block(b, &o);
-    if (rc)
-        return rc;
-    /* a crash, or a step that hangs after a stop signal, names the block */
     static struct ardr_block *_Atomic current;
-    ardr_label(b, NULL);
-    ardr_crash_init("ardrun: ");
-    ardr_crash_thread(&current);
-    ardr_grace_init();
-    if (ardr_block_params(b) < 0) {
-        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
-        return ARDR_EXIT_USAGE;
-    }
+    struct ardr_block *b = &blk;
+    struct ardr_args a = {0};
     struct solo_run u = {.current = &current};
-    if ((rc = create_ports(b, o.trigger, &u.tport)) != 0 || (rc = init_block(b, argc, argv)) != 0)
-        return rc;
+    int code = block_start(b, &a, &u, argc, argv);
+    if (code || a.done) {
+        ardr_args_free(&a);
+        return code ? block_said(code) : 0;
+    }
     catch_stop_signals();
-    u.period = o.rate > 0 ? (int64_t)(1e9 / o.rate + 0.5) : 0;
-    if (u.period && ard_period_init(&u.per, u.period) < 0)
-        return ARDR_EXIT_SYS;
-    int code = run_block(b, &o, &u);
+    code = run_block(b, &a, &u);
     ardr_grace_end();
+    if (code)
+        fprintf(stderr, "ardrun: %s\n", ard_errdetail());
     uint64_t steps = atomic_load(&b->steps);
     fprintf(stderr, "ardrun: block '%s': steps %llu mean %lld ns max %lld ns overruns %llu\n",
             b->name, (unsigned long long)steps,
@@ -273,6 +223,7 @@ int ardr_cmd_block(int argc, char **argv)
             (long long)atomic_load(&b->max_ns), (unsigned long long)u.overruns);
     ardr_block_free(b);
     ard_fini();
+    ardr_args_free(&a);
     return code;
 }
 
@@ -286,12 +237,17 @@ static const char *ptype(enum ard_param_type t)
 
 int ardr_cmd_describe(int argc, char **argv)
 {
-    if (argc != 3) {
+    struct ardr_args a = {
+        .where = ARDR_W_DESCRIBE, .first = 2, .maxwords = 1, .unknown = "unknown argument '%s'"};
+    int rc = ardr_args_parse(&ardr_optset, &a, argc, argv);
+    bool form = rc == 0 && a.nwords == 1 && a.nlib == 1;
+    ardr_args_free(&a);
+    if (!form) {
         fprintf(stderr, "usage: ardrun --describe PLUGIN.so\n");
         return ARDR_EXIT_USAGE;
     }
     struct ardr_plugin pl;
-    if (ardr_plugin_load(&pl, argv[2], "ardrun --describe") < 0) {
+    if (ardr_plugin_load(&pl, a.words[0], "ardrun --describe") < 0) {
         fprintf(stderr, "ardrun: %s\n", ard_errdetail());
         return ARDR_EXIT_PLUGIN;
     }

@@ -66,6 +66,17 @@ ARDI_HIDDEN void ardi_shm_name(char *buf, const char *domain, const char *conn);
 #define ARDI_SHM_DIR "/dev/shm"
 #define ARDI_SHM_PREFIX "ard."
 
+/* ---- the standard --ard options (options.c) ---------------------------------------------- */
+
+/* How many words of a command line the standard option `word` takes, from the table ard_init
+ * parses with: 0 when the word is not in the standard options' space ("--ard", "--ard=...",
+ * "--ard-..."; the program's own), 1 for a flag or the "--ard-x=value" form, 2 when its value
+ * is the next word; ARD_EOPTION (with ard_init's detail) for a "--ard-..." word that names no
+ * standard option. For programs that pass the standard options on to ard_init. */
+ARDI_HIDDEN int ardi_lib_option_words(const char *word);
+/* The k-th standard option's name ("--ard-domain"), or NULL after the last. */
+ARDI_HIDDEN const char *ardi_lib_option_name(size_t k);
+
 /* ---- types (types.c) -------------------------------------------------------------------- */
 
 /* Canonical form without field names ("f64[7] u32"): the layout alone. Like

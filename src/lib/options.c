@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,89 @@ struct opts {
     bool lock, help, allow_foreign;
 };
 
+/* The standard options, one row each, in the order of the help: the parser (scan), the help
+ * (print_help), the detail of an unknown option and ardi_lib_option_words read these rows, so
+ * that a program passing them on (ardrun) knows which take a value without a list of its own. */
+enum lib_kind {
+    LIB_WIRE, /* --ard PORT=CONNECTION: add_wire */
+    LIB_TEXT, /* a value: the const char * at .off in struct opts */
+    LIB_FLAG, /* no value: the bool at .off set */
+};
+
+struct lib_opt {
+    const char *name; /* "--ard-domain" */
+    const char *arg;  /* its value in the help ("NAME"); NULL: a flag */
+    enum lib_kind kind;
+    size_t off;
+};
+
+#define LIB_AT(field) offsetof(struct opts, field)
+static const struct lib_opt lib_opts[] = {
+    {"--ard", "PORT=CONNECTION", LIB_WIRE, 0},
+    {"--ard-domain", "NAME", LIB_TEXT, LIB_AT(domain)},
+    {"--ard-prio", "N", LIB_TEXT, LIB_AT(prio)},
+    {"--ard-cpu", "LIST", LIB_TEXT, LIB_AT(cpu)},
+    {"--ard-lock", NULL, LIB_FLAG, LIB_AT(lock)},
+    {"--ard-spin", "NS", LIB_TEXT, LIB_AT(spin)},
+    {"--ard-mode", "OCTAL", LIB_TEXT, LIB_AT(mode)},
+    {"--ard-allow-foreign", NULL, LIB_FLAG, LIB_AT(allow_foreign)},
+    {"--ard-help", NULL, LIB_FLAG, LIB_AT(help)},
+};
+#define LIB_NOPTS (sizeof lib_opts / sizeof lib_opts[0])
+
+/* Is `a` in the options' space: "--ard", "--ard=...", "--ard-..."? */
+static bool lib_space(const char *a)
+{
+    return strncmp(a, "--ard", 5) == 0 && (a[5] == '\0' || a[5] == '=' || a[5] == '-');
+}
+
+/* The row of "--name" or "--name=value", or NULL. */
+static const struct lib_opt *lib_find(const char *a)
+{
+    for (size_t k = 0; k < LIB_NOPTS; k++) {
+        size_t n = strlen(lib_opts[k].name);
+        if (strncmp(a, lib_opts[k].name, n) == 0 && (a[n] == '\0' || a[n] == '='))
+            return &lib_opts[k];
+    }
+    return NULL;
+}
+
+/* The options' names (with the help's values when `values`), ", "-separated, into buf. */
+static void lib_names(char *buf, size_t len, bool values)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < LIB_NOPTS && at < len; k++) {
+        const struct lib_opt *o = &lib_opts[k];
+        const char *arg = values ? o->arg : o->kind == LIB_WIRE ? "PORT=CONN" : NULL;
+        int w = snprintf(buf + at, len - at, "%s%s%s%s", k ? ", " : "", o->name, arg ? " " : "",
+                         arg ? arg : "");
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+static int lib_unknown(const char *a)
+{
+    char names[256];
+    lib_names(names, sizeof names, false);
+    return ardi_fail(ARD_EOPTION, "unknown option '%s' (standard options: %s)", a, names);
+}
+
+int ardi_lib_option_words(const char *word)
+{
+    if (word == NULL || !lib_space(word))
+        return 0;
+    const struct lib_opt *o = lib_find(word);
+    if (o == NULL)
+        return lib_unknown(word);
+    return o->arg != NULL && strchr(word, '=') == NULL ? 2 : 1;
+}
+
+const char *ardi_lib_option_name(size_t k)
+{
+    return k < LIB_NOPTS ? lib_opts[k].name : NULL;
+}
+
 /* Match "--name", "--name=value" or "--name value". Returns 1 if matched (value set,
  * *consumed = number of argv entries), 0 if not this option, or an error. */
 static int match(char **argv, int argc, int i, const char *name, bool takes_value,
@@ -190,11 +274,24 @@ static int add_wire(const char *arg)
     return 0;
 }
 
+/* Row o's value v (NULL for a flag) into o. */
+static int lib_store(const struct lib_opt *r, const char *v, struct opts *o)
+{
+    switch (r->kind) {
+    case LIB_WIRE:
+        return add_wire(v);
+    case LIB_TEXT:
+        *(const char **)(void *)((char *)o + r->off) = v;
+        return 0;
+    case LIB_FLAG:
+        *(bool *)((char *)o + r->off) = true;
+        return 0;
+    }
+    return ARD_EINVAL;
+}
+
 static int scan(int *argc, char **argv, struct opts *o)
 {
-    static const char *const valued[] = {"--ard-domain", "--ard-prio", "--ard-cpu", "--ard-spin",
-                                         "--ard-mode"};
-    const char **slots[] = {&o->domain, &o->prio, &o->cpu, &o->spin, &o->mode};
     int out = 1, i = 1;
     while (i < *argc) {
         const char *a = argv[i];
@@ -203,40 +300,18 @@ static int scan(int *argc, char **argv, struct opts *o)
                 argv[out++] = argv[i++];
             break;
         }
-        if (strncmp(a, "--ard", 5) != 0 || (a[5] != '\0' && a[5] != '=' && a[5] != '-')) {
+        if (!lib_space(a)) {
             argv[out++] = argv[i++];
             continue;
         }
+        const struct lib_opt *r = lib_find(a);
+        if (r == NULL)
+            return lib_unknown(a);
         const char *v = NULL;
         int used = 0, rc;
-        if ((rc = match(argv, *argc, i, "--ard", true, &v, &used)) != 0) {
-            if (rc < 0 || (rc = add_wire(v)) < 0)
-                return rc;
-        } else if ((rc = match(argv, *argc, i, "--ard-lock", false, &v, &used)) != 0) {
-            if (rc < 0)
-                return rc;
-            o->lock = true;
-        } else if ((rc = match(argv, *argc, i, "--ard-allow-foreign", false, &v, &used)) != 0) {
-            if (rc < 0)
-                return rc;
-            o->allow_foreign = true;
-        } else if ((rc = match(argv, *argc, i, "--ard-help", false, &v, &used)) != 0) {
-            if (rc < 0)
-                return rc;
-            o->help = true;
-        } else {
-            for (size_t k = 0; k < sizeof valued / sizeof valued[0] && rc == 0; k++)
-                if ((rc = match(argv, *argc, i, valued[k], true, &v, &used)) == 1)
-                    *slots[k] = v;
-            if (rc < 0)
-                return rc;
-            if (rc == 0)
-                return ardi_fail(ARD_EOPTION,
-                                 "unknown option '%s' (standard options: --ard "
-                                 "PORT=CONN, --ard-domain, --ard-prio, --ard-cpu, --ard-lock, "
-                                 "--ard-spin, --ard-mode, --ard-allow-foreign, --ard-help)",
-                                 a);
-        }
+        if ((rc = match(argv, *argc, i, r->name, r->arg != NULL, &v, &used)) < 0 ||
+            (rc = lib_store(r, v, o)) < 0)
+            return rc;
         i += used;
     }
     argv[out] = NULL;
@@ -336,9 +411,9 @@ static void print_help(const char *prog)
     for (ard_port *p = ardi_g.ports; p; p = p->next)
         printf("  %-20s %-4s %10zu  %-24s %s\n", p->name, p->dir == ARD_IN ? "in" : "out", p->size,
                p->conn, p->type[0] ? p->type : "(opaque)");
-    printf("standard options: --ard PORT=CONNECTION, --ard-domain NAME, --ard-prio N, "
-           "--ard-cpu LIST, --ard-lock, --ard-spin NS, --ard-mode OCTAL, --ard-allow-foreign, "
-           "--ard-help\n");
+    char names[256];
+    lib_names(names, sizeof names, true);
+    printf("standard options: %s\n", names);
     fflush(stdout);
 }
 

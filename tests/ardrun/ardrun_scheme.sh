@@ -12,6 +12,35 @@ v=$("$ARDRUN" --version) && [[ "$v" =~ ^ardrun\ \(ardnet\)\ [0-9]+\.[0-9]+\.[0-9
 expect 100 "no group file" -- "$ARDRUN" --ticks 5
 expect 100 "unknown argument '--bogus'" -- "$ARDRUN" --bogus x.yaml
 expect 100 "group file '$T/none.yaml'" -- "$ARDRUN" "$T/none.yaml"
+# The standard options are the library's: ardrun takes their number of words from it. Every
+# value-less one (from the library's own list, printed by --ard-help) leaves the next word to
+# ardrun: the group file after it is still the group file, --rate after it still ardrun's.
+printf 'name: g\nrate_hz: 1000\nblocks:\n  - {name: s, plugin: %s}\n' "$P/tsrc.so" >"$T/src.yaml"
+std=$("$ARDRUN" --block "$P/tsrc.so" --rate 10 --ard-help 2>&1)
+std=${std##*standard options: }
+flags=0
+IFS=',' read -ra words <<<"$std"
+for w in "${words[@]}"; do
+    w=${w# }
+    [[ "$w" == --ard-* && "$w" != *" "* ]] || continue
+    flags=$((flags + 1))
+    for mode in group block; do
+        if [ $mode = group ]; then
+            out=$("$ARDRUN" "$w" "$T/src.yaml" --ticks 2 2>&1 >/dev/null)
+        else
+            out=$("$ARDRUN" --block "$P/tsrc.so" "$w" --rate 1000 --ticks 2 2>&1 >/dev/null)
+        fi
+        rc=$?
+        # 0, or 111 where the system refuses (--ard-lock without the right to lock memory)
+        if [ $rc != 0 ] && [ $rc != 111 ]; then
+            fail "$mode: '$w' before the next word: exit $rc: $out"
+        else
+            ok "$mode: value-less '$w' leaves the next word to ardrun"
+        fi
+    done
+done
+[ "$flags" -ge 3 ] || fail "--ard-help lists $flags value-less options: '$std'"
+expect 100 "unknown option '--ard-bogus' (standard options:" -- "$ARDRUN" --ard-bogus "$T/src.yaml"
 printf 'name: [unclosed\n' >"$T/syntax.yaml"
 expect 100 "syntax.yaml:2: YAML error" -- "$ARDRUN" "$T/syntax.yaml"
 printf 'name: g\nrate_hz: 1000\ncolour: red\nblocks: []\n' >"$T/key.yaml"
