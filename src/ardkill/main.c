@@ -54,8 +54,10 @@ static int parse_args(int argc, char **argv, struct ak_opts *o, enum mode *mode,
             o->domain = optarg;
             break;
         case 'g':
-            if (ardb_opt_seconds("ardkill", "--grace", optarg, true, 3600, &o->grace_ns) < 0)
+            if (ardb_opt_seconds("--grace", optarg, true, 3600, &o->grace_ns) < 0) {
+                fprintf(stderr, "ardkill: %s\n", ard_errdetail());
                 return -1;
+            }
             break;
         case 'e':
             o->rsh = optarg;
@@ -87,8 +89,10 @@ static int parse_args(int argc, char **argv, struct ak_opts *o, enum mode *mode,
             return -1;
         }
     }
-    if (!(o->domain = ardb_opt_domain("ardkill", o->domain)))
+    if (ardb_opt_domain(o->domain, &o->domain) < 0) {
+        fprintf(stderr, "ardkill: %s\n", ard_errdetail());
         return -1;
+    }
     for (int i = optind; i < argc; i++)
         if (ardb_check_path(argv[i]) < 0) {
             fprintf(stderr, "ardkill: %s\n", ard_errdetail());

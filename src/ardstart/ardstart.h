@@ -75,11 +75,12 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
 /* list.c */
 int as_list(struct ardb_books *b, const char *prefix, bool raw);
 
-/* restart.c: values of --restart, --restart-delay and --restart-limit (also the YAML keys);
- * 0, or -1 with the cause in why. */
-int as_parse_restart(const char *v, int *policy, char *why, size_t len);
-int as_parse_restart_delay(const char *v, int64_t *ns, char *why, size_t len);
-int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t len);
+/* restart.c: values of --restart, --restart-delay and --restart-limit (also the YAML keys
+ * restart, restart_delay, restart_limit); `what` names the option or key in the detail. 0, or
+ * ARD_EOPTION with the detail "WHAT 'VALUE': expected ...". */
+int as_parse_restart(const char *what, const char *v, int *policy);
+int as_parse_restart_delay(const char *what, const char *v, int64_t *ns);
+int as_parse_restart_limit(const char *what, const char *v, int *n, int64_t *ns);
 const char *as_restart_word(int policy);
 
 /* restart.c: the restart decision of a supervisor after a run of its command ended. */

@@ -54,8 +54,10 @@ static void usage(FILE *f)
 static int parse_wait(const char *s, int *ms)
 {
     int64_t ns;
-    if (ardb_opt_seconds("ardstart", "--wait", s, false, 86400, &ns) < 0)
+    if (ardb_opt_seconds("--wait", s, false, 86400, &ns) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return -1;
+    }
     *ms = (int)((ns + 999999) / 1000000); /* never 0: that would mean "do not wait" */
     return 0;
 }
@@ -217,18 +219,15 @@ static int take_set_host(struct cmdline *c, const char *v)
 /* --restart, --restart-delay or --restart-limit (ch) with value v; -1 after printing why. */
 static int take_restart(struct as_opts *o, int ch, const char *v)
 {
-    char why[160];
-    int r =
-        ch == OPT_RESTART ? as_parse_restart(v, &o->restart, why, sizeof why)
-        : ch == OPT_RESTART_DELAY
-            ? as_parse_restart_delay(v, &o->restart_delay_ns, why, sizeof why)
-            : as_parse_restart_limit(v, &o->restart_limit, &o->restart_window_ns, why, sizeof why);
+    const char *what = ch == OPT_RESTART         ? "--restart"
+                       : ch == OPT_RESTART_DELAY ? "--restart-delay"
+                                                 : "--restart-limit";
+    int r = ch == OPT_RESTART ? as_parse_restart(what, v, &o->restart)
+            : ch == OPT_RESTART_DELAY
+                ? as_parse_restart_delay(what, v, &o->restart_delay_ns)
+                : as_parse_restart_limit(what, v, &o->restart_limit, &o->restart_window_ns);
     if (r < 0) {
-        fprintf(stderr, "ardstart: --%s '%s': %s\n",
-                ch == OPT_RESTART         ? "restart"
-                : ch == OPT_RESTART_DELAY ? "restart-delay"
-                                          : "restart-limit",
-                v, why);
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return -1;
     }
     o->restart_given = true;
@@ -332,8 +331,10 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
     }
     o->argv = argv + optind;
     o->argc = argc - optind;
-    if (!(o->domain = ardb_opt_domain("ardstart", o->domain)))
+    if (ardb_opt_domain(o->domain, &o->domain) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return -1;
+    }
     if (o->as_host && ardb_check_host("--as-host", o->as_host) < 0) {
         fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return -1;

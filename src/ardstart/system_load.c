@@ -46,7 +46,6 @@ static const char *scalar(struct sys *s, yaml_node_t *n, const char *what)
  * 0 or -1), else 0 with *handled false. */
 static int rpol_pair(struct sys *s, struct rpol *rp, const char *key, yaml_node_t *v, bool *handled)
 {
-    char why[200];
     int r = 0, pol;
     int64_t ns;
     const char **dst = !strcmp(key, "restart")         ? &rp->restart
@@ -60,13 +59,13 @@ static int rpol_pair(struct sys *s, struct rpol *rp, const char *key, yaml_node_
     if (!val)
         return -1;
     if (dst == &rp->restart)
-        r = as_parse_restart(val, &pol, why, sizeof why);
+        r = as_parse_restart(key, val, &pol);
     else if (dst == &rp->delay)
-        r = as_parse_restart_delay(val, &ns, why, sizeof why);
+        r = as_parse_restart_delay(key, val, &ns);
     else
-        r = as_parse_restart_limit(val, &pol, &ns, why, sizeof why);
+        r = as_parse_restart_limit(key, val, &pol, &ns);
     if (r < 0)
-        return sys_bad(s, v, "%s '%s': %s", key, val, why);
+        return sys_bad(s, v, "%s", ard_errdetail());
     *dst = val;
     rp->node = v;
     return 0;
