@@ -85,7 +85,7 @@ expect_fail 5 "'r1' is already started on host h1; stop it first (ardkill r1)" \
 [ "$(grep '^seq=' "$ARD_BOOKS_DIR/$D/e/r1.entry")" = "$seq" ] || fail "r1's entry changed"
 
 echo "== ardkill usage errors: exit 100"
-expect_fail 100 "unrecognized option '--bogus'" "$ARDKILL" --bogus
+expect_fail 100 "unknown option '--bogus'" "$ARDKILL" --bogus
 expect_fail 100 "--grace '-1': expected seconds >= 0" "$ARDKILL" --grace=-1 x
 expect_fail 100 "--grace 'x': expected seconds >= 0" "$ARDKILL" -g x x
 expect_fail 100 "path 'a/': names must be joined by single '/'" "$ARDKILL" a/
