@@ -5,6 +5,7 @@
 #define ARDSTART_H
 
 #include "ard_common.h"
+#include "ardc_opt.h"
 #include "books.h"
 
 /* Exit codes (documented in docs/ardstart.md). */
@@ -54,8 +55,8 @@ struct as_opts {
     bool restart_given;        /* any --restart* option (refused with --system) */
 };
 
-/* main.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; -1 after printing
- * why. */
+/* main.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; 0, or the failing code
+ * with its detail. */
 int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t len);
 /* start.c: record the start `e` of e->path (numbered here) unless that path is running or
  * started on another host - replace_remote: a remote entry may be replaced (the remote
@@ -74,6 +75,14 @@ void as_print_log_tail(const char *log, int lines);
 int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *file);
 /* list.c */
 int as_list(struct ardb_books *b, const char *prefix, bool raw);
+
+/* main.c: ardstart's options (docs/ardstart.md). Those that are also keys of a system
+ * description have their .yaml key, and their index in struct rpol (system.h) in .set. */
+extern const struct ardc_optset as_optset;
+enum { AS_RPOL_RESTART, AS_RPOL_DELAY, AS_RPOL_LIMIT, AS_RPOL_N };
+/* main.c: the value of such a key checked as its option's (row: ardc_opt_find_yaml's): 0, or
+ * ARD_EOPTION with the detail "KEY 'VALUE': expected ...". */
+int as_yaml_option(const struct ardc_opt *row, const char *key, const char *value);
 
 /* restart.c: values of --restart, --restart-delay and --restart-limit (also the YAML keys
  * restart, restart_delay, restart_limit); `what` names the option or key in the detail. 0, or
