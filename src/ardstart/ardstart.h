@@ -61,7 +61,7 @@ int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t 
 /* start.c: record the start `e` of e->path (numbered here) unless that path is running or
  * started on another host - replace_remote: a remote entry may be replaced (the remote
  * ardstart refuses if it still runs there), and is copied to *old (else old->path is "") so
- * that it can be put back. Returns AS_OK, or AS_RUNNING / AS_SYS after printing why. */
+ * that it can be put back. Returns AS_OK, or AS_RUNNING / AS_SYS with the failure detail. */
 int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
                struct ardb_entry *old);
 /* start.c: start on this host, with a supervisor; returns an exit code. */
