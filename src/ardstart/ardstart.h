@@ -76,11 +76,32 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
 /* list.c */
 int as_list(struct ardb_books *b, const char *prefix, bool raw);
 
-/* main.c: ardstart's options (docs/ardstart.md). Those that are also keys of a system
- * description have their .yaml key, and their index in struct rpol (system.h) in .set. */
+/* options.c: ardstart's command line (docs/ardstart.md). */
+enum as_mode {
+    AS_MODE_START,
+    AS_MODE_LIST,
+    AS_MODE_LOG,
+    AS_MODE_READY,
+    AS_MODE_SYSTEM,
+    AS_MODE_HELP,
+    AS_MODE_VERSION
+};
+struct as_cmdline {
+    struct as_opts o;
+    enum as_mode mode;
+    bool raw;
+    const char *system;
+    const char *env[64], *hostmap[64];
+    bool wait_bare;  /* -w/--wait without a time */
+    const char *key; /* a YAML key being applied (as_yaml_option), named in the detail */
+};
+/* The options. Those that are also keys of a system description have their .yaml key, and
+ * their index in struct rpol (system.h) in .set. */
 extern const struct ardc_optset as_optset;
 enum { AS_RPOL_RESTART, AS_RPOL_DELAY, AS_RPOL_LIMIT, AS_RPOL_N };
-/* main.c: the value of such a key checked as its option's (row: ardc_opt_find_yaml's): 0, or
+/* The command line into c (zeroed); 0, or the failing code with its detail (a usage error). */
+int as_parse_args(int argc, char **argv, struct as_cmdline *c);
+/* The value of such a key checked as its option's (row: ardc_opt_find_yaml's): 0, or
  * ARD_EOPTION with the detail "KEY 'VALUE': expected ...". */
 int as_yaml_option(const struct ardc_opt *row, const char *key, const char *value);
 
