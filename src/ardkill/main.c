@@ -4,97 +4,101 @@
  */
 #include "ardkill.h"
 
+#include "ardc_opt.h"
 #include "ardnet.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: ardkill [OPTIONS] [PATH...]\n"
-               "  Stops PATH and everything below it on every host, in reverse start order:\n"
-               "  SIGTERM to each process group, SIGKILL after the grace time. Without PATH:\n"
-               "  everything of the domain, and its shared memory is removed on every host.\n"
-               "options:\n"
-               "  -d, --domain NAME       domain (default: $ARD_DOMAIN, else \"default\")\n"
-               "  -g, --grace SECONDS     time between SIGTERM and SIGKILL (default 2;\n"
-               "                          --grace 0.5 and --grace=0.5 alike)\n"
-               "  -e, --rsh COMMAND       transport to other hosts (default: the one recorded\n"
-               "                          at start)\n"
-               "  -u, --unlink-domain     also remove the domain's shared memory (implied\n"
-               "                          without PATH)\n"
-               "  -q, --quiet             print errors only\n"
-               "  -h, --help              this text\n"
-               "      --version           print the version\n"
-               "exit codes: 0 stopped (or nothing was running), 1 a process survived,\n"
-               "            2 a host was unreachable, 100 usage, 111 system error (also:\n"
-               "            shared memory kept because it is still attached)\n");
-}
-
 enum mode { M_STOP, M_HELP, M_VERSION };
 
-/* Options into o; the paths to stop start at *first. -1 after printing why. */
-static int parse_args(int argc, char **argv, struct ak_opts *o, enum mode *mode, int *first)
+/* The command line: the options into o, the paths to stop in order (options may follow them). */
+struct cmdline {
+    struct ak_opts o;
+    enum mode mode;
+    char **paths;
+    int npaths;
+};
+
+static int on_grace(void *dest, const struct ardc_opt *opt, const char *v)
 {
-    enum { OPT_VERSION = 256 };
-    static const struct option longopts[] = {
-        {"domain", required_argument, NULL, 'd'},    {"grace", required_argument, NULL, 'g'},
-        {"rsh", required_argument, NULL, 'e'},       {"unlink-domain", no_argument, NULL, 'u'},
-        {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION}, {"as-host", required_argument, NULL, 'A'},
-        {"visited", required_argument, NULL, 'V'},   {NULL, 0, NULL, 0},
-    };
-    *mode = M_STOP;
-    int c;
-    while ((c = getopt_long(argc, argv, "d:g:e:uqh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            o->domain = optarg;
-            break;
-        case 'g':
-            if (ardb_opt_seconds("ardkill", "--grace", optarg, true, 3600, &o->grace_ns) < 0)
-                return -1;
-            break;
-        case 'e':
-            o->rsh = optarg;
-            break;
-        case 'u':
-            o->unlink = true;
-            break;
-        case 'q':
-            o->quiet = true;
-            break;
-        case 'h':
-            *mode = M_HELP;
-            return 0;
-        case OPT_VERSION:
-            *mode = M_VERSION;
-            return 0;
-        case 'A': /* host label given by the ardkill that called us through the transport */
-            if (ardb_check_host("--as-host", optarg) < 0) {
-                fprintf(stderr, "ardkill: %s\n", ard_errdetail());
-                return -1;
-            }
-            setenv("ARD_HOST", optarg, 1);
-            break;
-        case 'V':
-            o->visited = optarg;
-            break;
-        default:
-            usage(stderr);
-            return -1;
-        }
-    }
-    if (!(o->domain = ardb_opt_domain("ardkill", o->domain)))
-        return -1;
-    for (int i = optind; i < argc; i++)
-        if (ardb_check_path(argv[i]) < 0) {
-            fprintf(stderr, "ardkill: %s\n", ard_errdetail());
-            return -1;
-        }
-    *first = optind;
+    (void)opt;
+    return ardb_opt_seconds("--grace", v, true, 3600, &((struct cmdline *)dest)->o.grace_ns);
+}
+
+/* --as-host: the host label given by the ardkill that called us through the transport. */
+static int on_as_host(void *dest, const struct ardc_opt *opt, const char *v)
+{
+    (void)dest, (void)opt;
+    int rc = ardb_check_host("--as-host", v);
+    if (rc < 0)
+        return rc;
+    setenv("ARD_HOST", v, 1);
+    return 0;
+}
+
+static int on_stop(void *dest, const struct ardc_opt *opt, const char *v)
+{
+    (void)v;
+    ((struct cmdline *)dest)->mode = opt->set;
+    return ARDC_OPT_STOP;
+}
+
+static int on_path(void *dest, char *word)
+{
+    struct cmdline *c = dest;
+    c->paths[c->npaths++] = word;
+    return 0;
+}
+
+#define KO(field) ARDC_DEST(struct cmdline, o.field)
+static const struct ardc_opt rows[] = {
+    {"domain", 'd', "NAME", "domain (default: $ARD_DOMAIN, else \"default\")", ARDC_TEXT,
+     KO(domain)},
+    {"grace", 'g', "SECONDS",
+     "time between SIGTERM and SIGKILL (default 2;\n--grace 0.5 and --grace=0.5 alike)", ARDC_CALL,
+     .call = on_grace},
+    {"rsh", 'e', "COMMAND", "transport to other hosts (default: the one recorded\nat start)",
+     ARDC_TEXT, KO(rsh)},
+    {"unlink-domain", 'u', NULL, "also remove the domain's shared memory (implied\nwithout PATH)",
+     ARDC_FLAG, KO(unlink)},
+    {"quiet", 'q', NULL, "print errors only", ARDC_FLAG, KO(quiet)},
+    {"help", 'h', NULL, "this text", ARDC_CALL, .call = on_stop, .set = M_HELP},
+    {"version", 0, NULL, "print the version", ARDC_CALL, .call = on_stop, .set = M_VERSION},
+    /* Given by the ardkill that calls us on another host. */
+    {"as-host", 0, "HOST", NULL, ARDC_CALL, .call = on_as_host, .hidden = true},
+    {"visited", 0, "HOSTS", NULL, ARDC_TEXT, KO(visited), .hidden = true},
+    {NULL},
+};
+
+static const struct ardc_optset optset = {
+    .see = "ardkill --help",
+    .head = "usage: ardkill [OPTIONS] [PATH...]\n"
+            "  Stops PATH and everything below it on every host, in reverse start order:\n"
+            "  SIGTERM to each process group, SIGKILL after the grace time. Without PATH:\n"
+            "  everything of the domain, and its shared memory is removed on every host.\n",
+    .opts = rows,
+    .col = 26,
+    .tail = "exit codes: 0 stopped (or nothing was running), 1 a process survived,\n"
+            "            2 a host was unreachable, 100 usage, 111 system error (also:\n"
+            "            shared memory kept because it is still attached)\n",
+    .arg = on_path,
+};
+
+/* The command line into c (c->paths holds argc entries); 0, or the failing code with its
+ * detail. */
+static int parse_args(int argc, char **argv, struct cmdline *c)
+{
+    int i = 1;
+    int rc = ardc_opt_parse(&optset, 0, argc, argv, &i, c);
+    if (rc || c->mode != M_STOP)
+        return rc;
+    if ((rc = ardb_opt_domain(c->o.domain, &c->o.domain)) < 0)
+        return rc;
+    for (int k = 0; k < c->npaths; k++)
+        if ((rc = ardb_check_path(c->paths[k])) < 0)
+            return rc;
     return 0;
 }
 
@@ -181,20 +185,22 @@ static int cmd_stop(struct ak_opts *o, char **paths, int npaths)
 int main(int argc, char **argv)
 {
     ardb_main_init();
-    struct ak_opts o = {.grace_ns = 2000000000LL};
-    enum mode mode;
-    int first;
-    if (parse_args(argc, argv, &o, &mode, &first) < 0)
-        return AK_USAGE;
-    switch (mode) {
-    case M_HELP:
-        usage(stdout);
-        return AK_OK;
-    case M_VERSION:
-        printf("ardkill (ardnet) %s\n", ARD_VERSION);
-        return AK_OK;
-    case M_STOP:
-        break;
+    struct cmdline c = {.o = {.grace_ns = 2000000000LL}, .mode = M_STOP};
+    if (!(c.paths = calloc((size_t)argc, sizeof *c.paths))) {
+        fprintf(stderr, "ardkill: out of memory\n");
+        return AK_SYS;
     }
-    return cmd_stop(&o, argv + first, argc - first);
+    int rc = parse_args(argc, argv, &c);
+    if (rc != 0) {
+        fprintf(stderr, "ardkill: %s\n", ard_errdetail());
+        rc = AK_USAGE;
+    } else if (c.mode == M_HELP) {
+        ardc_opt_usage(stdout, &optset, 0);
+    } else if (c.mode == M_VERSION) {
+        printf("ardkill (ardnet) %s\n", ARD_VERSION);
+    } else {
+        rc = cmd_stop(&c.o, c.paths, c.npaths);
+    }
+    free(c.paths);
+    return rc;
 }

@@ -5,6 +5,7 @@
 #define ARDSTART_H
 
 #include "ard_common.h"
+#include "ardc_opt.h"
 #include "books.h"
 
 /* Exit codes (documented in docs/ardstart.md). */
@@ -54,13 +55,13 @@ struct as_opts {
     bool restart_given;        /* any --restart* option (refused with --system) */
 };
 
-/* main.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; -1 after printing
- * why. */
+/* main.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; 0, or the failing code
+ * with its detail. */
 int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t len);
 /* start.c: record the start `e` of e->path (numbered here) unless that path is running or
  * started on another host - replace_remote: a remote entry may be replaced (the remote
  * ardstart refuses if it still runs there), and is copied to *old (else old->path is "") so
- * that it can be put back. Returns AS_OK, or AS_RUNNING / AS_SYS after printing why. */
+ * that it can be put back. Returns AS_OK, or AS_RUNNING / AS_SYS with the failure detail. */
 int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
                struct ardb_entry *old);
 /* start.c: start on this host, with a supervisor; returns an exit code. */
@@ -75,11 +76,41 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
 /* list.c */
 int as_list(struct ardb_books *b, const char *prefix, bool raw);
 
-/* restart.c: values of --restart, --restart-delay and --restart-limit (also the YAML keys);
- * 0, or -1 with the cause in why. */
-int as_parse_restart(const char *v, int *policy, char *why, size_t len);
-int as_parse_restart_delay(const char *v, int64_t *ns, char *why, size_t len);
-int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t len);
+/* options.c: ardstart's command line (docs/ardstart.md). */
+enum as_mode {
+    AS_MODE_START,
+    AS_MODE_LIST,
+    AS_MODE_LOG,
+    AS_MODE_READY,
+    AS_MODE_SYSTEM,
+    AS_MODE_HELP,
+    AS_MODE_VERSION
+};
+struct as_cmdline {
+    struct as_opts o;
+    enum as_mode mode;
+    bool raw;
+    const char *system;
+    const char *env[64], *hostmap[64];
+    bool wait_bare;  /* -w/--wait without a time */
+    const char *key; /* a YAML key being applied (as_yaml_option), named in the detail */
+};
+/* The options. Those that are also keys of a system description have their .yaml key, and
+ * their index in struct rpol (system.h) in .set. */
+extern const struct ardc_optset as_optset;
+enum { AS_RPOL_RESTART, AS_RPOL_DELAY, AS_RPOL_LIMIT, AS_RPOL_N };
+/* The command line into c (zeroed); 0, or the failing code with its detail (a usage error). */
+int as_parse_args(int argc, char **argv, struct as_cmdline *c);
+/* The value of such a key checked as its option's (row: ardc_opt_find_yaml's): 0, or
+ * ARD_EOPTION with the detail "KEY 'VALUE': expected ...". */
+int as_yaml_option(const struct ardc_opt *row, const char *key, const char *value);
+
+/* restart.c: values of --restart, --restart-delay and --restart-limit (also the YAML keys
+ * restart, restart_delay, restart_limit); `what` names the option or key in the detail. 0, or
+ * ARD_EOPTION with the detail "WHAT 'VALUE': expected ...". */
+int as_parse_restart(const char *what, const char *v, int *policy);
+int as_parse_restart_delay(const char *what, const char *v, int64_t *ns);
+int as_parse_restart_limit(const char *what, const char *v, int *n, int64_t *ns);
 const char *as_restart_word(int policy);
 
 /* restart.c: the restart decision of a supervisor after a run of its command ended. */

@@ -8,7 +8,6 @@
 #include "ardnet.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,47 +16,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(
-        f,
-        "usage: ardstart [OPTIONS] [--] COMMAND [ARGS...]   start COMMAND, detached\n"
-        "       ardstart --list [--raw] [PATH]             show the tree of started entries\n"
-        "       ardstart --log PATH                        print the path of an entry's log file\n"
-        "       ardstart --ready                           (in a script) tell the starter\n"
-        "       ardstart --system FILE.yaml [--set-host ROLE=HOST]... [--dry-run | --check]\n"
-        "                                                  start a system description (--check:\n"
-        "                                                  what it needs of /dev/shm)\n"
-        "options:\n"
-        "  -H, --host HOST          start on HOST through the transport (ssh)\n"
-        "  -n, --name NAME          entry name (default: command name without extension)\n"
-        "  -p, --parent PATH        parent in the hierarchy (default: $ARD_PATH)\n"
-        "  -w, --wait[=SECONDS]     return when the command is ready (default 10 s; the\n"
-        "                           time only attached: --wait=5 or -w5)\n"
-        "  -d, --domain NAME        domain (default: $ARD_DOMAIN, else \"default\")\n"
-        "  -e, --rsh COMMAND        transport (default: $ARD_RSH, else\n"
-        "                           \"" ARDB_DEFAULT_RSH "\")\n"
-        "      --remote-bindir DIR  ardstart/ardkill location on remote hosts\n"
-        "                           (default: $ARD_REMOTE_BINDIR, else found in PATH)\n"
-        "  -C, --chdir DIR          working directory of the command\n"
-        "  -E, --env NAME=VALUE     set an environment variable for the command\n"
-        "      --restart=POLICY     restart the command when it ends: on-failure, always\n"
-        "                           or no (default no)\n"
-        "      --restart-delay=S    wait S seconds before a restart (default 1)\n"
-        "      --restart-limit=N/S  give up (state failed) after N restarts within S\n"
-        "                           seconds (default 5/10; none: no limit)\n"
-        "  -q, --quiet              print errors only\n"
-        "  -h, --help               this text\n"
-        "      --version            print the version\n"
-        "exit codes: 0 ok, 1 cannot execute, 2 ended before ready, 3 not ready in time,\n"
-        "            4 host unreachable, 5 already running, 100 usage, 111 system error\n");
-}
-
-static int parse_wait(const char *s, int *ms)
-{
-    int64_t ns;
-    if (ardb_opt_seconds("ardstart", "--wait", s, false, 86400, &ns) < 0)
-        return -1;
-    *ms = (int)((ns + 999999) / 1000000); /* never 0: that would mean "do not wait" */
-    return 0;
+    ardc_opt_usage(f, &as_optset, 0);
 }
 
 /* Set for everything this ardstart starts, so that the next level (a script's ardstart,
@@ -77,268 +36,22 @@ int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t 
 {
     const char *parent = o->parent ? o->parent : getenv("ARD_PATH");
     if (parent && *parent && ardb_check_path(parent) < 0) {
-        fprintf(stderr, "ardstart: parent: %s\n", ard_errdetail());
-        return -1;
+        char why[256]; /* the detail is rewritten from a copy */
+        ardb_copy(why, sizeof why, ard_errdetail());
+        return ardi_fail(ARD_EINVAL, "parent: %s", why);
     }
     int n = parent && *parent ? snprintf(path, len, "%s/%s", parent, name)
                               : snprintf(path, len, "%s", name);
-    if (n < 0 || (size_t)n >= len || ardb_check_path(path) < 0) {
-        fprintf(stderr, "ardstart: %s\n",
-                n < 0 || (size_t)n >= len ? "path of the entry is too long" : ard_errdetail());
-        return -1;
-    }
-    return 0;
+    if (n < 0 || (size_t)n >= len)
+        return ardi_fail(ARD_EINVAL, "path of the entry is too long");
+    return ardb_check_path(path);
 }
 
-static int open_books(struct ardb_books *b, const char *domain)
+/* The library's failure detail, as "ardstart: DETAIL"; returns the exit code. */
+static int report(int exit_code)
 {
-    if (ardb_open(b, domain) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        return -1;
-    }
-    return 0;
-}
-
-enum mode { M_START, M_LIST, M_LOG, M_READY, M_SYSTEM, M_HELP, M_VERSION };
-
-struct cmdline {
-    struct as_opts o;
-    enum mode mode;
-    bool raw;
-    const char *system;
-    const char *env[64], *hostmap[64];
-};
-
-/* A bare -w/--wait followed by a number: the user meant the time ("--wait 5"), but an
- * optional value must be attached, and "5" would be run as the command. */
-static bool looks_like_seconds(const char *s)
-{
-    char *end;
-    (void)strtod(s, &end);
-    return end != s && *end == '\0';
-}
-
-enum {
-    OPT_BINDIR = 256,
-    OPT_LOG,
-    OPT_READY,
-    OPT_RAW,
-    OPT_CWD_IF,
-    OPT_AS_HOST,
-    OPT_SYSTEM,
-    OPT_SET_HOST,
-    OPT_DRY_RUN,
-    OPT_CHECK,
-    OPT_RESTART,
-    OPT_RESTART_DELAY,
-    OPT_RESTART_LIMIT,
-    OPT_VERSION
-};
-static const struct option longopts[] = {
-    {"host", required_argument, NULL, 'H'},
-    {"name", required_argument, NULL, 'n'},
-    {"parent", required_argument, NULL, 'p'},
-    {"wait", optional_argument, NULL, 'w'},
-    {"domain", required_argument, NULL, 'd'},
-    {"rsh", required_argument, NULL, 'e'},
-    {"chdir", required_argument, NULL, 'C'},
-    {"env", required_argument, NULL, 'E'},
-    {"list", no_argument, NULL, 'l'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {"remote-bindir", required_argument, NULL, OPT_BINDIR},
-    {"log", no_argument, NULL, OPT_LOG},
-    {"ready", no_argument, NULL, OPT_READY},
-    {"raw", no_argument, NULL, OPT_RAW},
-    {"cwd-if-exists", required_argument, NULL, OPT_CWD_IF},
-    {"as-host", required_argument, NULL, OPT_AS_HOST},
-    {"system", required_argument, NULL, OPT_SYSTEM},
-    {"set-host", required_argument, NULL, OPT_SET_HOST},
-    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-    {"check", no_argument, NULL, OPT_CHECK},
-    {"restart", required_argument, NULL, OPT_RESTART},
-    {"restart-delay", required_argument, NULL, OPT_RESTART_DELAY},
-    {"restart-limit", required_argument, NULL, OPT_RESTART_LIMIT},
-    {NULL, 0, NULL, 0},
-};
-
-/* -w/--wait[=SECONDS] (its value, if any, in optarg); -1 after printing why. */
-static int take_wait(struct as_opts *o, int argc, char **argv)
-{
-    o->wait_ms = 10000;
-    if (optarg && *optarg == '=')
-        optarg++; /* "-w=5" */
-    if (optarg && parse_wait(optarg, &o->wait_ms) < 0)
-        return -1;
-    if (!optarg && optind < argc && looks_like_seconds(argv[optind])) {
-        fprintf(stderr,
-                "ardstart: --wait %s: attach the time, as in --wait=%s or -w%s (a bare "
-                "--wait waits 10 s, and '%s' would be taken as the command)\n",
-                argv[optind], argv[optind], argv[optind], argv[optind]);
-        return -1;
-    }
-    return 0;
-}
-
-/* -E NAME=VALUE; -1 after printing why. */
-static int take_env(struct cmdline *c, const char *v)
-{
-    struct as_opts *o = &c->o;
-    if (!strchr(v, '=') || v[0] == '=') {
-        fprintf(stderr, "ardstart: --env '%s': expected NAME=VALUE\n", v);
-        return -1;
-    }
-    if (o->nenv == (int)(sizeof c->env / sizeof c->env[0])) {
-        fprintf(stderr, "ardstart: more than %d --env options\n", o->nenv);
-        return -1;
-    }
-    c->env[o->nenv++] = v;
-    return 0;
-}
-
-/* --set-host ROLE=HOST; -1 after printing why. */
-static int take_set_host(struct cmdline *c, const char *v)
-{
-    struct as_opts *o = &c->o;
-    if (!strchr(v, '=') || v[0] == '=' ||
-        o->nhostmap == (int)(sizeof c->hostmap / sizeof c->hostmap[0])) {
-        fprintf(stderr, "ardstart: --set-host '%s': expected ROLE=HOST\n", v);
-        return -1;
-    }
-    if (strchr(v, '=')[1] && ardb_check_host("--set-host", strchr(v, '=') + 1) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        return -1;
-    }
-    c->hostmap[o->nhostmap++] = v;
-    return 0;
-}
-
-/* --restart, --restart-delay or --restart-limit (ch) with value v; -1 after printing why. */
-static int take_restart(struct as_opts *o, int ch, const char *v)
-{
-    char why[160];
-    int r =
-        ch == OPT_RESTART ? as_parse_restart(v, &o->restart, why, sizeof why)
-        : ch == OPT_RESTART_DELAY
-            ? as_parse_restart_delay(v, &o->restart_delay_ns, why, sizeof why)
-            : as_parse_restart_limit(v, &o->restart_limit, &o->restart_window_ns, why, sizeof why);
-    if (r < 0) {
-        fprintf(stderr, "ardstart: --%s '%s': %s\n",
-                ch == OPT_RESTART         ? "restart"
-                : ch == OPT_RESTART_DELAY ? "restart-delay"
-                                          : "restart-limit",
-                v, why);
-        return -1;
-    }
-    o->restart_given = true;
-    return 0;
-}
-
-/* The option ch (getopt_long's answer) into c; 0 to go on, 1 when parsing ends here (--help,
- * --version), -1 after printing why. */
-static int take_option(struct cmdline *c, int ch, int argc, char **argv)
-{
-    struct as_opts *o = &c->o;
-    switch (ch) {
-    case 'H':
-        o->host = optarg;
-        return 0;
-    case 'n':
-        o->name = optarg;
-        return 0;
-    case 'p':
-        o->parent = optarg;
-        return 0;
-    case 'w':
-        return take_wait(o, argc, argv);
-    case 'd':
-        o->domain = optarg;
-        return 0;
-    case 'e':
-        o->rsh = optarg;
-        return 0;
-    case 'C':
-        o->chdir = optarg;
-        return 0;
-    case 'E':
-        return take_env(c, optarg);
-    case 'l':
-        c->mode = M_LIST;
-        return 0;
-    case 'q':
-        o->quiet = true;
-        return 0;
-    case 'h':
-        c->mode = M_HELP;
-        return 1;
-    case OPT_VERSION:
-        c->mode = M_VERSION;
-        return 1;
-    case OPT_BINDIR:
-        o->bindir = optarg;
-        return 0;
-    case OPT_LOG:
-        c->mode = M_LOG;
-        return 0;
-    case OPT_READY:
-        c->mode = M_READY;
-        return 0;
-    case OPT_RAW:
-        c->raw = true;
-        return 0;
-    case OPT_CWD_IF:
-        o->cwd_if = optarg;
-        return 0;
-    case OPT_AS_HOST:
-        o->as_host = optarg;
-        return 0;
-    case OPT_SYSTEM:
-        c->mode = M_SYSTEM;
-        c->system = optarg;
-        return 0;
-    case OPT_SET_HOST:
-        return take_set_host(c, optarg);
-    case OPT_DRY_RUN:
-        o->dry_run = true;
-        return 0;
-    case OPT_CHECK:
-        o->check = true;
-        return 0;
-    case OPT_RESTART:
-    case OPT_RESTART_DELAY:
-    case OPT_RESTART_LIMIT:
-        return take_restart(o, ch, optarg);
-    default:
-        usage(stderr);
-        return -1;
-    }
-}
-
-/* Options into c; returns -1 after printing why (usage error). */
-static int parse_args(int argc, char **argv, struct cmdline *c)
-{
-    struct as_opts *o = &c->o;
-    o->env = c->env;
-    o->hostmap = c->hostmap;
-    o->restart_delay_ns = AS_RESTART_DELAY_NS;
-    o->restart_limit = AS_RESTART_LIMIT_N;
-    o->restart_window_ns = AS_RESTART_LIMIT_NS;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "+H:n:p:w::d:e:C:E:lqh", longopts, NULL)) != -1) {
-        int r = take_option(c, ch, argc, argv);
-        if (r != 0)
-            return r > 0 ? 0 : -1;
-    }
-    o->argv = argv + optind;
-    o->argc = argc - optind;
-    if (!(o->domain = ardb_opt_domain("ardstart", o->domain)))
-        return -1;
-    if (o->as_host && ardb_check_host("--as-host", o->as_host) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        return -1;
-    }
-    return 0;
+    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+    return exit_code;
 }
 
 static int cmd_ready(const struct as_opts *o)
@@ -355,32 +68,34 @@ static int cmd_ready(const struct as_opts *o)
     return AS_OK;
 }
 
-/* --list [PATH] and --log PATH: the path argument, checked. */
+/* --list [PATH] and --log PATH: the path argument; 1 when the count is wrong (the usage is
+ * the answer), else 0 or the failing code with its detail. */
 static int list_path(const struct as_opts *o, bool required, const char **path)
 {
-    if (o->argc > 1 || (required && o->argc != 1)) {
-        usage(stderr);
-        return -1;
-    }
+    if (o->argc > 1 || (required && o->argc != 1))
+        return 1;
     *path = o->argc ? o->argv[0] : NULL;
-    if (*path && ardb_check_path(*path) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        return -1;
-    }
-    return 0;
+    return *path ? ardb_check_path(*path) : 0;
+}
+
+/* The books of o's domain that exist (r: 0, or 1: none yet), or AS_SYS after printing why. */
+static int open_existing(struct ardb_books *b, const struct as_opts *o, int *r)
+{
+    *r = ardb_open_existing(b, o->domain);
+    return *r < 0 ? report(AS_SYS) : AS_OK;
 }
 
 static int cmd_list(const struct as_opts *o, bool raw)
 {
     const char *path;
-    if (list_path(o, false, &path) < 0)
-        return AS_USAGE;
+    int r = list_path(o, false, &path);
+    if (r > 0)
+        usage(stderr);
+    if (r != 0)
+        return r > 0 ? AS_USAGE : report(AS_USAGE);
     struct ardb_books b;
-    int r = ardb_open_existing(&b, o->domain);
-    if (r < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+    if (open_existing(&b, o, &r) != AS_OK)
         return AS_SYS;
-    }
     int rc = as_list(&b, path, raw); /* books that do not exist yet list nothing */
     ardb_close(&b);
     return rc;
@@ -389,14 +104,14 @@ static int cmd_list(const struct as_opts *o, bool raw)
 static int cmd_log(const struct as_opts *o)
 {
     const char *path;
-    if (list_path(o, true, &path) < 0)
-        return AS_USAGE;
+    int r = list_path(o, true, &path);
+    if (r > 0)
+        usage(stderr);
+    if (r != 0)
+        return r > 0 ? AS_USAGE : report(AS_USAGE);
     struct ardb_books b;
-    int r = ardb_open_existing(&b, o->domain);
-    if (r < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+    if (open_existing(&b, o, &r) != AS_OK)
         return AS_SYS;
-    }
     struct ardb_entry e;
     r = r == 0 ? ardb_read(&b, path, &e) : 1;
     int rc = AS_USAGE;
@@ -414,34 +129,53 @@ static int cmd_log(const struct as_opts *o)
     return rc;
 }
 
+/* --system FILE's command line: what goes with it. 0, or ARD_EOPTION with the detail. */
+static int system_args(const struct as_opts *o)
+{
+    if (o->argc > 0 || o->host)
+        return ardi_fail(ARD_EOPTION, "--system takes no command and no -H (hosts are in the "
+                                      "file, or --set-host)");
+    if (o->restart_given)
+        return ardi_fail(ARD_EOPTION, "--system: give the restart policy in the file (keys "
+                                      "restart, restart_delay, restart_limit), not as an option");
+    if (o->name && ardi_check_name("entry", o->name, true) < 0)
+        return ARD_EOPTION;
+    if (o->check && o->dry_run)
+        return ardi_fail(ARD_EOPTION, "--check and --dry-run exclude each other");
+    return 0;
+}
+
 static int cmd_system(struct as_opts *o, const char *system)
 {
-    if (o->argc > 0 || o->host) {
-        fprintf(stderr, "ardstart: --system takes no command and no -H (hosts are in the "
-                        "file, or --set-host)\n");
-        return AS_USAGE;
-    }
-    if (o->restart_given) {
-        fprintf(stderr, "ardstart: --system: give the restart policy in the file (keys "
-                        "restart, restart_delay, restart_limit), not as an option\n");
-        return AS_USAGE;
-    }
-    if (o->name && ardi_check_name("entry", o->name, true) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        return AS_USAGE;
-    }
+    if (system_args(o) != 0)
+        return report(AS_USAGE);
     export_env(o);
     struct ardb_books b;
-    if (o->check && o->dry_run) {
-        fprintf(stderr, "ardstart: --check and --dry-run exclude each other\n");
-        return AS_USAGE;
-    }
     bool starts = !o->dry_run && !o->check;
-    if (starts && open_books(&b, o->domain) < 0)
-        return AS_SYS;
+    if (starts && ardb_open(&b, o->domain) < 0)
+        return report(AS_SYS);
     int rc = as_start_system(&b, o, system);
     if (starts)
         ardb_close(&b);
+    return rc;
+}
+
+/* The entry's path of a start: -n (checked) or the command's name, under its parent. 0, or the
+ * failing code with its detail. */
+static int start_path(const struct as_opts *o, char *path, size_t len)
+{
+    char name[ARDB_MAX_NAME + 1];
+    if (o->name) {
+        int rc = ardi_check_name("entry", o->name, true);
+        if (rc < 0)
+            return rc;
+        ardb_copy(name, sizeof name, o->name);
+    } else {
+        ardb_default_name(o->argv[0], name, sizeof name);
+    }
+    int rc = as_entry_path(o, name, path, len);
+    if (rc == 0 && o->host)
+        rc = ardb_check_host("host", o->host);
     return rc;
 }
 
@@ -451,23 +185,9 @@ static int cmd_start(struct as_opts *o)
         usage(stderr);
         return AS_USAGE;
     }
-    char name[ARDB_MAX_NAME + 1];
-    if (o->name) {
-        if (ardi_check_name("entry", o->name, true) < 0) {
-            fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-            return AS_USAGE;
-        }
-        ardb_copy(name, sizeof name, o->name);
-    } else {
-        ardb_default_name(o->argv[0], name, sizeof name);
-    }
     char path[ARDB_MAX_PATH];
-    if (as_entry_path(o, name, path, sizeof path) < 0)
-        return AS_USAGE;
-    if (o->host && ardb_check_host("host", o->host) < 0) {
-        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-        return AS_USAGE;
-    }
+    if (start_path(o, path, sizeof path) < 0)
+        return report(AS_USAGE);
     /* Checked before anything is recorded, so that the message names the directory (the
      * command itself is fine) and no failed entry is left. A remote start is checked there. */
     struct stat st;
@@ -478,8 +198,8 @@ static int cmd_start(struct as_opts *o)
     }
     export_env(o);
     struct ardb_books b;
-    if (open_books(&b, o->domain) < 0)
-        return AS_SYS;
+    if (ardb_open(&b, o->domain) < 0)
+        return report(AS_SYS);
     int rc = o->host ? as_start_remote(&b, o, path) : as_start_local(&b, o, path);
     ardb_close(&b);
     return rc;
@@ -488,25 +208,25 @@ static int cmd_start(struct as_opts *o)
 int main(int argc, char **argv)
 {
     ardb_main_init();
-    static struct cmdline c;
-    if (parse_args(argc, argv, &c) < 0)
-        return AS_USAGE;
+    static struct as_cmdline c;
+    if (as_parse_args(argc, argv, &c) != 0)
+        return report(AS_USAGE);
     switch (c.mode) {
-    case M_HELP:
+    case AS_MODE_HELP:
         usage(stdout);
         return AS_OK;
-    case M_VERSION:
+    case AS_MODE_VERSION:
         printf("ardstart (ardnet) %s\n", ARD_VERSION);
         return AS_OK;
-    case M_READY:
+    case AS_MODE_READY:
         return cmd_ready(&c.o);
-    case M_LIST:
+    case AS_MODE_LIST:
         return cmd_list(&c.o, c.raw);
-    case M_LOG:
+    case AS_MODE_LOG:
         return cmd_log(&c.o);
-    case M_SYSTEM:
+    case AS_MODE_SYSTEM:
         return cmd_system(&c.o, c.system);
-    case M_START:
+    case AS_MODE_START:
         if (c.o.check) {
             fprintf(stderr, "ardstart: --check goes with --system FILE\n");
             return AS_USAGE;

@@ -100,6 +100,7 @@ int as_start_remote(struct ardb_books *b, const struct as_opts *o, const char *p
     struct ardb_entry old;
     int code = as_reserve(b, &e, true, &old);
     if (code != AS_OK) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         ardb_str_free(&cmd);
         ardb_argv_free(argv);
         return code;

@@ -1,7 +1,8 @@
 /*
  * restart.c - the restart policy's values: --restart, --restart-delay, --restart-limit and
  * the YAML keys restart, restart_delay, restart_limit (docs/ardstart.md, "Restarting").
- * Each parser returns 0, or -1 with the cause in `why` (the caller names the option).
+ * Each parser returns 0, or ARD_EOPTION with the detail "WHAT 'VALUE': expected ..." (WHAT: the
+ * option or the key as the user wrote it); seconds are read by the books' one parser.
  * Then the supervisor's decision after a run: does the policy want a restart, does the limit
  * (N restarts within a window, a ring of their times) allow it.
  */
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int as_parse_restart(const char *v, int *policy, char *why, size_t len)
+int as_parse_restart(const char *what, const char *v, int *policy)
 {
     if (!strcmp(v, "no"))
         *policy = AS_RESTART_NO;
@@ -19,33 +20,17 @@ int as_parse_restart(const char *v, int *policy, char *why, size_t len)
         *policy = AS_RESTART_ON_FAILURE;
     else if (!strcmp(v, "always"))
         *policy = AS_RESTART_ALWAYS;
-    else {
-        snprintf(why, len, "expected on-failure, always or no");
-        return -1;
-    }
+    else
+        return ardi_fail(ARD_EOPTION, "%s '%s': expected on-failure, always or no", what, v);
     return 0;
 }
 
-static int seconds(const char *v, bool zero_ok, double max, int64_t *ns)
+int as_parse_restart_delay(const char *what, const char *v, int64_t *ns)
 {
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || !(zero_ok ? x >= 0 : x > 0) || x > max)
-        return -1;
-    *ns = (int64_t)(x * 1e9 + 0.5);
-    return 0;
+    return ardb_opt_seconds(what, v, true, AS_RESTART_MAX_S, ns);
 }
 
-int as_parse_restart_delay(const char *v, int64_t *ns, char *why, size_t len)
-{
-    if (seconds(v, true, AS_RESTART_MAX_S, ns) < 0) {
-        snprintf(why, len, "expected seconds >= 0, at most %d", AS_RESTART_MAX_S);
-        return -1;
-    }
-    return 0;
-}
-
-int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t len)
+int as_parse_restart_limit(const char *what, const char *v, int *n, int64_t *ns)
 {
     if (!strcmp(v, "none")) {
         *n = 0;
@@ -55,15 +40,16 @@ int as_parse_restart_limit(const char *v, int *n, int64_t *ns, char *why, size_t
     const char *slash = strchr(v, '/');
     char *end;
     long count = slash ? strtol(v, &end, 10) : 0;
+    int64_t window;
     if (!slash || end != slash || slash == v || v[0] == '-' || v[0] == '+' || count < 1 ||
-        count > AS_RESTART_MAX_N || seconds(slash + 1, false, AS_RESTART_MAX_S, ns) < 0) {
-        snprintf(why, len,
-                 "expected N/SECONDS (at most N restarts within SECONDS, as in 5/10; N 1..%d, "
-                 "SECONDS > 0) or none",
-                 AS_RESTART_MAX_N);
-        return -1;
-    }
+        count > AS_RESTART_MAX_N ||
+        ardb_opt_seconds(what, slash + 1, false, AS_RESTART_MAX_S, &window) < 0)
+        return ardi_fail(ARD_EOPTION,
+                         "%s '%s': expected N/SECONDS (at most N restarts within SECONDS, as in "
+                         "5/10; N 1..%d, SECONDS > 0) or none",
+                         what, v, AS_RESTART_MAX_N);
     *n = (int)count;
+    *ns = window;
     return 0;
 }
 

@@ -569,19 +569,18 @@ int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
     }
     if (had == 0 && old->remote && !replace_remote) {
         ardb_unlock(b);
-        fprintf(stderr,
-                "ardstart: '%s' is already started on host %s; stop it first (ardkill %s)\n",
-                e->path, old->host, e->path);
+        ardi_fail(ARD_EBUSY, "'%s' is already started on host %s; stop it first (ardkill %s)",
+                  e->path, old->host, e->path);
         return AS_RUNNING;
     }
     if (had == 0 && !old->remote) {
         enum ardb_state st = ardb_effective(old);
         if (st == ARDB_RUNNING || st == ARDB_STARTING || st == ARDB_RESTARTING) {
             ardb_unlock(b);
-            fprintf(stderr,
-                    "ardstart: '%s' is already running here (pid %ld); stop it first "
-                    "(ardkill %s) or choose another name (-n)\n",
-                    e->path, old->pid, e->path);
+            ardi_fail(ARD_EBUSY,
+                      "'%s' is already running here (pid %ld); stop it first (ardkill %s) or "
+                      "choose another name (-n)",
+                      e->path, old->pid, e->path);
             return AS_RUNNING;
         }
     }
@@ -594,8 +593,7 @@ int as_reserve(struct ardb_books *b, struct ardb_entry *e, bool replace_remote,
     ardb_unlock(b);
     return AS_OK;
 sys:
-    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
-    return AS_SYS;
+    return AS_SYS; /* the books' detail */
 }
 
 int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *path)
@@ -610,8 +608,10 @@ int as_start_local(struct ardb_books *b, const struct as_opts *o, const char *pa
     ardb_log_path(b, path, e.log, sizeof e.log);
 
     int rc = as_reserve(b, &e, false, NULL);
-    if (rc != AS_OK)
+    if (rc != AS_OK) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
         return rc;
+    }
 
     int rep[2];
     if (pipe2(rep, O_CLOEXEC) < 0) {

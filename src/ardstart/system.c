@@ -75,7 +75,9 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
         ardb_copy(s->dir, sizeof s->dir, ".");
     }
     struct ardb_str master = {0};
-    if (build(s, o, &master) == 0) {
+    if (build(s, o, &master) < 0) {
+        fprintf(stderr, "ardstart: %s\n", ard_errdetail());
+    } else {
         if (o->check) {
             rc = sys_sizes(s) == 0 ? AS_OK : AS_SYS;
         } else if (o->dry_run) {
@@ -84,8 +86,10 @@ int as_start_system(struct ardb_books *b, const struct as_opts *o, const char *f
         } else {
             const char *name = o->name ? o->name : s->name;
             char path[ARDB_MAX_PATH];
-            if (as_entry_path(o, name, path, sizeof path) < 0)
+            if (as_entry_path(o, name, path, sizeof path) < 0) {
+                fprintf(stderr, "ardstart: %s\n", ard_errdetail());
                 goto out;
+            }
             char *argv[] = {"bash", "-c", master.s, (char *)name, NULL};
             struct as_opts mo = *o;
             mo.argv = argv;

@@ -25,9 +25,11 @@ struct wire {
     bool out;
 };
 
-/* A restart policy as given (checked; NULL: not given, the system's default applies). */
+/* A restart policy as given: the values of the keys restart, restart_delay and restart_limit,
+ * indexed by their option's .set in as_optset (AS_RPOL_*), checked as those options' (NULL: not
+ * given, the system's default applies). */
 struct rpol {
-    const char *restart, *delay, *limit;
+    const char *v[AS_RPOL_N];
     yaml_node_t *node;
 };
 
@@ -100,10 +102,11 @@ struct sys {
 };
 
 /* system_load.c */
-/* Print "ardstart: FILE:LINE: MESSAGE" (n: the node it is about, NULL: no line); -1. */
+/* Fail with the detail "FILE:LINE: MESSAGE" (n: the node it is about, NULL: no line); -1. The
+ * loader's and the scripts' functions return -1 with that detail; as_start_system prints it. */
 int sys_bad(const struct sys *s, const yaml_node_t *n, const char *fmt, ...) ARDB_PRINTF(3, 4);
 /* Read and check the loaded description s->y into s (hosts resolved with o's --set-host,
- * groups checked against their blocks); 0, or -1 after printing why. */
+ * groups checked against their blocks); 0, or -1 with the detail (sys_bad). */
 int sys_load(struct sys *s, const struct as_opts *o);
 /* The connection of that name under 'connections', NULL: none. */
 const struct conn *sys_find_conn(const struct sys *s, const char *name);
@@ -118,7 +121,7 @@ int sys_sizes(const struct sys *s);
 
 /* system_script.c */
 /* The master script of a checked system: its subsystems, with their blocks, groups and the
- * bridges between hosts, into master; 0, or -1 after printing why. */
+ * bridges between hosts, into master; 0, or -1 with the detail (sys_bad). */
 int sys_scripts(const struct sys *s, const struct as_opts *o, struct ardb_str *master);
 
 #endif /* ARDSTART_SYSTEM_H */

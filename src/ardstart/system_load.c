@@ -1,7 +1,8 @@
 /*
  * system_load.c - ardstart --system: read and check a system description (the YAML file,
  * already loaded with ardyaml's depth guard) into struct sys. Every error names the file, the
- * line and what is wrong; nothing is started before the whole description is checked.
+ * line and what is wrong (the failure detail, through sys_bad; as_start_system prints it);
+ * nothing is started before the whole description is checked.
  */
 #include "system.h"
 
@@ -21,16 +22,14 @@ int sys_bad(const struct sys *s, const yaml_node_t *n, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     ardy_fail(&s->y, n, "%s", msg);
-    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return -1;
 }
 
-/* An unknown key, printed as sys_bad() does. */
+/* An unknown key, failed as sys_bad() does. */
 static int unknown_key(const struct sys *s, const yaml_node_t *k, const char *key,
                        const char *known)
 {
     ardy_unknown_key(&s->y, k, key, known);
-    fprintf(stderr, "ardstart: %s\n", ard_errdetail());
     return -1;
 }
 
@@ -42,32 +41,21 @@ static const char *scalar(struct sys *s, yaml_node_t *n, const char *what)
     return t;
 }
 
-/* restart, restart_delay, restart_limit: 1 if `key` is one of them (taken into rp, checked:
- * 0 or -1), else 0 with *handled false. */
+/* A key that is an option's (restart, restart_delay, restart_limit: the rows of as_optset with
+ * that .yaml key): its value checked as the option's, into rp; 0 or -1. Else 0 with *handled
+ * false. */
 static int rpol_pair(struct sys *s, struct rpol *rp, const char *key, yaml_node_t *v, bool *handled)
 {
-    char why[200];
-    int r = 0, pol;
-    int64_t ns;
-    const char **dst = !strcmp(key, "restart")         ? &rp->restart
-                       : !strcmp(key, "restart_delay") ? &rp->delay
-                       : !strcmp(key, "restart_limit") ? &rp->limit
-                                                       : NULL;
-    *handled = dst != NULL;
-    if (!dst)
+    const struct ardc_opt *row = ardc_opt_find_yaml(&as_optset, 0, key);
+    *handled = row != NULL;
+    if (!row)
         return 0;
     const char *val = scalar(s, v, key);
     if (!val)
         return -1;
-    if (dst == &rp->restart)
-        r = as_parse_restart(val, &pol, why, sizeof why);
-    else if (dst == &rp->delay)
-        r = as_parse_restart_delay(val, &ns, why, sizeof why);
-    else
-        r = as_parse_restart_limit(val, &pol, &ns, why, sizeof why);
-    if (r < 0)
-        return sys_bad(s, v, "%s '%s': %s", key, val, why);
-    *dst = val;
+    if (as_yaml_option(row, key, val) < 0)
+        return sys_bad(s, v, "%s", ard_errdetail());
+    rp->v[row->set] = val;
     rp->node = v;
     return 0;
 }

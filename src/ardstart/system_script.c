@@ -175,16 +175,18 @@ static void start_line(struct ardb_str *out, const char *name, const char *cmd, 
                        const struct rpol *rp, const struct rpol *d)
 {
     ardb_str_addf(out, "ardstart -q --wait=%d", wait_s);
-    const char *v[3][2] = {{"restart", rp && rp->restart ? rp->restart : d->restart},
-                           {"restart-delay", rp && rp->delay ? rp->delay : d->delay},
-                           {"restart-limit", rp && rp->limit ? rp->limit : d->limit}};
-    for (int i = 0; i < 3; i++)
-        if (v[i][1]) {
+    /* The options that are keys of the description, as --NAME=VALUE. */
+    for (const struct ardc_opt *row = as_optset.opts; row->name; row++) {
+        const char *v = !row->yaml              ? NULL
+                        : rp && rp->v[row->set] ? rp->v[row->set]
+                                                : d->v[row->set];
+        if (v) {
             struct ardb_str opt = {0};
-            ardb_str_addf(&opt, "--%s=%s", v[i][0], v[i][1]);
+            ardb_str_addf(&opt, "--%s=%s", row->name, v);
             ardb_str_quote(out, opt.s);
             ardb_str_free(&opt);
         }
+    }
     ardb_str_addf(out, " -n %s -- %s\n", name, cmd);
 }
 

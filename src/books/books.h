@@ -210,13 +210,13 @@ void ardb_close_fds_except(const int *keep, size_t nkeep);
 /* First thing in main: descriptors 0-2 open (on /dev/null where closed, so that no
  * descriptor opened later becomes stdout or stderr), SIGCHLD at its default. */
 void ardb_main_init(void);
-/* Option value in seconds (> 0, or >= 0 if zero_ok; at most max) into *ns; else prints
- * "PROG: OPT 'S': expected ..." and returns -1. */
-ARDB_NODISCARD int ardb_opt_seconds(const char *prog, const char *opt, const char *s, bool zero_ok,
-                                    double max, int64_t *ns);
-/* Domain in force (ardi_default_domain: `opt` if not NULL, else $ARD_DOMAIN, else
- * "default"), checked; NULL after printing "PROG: cause". */
-const char *ardb_opt_domain(const char *prog, const char *opt);
+/* Option value in seconds (> 0, or >= 0 if zero_ok; at most max) into *ns: 0, or ARD_EOPTION
+ * with the detail "OPT 'S': expected seconds ...". */
+ARDB_NODISCARD int ardb_opt_seconds(const char *opt, const char *s, bool zero_ok, double max,
+                                    int64_t *ns);
+/* Domain in force (ardi_default_domain: `opt` if not NULL, else $ARD_DOMAIN, else "default"),
+ * checked, into *domain: 0, or ARD_EOPTION with the detail naming the cause. */
+ARDB_NODISCARD int ardb_opt_domain(const char *opt, const char **domain);
 
 /* ---- transport (rsh.c) --------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
  * cli.c - what ardstart and ardkill do alike on their command line: a sane process state at
- * start, and option values (seconds, domain, host) checked with one wording.
+ * start, and option values (seconds, domain) checked with one wording; a bad one fails with
+ * the library's detail (ard_errdetail), which the program's main prints.
  */
 #include "books.h"
 
@@ -8,7 +9,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -30,26 +30,18 @@ void ardb_main_init(void)
     signal(SIGCHLD, SIG_DFL);
 }
 
-int ardb_opt_seconds(const char *prog, const char *opt, const char *s, bool zero_ok, double max,
-                     int64_t *ns)
+int ardb_opt_seconds(const char *opt, const char *s, bool zero_ok, double max, int64_t *ns)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || *end || !(zero_ok ? v >= 0 : v > 0) || v > max) {
-        fprintf(stderr, "%s: %s '%s': expected seconds %s 0, at most %.0f\n", prog, opt, s,
-                zero_ok ? ">=" : ">", max);
-        return -1;
-    }
+    if (end == s || *end || !(zero_ok ? v >= 0 : v > 0) || v > max)
+        return ardi_fail(ARD_EOPTION, "%s '%s': expected seconds %s 0, at most %.0f", opt, s,
+                         zero_ok ? ">=" : ">", max);
     *ns = (int64_t)(v * 1e9 + 0.5);
     return 0;
 }
 
-const char *ardb_opt_domain(const char *prog, const char *opt)
+int ardb_opt_domain(const char *opt, const char **domain)
 {
-    const char *d;
-    if (ardi_default_domain(opt, "option '--domain'", &d) < 0) {
-        fprintf(stderr, "%s: %s\n", prog, ard_errdetail());
-        return NULL;
-    }
-    return d;
+    return ardi_default_domain(opt, "option '--domain'", domain);
 }

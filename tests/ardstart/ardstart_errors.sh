@@ -25,7 +25,7 @@ chmod +x "$BIN/fakersh"
 export ARD_RSH=fakersh
 
 echo "== ardstart usage errors: exit 100, the message names the value and the cause"
-expect_fail 100 "unrecognized option '--bogus'" "$ARDSTART" --bogus -- true
+expect_fail 100 "unknown option '--bogus'" "$ARDSTART" --bogus -- true
 expect_fail 100 "usage: ardstart" "$ARDSTART"
 expect_fail 100 "name 'a b': character ' '" "$ARDSTART" -n 'a b' -- true
 expect_fail 100 "is longer than 63 characters" "$ARDSTART" -n "$(printf 'x%.0s' $(seq 64))" -- true
@@ -48,6 +48,31 @@ expect_fail 100 "cannot open '$T/none.yaml': No such file" "$ARDSTART" --system 
 expect_fail 100 "--set-host 'sim': expected ROLE=HOST" "$ARDSTART" --set-host sim --system x.yaml
 expect_fail 100 "--set-host 'a;b': character ';'" "$ARDSTART" --set-host 'sim=a;b' --system x.yaml
 expect_fail 100 "--as-host 'x y'" "$ARDSTART" --as-host 'x y' -- true
+
+echo "== a usage error is said once, in one line (the helpers fail, main prints)"
+for args in "--bogus -- true" "-E NOVALUE -- true" "-p a//b -- true" "--wait=0 -- true" \
+    "--restart=x -- true" "--set-host sim --system x.yaml" "-n .. -- true"; do
+    # shellcheck disable=SC2086
+    expect_fail 100 "ardstart: " "$ARDSTART" $args
+    [ "$(wc -l <<<"$err")" = 1 ] || fail "not one line for '$args': $err"
+done
+expect_fail 100 "ardkill: " "$ARDKILL" --bogus
+[ "$(wc -l <<<"$err")" = 1 ] || fail "not one line for ardkill --bogus: $err"
+
+echo "== --help: the options' table, without the options one level passes to the next"
+help=$("$ARDSTART" --help) || fail "ardstart --help"
+for want in "usage: ardstart [OPTIONS] [--] COMMAND" "  -w, --wait[=SECONDS]     return when" \
+    "                           time only attached: --wait=5 or -w5)" \
+    "  --restart-limit N/S      give up" "exit codes: 0 ok, 1 cannot execute"; do
+    grep -qF -- "$want" <<<"$help" || fail "ardstart --help lacks '$want': $help"
+done
+if grep -qe "--cwd-if-exists" -e "--as-host" <<<"$help"; then fail "ardstart --help: $help"; fi
+help=$("$ARDKILL" -h) || fail "ardkill -h"
+for want in "usage: ardkill [OPTIONS] [PATH...]" "  -g, --grace SECONDS     time between" \
+    "exit codes: 0 stopped"; do
+    grep -qF -- "$want" <<<"$help" || fail "ardkill --help lacks '$want': $help"
+done
+if grep -qe "--visited" -e "--as-host" <<<"$help"; then fail "ardkill --help: $help"; fi
 [ -z "$("$ARDSTART" --list --raw)" ] || fail "a refused start left an entry"
 
 echo "== ardstart system error: books that cannot be made, exit 111"
@@ -85,7 +110,7 @@ expect_fail 5 "'r1' is already started on host h1; stop it first (ardkill r1)" \
 [ "$(grep '^seq=' "$ARD_BOOKS_DIR/$D/e/r1.entry")" = "$seq" ] || fail "r1's entry changed"
 
 echo "== ardkill usage errors: exit 100"
-expect_fail 100 "unrecognized option '--bogus'" "$ARDKILL" --bogus
+expect_fail 100 "unknown option '--bogus'" "$ARDKILL" --bogus
 expect_fail 100 "--grace '-1': expected seconds >= 0" "$ARDKILL" --grace=-1 x
 expect_fail 100 "--grace 'x': expected seconds >= 0" "$ARDKILL" -g x x
 expect_fail 100 "path 'a/': names must be joined by single '/'" "$ARDKILL" a/

@@ -212,6 +212,7 @@ expect_fail 100 "bad.yaml:2: restart 'sometimes': expected on-failure, always or
     "$ARDSTART" --system "$T/bad.yaml"
 sed 's|restart_limit: 10/60|restart_limit: 10|' "$T/sys.yaml" >"$T/bad.yaml"
 expect_fail 100 "bad.yaml:12: restart_limit '10': expected N/SECONDS" "$ARDSTART" --system "$T/bad.yaml"
+[ "$(wc -l <<<"$err")" = 1 ] || fail "not one line for bad.yaml: $err"
 expect_fail 100 "--system: give the restart policy in the file" \
     "$ARDSTART" --restart=always --system "$T/sys.yaml"
 echo "ok"

@@ -312,15 +312,25 @@ static void test_hosts_and_seconds_are_checked(void **state)
     assert_true(ardb_check_host("host", "a;b") < 0);
     assert_non_null(strstr(ard_errdetail(), "host 'a;b': character ';'"));
     int64_t ns = 0;
-    assert_int_equal(ardb_opt_seconds("t", "--x", "1.5", false, 10, &ns), 0);
+    assert_int_equal(ardb_opt_seconds("--x", "1.5", false, 10, &ns), 0);
     assert_int_equal(ns, 1500000000LL);
-    assert_int_equal(ardb_opt_seconds("t", "--x", "0", true, 10, &ns), 0);
+    assert_int_equal(ardb_opt_seconds("--x", "0", true, 10, &ns), 0);
     assert_int_equal(ns, 0);
-    assert_true(ardb_opt_seconds("t", "--x", "0", false, 10, &ns) < 0);
-    assert_true(ardb_opt_seconds("t", "--x", "11", true, 10, &ns) < 0);
-    assert_true(ardb_opt_seconds("t", "--x", "nan", true, 10, &ns) < 0);
-    assert_true(ardb_opt_seconds("t", "--x", "1s", true, 10, &ns) < 0);
-    assert_true(ardb_opt_seconds("t", "--x", "", true, 10, &ns) < 0);
+    /* A bad value fails with the detail (the caller prints it), and leaves *ns alone. */
+    ns = 7;
+    assert_int_equal(ardb_opt_seconds("--x", "0", false, 10, &ns), ARD_EOPTION);
+    assert_string_equal(ard_errdetail(), "--x '0': expected seconds > 0, at most 10");
+    assert_int_equal(ardb_opt_seconds("--x", "11", true, 10, &ns), ARD_EOPTION);
+    assert_string_equal(ard_errdetail(), "--x '11': expected seconds >= 0, at most 10");
+    assert_int_equal(ardb_opt_seconds("--x", "nan", true, 10, &ns), ARD_EOPTION);
+    assert_int_equal(ardb_opt_seconds("--x", "1s", true, 10, &ns), ARD_EOPTION);
+    assert_int_equal(ardb_opt_seconds("--x", "", true, 10, &ns), ARD_EOPTION);
+    assert_int_equal(ns, 7);
+    const char *d = NULL;
+    assert_int_equal(ardb_opt_domain("lab", &d), 0);
+    assert_string_equal(d, "lab");
+    assert_int_equal(ardb_opt_domain("a.b", &d), ARD_EOPTION);
+    assert_non_null(strstr(ard_errdetail(), "domain name 'a.b': character '.'"));
 }
 
 /* Many processes take a number and write an entry at the same time: no number twice, no
