@@ -26,6 +26,8 @@ endif()
 function(ard_lib_test name)
   add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/${name}.c)
   target_link_libraries(${name} PRIVATE ardnet_static PkgConfig::CMOCKA)
+  # the internal declarations (src/common/ard_common.h) the library's tests check too
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/common)
 endfunction()
 
 foreach(t test_types test_options test_port test_conn test_period test_realtime test_stress

@@ -26,7 +26,7 @@
 #include "ardnet.h"
 #include "testutil.h"
 /* ardi_lib_option_words: internal, not installed (tests link the static library) */
-#include "../src/common/ard_common.h"
+#include "ard_common.h"
 
 #define MAXARGS 16
 
