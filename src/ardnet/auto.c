@@ -33,24 +33,24 @@
 
 /* A connection as this host sees it. */
 struct local {
-    struct ardc_entry e; /* kind 0: neither has nor wants */
+    struct arda_entry e; /* kind 0: neither has nor wants */
 };
 
 /* A live catalog of another host. */
 struct peer {
     uint64_t id;
-    char host[ARDC_MAX_HOST + 1];
+    char host[ARDA_MAX_HOST + 1];
     struct sockaddr_in addr; /* where its announcements come from */
     int64_t seen_ns;
     bool committed;
     uint32_t seq;
-    struct ardc_entry *ents; /* its last complete snapshot */
+    struct arda_entry *ents; /* its last complete snapshot */
     int nents;
     /* the snapshot being assembled */
     uint32_t aseq;
     uint16_t anparts;
     uint64_t amask;
-    struct ardc_entry *aents;
+    struct arda_entry *aents;
     int naents;
 };
 
@@ -63,7 +63,7 @@ struct flow {
     uint16_t port; /* want: the port it listens on */
     /* the other host: forward: the wanting one; want: the one the connection comes from
      * ("" not known yet) */
-    char host[ARDC_MAX_HOST + 1];
+    char host[ARDA_MAX_HOST + 1];
     bool mark;
 };
 
@@ -76,7 +76,7 @@ enum auto_counter {
     AC_SENT,     /* announcement datagrams sent */
     AC_RECEIVED, /* valid announcements of peers taken */
     AC_FOREIGN,  /* datagrams from addresses that are not peers (ignored) */
-    AC_INVALID,  /* datagrams refused by ardc_parse (ignored) */
+    AC_INVALID,  /* datagrams refused by arda_parse (ignored) */
     AC_DOMAIN,   /* announcements of another domain (ignored) */
     AC_SELF,     /* our own announcements (multicast loop) */
     AC_FULL,     /* announcements of new peers when MAX_PEERS catalogs are known */
@@ -105,14 +105,14 @@ static struct {
     int fd;
     uint64_t id;
     uint32_t domain;
-    char host[ARDC_MAX_HOST + 1];
+    char host[ARDA_MAX_HOST + 1];
     const struct ardn_route *routes;
     int nroutes;
     pid_t self;
     /* state */
     struct local *locals;
     int nlocals;
-    struct ardc_entry *snap; /* what was announced last (has then wants) */
+    struct arda_entry *snap; /* what was announced last (has then wants) */
     int nsnap;
     uint32_t seq;
     struct peer peer[MAX_PEERS];
@@ -130,13 +130,13 @@ static struct {
     size_t fd_free;
     bool fd_counted, fd_said, fd_list_short;
     unsigned long fd_views_short, fd_routes_short;
-    uint8_t *dgram[ARDC_MAX_PARTS];
-    size_t dlen[ARDC_MAX_PARTS];
-    struct ardc_entry *rx; /* ARDC_MAX_ENTRIES, for ardc_parse */
+    uint8_t *dgram[ARDA_MAX_PARTS];
+    size_t dlen[ARDA_MAX_PARTS];
+    struct arda_entry *rx; /* ARDA_MAX_ENTRIES, for arda_parse */
     /* With --key: the subkey of this catalog's id, and the other catalogs' ids seen. */
     struct ards_sub sub;
     struct ards_table *seal;
-} A = {.port = ARDC_DEFAULT_PORT, .limit = ARDC_DEFAULT_LIMIT, .fd = -1};
+} A = {.port = ARDA_DEFAULT_PORT, .limit = ARDA_DEFAULT_LIMIT, .fd = -1};
 
 bool ardn_auto_enabled(void)
 {
@@ -287,7 +287,7 @@ int ardn_auto_open(const struct ardn_route *routes, int n)
     A.routes = routes;
     A.nroutes = n;
     A.self = getpid();
-    A.domain = ardc_domain_hash(ard_domain());
+    A.domain = arda_domain_hash(ard_domain());
     while (A.id == 0)
         if (getrandom(&A.id, sizeof A.id, 0) != (ssize_t)sizeof A.id)
             return ardi_fail(ARD_ESYS, "getrandom: %s", strerror(errno));
@@ -299,17 +299,17 @@ int ardn_auto_open(const struct ardn_route *routes, int n)
     char h[256] = "";
     gethostname(h, sizeof h - 1);
     size_t k = 0;
-    for (const char *c = h; *c && k < ARDC_MAX_HOST; c++)
+    for (const char *c = h; *c && k < ARDA_MAX_HOST; c++)
         A.host[k++] =
             (isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_') ? *c : '_';
     if (k == 0)
         strcpy(A.host, "host");
     A.locals = calloc(MAX_LOCAL, sizeof *A.locals);
     A.snap = calloc(MAX_LOCAL, sizeof *A.snap);
-    A.rx = calloc(ARDC_MAX_ENTRIES, sizeof *A.rx);
-    for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
-        A.dgram[i] = malloc(ARDC_MAX_DGRAM);
-    if (!A.locals || !A.snap || !A.rx || !A.dgram[ARDC_MAX_PARTS - 1])
+    A.rx = calloc(ARDA_MAX_ENTRIES, sizeof *A.rx);
+    for (unsigned i = 0; i < ARDA_MAX_PARTS; i++)
+        A.dgram[i] = malloc(ARDA_MAX_DGRAM);
+    if (!A.locals || !A.snap || !A.rx || !A.dgram[ARDA_MAX_PARTS - 1])
         return ardi_fail(ARD_ENOMEM, "out of memory");
     return open_socket();
 }
@@ -572,12 +572,12 @@ static void scan(void)
         bool writer = w != 0;
         l->e.size = (uint32_t)st.size;
         snprintf(l->e.type, sizeof l->e.type, "%s", st.type);
-        l->e.order = (uint8_t)ardc_host_order();
+        l->e.order = (uint8_t)arda_host_order();
         if (writer && !relayed) {
-            l->e.kind = ARDC_HAS;
+            l->e.kind = ARDA_HAS;
         } else if ((!writer || (relayed && st.writer_pid == A.self)) && readers > 0) {
             if (wants < A.limit) {
-                l->e.kind = ARDC_WANT;
+                l->e.kind = ARDA_WANT;
                 wants++;
             } else {
                 char key[ARD_MAX_NAME + 96], msg[300];
@@ -678,7 +678,7 @@ static struct flow *want_open(const char *conn, const char *host, uint16_t port)
     snprintf(r->cfg.out[0].conn, sizeof r->cfg.out[0].conn, "%s", conn);
     snprintf(r->cfg.out[0].text, sizeof r->cfg.out[0].text, "%s", conn);
     if (host[0])
-        auto_port_name(r->cfg.out[0].port_name, ARDC_PORT_FROM, host);
+        auto_port_name(r->cfg.out[0].port_name, ARDA_PORT_FROM, host);
     r->cfg.nout = 1;
     if (flow_start(f) < 0) {
         free(f);
@@ -703,7 +703,7 @@ static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to, con
     r->cfg.in.kind = ARDN_EP_LOCAL;
     snprintf(r->cfg.in.conn, sizeof r->cfg.in.conn, "%s", conn);
     snprintf(r->cfg.in.text, sizeof r->cfg.in.text, "%s", conn);
-    auto_port_name(r->cfg.in.port_name, ARDC_PORT_TO, host);
+    auto_port_name(r->cfg.in.port_name, ARDA_PORT_TO, host);
     r->cfg.out[0].kind = ARDN_EP_UDP;
     memcpy(&r->cfg.out[0].addr, to, sizeof *to);
     r->cfg.out[0].addrlen = sizeof *to;
@@ -721,7 +721,7 @@ static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to, con
 
 /* ---- announcements -------------------------------------------------------------------------- */
 
-static bool same_entry(const struct ardc_entry *a, const struct ardc_entry *b)
+static bool same_entry(const struct arda_entry *a, const struct arda_entry *b)
 {
     return a->kind == b->kind && a->port == b->port && a->size == b->size && a->order == b->order &&
            strcmp(a->name, b->name) == 0 && strcmp(a->type, b->type) == 0;
@@ -735,7 +735,7 @@ static struct flow *find_flow(struct flow **v, int n, const char *conn)
     return NULL;
 }
 
-static const char *source_host(const struct ardc_entry *want);
+static const char *source_host(const struct arda_entry *want);
 
 /* The receiving routes of the wants (opened, kept, closed), then the snapshot to announce.
  * Returns whether it differs from the last one. */
@@ -746,10 +746,10 @@ static bool update_wants(void)
     int n = 0;
     bool changed = false;
     for (int i = 0; i < A.nlocals; i++) {
-        struct ardc_entry e = A.locals[i].e;
+        struct arda_entry e = A.locals[i].e;
         if (e.kind == 0)
             continue;
-        if (e.kind == ARDC_WANT) {
+        if (e.kind == ARDA_WANT) {
             struct flow *f = find_flow(A.want, A.nwant, e.name);
             const char *src = source_host(&e);
             if (f && src[0] && strcmp(f->host, src) != 0) {
@@ -792,9 +792,9 @@ static bool update_wants(void)
 
 static void send_all(const uint8_t *d, size_t len)
 {
-    static uint8_t sealed[ARDC_MAX_DGRAM + ARDS_OVERHEAD];
+    static uint8_t sealed[ARDA_MAX_DGRAM + ARDS_OVERHEAD];
     if (ardn_seal.on) {
-        len = ardn_seal_with(&A.sub, d, ARDC_HDR_SIZE, d + ARDC_HDR_SIZE, len - ARDC_HDR_SIZE,
+        len = ardn_seal_with(&A.sub, d, ARDA_HDR_SIZE, d + ARDA_HDR_SIZE, len - ARDA_HDR_SIZE,
                              sealed);
         d = sealed;
     }
@@ -807,28 +807,28 @@ static void send_all(const uint8_t *d, size_t len)
 
 static void announce(void)
 {
-    struct ardc_msg m = {.host_id = A.id, .domain = A.domain, .seq = ++A.seq};
+    struct arda_msg m = {.host_id = A.id, .domain = A.domain, .seq = ++A.seq};
     strcpy(m.host, A.host);
     unsigned nd = 1, in_dgram = 0;
-    size_t len = ardc_put_hdr(A.dgram[0], &m);
+    size_t len = arda_put_hdr(A.dgram[0], &m);
     for (int i = 0; i < A.nsnap; i++) {
-        size_t el = ardc_entry_len(&A.snap[i]);
-        if (in_dgram > 0 && len + el > ARDC_FILL_DGRAM) {
-            if (nd == ARDC_MAX_PARTS) {
+        size_t el = arda_entry_len(&A.snap[i]);
+        if (in_dgram > 0 && len + el > ARDA_FILL_DGRAM) {
+            if (nd == ARDA_MAX_PARTS) {
                 report("#parts", "more connections than one announcement carries: the rest "
                                  "are not announced");
                 break;
             }
             A.dlen[nd - 1] = len;
-            len = ardc_put_hdr(A.dgram[nd++], &m);
+            len = arda_put_hdr(A.dgram[nd++], &m);
             in_dgram = 0;
         }
-        len = ardc_put_entry(A.dgram[nd - 1], len, &A.snap[i]);
+        len = arda_put_entry(A.dgram[nd - 1], len, &A.snap[i]);
         in_dgram++;
     }
     A.dlen[nd - 1] = len;
     for (unsigned i = 0; i < nd; i++) {
-        ardc_set_part(A.dgram[i], (uint16_t)i, (uint16_t)nd);
+        arda_set_part(A.dgram[i], (uint16_t)i, (uint16_t)nd);
         send_all(A.dgram[i], A.dlen[i]);
     }
 }
@@ -858,8 +858,8 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
         A.cnt[AC_FOREIGN]++;
         return;
     }
-    struct ardc_msg m;
-    if (ardc_parse(d, len, &m, A.rx, ARDC_MAX_ENTRIES) != ARDC_OK) {
+    struct arda_msg m;
+    if (arda_parse(d, len, &m, A.rx, ARDA_MAX_ENTRIES) != ARDA_OK) {
         A.cnt[AC_INVALID]++;
         return;
     }
@@ -922,7 +922,7 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
     uint64_t full = m.nparts == 64 ? ~0ull : (1ull << m.nparts) - 1;
     if (p->amask != full)
         return;
-    struct ardc_entry *old = p->ents;
+    struct arda_entry *old = p->ents;
     p->ents = p->aents;
     p->nents = p->naents;
     p->aents = old;
@@ -1020,7 +1020,7 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
 
 static void receive(int64_t now, bool *dirty)
 {
-    static uint8_t buf[ARDC_MAX_DGRAM + ARDS_OVERHEAD + 1];
+    static uint8_t buf[ARDA_MAX_DGRAM + ARDS_OVERHEAD + 1];
     for (int i = 0; i < 256; i++) {
         struct sockaddr_in src;
         socklen_t sl = sizeof src;
@@ -1043,9 +1043,9 @@ static void expire(int64_t now, bool *dirty)
 {
     int k = 0;
     for (int i = 0; i < A.npeer; i++) {
-        if (now - A.peer[i].seen_ns > ARDC_PEER_TIMEOUT_NS) {
+        if (now - A.peer[i].seen_ns > ARDA_PEER_TIMEOUT_NS) {
             fprintf(stderr, "ardnet: auto: peer %s (%s) gone (silent for %.1f s)\n", A.peer[i].host,
-                    inet_ntoa(A.peer[i].addr.sin_addr), ARDC_PEER_TIMEOUT_NS / 1e9);
+                    inet_ntoa(A.peer[i].addr.sin_addr), ARDA_PEER_TIMEOUT_NS / 1e9);
             peer_free(&A.peer[i]);
             *dirty = true;
             continue;
@@ -1057,12 +1057,12 @@ static void expire(int64_t now, bool *dirty)
 
 /* ---- what to forward ------------------------------------------------------------------------ */
 
-static bool same_type(const struct ardc_entry *a, const struct ardc_entry *b)
+static bool same_type(const struct arda_entry *a, const struct arda_entry *b)
 {
     return a->size == b->size && ard_type_hash(a->type) == ard_type_hash(b->type);
 }
 
-static const struct ardc_entry *peer_entry(const struct peer *p, const char *name, int kind)
+static const struct arda_entry *peer_entry(const struct peer *p, const char *name, int kind)
 {
     for (int i = 0; i < p->nents; i++)
         if (p->ents[i].kind == kind && strcmp(p->ents[i].name, name) == 0)
@@ -1070,17 +1070,17 @@ static const struct ardc_entry *peer_entry(const struct peer *p, const char *nam
     return NULL;
 }
 
-static void mismatch(const char *name, const struct ardc_entry *mine, const struct peer *p,
-                     const struct ardc_entry *theirs)
+static void mismatch(const char *name, const struct arda_entry *mine, const struct peer *p,
+                     const struct arda_entry *theirs)
 {
     char key[ARD_MAX_NAME + 96], msg[ARD_MAX_TYPE * 2 + 400];
     snprintf(key, sizeof key, "type %s %s", name, p->host);
     snprintf(msg, sizeof msg,
              "connection '%s' disagrees: this host %s it as %u bytes '%s', %s (%s) %s it as %u "
              "bytes '%s'; not forwarded",
-             name, mine->kind == ARDC_HAS ? "has" : "wants", mine->size,
+             name, mine->kind == ARDA_HAS ? "has" : "wants", mine->size,
              mine->type[0] ? mine->type : "(opaque)", p->host, inet_ntoa(p->addr.sin_addr),
-             theirs->kind == ARDC_HAS ? "has" : "wants", theirs->size,
+             theirs->kind == ARDA_HAS ? "has" : "wants", theirs->size,
              theirs->type[0] ? theirs->type : "(opaque)");
     if (report(key, msg))
         A.mismatches++;
@@ -1088,11 +1088,11 @@ static void mismatch(const char *name, const struct ardc_entry *mine, const stru
 
 /* The host a wanted connection comes from: the one peer that has it with the same type; ""
  * when none or several do. */
-static const char *source_host(const struct ardc_entry *want)
+static const char *source_host(const struct arda_entry *want)
 {
     const char *host = "";
     for (int j = 0; j < A.npeer; j++) {
-        const struct ardc_entry *t = peer_entry(&A.peer[j], want->name, ARDC_HAS);
+        const struct arda_entry *t = peer_entry(&A.peer[j], want->name, ARDA_HAS);
         if (!t)
             continue;
         if (host[0] || !same_type(want, t))
@@ -1108,18 +1108,18 @@ static void evaluate(void)
     for (int i = 0; i < A.nfwd; i++)
         A.fwd[i]->mark = false;
     for (int i = 0; i < A.nsnap; i++) {
-        const struct ardc_entry *e = &A.snap[i];
+        const struct arda_entry *e = &A.snap[i];
         /* Written on two hosts: both say so, nothing is forwarded until one stops. */
-        int havers = e->kind == ARDC_HAS;
+        int havers = e->kind == ARDA_HAS;
         for (int j = 0; j < A.npeer; j++)
-            havers += peer_entry(&A.peer[j], e->name, ARDC_HAS) != NULL;
+            havers += peer_entry(&A.peer[j], e->name, ARDA_HAS) != NULL;
         if (havers > 1) {
             char key[ARD_MAX_NAME + 96], msg[1200];
             int n = snprintf(msg, sizeof msg, "connection '%s' is written on %d hosts: %s", e->name,
-                             havers, e->kind == ARDC_HAS ? "this host" : "");
-            const char *sep = e->kind == ARDC_HAS ? ", " : "";
+                             havers, e->kind == ARDA_HAS ? "this host" : "");
+            const char *sep = e->kind == ARDA_HAS ? ", " : "";
             for (int j = 0; j < A.npeer && n < (int)sizeof msg; j++)
-                if (peer_entry(&A.peer[j], e->name, ARDC_HAS)) {
+                if (peer_entry(&A.peer[j], e->name, ARDA_HAS)) {
                     n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s (%s)", sep, A.peer[j].host,
                                   inet_ntoa(A.peer[j].addr.sin_addr));
                     sep = ", ";
@@ -1133,15 +1133,15 @@ static void evaluate(void)
         }
         for (int j = 0; j < A.npeer; j++) {
             const struct peer *p = &A.peer[j];
-            const struct ardc_entry *t =
-                peer_entry(p, e->name, e->kind == ARDC_HAS ? ARDC_WANT : ARDC_HAS);
+            const struct arda_entry *t =
+                peer_entry(p, e->name, e->kind == ARDA_HAS ? ARDA_WANT : ARDA_HAS);
             if (!t)
                 continue;
             if (!same_type(e, t)) {
                 mismatch(e->name, e, p, t);
                 continue;
             }
-            if (e->kind != ARDC_HAS)
+            if (e->kind != ARDA_HAS)
                 continue;
             /* Only to the address the want came from, one forward per connection and
              * address (a second want from there replaces the first). */
@@ -1185,7 +1185,7 @@ static void print_counters(FILE *f)
 {
     unsigned has = 0, wants = 0;
     for (int i = 0; i < A.nsnap; i++)
-        *(A.snap[i].kind == ARDC_HAS ? &has : &wants) += 1;
+        *(A.snap[i].kind == ARDA_HAS ? &has : &wants) += 1;
     fprintf(f,
             "catalog %s: peers=%d has=%u wants=%u forwards=%d conflicts=%u mismatches=%u "
             "over_limit=%u",
@@ -1197,7 +1197,7 @@ static void print_counters(FILE *f)
         const struct peer *p = &A.peer[i];
         unsigned ph = 0, pw = 0;
         for (int k = 0; k < p->nents; k++)
-            *(p->ents[k].kind == ARDC_HAS ? &ph : &pw) += 1;
+            *(p->ents[k].kind == ARDA_HAS ? &ph : &pw) += 1;
         fprintf(f, "peer %s: address=%s has=%u wants=%u\n", p->host, inet_ntoa(p->addr.sin_addr),
                 ph, pw);
     }
@@ -1244,11 +1244,11 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
                 next_announce = now;
                 dirty = true;
             }
-            next_scan = now + ARDC_SCAN_NS;
+            next_scan = now + ARDA_SCAN_NS;
         }
         if (now >= next_announce) {
             announce();
-            next_announce = now + ARDC_PERIOD_NS;
+            next_announce = now + ARDA_PERIOD_NS;
         }
         if (dirty)
             evaluate();
@@ -1314,6 +1314,6 @@ void ardn_auto_close(const struct ardn_plan *p)
     ards_sub_wipe(&A.sub);
     free(A.seal);
     A.seal = NULL;
-    for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
+    for (unsigned i = 0; i < ARDA_MAX_PARTS; i++)
         free(A.dgram[i]);
 }

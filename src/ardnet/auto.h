@@ -9,17 +9,17 @@
 
 #include <signal.h>
 
-#define ARDC_DEFAULT_PORT 7400u
-#define ARDC_DEFAULT_LIMIT 256u
-#define ARDC_PERIOD_NS 200000000LL        /* announcements at rest */
-#define ARDC_SCAN_NS 50000000LL           /* the local domain is looked at this often */
-#define ARDC_PEER_TIMEOUT_NS 1000000000LL /* a peer silent this long is gone */
+#define ARDA_DEFAULT_PORT 7400u
+#define ARDA_DEFAULT_LIMIT 256u
+#define ARDA_PERIOD_NS 200000000LL        /* announcements at rest */
+#define ARDA_SCAN_NS 50000000LL           /* the local domain is looked at this often */
+#define ARDA_PEER_TIMEOUT_NS 1000000000LL /* a peer silent this long is gone */
 /* The catalog's ports name the other host (read by `ard list` and `ard graph`, src/tools/ard.h):
  * the writer of a connection received from host H is "auto-N-from-H", the reader of one
  * forwarded to host H "auto-N-to-H", N a number of the catalog's own (a process's port
  * names are unique). */
-#define ARDC_PORT_FROM "from"
-#define ARDC_PORT_TO "to"
+#define ARDA_PORT_FROM "from"
+#define ARDA_PORT_TO "to"
 
 /* Whether --auto was given. */
 bool ardn_auto_enabled(void);
