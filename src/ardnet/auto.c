@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PEERS 64   /* configured peers (--auto-peers) and live catalogs */
-#define MAX_LOCAL 1024 /* connections of the domain looked at (and announced, at most) */
+#define MAX_PEERS 64 /* configured peers (--auto-peers) and live catalogs */
+#define MAX_LOCAL ARDA_MAX_LOCAL
 #define MAX_REPORTS 256
 #define MAX_PEER_ENTRIES MAX_LOCAL /* has + wants of one peer's snapshot */
 #define MAX_PER_ADDRESS 4          /* catalogs (host ids) listened to at one address */
@@ -91,13 +91,10 @@ static const char *const counter_names[AC_NCOUNTERS] = {
     "full", "started",  "stopped", "failed",  "auth"};
 
 static struct {
-    bool enabled;
-    char peers_text[1024];
-    char mcast_text[ARDN_EP_TEXT];
-    unsigned port;
-    unsigned limit;
-    bool port_given;
+    const struct arda_conf *cfg; /* the options (NULL: no catalog) */
     /* set up by ardn_auto_open */
+    unsigned port;  /* the catalog's port: --auto-port, that of --auto-multicast, or the default */
+    unsigned limit; /* --auto-limit or the default */
     struct sockaddr_in peers[MAX_PEERS];
     int npeers;
     struct sockaddr_in group;
@@ -136,41 +133,7 @@ static struct {
     /* With --key: the subkey of this catalog's id, and the other catalogs' ids seen. */
     struct ards_sub sub;
     struct ards_table *seal;
-} A = {.port = ARDA_DEFAULT_PORT, .limit = ARDA_DEFAULT_LIMIT, .fd = -1};
-
-bool ardn_auto_enabled(void)
-{
-    return A.enabled;
-}
-
-int ardn_auto_option(const char *name, const char *val)
-{
-    uint64_t u;
-    if (strcmp(name, "auto") == 0) {
-        A.enabled = true;
-    } else if (strcmp(name, "auto-peers") == 0) {
-        if (strlen(val) >= sizeof A.peers_text)
-            return ardi_fail(ARD_EINVAL, "--auto-peers: value too long");
-        strcpy(A.peers_text, val);
-    } else if (strcmp(name, "auto-multicast") == 0) {
-        if (strlen(val) >= sizeof A.mcast_text)
-            return ardi_fail(ARD_EINVAL, "--auto-multicast: value too long");
-        strcpy(A.mcast_text, val);
-    } else if (strcmp(name, "auto-port") == 0) {
-        if (ardn_parse_u64(val, 1, 65535, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "--auto-port '%s': expected a number 1..65535", val);
-        A.port = (unsigned)u;
-        A.port_given = true;
-    } else if (strcmp(name, "auto-limit") == 0) {
-        if (ardn_parse_u64(val, 1, MAX_LOCAL, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "--auto-limit '%s': expected a number 1..%d", val,
-                             MAX_LOCAL);
-        A.limit = (unsigned)u;
-    } else {
-        return ardi_fail(ARD_EINVAL, "unknown option '--%s'", name);
-    }
-    return 0;
-}
+} A = {.fd = -1};
 
 /* "HOST[:PORT]" into an IPv4 address (the catalog speaks IPv4). */
 static int resolve4(const char *text, unsigned dport, struct sockaddr_in *out, const char *opt)
@@ -191,8 +154,8 @@ static int resolve4(const char *text, unsigned dport, struct sockaddr_in *out, c
 
 static int parse_peers(void)
 {
-    char buf[sizeof A.peers_text];
-    strcpy(buf, A.peers_text);
+    char buf[sizeof A.cfg->peers];
+    strcpy(buf, A.cfg->peers);
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (A.npeers == MAX_PEERS)
@@ -208,17 +171,17 @@ static int parse_peers(void)
 
 static int parse_mcast(void)
 {
-    if (!strchr(A.mcast_text, ':'))
-        return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': expected GROUP:PORT", A.mcast_text);
-    if (resolve4(A.mcast_text, 0, &A.group, "--auto-multicast: ") < 0)
+    if (!strchr(A.cfg->mcast, ':'))
+        return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': expected GROUP:PORT", A.cfg->mcast);
+    if (resolve4(A.cfg->mcast, 0, &A.group, "--auto-multicast: ") < 0)
         return ARD_EINVAL;
     if (!IN_MULTICAST(ntohl(A.group.sin_addr.s_addr)))
         return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': not a multicast group (224.0.0.0/4)",
-                         A.mcast_text);
+                         A.cfg->mcast);
     if (!ardn_g.dev[0])
         return ardi_fail(ARD_EINVAL, "--auto-multicast needs --dev IFACE (the network the "
                                      "catalog announces on)");
-    if (A.port_given && A.port != ntohs(A.group.sin_port))
+    if (A.cfg->port && A.port != ntohs(A.group.sin_port))
         return ardi_fail(ARD_EINVAL, "--auto-port %u and --auto-multicast port %u differ", A.port,
                          ntohs(A.group.sin_port));
     A.port = ntohs(A.group.sin_port);
@@ -252,7 +215,7 @@ static int open_socket(void)
             return ardi_fail(ARD_EINVAL, "--dev %s: no such interface", ardn_g.dev);
         if (setsockopt(A.fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) < 0 ||
             setsockopt(A.fd, IPPROTO_IP, IP_MULTICAST_IF, &m, sizeof m) < 0)
-            return ardi_fail(ARD_ESYS, "--auto-multicast %s on %s: %s", A.mcast_text, ardn_g.dev,
+            return ardi_fail(ARD_ESYS, "--auto-multicast %s on %s: %s", A.cfg->mcast, ardn_g.dev,
                              strerror(errno));
         unsigned char loop = 0;
         setsockopt(A.fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop);
@@ -260,19 +223,22 @@ static int open_socket(void)
     return 0;
 }
 
-int ardn_auto_open(const struct ardn_route *routes, int n)
+int ardn_auto_open(const struct arda_conf *cfg, const struct ardn_route *routes, int n)
 {
-    if (!A.enabled) {
-        if (A.peers_text[0] || A.mcast_text[0])
+    if (!cfg->enabled) {
+        if (cfg->peers[0] || cfg->mcast[0])
             return ardi_fail(ARD_EINVAL, "--auto-peers and --auto-multicast need --auto");
         return 0;
     }
-    if (!A.peers_text[0] && !A.mcast_text[0])
+    A.cfg = cfg;
+    A.port = cfg->port ? (unsigned)cfg->port : ARDA_DEFAULT_PORT;
+    A.limit = cfg->limit ? (unsigned)cfg->limit : ARDA_DEFAULT_LIMIT;
+    if (!cfg->peers[0] && !cfg->mcast[0])
         return ardi_fail(ARD_EINVAL, "--auto needs --auto-peers HOST[:PORT],... or "
                                      "--auto-multicast GROUP:PORT --dev IFACE");
-    if (A.mcast_text[0] && parse_mcast() < 0)
+    if (cfg->mcast[0] && parse_mcast() < 0)
         return ARD_EINVAL;
-    if (A.peers_text[0] && parse_peers() < 0)
+    if (cfg->peers[0] && parse_peers() < 0)
         return ARD_EINVAL;
     for (int i = 0; i < n; i++) {
         bool ros2 = routes[i].cfg.in.kind == ARDN_EP_ROS2;
@@ -1225,7 +1191,7 @@ static void write_stats(const struct ardn_plan *p)
 void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs)
 {
     fprintf(stderr, "ardnet: auto: catalog of host %s, domain %s, port %u%s%s\n", A.host,
-            ard_domain(), A.port, A.mcast ? ", multicast " : "", A.mcast ? A.mcast_text : "");
+            ard_domain(), A.port, A.mcast ? ", multicast " : "", A.mcast ? A.cfg->mcast : "");
     int64_t now = ard_now_ns(), next_scan = now, next_announce = now, next_stats = now,
             next_counters = now;
     bool ready = false;
@@ -1282,7 +1248,7 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
 
 void ardn_auto_close(const struct ardn_plan *p)
 {
-    if (!A.enabled)
+    if (!A.cfg)
         return;
     /* Stop every thread first (each notices within its idle period), then join them. */
     for (int i = 0; i < A.nfwd; i++)
