@@ -91,15 +91,14 @@ static int check_counters_name(void)
     return 0;
 }
 
-/* --help, --version: printed, exit 0. */
-static int print_stop(int stop)
+/* --help, --version (then exit 0). */
+static void print_stop(int stop)
 {
     if (stop == ARDN_STOP_HELP)
         usage(stdout);
     else
         printf("ardnet (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
                ARD_VERSION_PATCH);
-    return ARDN_EXIT_OK;
 }
 
 /* The command line, the route file and the process options of both (the command line's win):
@@ -116,8 +115,10 @@ static int read_options(int argc, char **argv, struct ardn_conf *cli)
     nroutes = cli->nroutes;
     if (rc != 0)
         return usage_error("%s", ard_errdetail());
-    if (cli->stop)
-        return print_stop(cli->stop), -1;
+    if (cli->stop) {
+        print_stop(cli->stop);
+        return -1;
+    }
     struct ardn_global file = {.dscp = -1, .sock_prio = -1, .ros_domain = -1};
     if (cli->config && (rc = ardn_config_load(cli->config, &routes, &nroutes, &file)) < 0) {
         fprintf(stderr, "%s\n", ard_errdetail()); /* (it starts with FILE:LINE:COLUMN) */
