@@ -5,6 +5,7 @@
 #define ARDN_H
 
 #include "ard_common.h"
+#include "ardc_opt.h"
 #include "ardnet.h"
 #include "reducer.h"
 #include "seal.h"
@@ -277,7 +278,7 @@ struct ardn_global {
     int ros_domain; /* --ros-domain, -1: ROS_DOMAIN_ID or 0 */
     char key[1024]; /* --key: the key file, "" for none (datagrams are not sealed) */
     char ros2_node[ARDN_ROS2_NODE_MAX]; /* --ros2-node, "" for the program's name */
-    uint64_t given;                     /* the options set (bit i: ardn_opts[i]) */
+    uint64_t given;                     /* the options given (bit i: ardn_opts[i]) */
 };
 
 extern struct ardn_global ardn_g;
@@ -465,12 +466,64 @@ int ardn_counters_open(const char *conn, const struct ardn_plan *p);
 int ardn_counters_publish(const struct ardn_plan *p, bool names);
 void ardn_counters_close(void);
 
-/* config.c: read a YAML file into routes (appended to *routes / *n) and globals. Prints
- * "file:line:column: what is wrong" to stderr and returns -1 on error. */
-int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
+/* The catalog's configuration (ardnet --auto, auto.c), filled from its options and read-only
+ * once the catalog is open. */
+#define ARDA_PEERS_TEXT 1024
+struct arda_conf {
+    bool enabled;                /* --auto */
+    char peers[ARDA_PEERS_TEXT]; /* --auto-peers HOST[:PORT],..., "" for none */
+    char mcast[ARDN_EP_TEXT];    /* --auto-multicast GROUP:PORT, "" for none */
+    int port;                    /* --auto-port, 0: not given (ARDA_DEFAULT_PORT) */
+    int limit;                   /* --auto-limit, 0: not given (ARDA_DEFAULT_LIMIT) */
+};
+
+/* What ardnet's options are parsed into: the command line's, or a route file's. The table's
+ * destinations are fields of it; the route options go to the route being built. */
+struct ardn_conf {
+    struct ardn_global g;     /* the process options */
+    struct arda_conf cat;     /* the catalog's (command line only) */
+    struct ardn_route *route; /* the route the route options go to */
+    const char *dash; /* "--" on the command line, "" in a file: how details name an option */
+    /* command line only */
+    bool have_route;           /* a route option since the start or the last --next */
+    struct ardn_route *routes; /* the routes ended by --next (malloc'd) */
+    int nroutes;
+    const char *config; /* --config FILE */
+    int stop;           /* ARDN_STOP_HELP or ARDN_STOP_VERSION: print it and exit 0 */
+};
+enum { ARDN_STOP_HELP = 1, ARDN_STOP_VERSION };
+
+/* options.c: every option of ardnet in one table (src/common/ardc_opt.h), in the order of
+ * `ardnet --help`. A row's `where` says where it applies: */
+enum ardn_where {
+    ARDN_W_ROUTE = 1,   /* a route's: the command line's route, each route of a file (its key) */
+    ARDN_W_GLOBAL = 2,  /* the process's: the command line and the top level of a file */
+    ARDN_W_CATALOG = 4, /* the catalog's (--auto...): command line only */
+    ARDN_W_ARGV = 8,    /* command line only: --next, --config, --help, --version */
+    ARDN_W_LIB = 16,    /* taken by ard_init before the table is read (--ard-domain): help only */
+};
+#define ARDN_W_CLI (ARDN_W_ROUTE | ARDN_W_GLOBAL | ARDN_W_CATALOG | ARDN_W_ARGV)
+extern const struct ardc_opt ardn_opts[];    /* ends with a row whose name is NULL */
+extern const struct ardc_optset ardn_optset; /* the table, with the help's head and tail */
+extern const int ardn_nopts;
+/* A conf with no option given (dscp, sock-prio, ros-domain: -1, "leave"). */
+void ardn_conf_init(struct ardn_conf *c);
+/* The process options given in src override those of dst. */
+void ardn_global_merge(struct ardn_global *dst, const struct ardn_global *src);
+/* The command line's route is complete: check it (ardn_route_finish), append it to c->routes
+ * and start another. 0, or a negative code with the detail. */
+int ardn_conf_end_route(struct ardn_conf *c);
+/* "routes, bind, dev, ...": the top-level keys of a route file. */
+void ardn_yaml_keys(char *buf, size_t len);
 /* Set one route option (key as in YAML: in, out, name, size, type, conn-id, from, every,
- * max-rate, max-datagram, qos, ros2-type). */
+ * max-rate, max-bandwidth, max-datagram, qos, ros2-type) of r. 0, or ARD_EINVAL with the
+ * detail ("unknown route key 'colour'", "size '0' is not a number 1..67108864"). */
 int ardn_route_option(struct ardn_route *r, const char *key, const char *val);
+
+/* config.c: read a YAML file into routes (appended to *routes / *n) and the process options
+ * (into g; those the file gives are marked in g->given). 0, or a negative code with the detail
+ * "FILE:LINE:COLUMN: what is wrong" (or "FILE: cannot open: ..."). */
+int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g);
 /* Check a --counters / counters: value (a connection name of at most ARDN_COUNTERS_MAX_NAME
  * characters) and copy it into g->counters. */
 int ardn_counters_option(struct ardn_global *g, const char *val);
@@ -481,44 +534,7 @@ int ardn_route_finish(struct ardn_route *r);
 /* The exit code for a failure code: ARDN_EXIT_USAGE for configuration, else _SYSTEM. */
 int ardn_exit_code(int code);
 
-/* options.c: every option of ardnet, in one table (the order of --help). */
-enum ardn_opt_kind {
-    ARDN_OPT_ROUTE, /* a route key (command line and each route of a file): ardn_route_option */
-    ARDN_OPT_TEXT,  /* a process option (command line and top level of a file): text */
-    ARDN_OPT_INT,   /* a process option: an integer min..max */
-    ARDN_OPT_CHECK, /* a process option set by its own function */
-    ARDN_OPT_ARGV,  /* command line only, handled by main.c */
-    ARDN_OPT_LIB,   /* taken by ard_init before ardnet sees it (--ard-domain): documented */
-};
-struct ardn_opt {
-    const char *name; /* --NAME, and the YAML key of route and process options */
-    char letter;      /* -LETTER, 0: none */
-    const char *arg;  /* the value's name in the usage, NULL: takes no value */
-    enum ardn_opt_kind kind;
-    long min, max;    /* ARDN_OPT_INT */
-    size_t off, size; /* process options: their field of struct ardn_global */
-    int (*check)(struct ardn_global *g, const char *val); /* ARDN_OPT_CHECK */
-    const char *doc; /* the usage line; a '\n' starts a continuation line */
-};
-extern const struct ardn_opt ardn_opts[];
-extern const int ardn_nopts;
-/* The option of that name (without "--"), NULL: none. */
-const struct ardn_opt *ardn_opt_find(const char *name);
-/* A process option (TEXT, INT or CHECK: also a top-level key of a route file)? */
-bool ardn_opt_is_global(const struct ardn_opt *o);
-/* Listed under "Route" in the usage (the route options and --next)? */
-bool ardn_opt_in_route_section(const struct ardn_opt *o);
-/* Set process option o from val into g (and mark it given): 0, or ARD_EINVAL with a detail
- * that starts with the option's name ("dscp '64': expected a number 0..63"). */
-int ardn_global_option(struct ardn_global *g, const struct ardn_opt *o, const char *val);
-/* The process options given in src override those of dst. */
-void ardn_global_merge(struct ardn_global *dst, const struct ardn_global *src);
-/* The usage lines of the route section (route) or the process section. */
-void ardn_usage_options(FILE *out, bool route);
-/* "routes, bind, dev, ...": the top-level keys of a route file. */
-void ardn_yaml_keys(char *buf, size_t len);
-
-/* main.c helpers shared with config.c */
+/* config.c: the numbers of the route options (options.c) and endpoints */
 int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int ardn_parse_double(const char *s, double min, double max, double *out);
 

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PEERS 64   /* configured peers (--auto-peers) and live catalogs */
-#define MAX_LOCAL 1024 /* connections of the domain looked at (and announced, at most) */
+#define MAX_PEERS 64 /* configured peers (--auto-peers) and live catalogs */
+#define MAX_LOCAL ARDA_MAX_LOCAL
 #define MAX_REPORTS 256
 #define MAX_PEER_ENTRIES MAX_LOCAL /* has + wants of one peer's snapshot */
 #define MAX_PER_ADDRESS 4          /* catalogs (host ids) listened to at one address */
@@ -33,24 +33,24 @@
 
 /* A connection as this host sees it. */
 struct local {
-    struct ardc_entry e; /* kind 0: neither has nor wants */
+    struct arda_entry e; /* kind 0: neither has nor wants */
 };
 
 /* A live catalog of another host. */
 struct peer {
     uint64_t id;
-    char host[ARDC_MAX_HOST + 1];
+    char host[ARDA_MAX_HOST + 1];
     struct sockaddr_in addr; /* where its announcements come from */
     int64_t seen_ns;
     bool committed;
     uint32_t seq;
-    struct ardc_entry *ents; /* its last complete snapshot */
+    struct arda_entry *ents; /* its last complete snapshot */
     int nents;
     /* the snapshot being assembled */
     uint32_t aseq;
     uint16_t anparts;
     uint64_t amask;
-    struct ardc_entry *aents;
+    struct arda_entry *aents;
     int naents;
 };
 
@@ -63,7 +63,7 @@ struct flow {
     uint16_t port; /* want: the port it listens on */
     /* the other host: forward: the wanting one; want: the one the connection comes from
      * ("" not known yet) */
-    char host[ARDC_MAX_HOST + 1];
+    char host[ARDA_MAX_HOST + 1];
     bool mark;
 };
 
@@ -76,7 +76,7 @@ enum auto_counter {
     AC_SENT,     /* announcement datagrams sent */
     AC_RECEIVED, /* valid announcements of peers taken */
     AC_FOREIGN,  /* datagrams from addresses that are not peers (ignored) */
-    AC_INVALID,  /* datagrams refused by ardc_parse (ignored) */
+    AC_INVALID,  /* datagrams refused by arda_parse (ignored) */
     AC_DOMAIN,   /* announcements of another domain (ignored) */
     AC_SELF,     /* our own announcements (multicast loop) */
     AC_FULL,     /* announcements of new peers when MAX_PEERS catalogs are known */
@@ -90,14 +90,13 @@ static const char *const counter_names[AC_NCOUNTERS] = {
     "sent", "received", "foreign", "invalid", "other_domain", "self",
     "full", "started",  "stopped", "failed",  "auth"};
 
-static struct {
-    bool enabled;
-    char peers_text[1024];
-    char mcast_text[ARDN_EP_TEXT];
-    unsigned port;
-    unsigned limit;
-    bool port_given;
+/* The catalog's state: set up by ardn_auto_open from its configuration, then changed by its
+ * loop (ardn_auto_serve) only. */
+struct arda {
+    const struct arda_conf *cfg; /* its configuration (read only); NULL: no catalog */
     /* set up by ardn_auto_open */
+    unsigned port;  /* the catalog's port: --auto-port, that of --auto-multicast, or the default */
+    unsigned limit; /* --auto-limit or the default */
     struct sockaddr_in peers[MAX_PEERS];
     int npeers;
     struct sockaddr_in group;
@@ -105,14 +104,14 @@ static struct {
     int fd;
     uint64_t id;
     uint32_t domain;
-    char host[ARDC_MAX_HOST + 1];
+    char host[ARDA_MAX_HOST + 1];
     const struct ardn_route *routes;
     int nroutes;
     pid_t self;
-    /* state */
+    /* changed by the loop */
     struct local *locals;
     int nlocals;
-    struct ardc_entry *snap; /* what was announced last (has then wants) */
+    struct arda_entry *snap; /* what was announced last (has then wants) */
     int nsnap;
     uint32_t seq;
     struct peer peer[MAX_PEERS];
@@ -130,47 +129,14 @@ static struct {
     size_t fd_free;
     bool fd_counted, fd_said, fd_list_short;
     unsigned long fd_views_short, fd_routes_short;
-    uint8_t *dgram[ARDC_MAX_PARTS];
-    size_t dlen[ARDC_MAX_PARTS];
-    struct ardc_entry *rx; /* ARDC_MAX_ENTRIES, for ardc_parse */
+    uint8_t *dgram[ARDA_MAX_PARTS];
+    size_t dlen[ARDA_MAX_PARTS];
+    struct arda_entry *rx; /* ARDA_MAX_ENTRIES, for arda_parse */
     /* With --key: the subkey of this catalog's id, and the other catalogs' ids seen. */
     struct ards_sub sub;
     struct ards_table *seal;
-} A = {.port = ARDC_DEFAULT_PORT, .limit = ARDC_DEFAULT_LIMIT, .fd = -1};
-
-bool ardn_auto_enabled(void)
-{
-    return A.enabled;
-}
-
-int ardn_auto_option(const char *name, const char *val)
-{
-    uint64_t u;
-    if (strcmp(name, "auto") == 0) {
-        A.enabled = true;
-    } else if (strcmp(name, "auto-peers") == 0) {
-        if (strlen(val) >= sizeof A.peers_text)
-            return ardi_fail(ARD_EINVAL, "--auto-peers: value too long");
-        strcpy(A.peers_text, val);
-    } else if (strcmp(name, "auto-multicast") == 0) {
-        if (strlen(val) >= sizeof A.mcast_text)
-            return ardi_fail(ARD_EINVAL, "--auto-multicast: value too long");
-        strcpy(A.mcast_text, val);
-    } else if (strcmp(name, "auto-port") == 0) {
-        if (ardn_parse_u64(val, 1, 65535, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "--auto-port '%s': expected a number 1..65535", val);
-        A.port = (unsigned)u;
-        A.port_given = true;
-    } else if (strcmp(name, "auto-limit") == 0) {
-        if (ardn_parse_u64(val, 1, MAX_LOCAL, &u) < 0)
-            return ardi_fail(ARD_EINVAL, "--auto-limit '%s': expected a number 1..%d", val,
-                             MAX_LOCAL);
-        A.limit = (unsigned)u;
-    } else {
-        return ardi_fail(ARD_EINVAL, "unknown option '--%s'", name);
-    }
-    return 0;
-}
+};
+static struct arda catalog = {.fd = -1};
 
 /* "HOST[:PORT]" into an IPv4 address (the catalog speaks IPv4). */
 static int resolve4(const char *text, unsigned dport, struct sockaddr_in *out, const char *opt)
@@ -189,90 +155,95 @@ static int resolve4(const char *text, unsigned dport, struct sockaddr_in *out, c
     return 0;
 }
 
-static int parse_peers(void)
+static int parse_peers(struct arda *cat)
 {
-    char buf[sizeof A.peers_text];
-    strcpy(buf, A.peers_text);
+    char buf[sizeof cat->cfg->peers];
+    strcpy(buf, cat->cfg->peers);
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (A.npeers == MAX_PEERS)
+        if (cat->npeers == MAX_PEERS)
             return ardi_fail(ARD_EINVAL, "--auto-peers: more than %d peers", MAX_PEERS);
-        if (resolve4(t, A.port, &A.peers[A.npeers], "--auto-peers: ") < 0)
+        if (resolve4(t, cat->port, &cat->peers[cat->npeers], "--auto-peers: ") < 0)
             return ARD_EINVAL;
-        A.npeers++;
+        cat->npeers++;
     }
-    if (A.npeers == 0)
+    if (cat->npeers == 0)
         return ardi_fail(ARD_EINVAL, "--auto-peers: no peer given");
     return 0;
 }
 
-static int parse_mcast(void)
+static int parse_mcast(struct arda *cat)
 {
-    if (!strchr(A.mcast_text, ':'))
-        return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': expected GROUP:PORT", A.mcast_text);
-    if (resolve4(A.mcast_text, 0, &A.group, "--auto-multicast: ") < 0)
+    if (!strchr(cat->cfg->mcast, ':'))
+        return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': expected GROUP:PORT", cat->cfg->mcast);
+    if (resolve4(cat->cfg->mcast, 0, &cat->group, "--auto-multicast: ") < 0)
         return ARD_EINVAL;
-    if (!IN_MULTICAST(ntohl(A.group.sin_addr.s_addr)))
+    if (!IN_MULTICAST(ntohl(cat->group.sin_addr.s_addr)))
         return ardi_fail(ARD_EINVAL, "--auto-multicast '%s': not a multicast group (224.0.0.0/4)",
-                         A.mcast_text);
+                         cat->cfg->mcast);
     if (!ardn_g.dev[0])
         return ardi_fail(ARD_EINVAL, "--auto-multicast needs --dev IFACE (the network the "
                                      "catalog announces on)");
-    if (A.port_given && A.port != ntohs(A.group.sin_port))
-        return ardi_fail(ARD_EINVAL, "--auto-port %u and --auto-multicast port %u differ", A.port,
-                         ntohs(A.group.sin_port));
-    A.port = ntohs(A.group.sin_port);
-    A.mcast = true;
+    if (cat->cfg->port && cat->port != ntohs(cat->group.sin_port))
+        return ardi_fail(ARD_EINVAL, "--auto-port %u and --auto-multicast port %u differ",
+                         cat->port, ntohs(cat->group.sin_port));
+    cat->port = ntohs(cat->group.sin_port);
+    cat->mcast = true;
     return 0;
 }
 
-static int open_socket(void)
+static int open_socket(struct arda *cat)
 {
-    A.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (A.fd < 0)
+    cat->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (cat->fd < 0)
         return ardi_fail(ARD_ESYS, "--auto: socket: %s", strerror(errno));
     /* No SO_REUSEADDR: a second catalog on this port would steal announcements. */
     int rcvbuf = 1 << 20; /* (bursts of announcements; capped by rmem_max) */
-    setsockopt(A.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    if (ardn_g.dev[0] && setsockopt(A.fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev,
+    setsockopt(cat->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (ardn_g.dev[0] && setsockopt(cat->fd, SOL_SOCKET, SO_BINDTODEVICE, ardn_g.dev,
                                     (socklen_t)strlen(ardn_g.dev)) < 0)
         return ardi_fail(ARD_ESYS, "--auto: --dev %s: %s", ardn_g.dev, strerror(errno));
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)A.port)};
-    if (ardn_g.bind[0] && !A.mcast) {
-        if (resolve4(ardn_g.bind, A.port, &a, "--bind: ") < 0)
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cat->port)};
+    if (ardn_g.bind[0] && !cat->mcast) {
+        if (resolve4(ardn_g.bind, cat->port, &a, "--bind: ") < 0)
             return ARD_EINVAL;
-        a.sin_port = htons((uint16_t)A.port);
+        a.sin_port = htons((uint16_t)cat->port);
     }
-    if (bind(A.fd, (struct sockaddr *)&a, sizeof a) < 0)
-        return ardi_fail(ARD_ESYS, "--auto: cannot listen on port %u: %s", A.port, strerror(errno));
-    if (A.mcast) {
-        struct ip_mreqn m = {.imr_multiaddr = A.group.sin_addr,
+    if (bind(cat->fd, (struct sockaddr *)&a, sizeof a) < 0)
+        return ardi_fail(ARD_ESYS, "--auto: cannot listen on port %u: %s", cat->port,
+                         strerror(errno));
+    if (cat->mcast) {
+        struct ip_mreqn m = {.imr_multiaddr = cat->group.sin_addr,
                              .imr_ifindex = (int)if_nametoindex(ardn_g.dev)};
         if (m.imr_ifindex == 0)
             return ardi_fail(ARD_EINVAL, "--dev %s: no such interface", ardn_g.dev);
-        if (setsockopt(A.fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) < 0 ||
-            setsockopt(A.fd, IPPROTO_IP, IP_MULTICAST_IF, &m, sizeof m) < 0)
-            return ardi_fail(ARD_ESYS, "--auto-multicast %s on %s: %s", A.mcast_text, ardn_g.dev,
+        if (setsockopt(cat->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) < 0 ||
+            setsockopt(cat->fd, IPPROTO_IP, IP_MULTICAST_IF, &m, sizeof m) < 0)
+            return ardi_fail(ARD_ESYS, "--auto-multicast %s on %s: %s", cat->cfg->mcast, ardn_g.dev,
                              strerror(errno));
         unsigned char loop = 0;
-        setsockopt(A.fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop);
+        setsockopt(cat->fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop);
     }
     return 0;
 }
 
-int ardn_auto_open(const struct ardn_route *routes, int n)
+int ardn_auto_open(const struct arda_conf *cfg, const struct ardn_route *routes, int n)
 {
-    if (!A.enabled) {
-        if (A.peers_text[0] || A.mcast_text[0])
+    struct arda *cat = &catalog;
+    if (!cfg->enabled) {
+        if (cfg->peers[0] || cfg->mcast[0])
             return ardi_fail(ARD_EINVAL, "--auto-peers and --auto-multicast need --auto");
         return 0;
     }
-    if (!A.peers_text[0] && !A.mcast_text[0])
+    cat->cfg = cfg;
+    cat->port = cfg->port ? (unsigned)cfg->port : ARDA_DEFAULT_PORT;
+    cat->limit = cfg->limit ? (unsigned)cfg->limit : ARDA_DEFAULT_LIMIT;
+    if (!cfg->peers[0] && !cfg->mcast[0])
         return ardi_fail(ARD_EINVAL, "--auto needs --auto-peers HOST[:PORT],... or "
                                      "--auto-multicast GROUP:PORT --dev IFACE");
-    if (A.mcast_text[0] && parse_mcast() < 0)
+    if (cfg->mcast[0] && parse_mcast(cat) < 0)
         return ARD_EINVAL;
-    if (A.peers_text[0] && parse_peers() < 0)
+    if (cfg->peers[0] && parse_peers(cat) < 0)
         return ARD_EINVAL;
     for (int i = 0; i < n; i++) {
         bool ros2 = routes[i].cfg.in.kind == ARDN_EP_ROS2;
@@ -284,128 +255,128 @@ int ardn_auto_open(const struct ardn_route *routes, int n)
                              "one process (start a second ardnet for them)",
                              routes[i].cfg.name);
     }
-    A.routes = routes;
-    A.nroutes = n;
-    A.self = getpid();
-    A.domain = ardc_domain_hash(ard_domain());
-    while (A.id == 0)
-        if (getrandom(&A.id, sizeof A.id, 0) != (ssize_t)sizeof A.id)
+    cat->routes = routes;
+    cat->nroutes = n;
+    cat->self = getpid();
+    cat->domain = arda_domain_hash(ard_domain());
+    while (cat->id == 0)
+        if (getrandom(&cat->id, sizeof cat->id, 0) != (ssize_t)sizeof cat->id)
             return ardi_fail(ARD_ESYS, "getrandom: %s", strerror(errno));
     if (ardn_seal.on) {
-        ards_subkey(&ardn_seal.key, A.id, &A.sub);
-        if (!(A.seal = ards_table_alloc(sizeof *A.seal)))
+        ards_subkey(&ardn_seal.key, cat->id, &cat->sub);
+        if (!(cat->seal = ards_table_alloc(sizeof *cat->seal)))
             return ardi_fail(ARD_ENOMEM, "out of memory");
     }
     char h[256] = "";
     gethostname(h, sizeof h - 1);
     size_t k = 0;
-    for (const char *c = h; *c && k < ARDC_MAX_HOST; c++)
-        A.host[k++] =
+    for (const char *c = h; *c && k < ARDA_MAX_HOST; c++)
+        cat->host[k++] =
             (isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_') ? *c : '_';
     if (k == 0)
-        strcpy(A.host, "host");
-    A.locals = calloc(MAX_LOCAL, sizeof *A.locals);
-    A.snap = calloc(MAX_LOCAL, sizeof *A.snap);
-    A.rx = calloc(ARDC_MAX_ENTRIES, sizeof *A.rx);
-    for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
-        A.dgram[i] = malloc(ARDC_MAX_DGRAM);
-    if (!A.locals || !A.snap || !A.rx || !A.dgram[ARDC_MAX_PARTS - 1])
+        strcpy(cat->host, "host");
+    cat->locals = calloc(MAX_LOCAL, sizeof *cat->locals);
+    cat->snap = calloc(MAX_LOCAL, sizeof *cat->snap);
+    cat->rx = calloc(ARDA_MAX_ENTRIES, sizeof *cat->rx);
+    for (unsigned i = 0; i < ARDA_MAX_PARTS; i++)
+        cat->dgram[i] = malloc(ARDA_MAX_DGRAM);
+    if (!cat->locals || !cat->snap || !cat->rx || !cat->dgram[ARDA_MAX_PARTS - 1])
         return ardi_fail(ARD_ENOMEM, "out of memory");
-    return open_socket();
+    return open_socket(cat);
 }
 
 /* ---- reports -------------------------------------------------------------------------------- */
 
 /* Say `msg` once while the condition named by key lasts (report_sweep forgets the others). */
-static bool report(const char *key, const char *msg)
+static bool report(struct arda *cat, const char *key, const char *msg)
 {
-    for (int i = 0; i < A.nreports; i++)
-        if (strcmp(A.reports[i].key, key) == 0) {
-            A.reports[i].mark = true;
+    for (int i = 0; i < cat->nreports; i++)
+        if (strcmp(cat->reports[i].key, key) == 0) {
+            cat->reports[i].mark = true;
             return false;
         }
-    if (A.nreports < MAX_REPORTS) {
-        snprintf(A.reports[A.nreports].key, sizeof A.reports[0].key, "%s", key);
-        A.reports[A.nreports++].mark = true;
+    if (cat->nreports < MAX_REPORTS) {
+        snprintf(cat->reports[cat->nreports].key, sizeof cat->reports[0].key, "%s", key);
+        cat->reports[cat->nreports++].mark = true;
     }
     fprintf(stderr, "ardnet: auto: %s\n", msg);
     return true;
 }
 
-static void report_sweep(void)
+static void report_sweep(struct arda *cat)
 {
     int k = 0;
-    for (int i = 0; i < A.nreports; i++) {
-        if (A.reports[i].mark || A.reports[i].key[0] == '#') {
-            A.reports[i].mark = false;
-            A.reports[k++] = A.reports[i];
+    for (int i = 0; i < cat->nreports; i++) {
+        if (cat->reports[i].mark || cat->reports[i].key[0] == '#') {
+            cat->reports[i].mark = false;
+            cat->reports[k++] = cat->reports[i];
         } else {
-            fprintf(stderr, "ardnet: auto: resolved: %s\n", A.reports[i].key);
+            fprintf(stderr, "ardnet: auto: resolved: %s\n", cat->reports[i].key);
         }
     }
-    A.nreports = k;
+    cat->nreports = k;
 }
 
 /* ---- descriptors ----------------------------------------------------------------------------- */
 
 /* Whether `n` more descriptors may be taken leaving `keep` free; if so they are taken. */
-static bool fd_take(unsigned n, unsigned keep)
+static bool fd_take(struct arda *cat, unsigned n, unsigned keep)
 {
-    if (!A.fd_counted) {
-        A.fd_free = ardc_nofile_room(0);
-        A.fd_counted = true;
+    if (!cat->fd_counted) {
+        cat->fd_free = ardc_nofile_room(0);
+        cat->fd_counted = true;
     }
-    if (A.fd_free == (size_t)-1)
+    if (cat->fd_free == (size_t)-1)
         return true; /* unlimited */
-    if (A.fd_free < (size_t)n + keep)
+    if (cat->fd_free < (size_t)n + keep)
         return false;
-    A.fd_free -= n;
+    cat->fd_free -= n;
     return true;
 }
 
 /* `n` descriptors closed. */
-static void fd_give(unsigned n)
+static void fd_give(struct arda *cat, unsigned n)
 {
-    if (A.fd_counted && A.fd_free != (size_t)-1)
-        A.fd_free += n;
+    if (cat->fd_counted && cat->fd_free != (size_t)-1)
+        cat->fd_free += n;
 }
 
 /* After an open that failed: whether for want of a descriptor (then none is free). */
-static bool fd_out(void)
+static bool fd_out(struct arda *cat)
 {
     if (!ardc_nofile_exhausted())
         return false;
-    A.fd_free = 0;
-    A.fd_counted = true;
+    cat->fd_free = 0;
+    cat->fd_counted = true;
     return true;
 }
 
 /* What did not get a descriptor, said once (the limit and about how many are needed). */
-static void fd_say(void)
+static void fd_say(struct arda *cat)
 {
-    if (A.fd_said || (!A.fd_list_short && !A.fd_views_short && !A.fd_routes_short))
+    if (cat->fd_said || (!cat->fd_list_short && !cat->fd_views_short && !cat->fd_routes_short))
         return;
     char what[300];
-    if (A.fd_list_short)
+    if (cat->fd_list_short)
         snprintf(what, sizeof what, "the domain cannot be listed (tried again at every scan)");
     else
         snprintf(what, sizeof what,
                  "%lu connections are not looked at and %lu routes are not opened (tried again "
                  "at every scan)",
-                 A.fd_views_short, A.fd_routes_short);
+                 cat->fd_views_short, cat->fd_routes_short);
     /* (a connection not looked at may be wanted: a view and a route) */
     unsigned long short_by =
-        A.fd_list_short + A.fd_views_short * (1 + FD_ROUTE) + A.fd_routes_short * FD_ROUTE;
+        cat->fd_list_short + cat->fd_views_short * (1 + FD_ROUTE) + cat->fd_routes_short * FD_ROUTE;
     ardc_nofile_say_skipped("ardnet: auto", short_by, FD_KEEP_VIEWS, what);
-    A.fd_said = true;
+    cat->fd_said = true;
 }
 
 /* ---- the local domain ----------------------------------------------------------------------- */
 
-static bool configured(const char *conn)
+static bool configured(const struct arda *cat, const char *conn)
 {
-    for (int i = 0; i < A.nroutes; i++) {
-        const struct ardn_route *r = &A.routes[i];
+    for (int i = 0; i < cat->nroutes; i++) {
+        const struct ardn_route *r = &cat->routes[i];
         if (r->cfg.in.kind == ARDN_EP_LOCAL && strcmp(r->cfg.in.conn, conn) == 0)
             return true;
         for (int o = 0; o < r->cfg.nout; o++)
@@ -417,16 +388,17 @@ static bool configured(const char *conn)
 
 static int list_cb(const char *name, void *arg)
 {
-    (void)arg;
-    if (A.nlocals == MAX_LOCAL) {
-        report("#locals", "more than 1024 connections in the domain: the catalog looks at the "
-                          "first 1024 (in name order) only");
+    struct arda *cat = arg;
+    if (cat->nlocals == MAX_LOCAL) {
+        report(cat, "#locals",
+               "more than 1024 connections in the domain: the catalog looks at the "
+               "first 1024 (in name order) only");
         return 1;
     }
-    struct local *l = &A.locals[A.nlocals];
+    struct local *l = &cat->locals[cat->nlocals];
     memset(l, 0, sizeof *l);
     snprintf(l->e.name, sizeof l->e.name, "%s", name);
-    A.nlocals++;
+    cat->nlocals++;
     return 0;
 }
 
@@ -484,7 +456,7 @@ static int ntrk[2], trk_cur;
 
 /* The view of `name` kept from the previous look (taken from it), opened anew if there was
  * none or its object was re-created; NULL if the connection cannot be opened now. */
-static ard_view *view_of(const char *name)
+static ard_view *view_of(struct arda *cat, const char *name)
 {
     struct tracked *prev = trk_buf[!trk_cur];
     ard_view *v = NULL;
@@ -504,15 +476,15 @@ static ard_view *view_of(const char *name)
     if (v && ard_view_recreated(v)) {
         ard_view_close(v);
         v = NULL;
-        fd_give(1);
+        fd_give(cat, 1);
     }
-    if (!v && !fd_take(1, FD_KEEP_VIEWS)) {
-        A.fd_views_short++;
+    if (!v && !fd_take(cat, 1, FD_KEEP_VIEWS)) {
+        cat->fd_views_short++;
         return NULL;
     }
     if (!v && ard_view_open(NULL, name, &v) < 0) {
         v = NULL;
-        A.fd_views_short += fd_out();
+        cat->fd_views_short += fd_out(cat);
     }
     if (v) {
         struct tracked *t = &trk_buf[trk_cur][ntrk[trk_cur]++];
@@ -532,18 +504,18 @@ static void views_sweep(int which)
     ntrk[which] = 0;
 }
 
-/* What this host has and wants now, into A.locals (kind 0 for neither). One ard_view_stat per
+/* What this host has and wants now, into cat->locals (kind 0 for neither). One ard_view_stat per
  * connection (its view is kept open); its peer table only when a new writer appears. */
-static void scan(void)
+static void scan(struct arda *cat)
 {
-    int before = A.nlocals;
-    A.nlocals = 0;
-    A.fd_counted = false;
-    A.fd_views_short = A.fd_routes_short = 0;
-    A.fd_list_short = false;
-    if (ard_conn_list(NULL, list_cb, NULL) < 0) {
-        A.nlocals = before; /* (nothing of the last look was overwritten) */
-        A.fd_list_short = fd_out();
+    int before = cat->nlocals;
+    cat->nlocals = 0;
+    cat->fd_counted = false;
+    cat->fd_views_short = cat->fd_routes_short = 0;
+    cat->fd_list_short = false;
+    if (ard_conn_list(NULL, list_cb, cat) < 0) {
+        cat->nlocals = before; /* (nothing of the last look was overwritten) */
+        cat->fd_list_short = fd_out(cat);
         return;
     }
     seen_cur = !seen_cur;
@@ -551,12 +523,12 @@ static void scan(void)
     trk_cur = !trk_cur;
     ntrk[trk_cur] = 0;
     unsigned wants = 0;
-    for (int i = 0; i < A.nlocals; i++) {
-        struct local *l = &A.locals[i];
+    for (int i = 0; i < cat->nlocals; i++) {
+        struct local *l = &cat->locals[i];
         struct ard_conn_stat st;
-        if (configured(l->e.name))
+        if (configured(cat, l->e.name))
             continue;
-        ard_view *v = view_of(l->e.name);
+        ard_view *v = view_of(cat, l->e.name);
         if (!v)
             continue;
         ard_view_stat(v, &st);
@@ -564,20 +536,20 @@ static void scan(void)
             continue;
         int32_t w = st.writer_pid;
         /* Written by ardnet (this catalog, or a configured bridge): not an original. */
-        bool relayed = w == A.self || (w != 0 && writer_is_ardnet(l->e.name, v, w));
+        bool relayed = w == cat->self || (w != 0 && writer_is_ardnet(l->e.name, v, w));
         /* The readers but this catalog's own (its forwards, one port each). */
         uint32_t readers = st.readers;
-        for (int k = 0; k < A.nfwd && readers > 0; k++)
-            readers -= strcmp(A.fwd[k]->conn, l->e.name) == 0;
+        for (int k = 0; k < cat->nfwd && readers > 0; k++)
+            readers -= strcmp(cat->fwd[k]->conn, l->e.name) == 0;
         bool writer = w != 0;
         l->e.size = (uint32_t)st.size;
         snprintf(l->e.type, sizeof l->e.type, "%s", st.type);
-        l->e.order = (uint8_t)ardc_host_order();
+        l->e.order = (uint8_t)arda_host_order();
         if (writer && !relayed) {
-            l->e.kind = ARDC_HAS;
-        } else if ((!writer || (relayed && st.writer_pid == A.self)) && readers > 0) {
-            if (wants < A.limit) {
-                l->e.kind = ARDC_WANT;
+            l->e.kind = ARDA_HAS;
+        } else if ((!writer || (relayed && st.writer_pid == cat->self)) && readers > 0) {
+            if (wants < cat->limit) {
+                l->e.kind = ARDA_WANT;
                 wants++;
             } else {
                 char key[ARD_MAX_NAME + 96], msg[300];
@@ -585,9 +557,9 @@ static void scan(void)
                 snprintf(msg, sizeof msg,
                          "connection '%s' is wanted here but not asked for: more than "
                          "--auto-limit %u wanted connections",
-                         l->e.name, A.limit);
-                report(key, msg);
-                A.over_limit++;
+                         l->e.name, cat->limit);
+                report(cat, key, msg);
+                cat->over_limit++;
             }
         }
     }
@@ -596,20 +568,20 @@ static void scan(void)
 
 /* ---- routes of the catalog ------------------------------------------------------------------ */
 
-static void flow_close(struct flow *f)
+static void flow_close(struct arda *cat, struct flow *f)
 {
-    fd_give(FD_ROUTE);
+    fd_give(cat, FD_ROUTE);
     ardn_plan_halt(&f->plan);
     ardn_plan_join(&f->plan);
     ardn_plan_close(&f->plan);
     free(f);
 }
 
-static int flow_start(struct flow *f)
+static int flow_start(struct arda *cat, struct flow *f)
 {
-    if (!fd_take(FD_ROUTE, FD_KEEP_ROUTES)) {
-        A.fd_routes_short++; /* (said once, with the limit) */
-        A.cnt[AC_FAILED]++;
+    if (!fd_take(cat, FD_ROUTE, FD_KEEP_ROUTES)) {
+        cat->fd_routes_short++; /* (said once, with the limit) */
+        cat->cnt[AC_FAILED]++;
         return ARD_ESYS;
     }
     int rc = ardn_plan_open(&f->plan, &f->route, 1);
@@ -626,11 +598,11 @@ static int flow_start(struct flow *f)
         char key[ARD_MAX_NAME + 96], msg[800];
         snprintf(key, sizeof key, "#route %s", f->route.cfg.name);
         snprintf(msg, sizeof msg, "%s", ard_errdetail());
-        if (fd_out())
-            A.fd_routes_short++; /* (said once, with the limit) */
+        if (fd_out(cat))
+            cat->fd_routes_short++; /* (said once, with the limit) */
         else
-            report(key, msg);
-        A.cnt[AC_FAILED]++;
+            report(cat, key, msg);
+        cat->cnt[AC_FAILED]++;
         ardn_plan_halt(&f->plan);
         ardn_plan_join(&f->plan);
         if (f->plan.routes)
@@ -657,7 +629,7 @@ static void auto_port_name(char *out, const char *way, const char *host)
 
 /* Receive connection `conn` on a port of our own (UDP port `port`, 0: any), written into the
  * local connection by a port that names the host it comes from (`host`, "" not known). */
-static struct flow *want_open(const char *conn, const char *host, uint16_t port)
+static struct flow *want_open(struct arda *cat, const char *conn, const char *host, uint16_t port)
 {
     struct flow *f = calloc(1, sizeof *f);
     if (!f)
@@ -678,9 +650,9 @@ static struct flow *want_open(const char *conn, const char *host, uint16_t port)
     snprintf(r->cfg.out[0].conn, sizeof r->cfg.out[0].conn, "%s", conn);
     snprintf(r->cfg.out[0].text, sizeof r->cfg.out[0].text, "%s", conn);
     if (host[0])
-        auto_port_name(r->cfg.out[0].port_name, ARDC_PORT_FROM, host);
+        auto_port_name(r->cfg.out[0].port_name, ARDA_PORT_FROM, host);
     r->cfg.nout = 1;
-    if (flow_start(f) < 0) {
+    if (flow_start(cat, f) < 0) {
         free(f);
         return NULL;
     }
@@ -689,7 +661,8 @@ static struct flow *want_open(const char *conn, const char *host, uint16_t port)
 
 /* Send local connection `conn` to a peer's address (host `host`), read by a port that names
  * that host. */
-static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to, const char *host)
+static struct flow *fwd_open(struct arda *cat, const char *conn, const struct sockaddr_in *to,
+                             const char *host)
 {
     struct flow *f = calloc(1, sizeof *f);
     if (!f)
@@ -703,7 +676,7 @@ static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to, con
     r->cfg.in.kind = ARDN_EP_LOCAL;
     snprintf(r->cfg.in.conn, sizeof r->cfg.in.conn, "%s", conn);
     snprintf(r->cfg.in.text, sizeof r->cfg.in.text, "%s", conn);
-    auto_port_name(r->cfg.in.port_name, ARDC_PORT_TO, host);
+    auto_port_name(r->cfg.in.port_name, ARDA_PORT_TO, host);
     r->cfg.out[0].kind = ARDN_EP_UDP;
     memcpy(&r->cfg.out[0].addr, to, sizeof *to);
     r->cfg.out[0].addrlen = sizeof *to;
@@ -711,17 +684,17 @@ static struct flow *fwd_open(const char *conn, const struct sockaddr_in *to, con
     ardn_addr_str(&r->cfg.out[0].addr, s, sizeof s);
     snprintf(r->cfg.out[0].text, sizeof r->cfg.out[0].text, "udp://%s", s);
     r->cfg.nout = 1;
-    if (flow_start(f) < 0) {
+    if (flow_start(cat, f) < 0) {
         free(f);
         return NULL;
     }
-    A.cnt[AC_STARTED]++;
+    cat->cnt[AC_STARTED]++;
     return f;
 }
 
 /* ---- announcements -------------------------------------------------------------------------- */
 
-static bool same_entry(const struct ardc_entry *a, const struct ardc_entry *b)
+static bool same_entry(const struct arda_entry *a, const struct arda_entry *b)
 {
     return a->kind == b->kind && a->port == b->port && a->size == b->size && a->order == b->order &&
            strcmp(a->name, b->name) == 0 && strcmp(a->type, b->type) == 0;
@@ -735,114 +708,117 @@ static struct flow *find_flow(struct flow **v, int n, const char *conn)
     return NULL;
 }
 
-static const char *source_host(const struct ardc_entry *want);
+static const char *source_host(const struct arda *cat, const struct arda_entry *want);
 
 /* The receiving routes of the wants (opened, kept, closed), then the snapshot to announce.
  * Returns whether it differs from the last one. */
-static bool update_wants(void)
+static bool update_wants(struct arda *cat)
 {
-    for (int i = 0; i < A.nwant; i++)
-        A.want[i]->mark = false;
+    for (int i = 0; i < cat->nwant; i++)
+        cat->want[i]->mark = false;
     int n = 0;
     bool changed = false;
-    for (int i = 0; i < A.nlocals; i++) {
-        struct ardc_entry e = A.locals[i].e;
+    for (int i = 0; i < cat->nlocals; i++) {
+        struct arda_entry e = cat->locals[i].e;
         if (e.kind == 0)
             continue;
-        if (e.kind == ARDC_WANT) {
-            struct flow *f = find_flow(A.want, A.nwant, e.name);
-            const char *src = source_host(&e);
+        if (e.kind == ARDA_WANT) {
+            struct flow *f = find_flow(cat->want, cat->nwant, e.name);
+            const char *src = source_host(cat, &e);
             if (f && src[0] && strcmp(f->host, src) != 0) {
                 /* Comes from another host now: its port is named anew, on the same UDP port
                  * where it can (what the peers were told stays true). */
                 int w = 0;
-                while (A.want[w] != f)
+                while (cat->want[w] != f)
                     w++;
                 uint16_t port = f->port;
-                flow_close(f);
-                if ((f = want_open(e.name, src, port)) == NULL)
-                    f = want_open(e.name, src, 0);
+                flow_close(cat, f);
+                if ((f = want_open(cat, e.name, src, port)) == NULL)
+                    f = want_open(cat, e.name, src, 0);
                 if (f)
-                    A.want[w] = f;
+                    cat->want[w] = f;
                 else
-                    A.want[w] = A.want[--A.nwant];
+                    cat->want[w] = cat->want[--cat->nwant];
             }
-            if (!f && A.nwant < MAX_LOCAL && (f = want_open(e.name, src, 0)) != NULL)
-                A.want[A.nwant++] = f;
+            if (!f && cat->nwant < MAX_LOCAL && (f = want_open(cat, e.name, src, 0)) != NULL)
+                cat->want[cat->nwant++] = f;
             if (!f)
                 continue; /* (reported; tried again at the next scan) */
             f->mark = true;
             e.port = f->port;
         }
-        changed |= n >= A.nsnap || !same_entry(&A.snap[n], &e);
-        A.snap[n++] = e;
+        changed |= n >= cat->nsnap || !same_entry(&cat->snap[n], &e);
+        cat->snap[n++] = e;
     }
-    changed |= n != A.nsnap;
-    A.nsnap = n;
+    changed |= n != cat->nsnap;
+    cat->nsnap = n;
     int k = 0;
-    for (int i = 0; i < A.nwant; i++) {
-        if (A.want[i]->mark)
-            A.want[k++] = A.want[i];
+    for (int i = 0; i < cat->nwant; i++) {
+        if (cat->want[i]->mark)
+            cat->want[k++] = cat->want[i];
         else
-            flow_close(A.want[i]);
+            flow_close(cat, cat->want[i]);
     }
-    A.nwant = k;
+    cat->nwant = k;
     return changed;
 }
 
-static void send_all(const uint8_t *d, size_t len)
+static void send_all(struct arda *cat, const uint8_t *d, size_t len)
 {
-    static uint8_t sealed[ARDC_MAX_DGRAM + ARDS_OVERHEAD];
+    static uint8_t sealed[ARDA_MAX_DGRAM + ARDS_OVERHEAD];
     if (ardn_seal.on) {
-        len = ardn_seal_with(&A.sub, d, ARDC_HDR_SIZE, d + ARDC_HDR_SIZE, len - ARDC_HDR_SIZE,
+        len = ardn_seal_with(&cat->sub, d, ARDA_HDR_SIZE, d + ARDA_HDR_SIZE, len - ARDA_HDR_SIZE,
                              sealed);
         d = sealed;
     }
-    for (int i = 0; i < A.npeers; i++)
-        if (sendto(A.fd, d, len, 0, (const struct sockaddr *)&A.peers[i], sizeof A.peers[i]) >= 0)
-            A.cnt[AC_SENT]++;
-    if (A.mcast && sendto(A.fd, d, len, 0, (const struct sockaddr *)&A.group, sizeof A.group) >= 0)
-        A.cnt[AC_SENT]++;
+    for (int i = 0; i < cat->npeers; i++)
+        if (sendto(cat->fd, d, len, 0, (const struct sockaddr *)&cat->peers[i],
+                   sizeof cat->peers[i]) >= 0)
+            cat->cnt[AC_SENT]++;
+    if (cat->mcast &&
+        sendto(cat->fd, d, len, 0, (const struct sockaddr *)&cat->group, sizeof cat->group) >= 0)
+        cat->cnt[AC_SENT]++;
 }
 
-static void announce(void)
+static void announce(struct arda *cat)
 {
-    struct ardc_msg m = {.host_id = A.id, .domain = A.domain, .seq = ++A.seq};
-    strcpy(m.host, A.host);
+    struct arda_msg m = {.host_id = cat->id, .domain = cat->domain, .seq = ++cat->seq};
+    strcpy(m.host, cat->host);
     unsigned nd = 1, in_dgram = 0;
-    size_t len = ardc_put_hdr(A.dgram[0], &m);
-    for (int i = 0; i < A.nsnap; i++) {
-        size_t el = ardc_entry_len(&A.snap[i]);
-        if (in_dgram > 0 && len + el > ARDC_FILL_DGRAM) {
-            if (nd == ARDC_MAX_PARTS) {
-                report("#parts", "more connections than one announcement carries: the rest "
-                                 "are not announced");
+    size_t len = arda_put_hdr(cat->dgram[0], &m);
+    for (int i = 0; i < cat->nsnap; i++) {
+        size_t el = arda_entry_len(&cat->snap[i]);
+        if (in_dgram > 0 && len + el > ARDA_FILL_DGRAM) {
+            if (nd == ARDA_MAX_PARTS) {
+                report(cat, "#parts",
+                       "more connections than one announcement carries: the rest "
+                       "are not announced");
                 break;
             }
-            A.dlen[nd - 1] = len;
-            len = ardc_put_hdr(A.dgram[nd++], &m);
+            cat->dlen[nd - 1] = len;
+            len = arda_put_hdr(cat->dgram[nd++], &m);
             in_dgram = 0;
         }
-        len = ardc_put_entry(A.dgram[nd - 1], len, &A.snap[i]);
+        len = arda_put_entry(cat->dgram[nd - 1], len, &cat->snap[i]);
         in_dgram++;
     }
-    A.dlen[nd - 1] = len;
+    cat->dlen[nd - 1] = len;
     for (unsigned i = 0; i < nd; i++) {
-        ardc_set_part(A.dgram[i], (uint16_t)i, (uint16_t)nd);
-        send_all(A.dgram[i], A.dlen[i]);
+        arda_set_part(cat->dgram[i], (uint16_t)i, (uint16_t)nd);
+        send_all(cat, cat->dgram[i], cat->dlen[i]);
     }
 }
 
 /* ---- peers ---------------------------------------------------------------------------------- */
 
-static bool allowed(const struct sockaddr_in *src)
+static bool allowed(const struct arda *cat, const struct sockaddr_in *src)
 {
-    for (int i = 0; i < A.npeers; i++)
-        if (A.peers[i].sin_addr.s_addr == src->sin_addr.s_addr)
+    for (int i = 0; i < cat->npeers; i++)
+        if (cat->peers[i].sin_addr.s_addr == src->sin_addr.s_addr)
             return true;
     /* Multicast mode: the socket is bound to --dev, so anything that arrives came from the
      * robot's network. */
-    return A.mcast;
+    return cat->mcast;
 }
 
 static void peer_free(struct peer *p)
@@ -851,44 +827,44 @@ static void peer_free(struct peer *p)
     free(p->aents);
 }
 
-static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in *src, int64_t now,
-                          bool *dirty)
+static void take_datagram(struct arda *cat, const uint8_t *d, size_t len,
+                          const struct sockaddr_in *src, int64_t now, bool *dirty)
 {
-    if (!allowed(src)) {
-        A.cnt[AC_FOREIGN]++;
+    if (!allowed(cat, src)) {
+        cat->cnt[AC_FOREIGN]++;
         return;
     }
-    struct ardc_msg m;
-    if (ardc_parse(d, len, &m, A.rx, ARDC_MAX_ENTRIES) != ARDC_OK) {
-        A.cnt[AC_INVALID]++;
+    struct arda_msg m;
+    if (arda_parse(d, len, &m, cat->rx, ARDA_MAX_ENTRIES) != ARDA_OK) {
+        cat->cnt[AC_INVALID]++;
         return;
     }
-    if (m.host_id == A.id) {
-        A.cnt[AC_SELF]++;
+    if (m.host_id == cat->id) {
+        cat->cnt[AC_SELF]++;
         return;
     }
-    if (m.domain != A.domain) {
-        A.cnt[AC_DOMAIN]++;
+    if (m.domain != cat->domain) {
+        cat->cnt[AC_DOMAIN]++;
         return;
     }
     struct peer *p = NULL;
-    for (int i = 0; i < A.npeer && !p; i++)
-        if (A.peer[i].id == m.host_id)
-            p = &A.peer[i];
+    for (int i = 0; i < cat->npeer && !p; i++)
+        if (cat->peer[i].id == m.host_id)
+            p = &cat->peer[i];
     if (!p) {
         int same = 0; /* catalogs at this address: a forger's many ids cannot crowd out peers */
-        for (int i = 0; i < A.npeer; i++)
-            same += A.peer[i].addr.sin_addr.s_addr == src->sin_addr.s_addr;
-        if (A.npeer == MAX_PEERS || same >= MAX_PER_ADDRESS) {
-            A.cnt[AC_FULL]++;
+        for (int i = 0; i < cat->npeer; i++)
+            same += cat->peer[i].addr.sin_addr.s_addr == src->sin_addr.s_addr;
+        if (cat->npeer == MAX_PEERS || same >= MAX_PER_ADDRESS) {
+            cat->cnt[AC_FULL]++;
             return;
         }
-        p = &A.peer[A.npeer++];
+        p = &cat->peer[cat->npeer++];
         memset(p, 0, sizeof *p);
         p->id = m.host_id;
         fprintf(stderr, "ardnet: auto: peer %s (%s) joined\n", m.host, inet_ntoa(src->sin_addr));
     }
-    A.cnt[AC_RECEIVED]++;
+    cat->cnt[AC_RECEIVED]++;
     /* A late part of an older snapshot (or a recording) tells nothing: not even that the peer
      * lives. So a snapshot number far ahead (damaged, or forged without a key) stops this
      * peer's snapshots for PEER_TIMEOUT at most: then the peer is gone, and its next
@@ -908,7 +884,7 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
     if (p->amask & bit)
         return;
     if (p->naents + m.count > MAX_PEER_ENTRIES) { /* (bounds what one peer can make us keep) */
-        A.cnt[AC_INVALID]++;
+        cat->cnt[AC_INVALID]++;
         p->amask = 0;
         return;
     }
@@ -916,13 +892,13 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
     if (!na)
         return;
     p->aents = na;
-    memcpy(p->aents + p->naents, A.rx, m.count * sizeof *A.rx);
+    memcpy(p->aents + p->naents, cat->rx, m.count * sizeof *cat->rx);
     p->naents += m.count;
     p->amask |= bit;
     uint64_t full = m.nparts == 64 ? ~0ull : (1ull << m.nparts) - 1;
     if (p->amask != full)
         return;
-    struct ardc_entry *old = p->ents;
+    struct arda_entry *old = p->ents;
     p->ents = p->aents;
     p->nents = p->naents;
     p->aents = old;
@@ -936,30 +912,30 @@ static void take_datagram(const uint8_t *d, size_t len, const struct sockaddr_in
 /* With --key: an announcement is taken only sealed with the key, from a catalog id that proved
  * it holds the key now (it answered a challenge; docs/wire.md, "Sealed datagrams"), and not
  * sealed before that (a recording). Challenges of the other catalogs are answered here. */
-static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, int64_t now,
-                        bool *dirty)
+static void take_sealed(struct arda *cat, uint8_t *d, size_t len, const struct sockaddr_in *src,
+                        int64_t now, bool *dirty)
 {
     struct ards_info i;
-    if (!allowed(src)) {
-        A.cnt[AC_FOREIGN]++;
+    if (!allowed(cat, src)) {
+        cat->cnt[AC_FOREIGN]++;
         return;
     }
     if (!ards_peek(d, len, &i)) {
-        A.cnt[AC_AUTH]++;
+        cat->cnt[AC_AUTH]++;
         return;
     }
-    if (i.magic == ARDS_CATALOG_MAGIC && i.epoch == A.id) {
-        A.cnt[AC_SELF]++;
+    if (i.magic == ARDS_CATALOG_MAGIC && i.epoch == cat->id) {
+        cat->cnt[AC_SELF]++;
         return;
     }
     struct sockaddr_storage from = {0};
     memcpy(&from, src, sizeof *src);
     if (i.magic == ARDW_MAGIC_WORD && d[5] == ARDS_FLAG_CHALLENGE) {
-        (void)ardn_seal_answer_as(A.fd, d, len, A.id, &A.sub, (const struct sockaddr *)src,
+        (void)ardn_seal_answer_as(cat->fd, d, len, cat->id, &cat->sub, (const struct sockaddr *)src,
                                   sizeof *src);
         return;
     }
-    struct ards_peer *p = ards_find(A.seal, i.epoch);
+    struct ards_peer *p = ards_find(cat->seal, i.epoch);
     struct ards_sub sub; /* (an epoch not in the table yet) */
     if (!p)
         ards_subkey(&ardn_seal.key, i.epoch, &sub);
@@ -968,7 +944,7 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
     if (!p && (!pd || i.magic == ARDW_MAGIC_WORD))
         ards_sub_wipe(&sub); /* (not kept) */
     if (!pd) {
-        A.cnt[AC_AUTH]++;
+        cat->cnt[AC_AUTH]++;
         return;
     }
     if (i.magic == ARDW_MAGIC_WORD) { /* an answer to a challenge of ours */
@@ -976,34 +952,34 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
         uint64_t theirs, t;
         uint8_t nonce[ARDS_NONCE_BYTES];
         if (!p || p->proven || !ards_get_handshake(pd, plen, &flags, &theirs, nonce, &t) ||
-            flags != ARDS_FLAG_ANSWER || theirs != A.id ||
+            flags != ARDS_FLAG_ANSWER || theirs != cat->id ||
             memcmp(nonce, p->nonce, sizeof nonce) != 0) {
-            A.cnt[AC_AUTH]++;
+            cat->cnt[AC_AUTH]++;
             return;
         }
         ardn_seal_proven(p, t, now);
         size_t n = p->hold_len[1];
         p->hold_len[1] = 0;
         if (n && p->hold_ctr[1] >= p->floor)
-            take_datagram(p->hold[1], n, src, now, dirty);
+            take_datagram(cat, p->hold[1], n, src, now, dirty);
         else if (n)
-            A.cnt[AC_AUTH]++;
+            cat->cnt[AC_AUTH]++;
         return;
     }
     if (!p) {
         unsigned given_up;
-        p = ards_take_slot(A.seal, &given_up);
-        A.cnt[AC_AUTH] += given_up;
+        p = ards_take_slot(cat->seal, &given_up);
+        cat->cnt[AC_AUTH] += given_up;
         p->used = true;
         p->epoch = i.epoch;
         p->sub = sub;
         ards_sub_wipe(&sub);
-        ardn_seal_challenge(A.fd, p, A.id, &A.sub, &from, now);
+        ardn_seal_challenge(cat->fd, p, cat->id, &cat->sub, &from, now);
     }
     p->used_ns = now;
     if (!p->proven) { /* the newest is held until the answer comes */
         if (now - p->chal_ns >= ARDS_RECHALLENGE_NS)
-            ardn_seal_challenge(A.fd, p, A.id, &A.sub, &from, now);
+            ardn_seal_challenge(cat->fd, p, cat->id, &cat->sub, &from, now);
         if (plen <= ARDS_HOLD_MAX) {
             memcpy(p->hold[1], pd, plen);
             p->hold_len[1] = plen;
@@ -1012,57 +988,58 @@ static void take_sealed(uint8_t *d, size_t len, const struct sockaddr_in *src, i
         return;
     }
     if (i.ctr < p->floor) { /* sealed before this run's challenge: a recording */
-        A.cnt[AC_AUTH]++;
+        cat->cnt[AC_AUTH]++;
         return;
     }
-    take_datagram(pd, plen, src, now, dirty);
+    take_datagram(cat, pd, plen, src, now, dirty);
 }
 
-static void receive(int64_t now, bool *dirty)
+static void receive(struct arda *cat, int64_t now, bool *dirty)
 {
-    static uint8_t buf[ARDC_MAX_DGRAM + ARDS_OVERHEAD + 1];
+    static uint8_t buf[ARDA_MAX_DGRAM + ARDS_OVERHEAD + 1];
     for (int i = 0; i < 256; i++) {
         struct sockaddr_in src;
         socklen_t sl = sizeof src;
-        ssize_t n = recvfrom(A.fd, buf, sizeof buf, MSG_TRUNC, (struct sockaddr *)&src, &sl);
+        ssize_t n = recvfrom(cat->fd, buf, sizeof buf, MSG_TRUNC, (struct sockaddr *)&src, &sl);
         if (n < 0)
             return;
         if (sl != sizeof src || src.sin_family != AF_INET) {
-            A.cnt[AC_FOREIGN]++;
+            cat->cnt[AC_FOREIGN]++;
             continue;
         }
         size_t len = (size_t)n > sizeof buf ? sizeof buf : (size_t)n;
         if (ardn_seal.on)
-            take_sealed(buf, len, &src, now, dirty);
+            take_sealed(cat, buf, len, &src, now, dirty);
         else
-            take_datagram(buf, len, &src, now, dirty);
+            take_datagram(cat, buf, len, &src, now, dirty);
     }
 }
 
-static void expire(int64_t now, bool *dirty)
+static void expire(struct arda *cat, int64_t now, bool *dirty)
 {
     int k = 0;
-    for (int i = 0; i < A.npeer; i++) {
-        if (now - A.peer[i].seen_ns > ARDC_PEER_TIMEOUT_NS) {
-            fprintf(stderr, "ardnet: auto: peer %s (%s) gone (silent for %.1f s)\n", A.peer[i].host,
-                    inet_ntoa(A.peer[i].addr.sin_addr), ARDC_PEER_TIMEOUT_NS / 1e9);
-            peer_free(&A.peer[i]);
+    for (int i = 0; i < cat->npeer; i++) {
+        if (now - cat->peer[i].seen_ns > ARDA_PEER_TIMEOUT_NS) {
+            fprintf(stderr, "ardnet: auto: peer %s (%s) gone (silent for %.1f s)\n",
+                    cat->peer[i].host, inet_ntoa(cat->peer[i].addr.sin_addr),
+                    ARDA_PEER_TIMEOUT_NS / 1e9);
+            peer_free(&cat->peer[i]);
             *dirty = true;
             continue;
         }
-        A.peer[k++] = A.peer[i];
+        cat->peer[k++] = cat->peer[i];
     }
-    A.npeer = k;
+    cat->npeer = k;
 }
 
 /* ---- what to forward ------------------------------------------------------------------------ */
 
-static bool same_type(const struct ardc_entry *a, const struct ardc_entry *b)
+static bool same_type(const struct arda_entry *a, const struct arda_entry *b)
 {
     return a->size == b->size && ard_type_hash(a->type) == ard_type_hash(b->type);
 }
 
-static const struct ardc_entry *peer_entry(const struct peer *p, const char *name, int kind)
+static const struct arda_entry *peer_entry(const struct peer *p, const char *name, int kind)
 {
     for (int i = 0; i < p->nents; i++)
         if (p->ents[i].kind == kind && strcmp(p->ents[i].name, name) == 0)
@@ -1070,78 +1047,78 @@ static const struct ardc_entry *peer_entry(const struct peer *p, const char *nam
     return NULL;
 }
 
-static void mismatch(const char *name, const struct ardc_entry *mine, const struct peer *p,
-                     const struct ardc_entry *theirs)
+static void mismatch(struct arda *cat, const char *name, const struct arda_entry *mine,
+                     const struct peer *p, const struct arda_entry *theirs)
 {
     char key[ARD_MAX_NAME + 96], msg[ARD_MAX_TYPE * 2 + 400];
     snprintf(key, sizeof key, "type %s %s", name, p->host);
     snprintf(msg, sizeof msg,
              "connection '%s' disagrees: this host %s it as %u bytes '%s', %s (%s) %s it as %u "
              "bytes '%s'; not forwarded",
-             name, mine->kind == ARDC_HAS ? "has" : "wants", mine->size,
+             name, mine->kind == ARDA_HAS ? "has" : "wants", mine->size,
              mine->type[0] ? mine->type : "(opaque)", p->host, inet_ntoa(p->addr.sin_addr),
-             theirs->kind == ARDC_HAS ? "has" : "wants", theirs->size,
+             theirs->kind == ARDA_HAS ? "has" : "wants", theirs->size,
              theirs->type[0] ? theirs->type : "(opaque)");
-    if (report(key, msg))
-        A.mismatches++;
+    if (report(cat, key, msg))
+        cat->mismatches++;
 }
 
 /* The host a wanted connection comes from: the one peer that has it with the same type; ""
  * when none or several do. */
-static const char *source_host(const struct ardc_entry *want)
+static const char *source_host(const struct arda *cat, const struct arda_entry *want)
 {
     const char *host = "";
-    for (int j = 0; j < A.npeer; j++) {
-        const struct ardc_entry *t = peer_entry(&A.peer[j], want->name, ARDC_HAS);
+    for (int j = 0; j < cat->npeer; j++) {
+        const struct arda_entry *t = peer_entry(&cat->peer[j], want->name, ARDA_HAS);
         if (!t)
             continue;
         if (host[0] || !same_type(want, t))
             return "";
-        host = A.peer[j].host;
+        host = cat->peer[j].host;
     }
     return host;
 }
 
 /* Decide every forward from this host's has list and the peers' snapshots. */
-static void evaluate(void)
+static void evaluate(struct arda *cat)
 {
-    for (int i = 0; i < A.nfwd; i++)
-        A.fwd[i]->mark = false;
-    for (int i = 0; i < A.nsnap; i++) {
-        const struct ardc_entry *e = &A.snap[i];
+    for (int i = 0; i < cat->nfwd; i++)
+        cat->fwd[i]->mark = false;
+    for (int i = 0; i < cat->nsnap; i++) {
+        const struct arda_entry *e = &cat->snap[i];
         /* Written on two hosts: both say so, nothing is forwarded until one stops. */
-        int havers = e->kind == ARDC_HAS;
-        for (int j = 0; j < A.npeer; j++)
-            havers += peer_entry(&A.peer[j], e->name, ARDC_HAS) != NULL;
+        int havers = e->kind == ARDA_HAS;
+        for (int j = 0; j < cat->npeer; j++)
+            havers += peer_entry(&cat->peer[j], e->name, ARDA_HAS) != NULL;
         if (havers > 1) {
             char key[ARD_MAX_NAME + 96], msg[1200];
             int n = snprintf(msg, sizeof msg, "connection '%s' is written on %d hosts: %s", e->name,
-                             havers, e->kind == ARDC_HAS ? "this host" : "");
-            const char *sep = e->kind == ARDC_HAS ? ", " : "";
-            for (int j = 0; j < A.npeer && n < (int)sizeof msg; j++)
-                if (peer_entry(&A.peer[j], e->name, ARDC_HAS)) {
-                    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s (%s)", sep, A.peer[j].host,
-                                  inet_ntoa(A.peer[j].addr.sin_addr));
+                             havers, e->kind == ARDA_HAS ? "this host" : "");
+            const char *sep = e->kind == ARDA_HAS ? ", " : "";
+            for (int j = 0; j < cat->npeer && n < (int)sizeof msg; j++)
+                if (peer_entry(&cat->peer[j], e->name, ARDA_HAS)) {
+                    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s (%s)", sep,
+                                  cat->peer[j].host, inet_ntoa(cat->peer[j].addr.sin_addr));
                     sep = ", ";
                 }
             if (n < (int)sizeof msg)
                 snprintf(msg + n, sizeof msg - (size_t)n, "; nothing is forwarded until one stops");
             snprintf(key, sizeof key, "conflict %s", e->name);
-            if (report(key, msg))
-                A.conflicts++;
+            if (report(cat, key, msg))
+                cat->conflicts++;
             continue;
         }
-        for (int j = 0; j < A.npeer; j++) {
-            const struct peer *p = &A.peer[j];
-            const struct ardc_entry *t =
-                peer_entry(p, e->name, e->kind == ARDC_HAS ? ARDC_WANT : ARDC_HAS);
+        for (int j = 0; j < cat->npeer; j++) {
+            const struct peer *p = &cat->peer[j];
+            const struct arda_entry *t =
+                peer_entry(p, e->name, e->kind == ARDA_HAS ? ARDA_WANT : ARDA_HAS);
             if (!t)
                 continue;
             if (!same_type(e, t)) {
-                mismatch(e->name, e, p, t);
+                mismatch(cat, e->name, e, p, t);
                 continue;
             }
-            if (e->kind != ARDC_HAS)
+            if (e->kind != ARDA_HAS)
                 continue;
             /* Only to the address the want came from, one forward per connection and
              * address (a second want from there replaces the first). */
@@ -1149,65 +1126,66 @@ static void evaluate(void)
             to.sin_port = htons(t->port);
             struct flow *f = NULL;
             bool claimed = false;
-            for (int k = 0; k < A.nfwd && !claimed; k++)
-                if (strcmp(A.fwd[k]->conn, e->name) == 0 &&
-                    A.fwd[k]->to.sin_addr.s_addr == to.sin_addr.s_addr) {
-                    if (A.fwd[k]->mark)
+            for (int k = 0; k < cat->nfwd && !claimed; k++)
+                if (strcmp(cat->fwd[k]->conn, e->name) == 0 &&
+                    cat->fwd[k]->to.sin_addr.s_addr == to.sin_addr.s_addr) {
+                    if (cat->fwd[k]->mark)
                         claimed = true; /* (another catalog at that address, this round) */
-                    else if (A.fwd[k]->to.sin_port == to.sin_port)
-                        f = A.fwd[k];
+                    else if (cat->fwd[k]->to.sin_port == to.sin_port)
+                        f = cat->fwd[k];
                 }
             if (claimed)
                 continue;
-            if (!f && A.nfwd < MAX_LOCAL && (f = fwd_open(e->name, &to, p->host)) != NULL)
-                A.fwd[A.nfwd++] = f;
+            if (!f && cat->nfwd < MAX_LOCAL && (f = fwd_open(cat, e->name, &to, p->host)) != NULL)
+                cat->fwd[cat->nfwd++] = f;
             if (f)
                 f->mark = true;
         }
     }
     /* Forwards no longer asked for (or asked for on another port) stop. */
     int k = 0;
-    for (int i = 0; i < A.nfwd; i++) {
-        if (A.fwd[i]->mark) {
-            A.fwd[k++] = A.fwd[i];
+    for (int i = 0; i < cat->nfwd; i++) {
+        if (cat->fwd[i]->mark) {
+            cat->fwd[k++] = cat->fwd[i];
         } else {
-            flow_close(A.fwd[i]);
-            A.cnt[AC_STOPPED]++;
+            flow_close(cat, cat->fwd[i]);
+            cat->cnt[AC_STOPPED]++;
         }
     }
-    A.nfwd = k;
-    report_sweep();
+    cat->nfwd = k;
+    report_sweep(cat);
 }
 
 /* ---- counters and the loop ------------------------------------------------------------------ */
 
-static void print_counters(FILE *f)
+static void print_counters(const struct arda *cat, FILE *f)
 {
     unsigned has = 0, wants = 0;
-    for (int i = 0; i < A.nsnap; i++)
-        *(A.snap[i].kind == ARDC_HAS ? &has : &wants) += 1;
+    for (int i = 0; i < cat->nsnap; i++)
+        *(cat->snap[i].kind == ARDA_HAS ? &has : &wants) += 1;
     fprintf(f,
             "catalog %s: peers=%d has=%u wants=%u forwards=%d conflicts=%u mismatches=%u "
             "over_limit=%u",
-            A.host, A.npeer, has, wants, A.nfwd, A.conflicts, A.mismatches, A.over_limit);
+            cat->host, cat->npeer, has, wants, cat->nfwd, cat->conflicts, cat->mismatches,
+            cat->over_limit);
     for (int c = 0; c < AC_NCOUNTERS; c++)
-        fprintf(f, " %s=%llu", counter_names[c], (unsigned long long)A.cnt[c]);
+        fprintf(f, " %s=%llu", counter_names[c], (unsigned long long)cat->cnt[c]);
     fputc('\n', f);
-    for (int i = 0; i < A.npeer; i++) {
-        const struct peer *p = &A.peer[i];
+    for (int i = 0; i < cat->npeer; i++) {
+        const struct peer *p = &cat->peer[i];
         unsigned ph = 0, pw = 0;
         for (int k = 0; k < p->nents; k++)
-            *(p->ents[k].kind == ARDC_HAS ? &ph : &pw) += 1;
+            *(p->ents[k].kind == ARDA_HAS ? &ph : &pw) += 1;
         fprintf(f, "peer %s: address=%s has=%u wants=%u\n", p->host, inet_ntoa(p->addr.sin_addr),
                 ph, pw);
     }
-    for (int i = 0; i < A.nfwd; i++)
-        ardn_counters_print(f, &A.fwd[i]->plan);
-    for (int i = 0; i < A.nwant; i++)
-        ardn_counters_print(f, &A.want[i]->plan);
+    for (int i = 0; i < cat->nfwd; i++)
+        ardn_counters_print(f, &cat->fwd[i]->plan);
+    for (int i = 0; i < cat->nwant; i++)
+        ardn_counters_print(f, &cat->want[i]->plan);
 }
 
-static void write_stats(const struct ardn_plan *p)
+static void write_stats(const struct arda *cat, const struct ardn_plan *p)
 {
     char tmp[1100];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", ardn_g.stats_file) >= (int)sizeof tmp)
@@ -1217,42 +1195,44 @@ static void write_stats(const struct ardn_plan *p)
         return;
     if (p->routes)
         ardn_counters_print(f, p);
-    print_counters(f);
+    print_counters(cat, f);
     if (fclose(f) != 0 || rename(tmp, ardn_g.stats_file) != 0)
         unlink(tmp);
 }
 
 void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs)
 {
-    fprintf(stderr, "ardnet: auto: catalog of host %s, domain %s, port %u%s%s\n", A.host,
-            ard_domain(), A.port, A.mcast ? ", multicast " : "", A.mcast ? A.mcast_text : "");
+    struct arda *cat = &catalog;
+    fprintf(stderr, "ardnet: auto: catalog of host %s, domain %s, port %u%s%s\n", cat->host,
+            ard_domain(), cat->port, cat->mcast ? ", multicast " : "",
+            cat->mcast ? cat->cfg->mcast : "");
     int64_t now = ard_now_ns(), next_scan = now, next_announce = now, next_stats = now,
             next_counters = now;
     bool ready = false;
     for (;;) {
-        struct pollfd pfd = {.fd = A.fd, .events = POLLIN};
+        struct pollfd pfd = {.fd = cat->fd, .events = POLLIN};
         int64_t wait = next_scan - ard_now_ns();
         wait = wait < 0 ? 0 : wait;
         poll(&pfd, 1, (int)(wait / 1000000) + 1);
         now = ard_now_ns();
         bool dirty = false;
-        receive(now, &dirty);
-        expire(now, &dirty);
+        receive(cat, now, &dirty);
+        expire(cat, now, &dirty);
         if (now >= next_scan) {
-            scan();
-            if (update_wants()) {
+            scan(cat);
+            if (update_wants(cat)) {
                 next_announce = now;
                 dirty = true;
             }
-            next_scan = now + ARDC_SCAN_NS;
+            next_scan = now + ARDA_SCAN_NS;
         }
         if (now >= next_announce) {
-            announce();
-            next_announce = now + ARDC_PERIOD_NS;
+            announce(cat);
+            next_announce = now + ARDA_PERIOD_NS;
         }
         if (dirty)
-            evaluate();
-        fd_say();
+            evaluate(cat);
+        fd_say(cat);
         if (!ready && ready_fd) {
             /* The first scan and announcement are out: ready. */
             setenv("ARD_READY_FD", ready_fd, 1);
@@ -1267,14 +1247,14 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
         if (sig == SIGUSR1) {
             if (p->routes)
                 ardn_counters_print(stderr, p);
-            print_counters(stderr);
+            print_counters(cat, stderr);
         }
         if (ardn_g.counters[0] && p->routes && now >= next_counters) {
             ardn_counters_publish(p, false);
             next_counters = now + 100000000;
         }
         if (ardn_g.stats_file[0] && (now >= next_stats || sig == SIGUSR1)) {
-            write_stats(p);
+            write_stats(cat, p);
             next_stats = now + 500000000;
         }
     }
@@ -1282,38 +1262,39 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
 
 void ardn_auto_close(const struct ardn_plan *p)
 {
-    if (!A.enabled)
+    struct arda *cat = &catalog;
+    if (!cat->cfg)
         return;
     /* Stop every thread first (each notices within its idle period), then join them. */
-    for (int i = 0; i < A.nfwd; i++)
-        ardn_plan_halt(&A.fwd[i]->plan);
-    for (int i = 0; i < A.nwant; i++)
-        ardn_plan_halt(&A.want[i]->plan);
-    if (A.fd >= 0 && ardn_g.stats_file[0])
-        write_stats(p);
-    print_counters(stderr);
-    for (int i = 0; i < A.nfwd; i++)
-        flow_close(A.fwd[i]);
-    for (int i = 0; i < A.nwant; i++)
-        flow_close(A.want[i]);
-    A.nfwd = A.nwant = 0;
-    for (int i = 0; i < A.npeer; i++)
-        peer_free(&A.peer[i]);
-    A.npeer = 0;
-    if (A.fd >= 0)
-        close(A.fd);
-    A.fd = -1;
+    for (int i = 0; i < cat->nfwd; i++)
+        ardn_plan_halt(&cat->fwd[i]->plan);
+    for (int i = 0; i < cat->nwant; i++)
+        ardn_plan_halt(&cat->want[i]->plan);
+    if (cat->fd >= 0 && ardn_g.stats_file[0])
+        write_stats(cat, p);
+    print_counters(cat, stderr);
+    for (int i = 0; i < cat->nfwd; i++)
+        flow_close(cat, cat->fwd[i]);
+    for (int i = 0; i < cat->nwant; i++)
+        flow_close(cat, cat->want[i]);
+    cat->nfwd = cat->nwant = 0;
+    for (int i = 0; i < cat->npeer; i++)
+        peer_free(&cat->peer[i]);
+    cat->npeer = 0;
+    if (cat->fd >= 0)
+        close(cat->fd);
+    cat->fd = -1;
     views_sweep(0);
     views_sweep(1);
-    free(A.locals);
-    free(A.snap);
-    free(A.rx);
-    if (A.seal)
+    free(cat->locals);
+    free(cat->snap);
+    free(cat->rx);
+    if (cat->seal)
         for (int i = 0; i < ARDS_PEERS; i++)
-            ards_sub_wipe(&A.seal->p[i].sub);
-    ards_sub_wipe(&A.sub);
-    free(A.seal);
-    A.seal = NULL;
-    for (unsigned i = 0; i < ARDC_MAX_PARTS; i++)
-        free(A.dgram[i]);
+            ards_sub_wipe(&cat->seal->p[i].sub);
+    ards_sub_wipe(&cat->sub);
+    free(cat->seal);
+    cat->seal = NULL;
+    for (unsigned i = 0; i < ARDA_MAX_PARTS; i++)
+        free(cat->dgram[i]);
 }

@@ -9,27 +9,24 @@
 
 #include <signal.h>
 
-#define ARDC_DEFAULT_PORT 7400u
-#define ARDC_DEFAULT_LIMIT 256u
-#define ARDC_PERIOD_NS 200000000LL        /* announcements at rest */
-#define ARDC_SCAN_NS 50000000LL           /* the local domain is looked at this often */
-#define ARDC_PEER_TIMEOUT_NS 1000000000LL /* a peer silent this long is gone */
+#define ARDA_DEFAULT_PORT 7400u
+#define ARDA_DEFAULT_LIMIT 256u
+#define ARDA_MAX_LOCAL 1024 /* connections of the domain looked at (and announced, at most) */
+#define ARDA_PERIOD_NS 200000000LL        /* announcements at rest */
+#define ARDA_SCAN_NS 50000000LL           /* the local domain is looked at this often */
+#define ARDA_PEER_TIMEOUT_NS 1000000000LL /* a peer silent this long is gone */
 /* The catalog's ports name the other host (read by `ard list` and `ard graph`, src/tools/ard.h):
  * the writer of a connection received from host H is "auto-N-from-H", the reader of one
  * forwarded to host H "auto-N-to-H", N a number of the catalog's own (a process's port
  * names are unique). */
-#define ARDC_PORT_FROM "from"
-#define ARDC_PORT_TO "to"
+#define ARDA_PORT_FROM "from"
+#define ARDA_PORT_TO "to"
 
-/* Whether --auto was given. */
-bool ardn_auto_enabled(void);
-/* One of the --auto* options (name without the dashes, value or NULL): 0, or a negative code
- * with the detail. */
-int ardn_auto_option(const char *name, const char *val);
-/* After every option: check them, resolve the peers, open the catalog socket. The local
- * connections of the configured routes (routes, n) are left to them. 0, or a negative code
- * with the detail. */
-int ardn_auto_open(const struct ardn_route *routes, int n);
+/* After every option: check the catalog's (cfg, kept and read until ardn_auto_close), resolve
+ * the peers, open the catalog socket; without --auto (cfg->enabled false) only refuse the other
+ * --auto-* options. The local connections of the configured routes (routes, n) are left to
+ * them. 0, or a negative code with the detail. */
+int ardn_auto_open(const struct arda_conf *cfg, const struct ardn_route *routes, int n);
 /* Run the catalog until SIGTERM/SIGINT (taken from sigs, which the caller blocked); also
  * publishes the counters of the configured plan p as serve() does. */
 void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs);

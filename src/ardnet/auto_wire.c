@@ -14,16 +14,16 @@
  *   0 u8 kind  1 u8 order  2 u16 port  4 u32 size  8 u8 name length (1..63)  9 u8 reserved (0)
  *  10 u16 type length (0..1023)  12 name  12+name type */
 
-const char *ardc_cause_name(enum ardc_cause c)
+const char *arda_cause_name(enum arda_cause c)
 {
-    static const char *const names[ARDC_NCAUSES] = {
+    static const char *const names[ARDA_NCAUSES] = {
         "ok",    "truncated", "oversized", "magic", "version",
         "parts", "host",      "entry",     "name",  "type",
     };
-    return (unsigned)c < ARDC_NCAUSES ? names[c] : "?";
+    return (unsigned)c < ARDA_NCAUSES ? names[c] : "?";
 }
 
-uint32_t ardc_domain_hash(const char *domain)
+uint32_t arda_domain_hash(const char *domain)
 {
     uint32_t h = 2166136261u;
     for (const unsigned char *p = (const unsigned char *)domain; *p; p++)
@@ -31,35 +31,35 @@ uint32_t ardc_domain_hash(const char *domain)
     return h;
 }
 
-enum ardc_order ardc_host_order(void)
+enum arda_order arda_host_order(void)
 {
     const uint16_t one = 1;
-    return *(const uint8_t *)&one ? ARDC_LITTLE : ARDC_BIG;
+    return *(const uint8_t *)&one ? ARDA_LITTLE : ARDA_BIG;
 }
 
-size_t ardc_entry_len(const struct ardc_entry *e)
+size_t arda_entry_len(const struct arda_entry *e)
 {
-    return ARDC_ENTRY_HDR_SIZE + strlen(e->name) + strlen(e->type);
+    return ARDA_ENTRY_HDR_SIZE + strlen(e->name) + strlen(e->type);
 }
 
-size_t ardc_put_hdr(uint8_t *buf, const struct ardc_msg *m)
+size_t arda_put_hdr(uint8_t *buf, const struct arda_msg *m)
 {
-    size_t hl = strnlen(m->host, ARDC_MAX_HOST);
-    memset(buf, 0, ARDC_HDR_SIZE);
-    ardw_put32(buf, ARDC_MAGIC_WORD);
-    buf[4] = ARDC_WIRE_VERSION;
-    ardw_put16(buf + 6, ARDC_HDR_SIZE);
+    size_t hl = strnlen(m->host, ARDA_MAX_HOST);
+    memset(buf, 0, ARDA_HDR_SIZE);
+    ardw_put32(buf, ARDA_MAGIC_WORD);
+    buf[4] = ARDA_WIRE_VERSION;
+    ardw_put16(buf + 6, ARDA_HDR_SIZE);
     ardw_put64(buf + 8, m->host_id);
     ardw_put32(buf + 16, m->domain);
     ardw_put32(buf + 20, m->seq);
     ardw_put16(buf + 24, 0);
     ardw_put16(buf + 26, 1);
     buf[30] = (uint8_t)hl;
-    memcpy(buf + ARDC_HDR_SIZE, m->host, hl);
-    return ARDC_HDR_SIZE + hl;
+    memcpy(buf + ARDA_HDR_SIZE, m->host, hl);
+    return ARDA_HDR_SIZE + hl;
 }
 
-size_t ardc_put_entry(uint8_t *buf, size_t len, const struct ardc_entry *e)
+size_t arda_put_entry(uint8_t *buf, size_t len, const struct arda_entry *e)
 {
     size_t nl = strlen(e->name), tl = strlen(e->type);
     uint8_t *p = buf + len;
@@ -70,13 +70,13 @@ size_t ardc_put_entry(uint8_t *buf, size_t len, const struct ardc_entry *e)
     p[8] = (uint8_t)nl;
     p[9] = 0;
     ardw_put16(p + 10, (uint16_t)tl);
-    memcpy(p + ARDC_ENTRY_HDR_SIZE, e->name, nl);
-    memcpy(p + ARDC_ENTRY_HDR_SIZE + nl, e->type, tl);
+    memcpy(p + ARDA_ENTRY_HDR_SIZE, e->name, nl);
+    memcpy(p + ARDA_ENTRY_HDR_SIZE + nl, e->type, tl);
     ardw_put16(buf + 28, (uint16_t)(ardw_get16(buf + 28) + 1));
-    return len + ARDC_ENTRY_HDR_SIZE + nl + tl;
+    return len + ARDA_ENTRY_HDR_SIZE + nl + tl;
 }
 
-void ardc_set_part(uint8_t *buf, uint16_t part, uint16_t nparts)
+void arda_set_part(uint8_t *buf, uint16_t part, uint16_t nparts)
 {
     ardw_put16(buf + 24, part);
     ardw_put16(buf + 26, nparts);
@@ -89,84 +89,84 @@ static bool host_char(unsigned char c)
 }
 
 /* One entry at *off: checked and copied into e, *off moved past it. */
-static enum ardc_cause parse_entry(const uint8_t *buf, size_t len, size_t *off,
-                                   struct ardc_entry *e)
+static enum arda_cause parse_entry(const uint8_t *buf, size_t len, size_t *off,
+                                   struct arda_entry *e)
 {
     const uint8_t *p = buf + *off;
-    if (len - *off < ARDC_ENTRY_HDR_SIZE)
-        return ARDC_TRUNCATED;
+    if (len - *off < ARDA_ENTRY_HDR_SIZE)
+        return ARDA_TRUNCATED;
     size_t nl = p[8], tl = ardw_get16(p + 10);
     if (nl == 0 || nl > ARD_MAX_NAME)
-        return ARDC_NAME;
+        return ARDA_NAME;
     if (tl > ARD_MAX_TYPE)
-        return ARDC_TYPE;
-    if (len - *off - ARDC_ENTRY_HDR_SIZE < nl + tl)
-        return ARDC_TRUNCATED;
+        return ARDA_TYPE;
+    if (len - *off - ARDA_ENTRY_HDR_SIZE < nl + tl)
+        return ARDA_TRUNCATED;
     e->kind = p[0];
     e->order = p[1];
     e->port = ardw_get16(p + 2);
     e->size = ardw_get32(p + 4);
-    if ((e->kind != ARDC_HAS && e->kind != ARDC_WANT) || e->order > ARDC_BIG || p[9] != 0 ||
-        e->size == 0 || e->size > ARDW_MAX_PAYLOAD || (e->kind == ARDC_HAS) != (e->port == 0))
-        return ARDC_ENTRY;
-    memcpy(e->name, p + ARDC_ENTRY_HDR_SIZE, nl);
+    if ((e->kind != ARDA_HAS && e->kind != ARDA_WANT) || e->order > ARDA_BIG || p[9] != 0 ||
+        e->size == 0 || e->size > ARDW_MAX_PAYLOAD || (e->kind == ARDA_HAS) != (e->port == 0))
+        return ARDA_ENTRY;
+    memcpy(e->name, p + ARDA_ENTRY_HDR_SIZE, nl);
     e->name[nl] = '\0';
-    memcpy(e->type, p + ARDC_ENTRY_HDR_SIZE + nl, tl);
+    memcpy(e->type, p + ARDA_ENTRY_HDR_SIZE + nl, tl);
     e->type[tl] = '\0';
     if (strlen(e->name) != nl || ardi_check_name("connection", e->name, true) < 0)
-        return ARDC_NAME;
+        return ARDA_NAME;
     if (strlen(e->type) != tl)
-        return ARDC_TYPE;
+        return ARDA_TYPE;
     if (tl > 0) {
         char norm[ARD_MAX_TYPE + 1];
         size_t tsize = 0;
         if (ard_type_normalize(e->type, norm, sizeof norm) < 0 || strcmp(norm, e->type) != 0 ||
             ard_type_parse(e->type, NULL, 0, NULL, &tsize) < 0 || tsize != e->size)
-            return ARDC_TYPE;
+            return ARDA_TYPE;
     }
-    *off += ARDC_ENTRY_HDR_SIZE + nl + tl;
-    return ARDC_OK;
+    *off += ARDA_ENTRY_HDR_SIZE + nl + tl;
+    return ARDA_OK;
 }
 
-enum ardc_cause ardc_parse(const uint8_t *buf, size_t len, struct ardc_msg *m, struct ardc_entry *e,
+enum arda_cause arda_parse(const uint8_t *buf, size_t len, struct arda_msg *m, struct arda_entry *e,
                            size_t max)
 {
     if (len < 4)
-        return ARDC_TRUNCATED;
-    if (ardw_get32(buf) != ARDC_MAGIC_WORD)
-        return ARDC_MAGIC;
-    if (len < ARDC_HDR_SIZE)
-        return ARDC_TRUNCATED;
-    if (len > ARDC_MAX_DGRAM)
-        return ARDC_OVERSIZED;
-    if (buf[4] != ARDC_WIRE_VERSION || buf[5] != 0 || ardw_get16(buf + 6) != ARDC_HDR_SIZE ||
+        return ARDA_TRUNCATED;
+    if (ardw_get32(buf) != ARDA_MAGIC_WORD)
+        return ARDA_MAGIC;
+    if (len < ARDA_HDR_SIZE)
+        return ARDA_TRUNCATED;
+    if (len > ARDA_MAX_DGRAM)
+        return ARDA_OVERSIZED;
+    if (buf[4] != ARDA_WIRE_VERSION || buf[5] != 0 || ardw_get16(buf + 6) != ARDA_HDR_SIZE ||
         buf[31] != 0)
-        return ARDC_VERSION;
+        return ARDA_VERSION;
     m->host_id = ardw_get64(buf + 8);
     m->domain = ardw_get32(buf + 16);
     m->seq = ardw_get32(buf + 20);
     m->part = ardw_get16(buf + 24);
     m->nparts = ardw_get16(buf + 26);
     m->count = ardw_get16(buf + 28);
-    if (m->host_id == 0 || m->nparts == 0 || m->nparts > ARDC_MAX_PARTS || m->part >= m->nparts)
-        return ARDC_PARTS;
+    if (m->host_id == 0 || m->nparts == 0 || m->nparts > ARDA_MAX_PARTS || m->part >= m->nparts)
+        return ARDA_PARTS;
     size_t hl = buf[30];
-    if (hl == 0 || hl > ARDC_MAX_HOST)
-        return ARDC_HOST;
-    if (len < ARDC_HDR_SIZE + hl)
-        return ARDC_TRUNCATED;
+    if (hl == 0 || hl > ARDA_MAX_HOST)
+        return ARDA_HOST;
+    if (len < ARDA_HDR_SIZE + hl)
+        return ARDA_TRUNCATED;
     for (size_t i = 0; i < hl; i++)
-        if (!host_char(buf[ARDC_HDR_SIZE + i]))
-            return ARDC_HOST;
-    memcpy(m->host, buf + ARDC_HDR_SIZE, hl);
+        if (!host_char(buf[ARDA_HDR_SIZE + i]))
+            return ARDA_HOST;
+    memcpy(m->host, buf + ARDA_HDR_SIZE, hl);
     m->host[hl] = '\0';
     if (m->count > max)
-        return ARDC_OVERSIZED;
-    size_t off = ARDC_HDR_SIZE + hl;
+        return ARDA_OVERSIZED;
+    size_t off = ARDA_HDR_SIZE + hl;
     for (unsigned i = 0; i < m->count; i++) {
-        enum ardc_cause c = parse_entry(buf, len, &off, &e[i]);
-        if (c != ARDC_OK)
+        enum arda_cause c = parse_entry(buf, len, &off, &e[i]);
+        if (c != ARDA_OK)
             return c;
     }
-    return off == len ? ARDC_OK : ARDC_OVERSIZED;
+    return off == len ? ARDA_OK : ARDA_OVERSIZED;
 }

@@ -1,5 +1,7 @@
-/* config.c - route options (shared by the command line and YAML) and the YAML file. */
+/* config.c - the YAML route file (its keys are the rows of options.c), the checks of a route
+ * and of the process options that have their own. */
 #include "ard_common.h"
+#include "ardc_opt.h"
 #include "ardn.h"
 #include "ardyaml.h"
 
@@ -25,178 +27,6 @@ int ardn_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 int ardn_parse_double(const char *s, double min, double max, double *out)
 {
     return ardy_double(s, min, max, out);
-}
-
-/* in: the route's one input. */
-static int key_in(struct ardn_route *r, const char *val)
-{
-    if (r->cfg.in.text[0])
-        return ardi_fail(ARD_EINVAL, "the route already has an input ('%s')", r->cfg.in.text);
-    return ardn_ep_parse(&r->cfg.in, val, true);
-}
-
-/* out: one more output. */
-static int key_out(struct ardn_route *r, const char *val)
-{
-    if (r->cfg.nout == ARDN_MAX_OUT)
-        return ardi_fail(ARD_EINVAL, "too many outputs (at most %d)", ARDN_MAX_OUT);
-    int rc = ardn_ep_parse(&r->cfg.out[r->cfg.nout], val, false);
-    if (rc < 0)
-        return rc;
-    r->cfg.nout++;
-    return 0;
-}
-
-/* name: the route's name. */
-static int key_name(struct ardn_route *r, const char *val)
-{
-    if (!*val || strlen(val) > ARD_MAX_NAME)
-        return ardi_fail(ARD_EINVAL, "name must have 1..%d characters", ARD_MAX_NAME);
-    snprintf(r->cfg.name, sizeof r->cfg.name, "%s", val);
-    return 0;
-}
-
-/* size: the packet size in bytes. */
-static int key_size(struct ardn_route *r, const char *val)
-{
-    uint64_t u;
-    if (ardn_parse_u64(val, 1, ARDW_MAX_PAYLOAD, &u) < 0)
-        return ardi_fail(ARD_EINVAL, "size '%s' is not a number 1..%u", val, ARDW_MAX_PAYLOAD);
-    r->cfg.size = (size_t)u;
-    return 0;
-}
-
-/* type: the packet's type descriptor ("" for opaque). */
-static int key_type(struct ardn_route *r, const char *val)
-{
-    size_t n;
-    int rc;
-    if (*val && (rc = ard_type_parse(val, NULL, 0, &n, NULL)) < 0)
-        return rc; /* its detail names the problem */
-    if (strlen(val) >= sizeof r->cfg.type)
-        return ardi_fail(ARD_EINVAL, "type too long");
-    strcpy(r->cfg.type, val);
-    r->cfg.type_given = true;
-    return 0;
-}
-
-/* conn-id: the connection's number on the wire. */
-static int key_conn_id(struct ardn_route *r, const char *val)
-{
-    uint64_t u;
-    if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
-        return ardi_fail(ARD_EINVAL, "conn-id '%s' is not a number 1..%u", val, UINT32_MAX);
-    r->cfg.conn_id = (uint32_t)u;
-    r->cfg.conn_id_given = true;
-    return 0;
-}
-
-/* from: the only peer whose datagrams are taken. */
-static int key_from(struct ardn_route *r, const char *val)
-{
-    if (strlen(val) >= sizeof r->cfg.from || !*val)
-        return ardi_fail(ARD_EINVAL, "from: bad peer '%s'", val);
-    int rc = ardn_resolve(val, &r->cfg.from_addr, &r->cfg.from_len, &r->cfg.from_port);
-    if (rc < 0)
-        return ardn_fail_prefix(rc, "from: ");
-    strcpy(r->cfg.from, val);
-    return 0;
-}
-
-/* every: send every Nth packet. */
-static int key_every(struct ardn_route *r, const char *val)
-{
-    uint64_t u;
-    if (ardn_parse_u64(val, 1, UINT32_MAX, &u) < 0)
-        return ardi_fail(ARD_EINVAL, "every '%s' is not a number >= 1", val);
-    r->cfg.every = u;
-    return 0;
-}
-
-/* max-datagram: the largest datagram sent, in bytes. */
-static int key_max_datagram(struct ardn_route *r, const char *val)
-{
-    uint64_t u;
-    if (ardn_parse_u64(val, ARDW_MIN_DGRAM, ARDW_MAX_DGRAM, &u) < 0)
-        return ardi_fail(ARD_EINVAL, "max-datagram '%s' is not a number %u..%u", val,
-                         ARDW_MIN_DGRAM, ARDW_MAX_DGRAM);
-    r->cfg.max_dgram = (size_t)u;
-    return 0;
-}
-
-/* max-bandwidth: bits a second, with an SI suffix: 100M is 100 Mbit/s (12.5 MB/s). */
-static int key_max_bandwidth(struct ardn_route *r, const char *val)
-{
-    char num[64];
-    size_t n = strlen(val);
-    double mult = 1;
-    if (n > 0 && n < sizeof num) {
-        char last = val[n - 1];
-        mult = last == 'k' ? 1e3 : last == 'M' ? 1e6 : last == 'G' ? 1e9 : 1;
-    }
-    snprintf(num, sizeof num, "%.*s", (int)(n - (mult > 1)), val);
-    double bits;
-    if (n == 0 || n >= sizeof num || ardn_parse_double(num, 1e-3, 1e12, &bits) < 0 ||
-        bits * mult < 1e4 || bits * mult > 1e12)
-        return ardi_fail(ARD_EINVAL,
-                         "max-bandwidth '%s' is not a rate in bits a second (10k..1000G, "
-                         "e.g. 100M)",
-                         val);
-    r->cfg.max_bw = bits * mult / 8;
-    return 0;
-}
-
-/* max-rate: at most this many packets a second. */
-static int key_max_rate(struct ardn_route *r, const char *val)
-{
-    if (ardn_parse_double(val, 1e-3, 1e6, &r->cfg.max_rate) < 0)
-        return ardi_fail(ARD_EINVAL, "max-rate '%s' is not a rate in Hz (0.001..1e6)", val);
-    return 0;
-}
-
-/* ros2-type: the ROS 2 message type of the DDS endpoints. */
-static int key_ros2_type(struct ardn_route *r, const char *val)
-{
-    if (!ardn_have_ros2)
-        return ardi_fail(ARD_EINVAL, "ros2: endpoints not built (configure with cyclonedds-dev)");
-    return ardn_ros2_type_parse(val, r->cfg.ros2_type, sizeof r->cfg.ros2_type);
-}
-
-/* qos: the DDS endpoints' QoS. */
-static int key_qos(struct ardn_route *r, const char *val)
-{
-    int rc = ardn_qos_parse(r, val);
-    if (rc == 0)
-        r->cfg.qos_given = true;
-    return rc;
-}
-
-/* The keys of a route, each with its parser. */
-static const struct {
-    const char *key;
-    int (*take)(struct ardn_route *r, const char *val);
-} route_keys[] = {
-    {"in", key_in},
-    {"out", key_out},
-    {"name", key_name},
-    {"size", key_size},
-    {"type", key_type},
-    {"conn-id", key_conn_id},
-    {"from", key_from},
-    {"every", key_every},
-    {"max-datagram", key_max_datagram},
-    {"max-bandwidth", key_max_bandwidth},
-    {"max-rate", key_max_rate},
-    {"ros2-type", key_ros2_type},
-    {"qos", key_qos},
-};
-
-int ardn_route_option(struct ardn_route *r, const char *key, const char *val)
-{
-    for (size_t i = 0; i < sizeof route_keys / sizeof route_keys[0]; i++)
-        if (strcmp(key, route_keys[i].key) == 0)
-            return route_keys[i].take(r, val);
-    return ardi_fail(ARD_EINVAL, "unknown route key '%s'", key);
 }
 
 int ardn_ros_domain_option(struct ardn_global *g, const char *val)
@@ -252,127 +82,139 @@ int ardn_route_finish(struct ardn_route *r)
 
 /* ---- YAML --------------------------------------------------------------------------------- */
 
-/* An error at node n of the file: printed (FILE:LINE:COLUMN: ...), -1. */
-static int yerr(const struct ardy_doc *y, const yaml_node_t *n, const char *fmt, const char *a)
-{
-    ardy_fail(y, n, fmt, a);
-    fprintf(stderr, "%s\n", ard_errdetail());
-    return -1;
-}
-
+/* A process option at the top level of the file. */
 static int global_key(const struct ardy_doc *y, const yaml_node_t *k, const char *key,
-                      yaml_node_t *v, struct ardn_global *g)
+                      yaml_node_t *v, struct ardn_conf *c)
 {
-    const struct ardn_opt *o = ardn_opt_find(key);
-    if (!o || !ardn_opt_is_global(o)) {
+    const struct ardc_opt *o = ardc_opt_find_yaml(&ardn_optset, ARDN_W_GLOBAL, key);
+    if (!o) {
         char keys[512], known[600];
         ardn_yaml_keys(keys, sizeof keys);
         snprintf(known, sizeof known, "(expected %s)", keys);
-        ardy_unknown_key(y, k, key, known);
-        fprintf(stderr, "%s\n", ard_errdetail());
-        return -1;
+        return ardy_unknown_key(y, k, key, known);
     }
     const char *s = ardy_text(v);
     if (!s)
-        return yerr(y, v, "'%s' must be a single value", key);
-    if (ardn_global_option(g, o, s) < 0)
-        return yerr(y, v, "%s", ard_errdetail());
+        return ardy_fail(y, v, "'%s' must be a single value", key);
+    if (ardc_opt_apply(o, key, s, c) < 0)
+        return ardy_fail(y, v, "%s", ard_errdetail());
     return 0;
 }
 
-static int load_route(const struct ardy_doc *y, yaml_node_t *m, struct ardn_route *r)
+/* One value v of route key `key` (k its node); `single` says what v must be. */
+static int route_key(const struct ardy_doc *y, const yaml_node_t *k, const char *key,
+                     const yaml_node_t *v, const char *single, struct ardn_conf *c)
+{
+    if (!ardy_text(v))
+        return ardy_fail(y, v, "%s", single);
+    const struct ardc_opt *o = ardc_opt_find_yaml(&ardn_optset, ARDN_W_ROUTE, key);
+    if (!o)
+        return ardy_fail(y, k, "unknown route key '%s'", key);
+    if (ardc_opt_apply(o, key, ardy_text(v), c) < 0)
+        return ardy_fail(y, v, "%s", ard_errdetail());
+    return 0;
+}
+
+static int load_route(const struct ardy_doc *y, yaml_node_t *m, struct ardn_conf *c)
 {
     if (m->type != YAML_MAPPING_NODE)
-        return yerr(y, m, "%s", "a route must be a mapping (in: ..., out: ...)");
-    ardn_route_init(r);
+        return ardy_fail(y, m, "a route must be a mapping (in: ..., out: ...)");
+    ardn_route_init(c->route);
     ARDY_FOR_PAIRS(y, m, k, v)
     {
         const char *key = ardy_text(k);
+        int rc;
         if (!key)
-            return yerr(y, k, "%s", "a key must be a plain word");
+            return ardy_fail(y, k, "a key must be a plain word");
         if (strcmp(key, "out") == 0 && v->type == YAML_SEQUENCE_NODE) {
             ARDY_FOR_ITEMS(y, v, o)
             {
-                if (!ardy_text(o))
-                    return yerr(y, o, "%s", "an output must be a single endpoint");
-                if (ardn_route_option(r, "out", ardy_text(o)) < 0)
-                    return yerr(y, o, "%s", ard_errdetail());
+                if ((rc = route_key(y, k, key, o, "an output must be a single endpoint", c)) < 0)
+                    return rc;
             }
             continue;
         }
-        if (!ardy_text(v))
-            return yerr(y, v, "'%s' must be a single value", key);
-        if (ardn_route_option(r, key, ardy_text(v)) < 0)
-            return yerr(y, strncmp(ard_errdetail(), "unknown route key", 17) == 0 ? k : v, "%s",
-                        ard_errdetail());
+        char single[1100];
+        snprintf(single, sizeof single, "'%.1000s' must be a single value", key);
+        if ((rc = route_key(y, k, key, v, single, c)) < 0)
+            return rc;
     }
-    if (ardn_route_finish(r) < 0)
-        return yerr(y, m, "%s", ard_errdetail());
+    if (ardn_route_finish(c->route) < 0)
+        return ardy_fail(y, m, "%s", ard_errdetail());
+    return 0;
+}
+
+/* The routes list: each route appended to *routes. */
+static int load_routes(const struct ardy_doc *y, yaml_node_t *v, struct ardn_route **routes, int *n,
+                       struct ardn_conf *c)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return ardy_fail(y, v, "'routes' must be a list of routes");
+    ARDY_FOR_ITEMS(y, v, item)
+    {
+        struct ardn_route *nr = realloc(*routes, (size_t)(*n + 1) * sizeof **routes);
+        if (!nr)
+            return ardi_fail(ARD_ENOMEM, "%s: out of memory", y->file);
+        *routes = nr;
+        c->route = &nr[*n];
+        int rc = load_route(y, item, c);
+        if (rc < 0)
+            return rc;
+        (*n)++;
+    }
+    return 0;
+}
+
+/* The top level of the file: the routes and the process options. */
+static int load_doc(struct ardy_doc *y, struct ardn_route **routes, int *n, struct ardn_conf *c)
+{
+    yaml_node_t *root = ardy_root(y);
+    if (!root)
+        return ardi_fail(ARD_EINVAL, "%s:1:1: the file is empty", y->file);
+    if (root->type != YAML_MAPPING_NODE)
+        return ardy_fail(y, root, "the file must be a mapping with a 'routes' list");
+    bool have_routes = false;
+    ARDY_FOR_PAIRS(y, root, k, v)
+    {
+        const char *key = ardy_text(k);
+        int rc;
+        if (!key)
+            return ardy_fail(y, k, "a key must be a plain word");
+        if (strcmp(key, "routes") != 0)
+            rc = global_key(y, k, key, v, c);
+        else
+            rc = load_routes(y, v, routes, n, c);
+        if (rc < 0)
+            return rc;
+        have_routes |= strcmp(key, "routes") == 0;
+    }
+    if (!have_routes)
+        return ardy_fail(y, root, "no 'routes' list");
     return 0;
 }
 
 int ardn_config_load(const char *path, struct ardn_route **routes, int *n, struct ardn_global *g)
 {
     FILE *f = fopen(path, "re");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-        return -1;
-    }
+    if (!f)
+        return ardi_fail(ARD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
     /* A route file needs 4 levels. */
     struct ardy_doc y;
     int rc = ardy_load(&y, path, &f, 16, true);
     fclose(f);
-    if (rc < 0) {
-        fprintf(stderr, "%s\n", ard_errdetail());
-        return -1;
+    if (rc < 0)
+        return rc;
+    /* The process options go to a copy of g, kept only when the whole file is good. */
+    struct ardn_conf *c = malloc(sizeof *c);
+    if (!c) {
+        ardy_free(&y);
+        return ardi_fail(ARD_ENOMEM, "%s: out of memory", path);
     }
-    rc = -1;
-    yaml_node_t *root = ardy_root(&y);
-    if (!root) {
-        fprintf(stderr, "%s:1:1: the file is empty\n", path);
-        goto out;
-    }
-    if (root->type != YAML_MAPPING_NODE) {
-        yerr(&y, root, "%s", "the file must be a mapping with a 'routes' list");
-        goto out;
-    }
-    bool have_routes = false;
-    ARDY_FOR_PAIRS(&y, root, k, v)
-    {
-        const char *key = ardy_text(k);
-        if (!key) {
-            yerr(&y, k, "%s", "a key must be a plain word");
-            goto out;
-        }
-        if (strcmp(key, "routes") != 0) {
-            if (global_key(&y, k, key, v, g) < 0)
-                goto out;
-            continue;
-        }
-        if (v->type != YAML_SEQUENCE_NODE) {
-            yerr(&y, v, "%s", "'routes' must be a list of routes");
-            goto out;
-        }
-        have_routes = true;
-        ARDY_FOR_ITEMS(&y, v, item)
-        {
-            struct ardn_route *nr = realloc(*routes, (size_t)(*n + 1) * sizeof **routes);
-            if (!nr) {
-                fprintf(stderr, "%s: out of memory\n", path);
-                goto out;
-            }
-            *routes = nr;
-            if (load_route(&y, item, &nr[*n]) < 0)
-                goto out;
-            (*n)++;
-        }
-    }
-    if (!have_routes) {
-        yerr(&y, root, "%s", "no 'routes' list");
-        goto out;
-    }
-    rc = 0;
-out:
+    *c = (struct ardn_conf){.g = *g, .dash = ""};
+    rc = load_doc(&y, routes, n, c);
+    if (rc == 0)
+        *g = c->g;
+    free(c);
     ardy_free(&y);
     return rc;
 }

@@ -1,9 +1,9 @@
 /* main.c - ardnet: command line, process set-up, signals, counters. */
+#include "ardc_opt.h"
 #include "ardn.h"
 #include "auto.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,30 +11,9 @@
 #include <sys/random.h>
 #include <time.h>
 
-static const char usage_head[] =
-    "usage: ardnet [OPTIONS] --in ENDPOINT --out ENDPOINT [--out ENDPOINT...] [--next ROUTE...]\n"
-    "       ardnet [OPTIONS] --config FILE\n"
-    "       ardnet --auto (--auto-peers HOST[:PORT],... | --auto-multicast GROUP:PORT --dev IF)\n"
-    "       ardnet keygen FILE   (write a new key for --key, mode 0600)\n"
-    "\n"
-    "Forward packets from one input endpoint to one or more outputs (bridge, multiplier,\n"
-    "rate reducer). ENDPOINT is a local connection name, udp://HOST:PORT (send to) or, as\n"
-    "input, udp://[ADDR]:PORT (listen on; udp://:PORT for any address), or a ROS 2 topic\n"
-    "ros2:/TOPIC (DDS, when built with Cyclone DDS).\n"
-    "\n"
-    "Route (the command-line route; a YAML file has the same keys):\n";
-static const char usage_tail[] =
-    "Counters go to stderr on SIGUSR1 and at exit. SIGTERM/SIGINT exit cleanly.\n"
-    "Exit codes: 0 clean exit, 100 usage or configuration error (also: ros2: endpoints in an\n"
-    "ardnet built without ROS 2), 111 system error.\n";
-
 static void usage(FILE *out)
 {
-    fputs(usage_head, out);
-    ardn_usage_options(out, true);
-    fputs("Process:\n", out);
-    ardn_usage_options(out, false);
-    fputs(usage_tail, out);
+    ardc_opt_usage(out, &ardn_optset, ARDN_W_CLI | ARDN_W_LIB);
 }
 
 int ardn_exit_code(int code)
@@ -49,41 +28,6 @@ static int usage_error(const char *fmt, const char *a)
     fprintf(stderr, fmt, a);
     fprintf(stderr, "\n(ardnet --help for usage)\n");
     return ARDN_EXIT_USAGE;
-}
-
-/* getopt's view of the table: an option's val is 256 + its index (its letter for -LETTER). */
-static struct option long_opts[64];
-static char short_opts[64];
-
-static void getopt_tables(void)
-{
-    int n = 0, k = 0;
-    short_opts[k++] = ':';
-    for (int i = 0; i < ardn_nopts && n < (int)(sizeof long_opts / sizeof long_opts[0]) - 1; i++) {
-        const struct ardn_opt *o = &ardn_opts[i];
-        if (o->kind == ARDN_OPT_LIB)
-            continue; /* ard_init took it */
-        long_opts[n++] =
-            (struct option){o->name, o->arg ? required_argument : no_argument, NULL, 256 + i};
-        if (o->letter && k < (int)sizeof short_opts - 3) {
-            short_opts[k++] = o->letter;
-            if (o->arg)
-                short_opts[k++] = ':';
-        }
-    }
-    long_opts[n] = (struct option){NULL, 0, NULL, 0};
-    short_opts[k] = '\0';
-}
-
-/* The table entry of getopt's answer, NULL for '?' and ':'. */
-static const struct ardn_opt *opt_of(int opt)
-{
-    if (opt >= 256 && opt < 256 + ardn_nopts)
-        return &ardn_opts[opt - 256];
-    for (int i = 0; opt > 0 && opt < 256 && i < ardn_nopts; i++)
-        if (ardn_opts[i].letter == opt)
-            return &ardn_opts[i];
-    return NULL;
 }
 
 static struct ardn_route *routes;
@@ -107,77 +51,25 @@ static int check_local_names(void)
                     bool twice = a >= 0 && b >= 0, loop = i == j && (a < 0) != (b < 0);
                     if (!twice && !loop)
                         continue;
-                    fprintf(stderr,
-                            "ardnet: connection '%s' is %s (routes '%s' and '%s'); a "
-                            "connection has one writer, and a route must not write its own "
-                            "input\n",
-                            x->conn, twice ? "written twice" : "both input and output",
-                            routes[i].cfg.name, routes[j].cfg.name);
-                    return ARDN_EXIT_USAGE;
+                    return ardi_fail(ARD_EINVAL,
+                                     "connection '%s' is %s (routes '%s' and '%s'); a "
+                                     "connection has one writer, and a route must not write "
+                                     "its own input",
+                                     x->conn, twice ? "written twice" : "both input and output",
+                                     routes[i].cfg.name, routes[j].cfg.name);
                 }
         }
     return 0;
 }
 
-/* A complete command-line route joins the list. */
-static int push_route(struct ardn_route *cl)
+/* The command line into c (its routes into c->routes): 0, or the code with the detail. */
+static int parse_args(int argc, char **argv, struct ardn_conf *c)
 {
-    if (ardn_route_finish(cl) < 0)
-        return usage_error("%s", ard_errdetail());
-    struct ardn_route *n = realloc(routes, (size_t)(nroutes + 1) * sizeof *routes);
-    if (!n)
-        return usage_error("%s", "out of memory");
-    routes = n;
-    routes[nroutes++] = *cl;
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, struct ardn_global *cli, const char **config)
-{
-    struct ardn_route cl;
-    bool have_cl = false;
-    ardn_route_init(&cl);
-    getopt_tables();
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-        const struct ardn_opt *o = opt_of(opt);
-        if (opt == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        if (!o)
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        int rc = 0;
-        if (o->kind == ARDN_OPT_ROUTE) {
-            if (ardn_route_option(&cl, o->name, optarg) < 0)
-                return usage_error("%s", ard_errdetail());
-            have_cl = true;
-        } else if (ardn_opt_is_global(o)) {
-            if (ardn_global_option(cli, o, optarg) < 0)
-                return usage_error("--%s", ard_errdetail());
-        } else if (!strcmp(o->name, "next")) {
-            if (!have_cl)
-                return usage_error("%s", "--next: no route before it (give --in and --out first)");
-            if ((rc = push_route(&cl)) != 0)
-                return rc;
-            ardn_route_init(&cl);
-            have_cl = false;
-        } else if (!strcmp(o->name, "config")) {
-            *config = optarg;
-        } else if (!strncmp(o->name, "auto", 4)) {
-            if (ardn_auto_option(o->name, optarg) < 0)
-                return usage_error("%s", ard_errdetail());
-        } else if (!strcmp(o->name, "help")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(o->name, "version")) {
-            printf("ardnet (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
-                   ARD_VERSION_PATCH);
-            exit(0);
-        }
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    return have_cl ? push_route(&cl) : 0;
+    int i = 1;
+    int rc = ardc_opt_parse(&ardn_optset, ARDN_W_CLI, argc, argv, &i, c);
+    if (rc == 0 && !c->stop && c->have_route)
+        rc = ardn_conf_end_route(c);
+    return rc;
 }
 
 /* --counters CONN: no route may write CONN or CONN.names (a connection has one writer). */
@@ -190,45 +82,78 @@ static int check_counters_name(void)
             const struct ardn_ep *x = &routes[i].cfg.out[a];
             if (x->kind == ARDN_EP_LOCAL &&
                 (strcmp(x->conn, ardn_g.counters) == 0 || strcmp(x->conn, names) == 0)) {
-                fprintf(stderr,
-                        "ardnet: connection '%s' is written by route '%s' and by --counters %s; a "
-                        "connection has one writer\n",
-                        x->conn, routes[i].cfg.name, ardn_g.counters);
-                return ARDN_EXIT_USAGE;
+                return ardi_fail(ARD_EINVAL,
+                                 "connection '%s' is written by route '%s' and by --counters "
+                                 "%s; a connection has one writer",
+                                 x->conn, routes[i].cfg.name, ardn_g.counters);
             }
         }
     return 0;
 }
 
-/* Options, the route file, and the routes' consistency: 0 or the exit code. */
-static int configure(int argc, char **argv)
+/* --help, --version (then exit 0). */
+static void print_stop(int stop)
+{
+    if (stop == ARDN_STOP_HELP)
+        usage(stdout);
+    else
+        printf("ardnet (ardnet) %d.%d.%d\n", ARD_VERSION_MAJOR, ARD_VERSION_MINOR,
+               ARD_VERSION_PATCH);
+}
+
+/* The command line, the route file and the process options of both (the command line's win):
+ * 0, the exit code, or -1 for --help/--version (printed). */
+static int read_options(int argc, char **argv, struct ardn_conf *cli)
+{
+    struct ardn_route cl;
+    ardn_route_init(&cl);
+    ardn_conf_init(cli);
+    cli->route = &cl;
+    int rc = parse_args(argc, argv, cli);
+    cli->route = NULL; /* (cl ends here) */
+    routes = cli->routes;
+    nroutes = cli->nroutes;
+    if (rc != 0)
+        return usage_error("%s", ard_errdetail());
+    if (cli->stop) {
+        print_stop(cli->stop);
+        return -1;
+    }
+    struct ardn_global file = {.dscp = -1, .sock_prio = -1, .ros_domain = -1};
+    if (cli->config && (rc = ardn_config_load(cli->config, &routes, &nroutes, &file)) < 0) {
+        fprintf(stderr, "%s\n", ard_errdetail()); /* (it starts with FILE:LINE:COLUMN) */
+        return ARDN_EXIT_USAGE;
+    }
+    ardn_g = file; /* what the command line set wins over the file */
+    ardn_global_merge(&ardn_g, &cli->g);
+    return 0;
+}
+
+/* Options, the route file, and the routes' consistency: 0 or the exit code (or -1: --help). */
+static int configure(int argc, char **argv, struct ardn_conf *cli)
 {
     int rc = ard_init(&argc, argv);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail()[0] ? ard_errdetail() : ard_strerror(rc));
         return ardn_exit_code(rc);
     }
-    struct ardn_global cli = {.dscp = -1, .sock_prio = -1, .ros_domain = -1}, file = cli;
-    const char *config = NULL;
-    if ((rc = parse_args(argc, argv, &cli, &config)) != 0)
+    if ((rc = read_options(argc, argv, cli)) != 0)
         return rc;
-    if (config && ardn_config_load(config, &routes, &nroutes, &file) < 0)
-        return ARDN_EXIT_USAGE;
-    ardn_g = file; /* what the command line set wins over the file */
-    ardn_global_merge(&ardn_g, &cli);
-    if (ardn_g.counters[0] && (rc = check_counters_name()) != 0)
-        return rc;
-    if (!ardn_auto_enabled() && ardn_auto_open(NULL, 0) < 0) /* (--auto-* without --auto) */
+    if (ardn_g.counters[0] && (rc = check_counters_name()) < 0)
+        return fprintf(stderr, "ardnet: %s\n", ard_errdetail()), ARDN_EXIT_USAGE;
+    if (!cli->cat.enabled && ardn_auto_open(&cli->cat, NULL, 0) < 0) /* (--auto-* alone) */
         return usage_error("%s", ard_errdetail());
-    if (nroutes == 0 && ardn_auto_enabled())
+    if (nroutes == 0 && cli->cat.enabled)
         return 0;
-    if (nroutes == 0 && config)
+    if (nroutes == 0 && cli->config)
         return usage_error("no route: the 'routes' list of %s is empty (and the command line "
                            "gives no --in/--out)",
-                           config);
+                           cli->config);
     if (nroutes == 0)
         return usage_error("%s", "no route: give --in and --out, or --config FILE");
-    return check_local_names();
+    if (check_local_names() < 0)
+        return fprintf(stderr, "ardnet: %s\n", ard_errdetail()), ARDN_EXIT_USAGE;
+    return 0;
 }
 
 /* --counters CONN: say which index of CONN's arrays is which route, destination and input. */
@@ -248,7 +173,7 @@ static void print_counters_index(void)
 }
 
 /* The epoch, the realtime settings, then every route open and running: 0 or the exit code. */
-static int start_routes(void)
+static int start_routes(const struct arda_conf *cat)
 {
     /* The epoch names this run of the sender: random, so that no clock step, restart or
      * stray sender can make it compare as older or newer than another (docs/wire.md). */
@@ -268,7 +193,7 @@ static int start_routes(void)
         fprintf(stderr, "ardnet: --cpu/--prio: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
     }
-    rc = ardn_auto_open(routes, nroutes);
+    rc = ardn_auto_open(cat, routes, nroutes);
     if (rc < 0) {
         fprintf(stderr, "ardnet: %s\n", ard_errdetail());
         return ardn_exit_code(rc);
@@ -362,9 +287,10 @@ int main(int argc, char **argv)
         }
         return free(ready_fd), ARDN_EXIT_OK;
     }
-    int rc = configure(argc, argv);
+    static struct ardn_conf cli; /* (the command line's options, read by the catalog) */
+    int rc = configure(argc, argv, &cli);
     if (rc != 0)
-        return free(ready_fd), rc;
+        return free(ready_fd), rc < 0 ? ARDN_EXIT_OK : rc;
     /* Signals are taken by the main thread only (sigtimedwait), blocked before any thread. */
     sigset_t sigs;
     sigemptyset(&sigs);
@@ -375,8 +301,8 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    rc = start_routes();
-    if (rc == ARDN_EXIT_OK && ardn_auto_enabled())
+    rc = start_routes(&cli.cat);
+    if (rc == ARDN_EXIT_OK && cli.cat.enabled)
         ardn_auto_serve(&plan, ready_fd, &sigs);
     else if (rc == ARDN_EXIT_OK)
         serve(ready_fd, &sigs);

@@ -26,7 +26,7 @@ expect 100 "unknown option '--bogus'" --bogus
 expect 100 "no route" 
 expect 100 "no input" --out udp://127.0.0.1:9
 expect 100 "no output" --in x
-expect 100 "option '--in' needs a value" --in
+expect 100 "--in needs a value" --in
 expect 100 "connection 'nosuch' does not exist and its size is unknown" --in nosuch --out udp://127.0.0.1:9
 expect 100 "unknown host 'no-such-host.invalid'" --in x --out udp://no-such-host.invalid:9
 expect 100 "a port is required" --in x --out udp://127.0.0.1

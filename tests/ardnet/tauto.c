@@ -43,15 +43,15 @@ static size_t one_want(uint8_t *buf, uint64_t id, uint32_t seq, const char *conn
                        const char *type, uint16_t port)
 {
     const char *dom = getenv("ARD_DOMAIN");
-    struct ardc_msg m = {
-        .host_id = id, .domain = ardc_domain_hash(dom && *dom ? dom : "default"), .seq = seq};
+    struct arda_msg m = {
+        .host_id = id, .domain = arda_domain_hash(dom && *dom ? dom : "default"), .seq = seq};
     strcpy(m.host, "forger");
-    struct ardc_entry e = {
-        .kind = ARDC_WANT, .order = (uint8_t)ardc_host_order(), .port = port, .size = size};
+    struct arda_entry e = {
+        .kind = ARDA_WANT, .order = (uint8_t)arda_host_order(), .port = port, .size = size};
     snprintf(e.name, sizeof e.name, "%s", conn);
     snprintf(e.type, sizeof e.type, "%s", type);
-    size_t len = ardc_put_hdr(buf, &m);
-    return ardc_put_entry(buf, len, &e);
+    size_t len = arda_put_hdr(buf, &m);
+    return arda_put_entry(buf, len, &e);
 }
 
 int main(int argc, char **argv)
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     if (!has_port)
         to.sin_port = htons(7400);
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    static uint8_t buf[ARDC_MAX_DGRAM];
+    static uint8_t buf[ARDA_MAX_DGRAM];
     if (strcmp(argv[1], "garbage") == 0) {
         int count = atoi(opt(argc, argv, "--count", "1000"));
         uint64_t id = rnd64();

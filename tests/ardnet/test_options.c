@@ -4,7 +4,8 @@
  * value as --help shows them) and the section has no other; every route and process option
  * is a key of the YAML file as that page lists them; `ardnet --help` prints each option once;
  * a process option set from text lands in its field, refuses what is out of range naming the
- * option, and the command line's wins over the file's.
+ * option, and the command line's wins over the file's; a route option goes to the route being
+ * built.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,11 +55,11 @@ static char *section(const char *heading)
 }
 
 /* "`-i, --in ENDPOINT`": the option column as the table gives it. */
-static void option_cell(const struct ardn_opt *o, char *buf, size_t len)
+static void option_cell(const struct ardc_opt *o, char *buf, size_t len)
 {
     char letter[8] = "";
-    if (o->letter)
-        snprintf(letter, sizeof letter, "-%c, ", o->letter);
+    if (o->shrt)
+        snprintf(letter, sizeof letter, "-%c, ", o->shrt);
     snprintf(buf, len, "| `%s--%s%s%s` |", letter, o->name, o->arg ? " " : "",
              o->arg ? o->arg : "");
 }
@@ -104,14 +105,19 @@ static void test_every_route_and_process_option_is_a_documented_yaml_key(void **
     char key[64];
     int nroute = 0, ntop = 0;
     for (int i = 0; i < ardn_nopts; i++) {
-        const struct ardn_opt *o = &ardn_opts[i];
-        snprintf(key, sizeof key, "`%s`", o->name);
+        const struct ardc_opt *o = &ardn_opts[i];
+        /* A route's and the process's options are keys of the file, and no other. */
+        assert_true(!!o->yaml == !!(o->where & (ARDN_W_ROUTE | ARDN_W_GLOBAL)));
+        if (!o->yaml)
+            continue;
+        assert_string_equal(o->yaml, o->name);
+        snprintf(key, sizeof key, "`%s`", o->yaml);
         const char *at = strstr(route_keys, key);
-        if (o->kind == ARDN_OPT_ROUTE) {
+        if (o->where & ARDN_W_ROUTE) {
             nroute++;
             if (!at || at > top_keys)
                 fail_msg("docs/ardnet.md: %s is not among the keys of a route", key);
-        } else if (ardn_opt_is_global(o)) {
+        } else {
             ntop++;
             at = strstr(top_keys, key);
             if (!at || at > end)
@@ -138,50 +144,115 @@ static void test_the_usage_shows_each_option_once(void **state)
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    ardn_usage_options(m, true);
-    ardn_usage_options(m, false);
+    /* The rows only: the help's head and tail left out. */
+    struct ardc_optset rows = ardn_optset;
+    rows.head = "";
+    rows.tail = NULL;
+    ardc_opt_usage(m, &rows, ARDN_W_CLI | ARDN_W_LIB);
     fclose(m);
     char name[64];
     for (int i = 0; i < ardn_nopts; i++) {
-        const struct ardn_opt *o = &ardn_opts[i];
+        const struct ardc_opt *o = &ardn_opts[i];
         snprintf(name, sizeof name, "--%s%s", o->name, o->arg ? " " : "\n");
         if (o->arg ? count(text, name) != 1 : false)
             fail_msg("--help shows '%s' %d times", name, count(text, name));
         snprintf(name, sizeof name, " --%s", o->name);
         assert_true(count(text, name) >= 1);
     }
-    assert_int_equal(count(text, "\n"), ardn_nopts + count(text, "\n"
-                                                                 "                          "));
+    /* "options:", a line per option and the help's continuation lines. */
+    assert_int_equal(count(text, "\n"), 1 + ardn_nopts +
+                                            count(text, "\n"
+                                                        "                          "));
     free(text);
+}
+
+/* Process option `name` from the file (given as its key) or the command line (as --name). */
+static int set(struct ardn_conf *c, const char *name, const char *val)
+{
+    const struct ardc_opt *o = ardc_opt_find(&ardn_optset, ARDN_W_GLOBAL, name);
+    assert_non_null(o);
+    char given[64];
+    snprintf(given, sizeof given, "%s%s", c->dash, name);
+    return ardc_opt_apply(o, given, val, c);
 }
 
 static void test_a_process_option_lands_in_its_field_and_is_checked(void **state)
 {
     (void)state;
-    struct ardn_global file = {.dscp = -1, .sock_prio = -1, .ros_domain = -1}, cli = file;
-    assert_int_equal(ardn_global_option(&file, ardn_opt_find("dscp"), "46"), 0);
-    assert_int_equal(ardn_global_option(&file, ardn_opt_find("bind"), "10.0.0.1"), 0);
-    assert_int_equal(ardn_global_option(&file, ardn_opt_find("prio"), "80"), 0);
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("prio"), "90"), 0);
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("counters"), "net.c"), 0);
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("dscp"), "64"), ARD_EINVAL);
-    assert_string_equal(ard_errdetail(), "dscp '64': expected a number 0..63");
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("sock-prio"), "x"), ARD_EINVAL);
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("ros-domain"), "233"), ARD_EINVAL);
+    struct ardn_conf file, cli;
+    ardn_conf_init(&file);
+    ardn_conf_init(&cli);
+    file.dash = "";
+    assert_int_equal(set(&file, "dscp", "46"), 0);
+    assert_int_equal(set(&file, "bind", "10.0.0.1"), 0);
+    assert_int_equal(set(&file, "prio", "80"), 0);
+    assert_int_equal(set(&cli, "prio", "90"), 0);
+    assert_int_equal(set(&cli, "counters", "net.c"), 0);
+    assert_int_equal(set(&cli, "dscp", "64"), ARD_EOPTION);
+    assert_string_equal(ard_errdetail(), "--dscp '64': expected a number from 0 to 63");
+    assert_int_equal(set(&file, "dscp", "x"), ARD_EOPTION);
+    assert_non_null(strstr(ard_errdetail(), "dscp 'x'"));
+    assert_int_equal(set(&cli, "sock-prio", "x"), ARD_EOPTION);
+    assert_true(set(&cli, "ros-domain", "233") < 0);
+    assert_non_null(strstr(ard_errdetail(), "--ros-domain '233'"));
+    assert_true(set(&cli, "counters", "a b") < 0);
+    assert_non_null(strstr(ard_errdetail(), "--counters: connection name 'a b'"));
     char lng[300];
     memset(lng, 'a', sizeof lng - 1);
     lng[sizeof lng - 1] = '\0';
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("bind"), lng), ARD_EINVAL);
-    assert_non_null(strstr(ard_errdetail(), "bind: "));
-    assert_int_equal(ardn_global_option(&cli, ardn_opt_find("in"), "x"), ARD_EINVAL);
-    struct ardn_global g = file;
-    ardn_global_merge(&g, &cli);
+    assert_int_equal(set(&cli, "bind", lng), ARD_EOPTION);
+    assert_non_null(strstr(ard_errdetail(), "--bind 'aaa"));
+    assert_null(ardc_opt_find(&ardn_optset, ARDN_W_GLOBAL, "in")); /* a route's */
+    struct ardn_global g = file.g;
+    ardn_global_merge(&g, &cli.g);
     assert_int_equal(g.dscp, 46); /* the file's: the command line did not set it */
     assert_string_equal(g.bind, "10.0.0.1");
     assert_int_equal(g.prio, 90); /* the command line's */
     assert_string_equal(g.counters, "net.c");
     assert_int_equal(g.sock_prio, -1); /* refused: left as it was */
     assert_int_equal(g.ros_domain, -1);
+}
+
+static void test_the_command_line_makes_routes_and_fills_the_catalog(void **state)
+{
+    (void)state;
+    char *argv[] = {"ardnet", "-i",           "a.in",      "--out",  "udp://127.0.0.1:7001",
+                    "-e3",    "--next",       "--in",      "b.in",   "-o",
+                    "b.out",  "--name",       "bee",       "--auto", "--auto-port",
+                    "7500",   "--auto-peers", "127.0.0.1", NULL};
+    int argc = (int)(sizeof argv / sizeof argv[0]) - 1, i = 1;
+    struct ardn_conf c;
+    struct ardn_route r;
+    ardn_conf_init(&c);
+    ardn_route_init(&r);
+    c.route = &r;
+    assert_int_equal(ardc_opt_parse(&ardn_optset, ARDN_W_CLI, argc, argv, &i, &c), 0);
+    assert_int_equal(i, argc);
+    assert_int_equal(c.nroutes, 1); /* the first, ended by --next */
+    assert_true(c.have_route);
+    assert_int_equal(ardn_conf_end_route(&c), 0);
+    assert_int_equal(c.nroutes, 2);
+    assert_string_equal(c.routes[0].cfg.in.conn, "a.in");
+    assert_int_equal(c.routes[0].cfg.every, 3);
+    assert_string_equal(c.routes[0].cfg.name, "a.in");
+    assert_string_equal(c.routes[1].cfg.out[0].conn, "b.out");
+    assert_string_equal(c.routes[1].cfg.name, "bee");
+    assert_true(c.cat.enabled);
+    assert_int_equal(c.cat.port, 7500);
+    assert_string_equal(c.cat.peers, "127.0.0.1");
+    assert_int_equal(c.cat.limit, 0); /* not given */
+    free(c.routes);
+    /* --next with no route before it is refused, and a route key that no row has. */
+    char *next[] = {"ardnet", "--next", NULL};
+    ardn_conf_init(&c);
+    c.route = &r;
+    i = 1;
+    assert_int_equal(ardc_opt_parse(&ardn_optset, ARDN_W_CLI, 2, next, &i, &c), ARD_EOPTION);
+    assert_non_null(strstr(ard_errdetail(), "--next: no route before it"));
+    assert_int_equal(ardn_route_option(&r, "colour", "red"), ARD_EINVAL);
+    assert_string_equal(ard_errdetail(), "unknown route key 'colour'");
+    assert_int_equal(ardn_route_option(&r, "size", "0"), ARD_EINVAL);
+    assert_string_equal(ard_errdetail(), "size '0' is not a number 1..67108864");
 }
 
 int main(void)
@@ -196,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_every_route_and_process_option_is_a_documented_yaml_key),
         cmocka_unit_test(test_the_usage_shows_each_option_once),
         cmocka_unit_test(test_a_process_option_lands_in_its_field_and_is_checked),
+        cmocka_unit_test(test_the_command_line_makes_routes_and_fills_the_catalog),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(doc);
