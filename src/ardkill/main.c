@@ -69,7 +69,7 @@ static const struct ardc_opt rows[] = {
     /* Given by the ardkill that calls us on another host. */
     {"as-host", 0, "HOST", NULL, ARDC_CALL, .call = on_as_host, .hidden = true},
     {"visited", 0, "HOSTS", NULL, ARDC_TEXT, KO(visited), .hidden = true},
-    {NULL},
+    {0},
 };
 
 static const struct ardc_optset optset = {

@@ -119,7 +119,7 @@ static const struct ardc_opt opts[] = {
      A(trigger), .where = ARDR_W_BLOCK},
     {"output", 'o', "FILE", "--new: the file written (default: NAME.c)", ARDC_TEXT, A(output),
      .complete = "@file", .where = ARDR_W_NEW},
-    {NULL},
+    {0},
 };
 
 static const char usage_head[] =

@@ -157,7 +157,7 @@ static const struct ardc_opt rows[] = {
     /* Given by the ardstart that starts us on another host. */
     {"cwd-if-exists", 0, "DIR", NULL, ARDC_TEXT, CO(cwd_if), .hidden = true},
     {"as-host", 0, "HOST", NULL, ARDC_TEXT, CO(as_host), .hidden = true},
-    {NULL},
+    {0},
 };
 
 const struct ardc_optset as_optset = {

@@ -88,7 +88,7 @@ static const struct ardc_opt rows[] = {
     {"wait", 'w', "S", "wait", ARDC_CALL, .call = on_wait, .optional = true},
     {"secret", 0, NULL, "hidden", ARDC_FLAG, ARDC_DEST(struct dest, quiet), .hidden = true},
     {"help", 'h', NULL, "this text", ARDC_CALL, .call = on_help},
-    {NULL},
+    {0},
 };
 
 static const struct ardc_optset with_args = {.see = "prog --help",
