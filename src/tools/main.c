@@ -207,7 +207,8 @@ static int cmd_sub(int argc, char **argv)
             return ARDT_OK;
         }
     }
-    return c->run(argc - 1, argv + 1);
+    int rc = c->run(argc - 1, argv + 1);
+    return rc < 0 ? ardt_liberr(rc) : rc; /* a failure's detail, printed once */
 }
 
 int main(int argc, char **argv)
