@@ -29,12 +29,13 @@ _ard_fields()
         awk '{ n = index($0, ":"); if (n) print substr($0, 1, n - 1); else print "f" NR - 1 }'
 }
 
-# The options of subcommand $1, a line each: NAME<TAB>VALUE, VALUE empty for a flag, else what
-# completes it (@file, @dir, @field, words) or "-" for nothing. From ard's own option tables
-# (ard help --options), so that the completion offers what the parser takes.
+# The options of subcommand $1 (ard's own when $1 is empty), a line each: NAME<TAB>VALUE,
+# VALUE empty for a flag, else what completes it (@file, @dir, @field, words) or "-" for
+# nothing. From ard's own option tables (ard help --options [SUB]), so that the completion
+# offers what the parser takes.
 _ard_options()
 {
-    ard help --options "$1" 2>/dev/null
+    ard help --options ${1:+"$1"} 2>/dev/null
 }
 
 _ard()
@@ -63,7 +64,7 @@ _ard()
         ;;
     esac
     if [ -z "$sub" ]; then
-        COMPREPLY=($(compgen -W "$subs --domain --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "$subs $(_ard_options "" | cut -f1)" -- "$cur"))
         return
     fi
     [ "$sub" = help ] && COMPREPLY=($(compgen -W "$subs" -- "$cur")) && return

@@ -106,11 +106,26 @@ int ardt_watch_name(void *dest, char *word);
 
 /* ---- messages and exit codes ---------------------------------------------------------------- */
 
+/* The error convention: helpers fail, the subcommand prints.
+ * - A helper (anything but a subcommand's cmd_* and main.c) never prints an error. It fails
+ *   like the library: it returns a negative ARD_E* code with ard_errdetail() holding the
+ *   message (ardi_fail, ardi_fail_errno, ardt_fail), or passes on a library call's code and
+ *   detail. The code chooses the exit code (ardt_code): ARD_ENOENT 1, ARD_EBUSY 2, ARD_ESTALE
+ *   (ARD_EACCES, ARD_ETYPE) 3, ARD_ENODATA 4, ARD_EOPTION (ARD_EINVAL) 100, any other 111.
+ * - A subcommand's cmd_* returns an exit code (>= 0, its message printed with ardt_err or
+ *   ardt_liberr) or such a negative code, which main prints once as "ard SUB: DETAIL" and
+ *   maps with ardt_code (ardt_liberr).
+ * - Messages that are not failures (warnings, progress) are printed where they arise, with
+ *   ardt_err(0, ...). */
+
 /* "ard SUB: message\n" on stderr; returns code. */
 int ardt_err(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
+/* ardi_fail whose arguments may include ard_errdetail() (formatted before it is replaced). */
+int ardt_fail(int code, const char *fmt, ...) ARDI_PRINTF(2, 3);
 /* Exit code for a library error code. */
 int ardt_code(int ard_err);
-/* Print the library's last error detail for `what` and return the matching exit code. */
+/* Print the library's last error detail ("ard SUB: DETAIL") and return the exit code for
+ * ard_err (ardt_code). */
 int ardt_liberr(int ard_err);
 /* Which subcommand is running (for messages). */
 extern const char *ardt_sub;
@@ -180,11 +195,11 @@ const char *ardt_auto_host(const struct ard_peer *pe, bool *to);
 
 /* ---- opening ports ------------------------------------------------------------------------ */
 
-/* ard_init once, in the global domain, with no options. 0 or an exit code (printed). */
+/* ard_init once, in the global domain, with no options. 0 or an ARD_E* code (detail). */
 int ardt_lib_init(void);
 /* Attach a port on connection `conn` of the global domain, adopting its size and type.
- * `role` names the port ("show", "set"); on failure prints the error and returns NULL with
- * *code set to the exit code. */
+ * On failure returns NULL with *code set to an ARD_E* code (detail set;
+ * ARD_ENOENT names the connection and the domain). */
 ard_port *ardt_attach(const char *conn, enum ard_dir dir, int *code);
 
 /* ---- decoding, field paths, values --------------------------------------------------------- */
@@ -196,7 +211,8 @@ struct ardt_type {
     struct ard_field *fields; /* nfields entries (NULL when opaque) */
 };
 
-/* Parse a connection's descriptor (or opaque when desc is ""). 0 or an exit code. */
+/* Parse a connection's descriptor (or opaque when desc is ""). 0 or ARD_ESTALE (bad
+ * descriptor, or its size differs), ARD_ENOMEM; the detail says which. */
 int ardt_type_init(struct ardt_type *t, const char *desc, size_t size);
 void ardt_type_free(struct ardt_type *t);
 /* Name of field i: its own, or "fI". */
@@ -209,14 +225,14 @@ struct ardt_sel {
     bool whole; /* the path named the field without an index */
 };
 
-/* Parse a field path ("q", "q[2]", "f1", "tick") against a type. Returns 0 or ARDT_USAGE
- * after printing a message naming the path and what is wrong. */
+/* Parse a field path ("q", "q[2]", "f1", "tick") against a type. Returns 0 or ARD_EOPTION
+ * with the detail naming the path and what is wrong. */
 int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel *sel);
 
 /* Read element `idx` of field `f` in `pkt` as double / as exact integer. */
 double ardt_get_f(const struct ard_field *f, const void *pkt, uint32_t idx);
-/* Store a value given as text into element idx of field f. Returns 0 or ARDT_USAGE after a
- * message naming `what` (the path) and the value. */
+/* Store a value given as text into element idx of field f. Returns 0 or ARD_EOPTION with
+ * the detail naming `what` (the path) and the value. */
 int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char *what,
                   const char *text);
 /* Store a double (rounded and clamped to the field's range for integers). */
@@ -252,15 +268,15 @@ struct ardt_writer {
 };
 
 /* Attach to an existing connection: read its type and last value (zeros if nothing was sent),
- * then take the writer role. A live writer refuses with ARDT_BUSY, naming its pid. `check`
+ * then take the writer role. A live writer refuses with ARD_EBUSY, naming its pid. `check`
  * runs (when not NULL) after the type is known and before anything is written or the writer
- * role taken, to refuse bad assignments early. Returns 0 or an exit code (message printed). */
+ * role taken, to refuse bad assignments early. Returns 0 or an ARD_E* code (detail set). */
 int ardt_writer_open(struct ardt_writer *w, const char *conn,
                      int (*check)(struct ardt_writer *w, void *arg), void *arg);
 void ardt_writer_close(struct ardt_writer *w);
 /* ardt_writer_open, after creating `conn` when it does not exist and --type DESC or --size N
  * (opaque when DESC is NULL) was given; the connection, created or existing, must then match
- * them. 0 or an exit code (message printed). */
+ * them. 0 or an ARD_E* code (detail set). */
 int ardt_writer_create(struct ardt_writer *w, const char *conn, const char *type, uint64_t size,
                        int (*check)(struct ardt_writer *w, void *arg), void *arg);
 /* The assignments of set and pub ("PATH=VALUE" words, into argv). */
@@ -270,10 +286,10 @@ struct ardt_assigns {
 };
 /* The `check` of ardt_writer_open for a struct ardt_assigns: each assignment is tried on the
  * scratch copy of the packet before the writer role is taken; an opaque connection has no
- * fields to set. 0 or ARDT_USAGE (message printed). */
+ * fields to set. 0 or ARD_EOPTION (detail set). */
 int ardt_assigns_check(struct ardt_writer *w, void *arg);
 /* Apply "PATH=VALUE" to pkt: q[2]=1.5, tick=3, q=0.5 (every element), q=1,2,3 (each).
- * Returns 0 or ARDT_USAGE after a message naming the path or value. */
+ * Returns 0 or ARD_EOPTION (ARD_ENOMEM) with the detail naming the path or value. */
 int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg);
 
 /* ---- show --filter (filter.c; grammar in docs/ard.md) ------------------------------------ */

@@ -38,6 +38,16 @@ int ardt_err(int code, const char *fmt, ...)
     return code;
 }
 
+int ardt_fail(int code, const char *fmt, ...)
+{
+    char msg[1024]; /* formatted first: the arguments may hold ard_errdetail() */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ardi_fail(code, "%s", msg);
+}
+
 int ardt_code(int e)
 {
     switch (e) {
@@ -225,7 +235,7 @@ int ardt_lib_init(void)
     if (rc == 0)
         rc = ard_init(&argc, argv);
     if (rc < 0)
-        return ardt_liberr(rc);
+        return rc;
     inited = true;
     return 0;
 }
@@ -237,7 +247,7 @@ ard_port *ardt_attach(const char *conn, enum ard_dir dir, int *code)
         return NULL;
     int rc = ardi_check_name("connection", conn, true);
     if (rc < 0) {
-        *code = ardt_err(ARDT_USAGE, "%s", ard_errdetail());
+        *code = ARD_EOPTION; /* the detail names the bad name */
         return NULL;
     }
     char name[ARD_MAX_NAME + 1];
@@ -246,10 +256,10 @@ ard_port *ardt_attach(const char *conn, enum ard_dir dir, int *code)
     if (p == NULL) {
         int e = ard_lasterror();
         if (e == ARD_ENOENT)
-            *code = ardt_err(ARDT_NOENT, "connection '%s' does not exist in domain '%s'", conn,
-                             ardt_g.domain);
+            *code = ardi_fail(ARD_ENOENT, "connection '%s' does not exist in domain '%s'", conn,
+                              ardt_g.domain);
         else
-            *code = ardt_liberr(e);
+            *code = e;
     }
     return p;
 }
@@ -265,17 +275,17 @@ int ardt_type_init(struct ardt_type *t, const char *desc, size_t size)
         return 0;
     size_t n, tsize;
     if (ard_type_parse(desc, NULL, 0, &n, &tsize) < 0)
-        return ardt_err(ARDT_STALE, "%s", ard_errdetail());
+        return ARD_ESTALE; /* the detail says what is wrong with desc */
     if (tsize != size)
-        return ardt_err(ARDT_STALE, "type '%s' describes %zu bytes, the connection has %zu", desc,
-                        tsize, size);
+        return ardi_fail(ARD_ESTALE, "type '%s' describes %zu bytes, the connection has %zu", desc,
+                         tsize, size);
     t->fields = calloc(n, sizeof *t->fields);
     if (!t->fields)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     if (ard_type_parse(desc, t->fields, n, &t->nfields, NULL) < 0) {
         free(t->fields);
         t->fields = NULL;
-        return ardt_err(ARDT_STALE, "%s", ard_errdetail());
+        return ARD_ESTALE;
     }
     return 0;
 }
@@ -297,8 +307,8 @@ const char *ardt_field_name(const struct ardt_type *t, size_t i, char *buf, size
 int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel *sel)
 {
     if (t->nfields == 0)
-        return ardt_err(ARDT_USAGE,
-                        "field '%s': the connection is opaque (no type), it has no fields", path);
+        return ardi_fail(ARD_EOPTION,
+                         "field '%s': the connection is opaque (no type), it has no fields", path);
     size_t nl = strcspn(path, "[");
     for (size_t i = 0; i < t->nfields; i++) {
         char b[24];
@@ -312,14 +322,14 @@ int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel 
         const char *p = path + nl + 1;
         char *end;
         if (!isdigit((unsigned char)*p))
-            return ardt_err(ARDT_USAGE, "field '%s': expected an index after '['", path);
+            return ardi_fail(ARD_EOPTION, "field '%s': expected an index after '['", path);
         errno = 0;
         unsigned long long idx = strtoull(p, &end, 10);
         if (*end != ']' || end[1] != '\0')
-            return ardt_err(ARDT_USAGE, "field '%s': expected NAME or NAME[INDEX]", path);
+            return ardi_fail(ARD_EOPTION, "field '%s': expected NAME or NAME[INDEX]", path);
         if (errno || idx >= f->count)
-            return ardt_err(ARDT_USAGE, "field '%s': index out of range (%.*s has %u element%s)",
-                            path, (int)nl, path, f->count, f->count == 1 ? "" : "s");
+            return ardi_fail(ARD_EOPTION, "field '%s': index out of range (%.*s has %u element%s)",
+                             path, (int)nl, path, f->count, f->count == 1 ? "" : "s");
         *sel = (struct ardt_sel){.field = i, .first = (uint32_t)idx, .count = 1, .whole = false};
         return 0;
     }
@@ -331,8 +341,8 @@ int ardt_sel_parse(const struct ardt_type *t, const char *path, struct ardt_sel 
         ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%s", i ? " " : "",
                                ardt_field_name(t, i, b, sizeof b));
     }
-    return ardt_err(ARDT_USAGE, "field '%.*s' does not exist (fields: %s)",
-                    (int)(nl > 64 ? 64 : nl), path, list);
+    return ardi_fail(ARD_EOPTION, "field '%.*s' does not exist (fields: %s)",
+                     (int)(nl > 64 ? 64 : nl), path, list);
 }
 
 #define ELEM(f, pkt, idx)                                                                          \
@@ -437,13 +447,13 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
     if (f->kind == ARD_F32 || f->kind == ARD_F64) {
         double v = strtod(text, &end);
         if (end == text || *end || isspace((unsigned char)text[0]))
-            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not a number (the field is %s)", what, text,
-                            text, ard_basic_name(f->kind));
+            return ardi_fail(ARD_EOPTION, "%s=%s: '%s' is not a number (the field is %s)", what,
+                             text, text, ard_basic_name(f->kind));
         /* a finite text beyond the type's range is refused, never written as inf */
         if ((errno == ERANGE && isinf(v)) ||
             (f->kind == ARD_F32 && isfinite(v) && fabs(v) > 3.4028234663852886e38))
-            return ardt_err(ARDT_USAGE, "%s=%s: out of range for %s", what, text,
-                            ard_basic_name(f->kind));
+            return ardi_fail(ARD_EOPTION, "%s=%s: out of range for %s", what, text,
+                             ard_basic_name(f->kind));
         ardt_set_f(f, pkt, idx, v);
         return 0;
     }
@@ -455,25 +465,25 @@ int ardt_set_text(const struct ard_field *f, void *pkt, uint32_t idx, const char
     const char *digits = text + (text[0] == '-' || text[0] == '+');
     int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
     if (!(isdigit((unsigned char)text[neg]) || (text[neg] == '+' && !neg)))
-        return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not an integer (the field is %s)", what, text,
-                        text, ard_basic_name(f->kind));
+        return ardi_fail(ARD_EOPTION, "%s=%s: '%s' is not an integer (the field is %s)", what, text,
+                         text, ard_basic_name(f->kind));
     if (neg) {
         long long v = strtoll(text, &end, base);
         if (*end)
-            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not an integer (the field is %s)", what,
-                            text, text, ard_basic_name(f->kind));
+            return ardi_fail(ARD_EOPTION, "%s=%s: '%s' is not an integer (the field is %s)", what,
+                             text, text, ard_basic_name(f->kind));
         if (errno || v < min)
-            return ardt_err(ARDT_USAGE, "%s=%s: out of range for %s (%" PRId64 "..%" PRIu64 ")",
-                            what, text, ard_basic_name(f->kind), min, max);
+            return ardi_fail(ARD_EOPTION, "%s=%s: out of range for %s (%" PRId64 "..%" PRIu64 ")",
+                             what, text, ard_basic_name(f->kind), min, max);
         store_int(f, pkt, idx, (uint64_t)v);
     } else {
         unsigned long long v = strtoull(text, &end, base);
         if (*end)
-            return ardt_err(ARDT_USAGE, "%s=%s: '%s' is not an integer (the field is %s)", what,
-                            text, text, ard_basic_name(f->kind));
+            return ardi_fail(ARD_EOPTION, "%s=%s: '%s' is not an integer (the field is %s)", what,
+                             text, text, ard_basic_name(f->kind));
         if (errno || v > max)
-            return ardt_err(ARDT_USAGE, "%s=%s: out of range for %s (%" PRId64 "..%" PRIu64 ")",
-                            what, text, ard_basic_name(f->kind), min, max);
+            return ardi_fail(ARD_EOPTION, "%s=%s: out of range for %s (%" PRId64 "..%" PRIu64 ")",
+                             what, text, ard_basic_name(f->kind), min, max);
         store_int(f, pkt, idx, v);
     }
     return 0;

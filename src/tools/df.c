@@ -59,7 +59,7 @@ static int add(const char *name, void *arg)
         char *s = strdup(name);
         if (!nv || !nm || !s) {
             free(s);
-            d->rc = ardt_err(ARDT_SYS, "out of memory");
+            d->rc = ardi_fail(ARD_ENOMEM, "out of memory");
             return 1;
         }
         d->missing[d->nsparse] = (unsigned long)((unsigned long long)st.st_size - have);

@@ -108,15 +108,15 @@ static int add_col(struct exp *e, size_t conn, const char *path)
     struct ardt_type *t = &e->types[conn];
     const struct ard_log_conn *lc = ard_logr_conn(e->r, conn);
     if (!lc->ardnet)
-        return ardt_err(ARDT_STALE,
-                        "connection '%s' was not written by ardnet (message encoding '%s', "
-                        "schema '%s'): its messages cannot be decoded",
-                        lc->name, lc->encoding, lc->schema_encoding);
+        return ardi_fail(ARD_ESTALE,
+                         "connection '%s' was not written by ardnet (message encoding '%s', "
+                         "schema '%s'): its messages cannot be decoded",
+                         lc->name, lc->encoding, lc->schema_encoding);
     if (t->nfields == 0)
-        return ardt_err(ARDT_USAGE, "connection '%s' has no fields to export (opaque)", lc->name);
+        return ardi_fail(ARD_EOPTION, "connection '%s' has no fields to export (opaque)", lc->name);
     struct col *nc = realloc(e->cols, (e->ncols + 1) * sizeof *nc);
     if (!nc)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     e->cols = nc;
     e->cols[e->ncols].conn = conn;
     int rc = ardt_sel_parse(t, path, &e->cols[e->ncols].sel);
@@ -188,7 +188,7 @@ static int export_each(struct exp *e, const char *path, const char *dir, uint64_
     size_t nc = ard_logr_nconns(e->r);
     bool *have = calloc(nc, sizeof *have);
     if (!have)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     int rc = 0;
     for (size_t i = 0; i < nc && rc == 0; i++) {
         const struct ard_log_conn *c = ard_logr_conn(e->r, i);
@@ -203,18 +203,18 @@ static int export_each(struct exp *e, const char *path, const char *dir, uint64_
             break;
         e->used[i] = true;
         if (!e->last[i] && !(e->last[i] = calloc(1, c->size ? c->size : 1))) {
-            rc = ardt_err(ARDT_SYS, "out of memory");
+            rc = ardi_fail(ARD_ENOMEM, "out of memory");
             break;
         }
         char *fn = malloc(strlen(dir) + strlen(c->name) + 8);
         if (!fn) {
-            rc = ardt_err(ARDT_SYS, "out of memory");
+            rc = ardi_fail(ARD_ENOMEM, "out of memory");
             break;
         }
         sprintf(fn, "%s/%s.csv", dir, c->name);
         e->o = fopen(fn, "w");
         if (!e->o) {
-            rc = ardt_err(ARDT_SYS, "cannot create '%s': %s", fn, strerror(errno));
+            rc = ardi_fail(ARD_ESYS, "cannot create '%s': %s", fn, strerror(errno));
             free(fn);
             break;
         }
@@ -236,11 +236,11 @@ static int export_each(struct exp *e, const char *path, const char *dir, uint64_
             rows++;
         }
         if (k < 0)
-            rc = ardt_liberr(k);
+            rc = k;
         if (!ardt_flush(e->o) && rc == 0)
-            rc = ardt_err(ARDT_SYS, "writing '%s': %s", fn, strerror(errno));
+            rc = ardi_fail(ARD_ESYS, "writing '%s': %s", fn, strerror(errno));
         if (fclose(e->o) != 0 && rc == 0)
-            rc = ardt_err(ARDT_SYS, "writing '%s': %s", fn, strerror(errno));
+            rc = ardi_fail(ARD_ESYS, "writing '%s': %s", fn, strerror(errno));
         e->o = NULL;
         if (rc == 0)
             ardt_err(0, "%s: %" PRIu64 " row%s", fn, rows, rows == 1 ? "" : "s");
@@ -250,25 +250,27 @@ static int export_each(struct exp *e, const char *path, const char *dir, uint64_
     return rc;
 }
 
-/* The command line into o, and the options that exclude each other; 0 or ARDT_USAGE. */
+/* The command line into o, and the options that exclude each other; 0 or ARD_EOPTION (detail set).
+ */
 static int parse_export_args(int argc, char **argv, struct exp_opts *o)
 {
     int rc = ardt_opts(&ardt_export_spec, argc, argv, o);
     if (rc)
-        return ardt_liberr(rc);
+        return rc;
     if (rc == 0 && !o->path)
-        rc = ardt_err(ARDT_USAGE, "no file given (see 'ard help export')");
+        rc = ardi_fail(ARD_EOPTION, "no file given (see 'ard help export')");
     if (rc == 0 && !o->csv)
-        rc = ardt_err(ARDT_USAGE, "say --csv (the only export format so far)");
+        rc = ardi_fail(ARD_EOPTION, "say --csv (the only export format so far)");
     if (rc == 0 && o->hz > 0 && o->onto)
-        rc = ardt_err(ARDT_USAGE, "--resample and --onto exclude each other");
+        rc = ardi_fail(ARD_EOPTION, "--resample and --onto exclude each other");
     if (rc == 0 && o->dir && (o->out || o->nf || o->hz > 0 || o->onto))
-        rc = ardt_err(ARDT_USAGE, "--dir is for one file per connection: not with -o, --field, "
-                                  "--resample or --onto");
+        rc = ardi_fail(ARD_EOPTION, "--dir is for one file per connection: not with -o, --field, "
+                                    "--resample or --onto");
     return rc;
 }
 
-/* The type of each ardnet connection of the file, which must have one; 0 or an exit code. */
+/* The type of each ardnet connection of the file, which must have one; 0 or an ARD_E* code (detail
+ * set). */
 static int init_types(struct exp *e, const char *path, size_t nc)
 {
     int rc = 0;
@@ -283,16 +285,16 @@ static int init_types(struct exp *e, const char *path, size_t nc)
     char names[1024];
     if (rc == 0 && n_ardnet == 0) {
         list_conns(e->r, names, sizeof names);
-        rc = ardt_err(ARDT_STALE,
-                      "'%s' holds no channel written by ardnet (%s%s): nothing to export as "
-                      "CSV",
-                      path, nc ? "channels: " : "no channel at all", names);
+        rc = ardi_fail(ARD_ESTALE,
+                       "'%s' holds no channel written by ardnet (%s%s): nothing to export as "
+                       "CSV",
+                       path, nc ? "channels: " : "no channel at all", names);
     }
     return rc;
 }
 
 /* The columns of --field: "CONN:a,b,c", the connection named first holds for the paths after
- * it; without one, the file's only connection or --onto's. 0 or an exit code. */
+ * it; without one, the file's only connection or --onto's. 0 or an ARD_E* code (detail set). */
 static int add_fields(struct exp *e, const struct exp_opts *o, size_t nc, int onto_i)
 {
     int rc = 0;
@@ -305,12 +307,12 @@ static int add_fields(struct exp *e, const struct exp_opts *o, size_t nc, int on
                 *colon = '\0';
                 ci = ard_logr_find(e->r, tok);
                 if (ci < 0) {
-                    rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", o->path, tok);
+                    rc = ardi_fail(ARD_ENOENT, "'%s' has no connection '%s'", o->path, tok);
                     break;
                 }
                 tok = colon + 1;
             } else if (ci < 0) {
-                rc = ardt_err(ARDT_USAGE, "field '%s': say which connection (CONN:%s)", tok, tok);
+                rc = ardi_fail(ARD_EOPTION, "field '%s': say which connection (CONN:%s)", tok, tok);
                 break;
             }
             rc = add_col(e, (size_t)ci, tok);
@@ -320,17 +322,17 @@ static int add_fields(struct exp *e, const struct exp_opts *o, size_t nc, int on
 }
 
 /* Fields of several connections need a time base; then the latest packet of each connection
- * used gets its buffer. 0 or an exit code. */
+ * used gets its buffer. 0 or an ARD_E* code (detail set). */
 static int check_cols(struct exp *e, bool multi, size_t nc)
 {
     int rc = 0;
     size_t only = e->ncols ? e->cols[0].conn : 0;
     for (size_t i = 0; rc == 0 && !multi && i < e->ncols; i++)
         if (e->cols[i].conn != only)
-            rc = ardt_err(ARDT_USAGE, "fields of several connections need --resample or --onto");
+            rc = ardi_fail(ARD_EOPTION, "fields of several connections need --resample or --onto");
     for (size_t i = 0; rc == 0 && i < nc; i++)
         if (e->used[i] && !(e->last[i] = calloc(1, ard_logr_conn(e->r, i)->size)))
-            rc = ardt_err(ARDT_SYS, "out of memory");
+            rc = ardi_fail(ARD_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -367,32 +369,33 @@ static int write_rows(struct exp *e, uint64_t step, int onto_i, bool *have)
     return k;
 }
 
-/* The CSV into -o OUT or stdout, from the log time start_ns on; 0 or an exit code. */
+/* The CSV into -o OUT or stdout, from the log time start_ns on; 0 or an ARD_E* code (detail set).
+ */
 static int write_csv(struct exp *e, const struct exp_opts *o, uint64_t start_ns, int onto_i,
                      bool multi, size_t nc)
 {
     int rc = 0;
     e->o = o->out ? fopen(o->out, "w") : stdout;
     if (!e->o)
-        return ardt_err(ARDT_SYS, "cannot create '%s': %s", o->out, strerror(errno));
+        return ardi_fail(ARD_ESYS, "cannot create '%s': %s", o->out, strerror(errno));
     bool *have = calloc(nc ? nc : 1, sizeof *have);
     if (!have)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     header(e, multi, !multi);
     e->t0 = start_ns;
     int k = write_rows(e, o->hz > 0 ? (uint64_t)(1e9 / o->hz) : 0, onto_i, have);
     free(have);
     if (k < 0)
-        rc = ardt_liberr(k);
+        rc = k;
     if (!ardt_flush(e->o) && rc == 0)
-        rc = ardt_err(ARDT_SYS, "writing the CSV: %s", strerror(errno));
+        rc = ardi_fail(ARD_ESYS, "writing the CSV: %s", strerror(errno));
     if (o->out)
         fclose(e->o);
     return rc;
 }
 
 /* The export of the open file e->r: the columns, then one CSV or one file per connection;
- * 0 or an exit code. */
+ * 0 or an ARD_E* code (detail set). */
 static int export_file(struct exp *e, const struct exp_opts *o, size_t nc)
 {
     struct ard_log_summary s;
@@ -403,11 +406,11 @@ static int export_file(struct exp *e, const struct exp_opts *o, size_t nc)
     e->last = calloc(nc ? nc : 1, sizeof *e->last);
     e->used = calloc(nc ? nc : 1, sizeof *e->used);
     if (!e->types || !e->last || !e->used)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     int rc = init_types(e, o->path, nc);
     int onto_i = -1;
     if (rc == 0 && o->onto && (onto_i = ard_logr_find(e->r, o->onto)) < 0)
-        rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", o->path, o->onto);
+        rc = ardi_fail(ARD_ENOENT, "'%s' has no connection '%s'", o->path, o->onto);
     if (rc == 0)
         rc = add_fields(e, o, nc, onto_i);
     if (rc == 0 && o->nf == 0) {
@@ -418,10 +421,10 @@ static int export_file(struct exp *e, const struct exp_opts *o, size_t nc)
             rc = add_all(e, 0);
         else if (o->hz > 0 || o->out) {
             list_conns(e->r, names, sizeof names);
-            rc = ardt_err(ARDT_USAGE,
-                          "the file has %zu connections (%s): choose with --field "
-                          "CONN:PATH, or leave -o out for one NAME.csv each (--dir DIR)",
-                          nc, names);
+            rc = ardi_fail(ARD_EOPTION,
+                           "the file has %zu connections (%s): choose with --field "
+                           "CONN:PATH, or leave -o out for one NAME.csv each (--dir DIR)",
+                           nc, names);
         } else
             return export_each(e, o->path, o->dir ? o->dir : ".", s.start_ns);
     }

@@ -54,6 +54,18 @@ static int fail_at(struct ardt_filter *x, const char *at, const char *what)
     return -1;
 }
 
+/* A path that ardt_sel_parse refused: the column, then what it said of the path. */
+static int not_a_field(struct ardt_filter *x, const char *at)
+{
+    char why[256];
+    snprintf(why, sizeof why, "%s", ard_errdetail());
+    if (!x->err) {
+        fail_at(x, at, "not a field of the connection");
+        ardt_fail(ARD_EOPTION, "%s (%s)", ard_errdetail(), why);
+    }
+    return -1;
+}
+
 static int add(struct ardt_filter *x, struct node nd)
 {
     if (x->err)
@@ -133,7 +145,7 @@ static int primary(struct ardt_filter *x)
         path[e - at] = '\0';
         struct ardt_sel sel;
         if (ardt_sel_parse(x->t, path, &sel) != 0)
-            return fail_at(x, at, "not a field of the connection");
+            return not_a_field(x, at);
         const struct ard_field *f = &x->t->fields[sel.field];
         if (sel.count != 1) {
             char what[320];

@@ -72,7 +72,7 @@ static int add_conn(const char *name, void *arg)
     struct net *n = arg;
     struct conn *nv = realloc(n->c, (n->nc + 1) * sizeof *nv);
     if (!nv)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     n->c = nv;
     struct conn *c = &n->c[n->nc++];
     memset(c, 0, sizeof *c);
@@ -84,7 +84,7 @@ static int add_conn(const char *name, void *arg)
     snprintf(c->p.name, sizeof c->p.name, "%s", name);
     c->peers = calloc(MAXPEERS, sizeof *c->peers);
     if (!c->peers)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     int k = ardt_peers(name, c->peers, MAXPEERS, NULL);
     c->npeers = k < 0 ? 0 : k;
     return 0;
@@ -374,22 +374,22 @@ static void put_json(FILE *o, const struct net *n)
     fputs("\n ]}\n", o);
 }
 
-/* The connections of the domain and the processes at their ends; 0 or an exit code. */
+/* The connections of the domain and the processes at their ends; 0 or an ARD_E* code (detail set).
+ */
 static int gather_net(struct net *n)
 {
     int rc = ard_conn_list(ardt_g.domain, add_conn, n);
-    if (rc < 0)
-        rc = ardt_liberr(rc);
-    else
+    if (rc > 0)
         rc = 0;
     for (size_t i = 0; rc == 0 && i < n->nc; i++)
         for (int k = 0; k < n->c[i].npeers; k++)
             if (!proc_of(n, &n->c[i].peers[k]))
-                rc = ardt_err(ARDT_SYS, "out of memory");
+                rc = ardi_fail(ARD_ENOMEM, "out of memory");
     return rc;
 }
 
-/* The net as SVG into o, drawn by Graphviz's dot from the dot text; 0 or an exit code. */
+/* The net as SVG into o, drawn by Graphviz's dot from the dot text; 0 or an ARD_E* code (detail
+ * set). */
 static int put_svg(FILE *o, const struct net *n)
 {
     int rc = 0;
@@ -403,12 +403,10 @@ static int put_svg(FILE *o, const struct net *n)
         close(fds[0]);
         close(fds[1]);
         execlp("dot", "dot", "-Tsvg", (char *)NULL);
-        fprintf(stderr, "ard graph: svg needs Graphviz's 'dot' in PATH (apt install "
-                        "graphviz), or use --format dot\n");
-        _exit(ARDT_SYS);
+        _exit(ARDT_SYS); /* the parent says why */
     }
     if (pid < 0)
-        rc = ardt_err(ARDT_SYS, "cannot start dot");
+        rc = ardi_fail(ARD_ESYS, "cannot start dot");
     else {
         close(fds[0]);
         FILE *d = fdopen(fds[1], "w");
@@ -420,8 +418,9 @@ static int put_svg(FILE *o, const struct net *n)
         waitpid(pid, &st, 0);
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
             rc = WIFEXITED(st) && WEXITSTATUS(st) == ARDT_SYS
-                     ? ARDT_SYS
-                     : ardt_err(ARDT_SYS, "dot failed (status %d)", st);
+                     ? ardi_fail(ARD_ESYS, "svg needs Graphviz's 'dot' in PATH (apt install "
+                                           "graphviz), or use --format dot")
+                     : ardi_fail(ARD_ESYS, "dot failed (status %d)", st);
     }
     return rc;
 }

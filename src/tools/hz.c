@@ -175,11 +175,9 @@ static int watch(int argc, char **argv, bool bw)
     if (!t || !w.names) {
         free(t);
         free(w.names);
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     }
     int rc = ardt_parse_watch(bw ? &ardt_bw_spec : &ardt_hz_spec, argc, argv, &w);
-    if (rc)
-        rc = ardt_liberr(rc);
     size_t nt = 0;
     for (; nt < w.n; nt++)
         t[nt].name = w.names[nt];
@@ -191,7 +189,7 @@ static int watch(int argc, char **argv, bool bw)
     for (; rc == 0 && opened < nt; opened++) {
         int r = ardt_view_open(t[opened].name, &t[opened].v);
         if (r < 0) {
-            rc = ardt_liberr(r);
+            rc = r;
             break;
         }
         struct ard_conn_stat st;

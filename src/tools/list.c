@@ -77,7 +77,7 @@ static int add(const char *name, void *arg)
         size_t cap = r->cap ? 2 * r->cap : 64;
         struct row *nv = realloc(r->v, cap * sizeof *nv);
         if (!nv) {
-            r->rc = ardt_err(ARDT_SYS, "out of memory");
+            r->rc = ardi_fail(ARD_ENOMEM, "out of memory");
             return 1;
         }
         r->v = nv;

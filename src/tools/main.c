@@ -89,7 +89,7 @@ static const struct ardc_optset main_set = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ard [--domain NAME] SUBCOMMAND [ARGS...]\n"
-               "       ard help [SUBCOMMAND] | ard help --options SUBCOMMAND | ard --version\n\n"
+               "       ard help [SUBCOMMAND] | ard help --options [SUBCOMMAND] | ard --version\n\n"
                "subcommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
         fprintf(f, "  %-9s %s%s\n", cmds[i].name, cmds[i].summary,
@@ -168,14 +168,16 @@ static int take_domain(int *argc, char **argv)
     return 0;
 }
 
-/* ard help [SUB], ard help --options SUB (the options of SUB for the completion, ard.bash). */
+/* ard help [SUB], ard help --options [SUB] (the options of SUB, or without SUB ard's own, for
+ * the completion, ard.bash). */
 static int cmd_help(int argc, char **argv)
 {
     bool list = argc > 2 && strcmp(argv[2], "--options") == 0;
     if (argc < 3 + list) {
         if (list)
-            return ardt_err(ARDT_USAGE, "help --options: which subcommand?");
-        usage(stdout);
+            ardc_opt_list(stdout, &main_set, 0);
+        else
+            usage(stdout);
         return ARDT_OK;
     }
     const struct ardt_cmd *c = find(argv[2 + list]);
@@ -207,7 +209,8 @@ static int cmd_sub(int argc, char **argv)
             return ARDT_OK;
         }
     }
-    return c->run(argc - 1, argv + 1);
+    int rc = c->run(argc - 1, argv + 1);
+    return rc < 0 ? ardt_liberr(rc) : rc; /* a failure's detail, printed once */
 }
 
 int main(int argc, char **argv)

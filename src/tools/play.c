@@ -327,7 +327,7 @@ struct play {
 };
 
 /* The connections to play (--connections) and the check that each --remap OLD is in the
- * file; 0 or an exit code. */
+ * file; 0 or an ARD_E* code (detail set). */
 static int choose_conns(struct play *p, const struct play_opts *o)
 {
     int rc = 0;
@@ -339,7 +339,7 @@ static int choose_conns(struct play *p, const struct play_opts *o)
              t = strtok_r(NULL, ",", &sv)) {
             int ci = ard_logr_find(p->r, t);
             if (ci < 0)
-                rc = ardt_err(ARDT_NOENT, "'%s' has no connection '%s'", o->path, t);
+                rc = ardi_fail(ARD_ENOENT, "'%s' has no connection '%s'", o->path, t);
             else
                 p->want[ci] = true;
         }
@@ -349,14 +349,15 @@ static int choose_conns(struct play *p, const struct play_opts *o)
         char *eq = strchr(o->remap[k], '=');
         *eq = '\0';
         if (ard_logr_find(p->r, o->remap[k]) < 0)
-            rc = ardt_err(ARDT_NOENT, "--remap: '%s' has no connection '%s'", o->path, o->remap[k]);
+            rc =
+                ardi_fail(ARD_ENOENT, "--remap: '%s' has no connection '%s'", o->path, o->remap[k]);
         *eq = '=';
     }
     return rc;
 }
 
 /* --start and --end into the log times from and to, checked against the file; 0 or
- * ARDT_USAGE. */
+ * ARD_EOPTION (detail set). */
 static int play_range(struct play *p, const struct play_opts *o)
 {
     const struct ard_log_summary *s = &p->s;
@@ -369,19 +370,19 @@ static int play_range(struct play *p, const struct play_opts *o)
     if (end >= 0)
         p->to = end > 1e9 ? (uint64_t)(end * 1e9) : s->start_ns + (uint64_t)(end * 1e9);
     if (start >= 0 && end >= 0 && p->from > p->to)
-        rc = ardt_err(ARDT_USAGE, "--start %g is after --end %g", start, end);
+        rc = ardi_fail(ARD_EOPTION, "--start %g is after --end %g", start, end);
     if (rc == 0 && start >= 0 && (s->messages == 0 || p->from > s->end_ns))
-        rc = ardt_err(ARDT_USAGE, "--start %g is beyond the end of '%s' (%s%.3f s long)", start,
-                      o->path, start > 1e9 ? "it ends at Unix time " : "",
-                      start > 1e9 ? (double)s->end_ns / 1e9
-                                  : (double)(s->end_ns - s->start_ns) / 1e9);
+        rc = ardi_fail(ARD_EOPTION, "--start %g is beyond the end of '%s' (%s%.3f s long)", start,
+                       o->path, start > 1e9 ? "it ends at Unix time " : "",
+                       start > 1e9 ? (double)s->end_ns / 1e9
+                                   : (double)(s->end_ns - s->start_ns) / 1e9);
     if (rc == 0 && end >= 0 && s->messages && p->to < s->start_ns)
-        rc = ardt_err(ARDT_USAGE, "--end %g is before the start of '%s'", end, o->path);
+        rc = ardi_fail(ARD_EOPTION, "--end %g is before the start of '%s'", end, o->path);
     return rc;
 }
 
 /* Creates a port for each connection played (under its --remap name) and the --clock one;
- * 0 or an exit code. */
+ * 0 or an ARD_E* code (detail set). */
 static int open_ports(struct play *p, const struct play_opts *o)
 {
     int rc = 0;
@@ -404,7 +405,7 @@ static int open_ports(struct play *p, const struct play_opts *o)
         snprintf(port, sizeof port, "play%zu", i);
         p->ports[i] = ard_create_on(port, name, ARD_OUT, c->size, c->type[0] ? c->type : NULL);
         if (!p->ports[i])
-            rc = ardt_liberr(ard_lasterror());
+            rc = ard_lasterror();
     }
     p->pl.rate = o->rate;
     p->pl.start_real = p->from;
@@ -412,13 +413,13 @@ static int open_ports(struct play *p, const struct play_opts *o)
     if (rc == 0 && o->clock_conn) {
         p->pl.clock = ard_create_on("clock", o->clock_conn, ARD_OUT, 16, "time_ns:i64 rate:f64");
         if (!p->pl.clock)
-            rc = ardt_liberr(ard_lasterror());
+            rc = ard_lasterror();
     }
     return rc;
 }
 
 /* Everything before the first packet: the file's summary, the connections, the range and
- * the ports; 0 or an exit code. */
+ * the ports; 0 or an ARD_E* code (detail set). */
 static int setup_play(struct play *p, const struct play_opts *o)
 {
     ard_logr_summary(p->r, &p->s);
@@ -430,7 +431,7 @@ static int setup_play(struct play *p, const struct play_opts *o)
     p->sent = calloc(n, sizeof *p->sent);
     p->want = calloc(n, sizeof *p->want);
     if (!p->ports || !p->sent || !p->want)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     int rc = choose_conns(p, o);
     if (rc == 0)
         rc = play_range(p, o);
@@ -441,7 +442,7 @@ static int setup_play(struct play *p, const struct play_opts *o)
     return rc;
 }
 
-/* One pass over the range of the file at its recorded timing; 0 or an exit code. */
+/* One pass over the range of the file at its recorded timing; 0 or an ARD_E* code (detail set). */
 static int play_pass(struct play *p, const struct play_opts *o)
 {
     struct player *pl = &p->pl;
@@ -470,14 +471,14 @@ static int play_pass(struct play *p, const struct play_opts *o)
         last_due = ard_now_ns();
         int e = ard_send_stamped(p->ports[m.conn], m.packet, ard_now_ns(), m.real_ns);
         if (e < 0) {
-            rc = ardt_liberr(e);
+            rc = e;
             break;
         }
         p->sent[m.conn]++;
         pl->total++;
     }
     if (rc == 0 && k < 0 && !ardt_stop)
-        rc = ardt_liberr(k);
+        rc = k;
     return rc;
 }
 
@@ -537,6 +538,8 @@ int cmd_play(int argc, char **argv)
         do {
             rc = play_pass(&p, &o);
         } while (o.loop && !ardt_stop && rc == 0);
+        if (rc < 0)
+            rc = ardt_liberr(rc); /* said before the summary, as it happened */
         play_summary(&p, &o);
     }
     close_play(&p);

@@ -277,7 +277,7 @@ static int poll_conn(struct rec *r, struct rconn *c);
 /* A writer restarted on a re-created object (new inode): follow the new one. Same layout:
  * the same channel, its sequence starting again; another layout: a new channel of the same
  * name (MCAP allows several per topic). What the old object still holds and was not taken
- * yet is taken first (or counted missed). Returns 0 or an exit code. */
+ * yet is taken first (or counted missed). Returns 0 or an ARD_E* code (detail set). */
 static int follow_replaced(struct rec *r, struct rconn *c)
 {
     if (!ard_view_recreated(c->v))
@@ -382,7 +382,7 @@ static bool take_copy(void *dst, void *arg)
     return ard_view_done(t->v, t->seq) == 0;
 }
 
-/* Take every new packet of c; returns 0 or an exit code. */
+/* Take every new packet of c; returns 0 or an ARD_E* code (detail set). */
 static int poll_conn(struct rec *r, struct rconn *c)
 {
     uint64_t h = ard_view_head(c->v);
@@ -428,7 +428,7 @@ static int poll_conn(struct rec *r, struct rconn *c)
             continue;
         }
         if (rc < 0)
-            return ardt_err(ARDT_SYS, "%s", ard_errdetail());
+            return ardt_fail(ARD_ESYS, "%s", ard_errdetail());
         c->recorded++;
         c->last_rec_ns = now_real;
     }
@@ -509,8 +509,8 @@ struct rec_clock {
     struct timespec ts;
 };
 
-/* The command line into o, and what struct rec keeps of it into r; 0 or an exit code (message
- * printed). */
+/* The command line into o, and what struct rec keeps of it into r; 0 or an ARD_E* code (detail
+ * set). */
 static int parse_record_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 {
     o->pats = r->pats;
@@ -519,7 +519,7 @@ static int parse_record_args(int argc, char **argv, struct rec *r, struct rec_op
     o->compress = 1; /* none */
     int rc = ardt_opts(&ardt_record_spec, argc, argv, o);
     if (rc)
-        return ardt_liberr(rc);
+        return rc;
     r->npats = o->npats;
     r->nexcl = o->nexcl;
     r->every = o->every;
@@ -528,7 +528,8 @@ static int parse_record_args(int argc, char **argv, struct rec *r, struct rec_op
     return 0;
 }
 
-/* The file to write (the default name by the local time) and the limits; 0 or an exit code. */
+/* The file to write (the default name by the local time) and the limits; 0 or an ARD_E* code
+ * (detail set). */
 static int check_record_opts(const struct rec *r, struct rec_opts *o)
 {
     int rc = 0;
@@ -537,24 +538,24 @@ static int check_record_opts(const struct rec *r, struct rec_opts *o)
         struct tm tm;
         if (localtime_r(&now, &tm) == NULL ||
             strftime(o->defname, sizeof o->defname, "ard_%Y-%m-%d-%H-%M-%S.mcap", &tm) == 0)
-            rc = ardt_err(ARDT_SYS, "no local time for the file name: give -o FILE");
+            rc = ardi_fail(ARD_ESYS, "no local time for the file name: give -o FILE");
         else if (access(o->defname, F_OK) == 0)
-            rc = ardt_err(ARDT_USAGE, "'%s' exists: give -o FILE", o->defname);
+            rc = ardi_fail(ARD_EOPTION, "'%s' exists: give -o FILE", o->defname);
         else {
             o->out = o->defname;
             ardt_err(0, "recording into %s", o->out);
         }
     } else if (!o->overwrite && access(o->out, F_OK) == 0) {
         /* A recorder restarted with the same -o must not take the last run's recording. */
-        rc = ardt_err(ARDT_USAGE,
-                      "'%s' exists: not replaced (give another -o FILE, or --overwrite)", o->out);
+        rc = ardi_fail(ARD_EOPTION,
+                       "'%s' exists: not replaced (give another -o FILE, or --overwrite)", o->out);
     }
     if (rc == 0 && (r->every == 0 || o->chunk_kb == 0 || o->buffer_mb == 0 || o->poll_us == 0))
-        rc = ardt_err(ARDT_USAGE, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
+        rc = ardi_fail(ARD_EOPTION, "--every, --chunk-size, --buffer, --poll-us must be >= 1");
     return rc;
 }
 
-/* Opens the log writer, then takes the priority and the signals; 0 or an exit code (the
+/* Opens the log writer, then takes the priority and the signals; 0 or an ARD_E* code (the
  * writer closed again on failure). */
 static int open_recording(struct rec *r, const struct rec_opts *o)
 {
@@ -566,11 +567,11 @@ static int open_recording(struct rec *r, const struct rec_opts *o)
                                .no_crc = o->no_crc};
     r->w = ard_logw_open(o->out, &lo);
     if (!r->w)
-        return ardt_liberr(ard_lasterror());
+        return ard_lasterror();
     /* After the log writer's thread exists: it keeps the normal policy. */
     if (o->prio && ard_realtime(NULL, 0, (int)o->prio) < 0) {
         ard_logw_close(r->w);
-        return ardt_err(ARDT_SYS, "--prio %d: %s", (int)o->prio, ard_errdetail());
+        return ardt_fail(ARD_ESYS, "--prio %d: %s", (int)o->prio, ard_errdetail());
     }
     r->fd_room = ardc_nofile_room(REC_FD_KEEP);
     ardt_signals();
@@ -580,7 +581,8 @@ static int open_recording(struct rec *r, const struct rec_opts *o)
     return 0;
 }
 
-/* Scans for connections when due, or at once after an inotify event; 0 or an exit code. */
+/* Scans for connections when due, or at once after an inotify event; 0 or an ARD_E* code (detail
+ * set). */
 static int scan_if_due(struct rec *r, struct rec_clock *k, int64_t now)
 {
     int rc = 0;
@@ -601,7 +603,7 @@ static int scan_if_due(struct rec *r, struct rec_clock *k, int64_t now)
         r->fd_short = 0;
         int n = ard_conn_list(ardt_g.domain, add_one, r);
         if (n < 0 && n != ARD_ENOENT)
-            rc = ardt_liberr(n);
+            rc = n;
         if (r->fd_short > 0 && !r->fd_said) {
             ardc_nofile_say("ard record", "connections", r->fd_short, REC_FD_KEEP);
             r->fd_said = true;
@@ -628,7 +630,8 @@ static bool record_done(const struct rec *r, const struct rec_opts *o, int64_t t
            (o->duration > 0 && now - t0 >= (int64_t)(o->duration * 1e9));
 }
 
-/* Starts the next file on SIGHUP, --split-size or --split-duration; 0 or an exit code. */
+/* Starts the next file on SIGHUP, --split-size or --split-duration; 0 or an ARD_E* code (detail
+ * set). */
 static int split_if_due(struct rec *r, const struct rec_opts *o, struct rec_clock *k, int64_t now)
 {
     if (!(hup || (o->split_mb && ard_logw_bytes(r->w) >= o->split_mb << 20) ||
@@ -643,7 +646,7 @@ static int split_if_due(struct rec *r, const struct rec_opts *o, struct rec_cloc
         name = split_name(o->out, ++k->nfile);
     }
     if (!name || ard_logw_rotate(r->w, name) < 0) {
-        int rc = ardt_err(ARDT_SYS, "starting the next file: %s", ard_errdetail());
+        int rc = ardt_fail(ARD_ESYS, "starting the next file: %s", ard_errdetail());
         free(name);
         return rc;
     }
@@ -671,8 +674,8 @@ static void sleep_next_round(struct timespec *ts, uint64_t poll_us)
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, ts, NULL);
 }
 
-/* Polls every ring until a signal, the end of --count/--duration or an error; 0 or an exit
- * code. */
+/* Polls every ring until a signal, the end of --count/--duration or an error; 0 or an ARD_E*
+ * code (detail set). */
 static int record_loop(struct rec *r, const struct rec_opts *o)
 {
     struct rec_clock k = {.t0 = ard_now_ns()};
@@ -696,14 +699,14 @@ static int record_loop(struct rec *r, const struct rec_opts *o)
         if (rc)
             break;
         if (ard_logw_error(r->w)) {
-            rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
+            rc = ardt_fail(ARD_ESYS, "%s", ard_errdetail());
             break;
         }
         if (record_done(r, o, k.t0, now))
             break;
         if (now >= k.next_flush) { /* a quiet connection still reaches the disk within a second */
             if (k.next_flush && ard_logw_flush(r->w) < 0) {
-                rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
+                rc = ardt_fail(ARD_ESYS, "%s", ard_errdetail());
                 break;
             }
             k.next_flush = now + 1000000000;
@@ -722,7 +725,7 @@ static int record_loop(struct rec *r, const struct rec_opts *o)
 }
 
 /* Finishes the file after one last round (on a signal), prints the summary and frees r;
- * returns rc or the exit code of what failed now. */
+ * returns rc (an exit code, the failure printed) or the ARD_E* code of what failed now. */
 static int finish_recording(struct rec *r, const char *out, int rc)
 {
     /* A stop by signal takes what was written before it: one last round over every ring, so a
@@ -731,17 +734,17 @@ static int finish_recording(struct rec *r, const char *out, int rc)
         r->quiet = true;
         int n = ard_conn_list(ardt_g.domain, add_one, r);
         if (n < 0 && n != ARD_ENOENT)
-            rc = ardt_liberr(n);
+            rc = n;
         for (size_t i = 0; rc == 0 && i < r->nc; i++)
             rc = poll_conn(r, &r->c[i]);
     }
     int crc = ard_logw_finish(r->w);
     if (crc < 0 && rc == 0)
-        rc = ardt_err(ARDT_SYS, "%s", ard_errdetail());
+        rc = ardt_fail(ARD_ESYS, "%s", ard_errdetail());
     uint64_t in_file = print_final(r, stderr);
     warn_unmatched(r, "");
     if (in_file == 0 && rc == 0)
-        rc = ardt_err(ARDT_NODATA, "'%s' holds no message: nothing was recorded", out);
+        rc = ardi_fail(ARD_ENODATA, "'%s' holds no message: nothing was recorded", out);
     ard_logw_close(r->w);
     for (size_t i = 0; i < r->nc; i++) {
         ard_view_close(r->c[i].v);
@@ -775,5 +778,7 @@ int cmd_record(int argc, char **argv)
         return rc;
     }
     rc = record_loop(&r, &o);
+    if (rc < 0)
+        rc = ardt_liberr(rc); /* said before the summary, and before the file's end may fail */
     return finish_recording(&r, o.out, rc);
 }

@@ -63,19 +63,19 @@ static int add(const char *conn, void *arg)
     struct ard_conn_stat st;
     int rc = ard_conn_stat(ardt_g.domain, conn, &st);
     if (rc < 0) {
-        s->rc = ardt_liberr(rc);
+        s->rc = rc;
         return 1;
     }
     char norm[ARD_MAX_TYPE + 1] = "";
     if (st.type[0] && ard_type_normalize(st.type, norm, sizeof norm) < 0) {
-        s->rc = ardt_err(ARDT_STALE, "connection '%s': %s", conn, ard_errdetail());
+        s->rc = ardt_fail(ARD_ESTALE, "connection '%s': %s", conn, ard_errdetail());
         return 1;
     }
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 16;
         struct msg *m = realloc(s->m, cap * sizeof *m);
         if (!m) {
-            s->rc = ardt_err(ARDT_SYS, "out of memory");
+            s->rc = ardi_fail(ARD_ENOMEM, "out of memory");
             return 1;
         }
         s->m = m;
@@ -86,7 +86,7 @@ static int add(const char *conn, void *arg)
     snprintf(m->conn, sizeof m->conn, "%s", conn);
     if (ardr2_msgdef(norm, st.size, &m->def) < 0 || m->def.oom) {
         ardc_free(&m->def);
-        s->rc = ardt_err(ARDT_SYS, "connection '%s': %s", conn, ard_errdetail());
+        s->rc = ardt_fail(ARD_ESYS, "connection '%s': %s", conn, ard_errdetail());
         return 1;
     }
     const char *other = NULL;
@@ -94,7 +94,7 @@ static int add(const char *conn, void *arg)
                          sizeof m->name, &other);
     if (rc < 0) {
         ardc_free(&m->def);
-        s->rc = ardt_err(ARDT_SYS, "out of memory");
+        s->rc = ardi_fail(ARD_ENOMEM, "out of memory");
         return 1;
     }
     if (rc == 1) {
@@ -142,13 +142,13 @@ static int put_file(const char *path, const char *text, size_t len)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return ardt_err(ARDT_SYS, "cannot write %s: %s", tmp, strerror(errno));
+        return ardi_fail(ARD_ESYS, "cannot write %s: %s", tmp, strerror(errno));
     bool ok = fwrite(text, 1, len, f) == len;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
         int e = errno;
         remove(tmp);
-        return ardt_err(ARDT_SYS, "cannot write %s: %s", path, strerror(e));
+        return ardi_fail(ARD_ESYS, "cannot write %s: %s", path, strerror(e));
     }
     return 0;
 }
@@ -157,10 +157,10 @@ static int write_package(const char *dir, const struct set *s)
 {
     char path[4096];
     if (strlen(dir) > 3000)
-        return ardt_err(ARDT_USAGE, "directory name too long");
+        return ardi_fail(ARD_EOPTION, "directory name too long");
     snprintf(path, sizeof path, "%s/msg", dir);
     if (mkdir_p(dir) < 0 || mkdir_p(path) < 0)
-        return ardt_err(ARDT_SYS, "cannot make %s: %s", path, strerror(errno));
+        return ardi_fail(ARD_ESYS, "cannot make %s: %s", path, strerror(errno));
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         snprintf(path, sizeof path, "%s/msg/%s.msg", dir, s->m[i].name);
@@ -193,7 +193,7 @@ static int write_package(const char *dir, const struct set *s)
         "</package>\n";
     ardc_put(&b, rest, sizeof rest - 1);
     snprintf(path, sizeof path, "%s/package.xml", dir);
-    rc = b.oom ? ardt_err(ARDT_SYS, "out of memory") : put_file(path, (const char *)b.p, b.len);
+    rc = b.oom ? ardi_fail(ARD_ENOMEM, "out of memory") : put_file(path, (const char *)b.p, b.len);
 
     b.len = 0;
     static const char head[] = "# Written by ard ros2-msgs: the messages of ardnet connections.\n"
@@ -213,7 +213,8 @@ static int write_package(const char *dir, const struct set *s)
     ardc_put(&b, tail, sizeof tail - 1);
     snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
     if (rc == 0)
-        rc = b.oom ? ardt_err(ARDT_SYS, "out of memory") : put_file(path, (const char *)b.p, b.len);
+        rc = b.oom ? ardi_fail(ARD_ENOMEM, "out of memory")
+                   : put_file(path, (const char *)b.p, b.len);
     ardc_free(&b);
     return rc;
 }

@@ -339,7 +339,7 @@ static int add_sel(struct show *s, char *list)
          tok = strtok_r(NULL, ",", &save)) {
         struct ardt_sel *nv = realloc(s->sel, (s->nsel + 1) * sizeof *nv);
         if (!nv)
-            return ardt_err(ARDT_SYS, "out of memory");
+            return ardi_fail(ARD_ENOMEM, "out of memory");
         s->sel = nv;
         int rc = ardt_sel_parse(&s->t, tok, &s->sel[s->nsel]);
         if (rc)
@@ -373,22 +373,22 @@ struct show_run {
     uint8_t *pkt, *prev;
 };
 
-/* The command line into o, the connection and the format into s; 0 or an exit code (message
- * printed). */
+/* The command line into o, the connection and the format into s; 0 or an ARD_E* code (detail
+ * set). */
 static int parse_show_args(int argc, char **argv, struct show *s, struct show_opts *o)
 {
     int rc = ardt_opts(&ardt_show_spec, argc, argv, o);
     if (rc)
-        return ardt_liberr(rc);
+        return rc;
     if (o->conn == NULL)
-        return ardt_err(ARDT_USAGE, "which connection? (usage: ard show CONNECTION)");
+        return ardi_fail(ARD_EOPTION, "which connection? (usage: ard show CONNECTION)");
     s->conn = o->conn;
     s->fmt = (enum fmt)o->fmt;
     return 0;
 }
 
-/* The selections of --field (every field by default) and the --text fields; 0 or an exit
- * code. */
+/* The selections of --field (every field by default) and the --text fields; 0 or an ARD_E*
+ * code (detail set). */
 static int select_fields(struct show *s, const struct show_opts *o)
 {
     int rc = 0;
@@ -397,7 +397,7 @@ static int select_fields(struct show *s, const struct show_opts *o)
     if (rc == 0 && s->nsel == 0 && s->t.nfields > 0) {
         s->sel = calloc(s->t.nfields, sizeof *s->sel);
         if (!s->sel)
-            rc = ardt_err(ARDT_SYS, "out of memory");
+            rc = ardi_fail(ARD_ENOMEM, "out of memory");
         for (size_t i = 0; rc == 0 && i < s->t.nfields; i++)
             s->sel[s->nsel++] =
                 (struct ardt_sel){.field = i, .count = s->t.fields[i].count, .whole = true};
@@ -408,29 +408,29 @@ static int select_fields(struct show *s, const struct show_opts *o)
             break;
         const struct ard_field *f = &s->t.fields[sel.field];
         if (!sel.whole || (f->kind != ARD_U8 && f->kind != ARD_I8))
-            rc = ardt_err(ARDT_USAGE, "--text %s: only a whole u8 or i8 array is text",
-                          o->textargs[i]);
+            rc = ardi_fail(ARD_EOPTION, "--text %s: only a whole u8 or i8 array is text",
+                           o->textargs[i]);
         else if (!s->text && !(s->text = calloc(s->t.nfields, sizeof *s->text)))
-            rc = ardt_err(ARDT_SYS, "out of memory");
+            rc = ardi_fail(ARD_ENOMEM, "out of memory");
         else
             s->text[sel.field] = true;
     }
     return rc;
 }
 
-/* The type, the selections, the filter and the buffers; 0 or an exit code. */
+/* The type, the selections, the filter and the buffers; 0 or an ARD_E* code (detail set). */
 static int setup_show(struct show *s, const struct show_opts *o, struct show_run *u)
 {
     u->size = ard_port_size(u->p);
     int rc = ardt_type_init(&s->t, ard_port_type(u->p), u->size);
     if (rc == 0)
         rc = select_fields(s, o);
-    if (rc == 0 && o->filter_src && (rc = ardt_filter_new(&s->t, o->filter_src, &u->filter)))
-        rc = ardt_liberr(rc);
+    if (rc == 0 && o->filter_src)
+        rc = ardt_filter_new(&s->t, o->filter_src, &u->filter);
     u->pkt = rc == 0 ? malloc(u->size) : NULL;
     u->prev = rc == 0 && o->on_change ? malloc(u->size) : NULL;
     if (rc == 0 && (!u->pkt || (o->on_change && !u->prev)))
-        rc = ardt_err(ARDT_SYS, "out of memory");
+        rc = ardi_fail(ARD_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -444,17 +444,17 @@ static bool reattach(const struct show *s, struct show_run *u, int *rc)
     if (!u->p)
         return false;
     if (ard_port_size(u->p) != old || strcmp(ard_port_type(u->p), s->t.desc) != 0) {
-        *rc = ardt_err(ARDT_STALE,
-                       "connection '%s' was re-created with another layout "
-                       "(size %zu type '%s')",
-                       s->conn, ard_port_size(u->p), ard_port_type(u->p));
+        *rc = ardi_fail(ARD_ESTALE,
+                        "connection '%s' was re-created with another layout "
+                        "(size %zu type '%s')",
+                        s->conn, ard_port_size(u->p), ard_port_type(u->p));
         return false;
     }
     return true;
 }
 
-/* Shows the newest packet, or with -f each new one until a signal or -n COUNT; 0 or an exit
- * code. */
+/* Shows the newest packet, or with -f each new one until a signal or -n COUNT; 0 or an ARD_E*
+ * code (detail set). */
 static int show_loop(struct show *s, const struct show_opts *o, struct show_run *u)
 {
     int rc = 0;
@@ -463,7 +463,7 @@ static int show_loop(struct show *s, const struct show_opts *o, struct show_run 
     while (rc == 0 && !ardt_stop) {
         int r = o->follow ? ard_rec_timed(u->p, u->pkt, 500000000) : ard_tryrec(u->p, u->pkt);
         if (r == ARD_ENODATA) {
-            rc = ardt_err(ARDT_NODATA, "connection '%s': nothing was sent yet", s->conn);
+            rc = ardi_fail(ARD_ENODATA, "connection '%s': nothing was sent yet", s->conn);
             break;
         }
         if (r == ARD_ETIMEDOUT || r == ARD_EINTR) {
@@ -472,15 +472,15 @@ static int show_loop(struct show *s, const struct show_opts *o, struct show_run 
             continue;
         }
         if (r < 0) {
-            rc = ardt_liberr(r);
+            rc = r;
             break;
         }
         if (u->filter && !ardt_filter_pass(u->filter, u->pkt)) {
             if (!o->follow) {
-                rc = ardt_err(ARDT_NODATA,
-                              "connection '%s': the newest packet (seq %llu) does not pass "
-                              "--filter",
-                              s->conn, (unsigned long long)ard_port_info(u->p).seq);
+                rc = ardi_fail(ARD_ENODATA,
+                               "connection '%s': the newest packet (seq %llu) does not pass "
+                               "--filter",
+                               s->conn, (unsigned long long)ard_port_info(u->p).seq);
                 break;
             }
             continue;

@@ -406,12 +406,12 @@ static int check(struct ardt_writer *w, void *arg)
 {
     struct run *r = arg;
     if (w->t.nfields == 0)
-        return ardt_err(ARDT_USAGE, "connection '%s' is opaque (no type): no fields to generate",
-                        w->conn);
+        return ardi_fail(ARD_EOPTION, "connection '%s' is opaque (no type): no fields to generate",
+                         w->conn);
     for (size_t i = 0; i < r->c->nsig; i++) {
         int rc = ardt_sel_parse(&w->t, r->c->sig[i].path, &r->sel[i]);
-        if (rc == 0 && (rc = shape_known(&r->c->sig[i])) != 0)
-            rc = ardt_liberr(rc);
+        if (rc == 0)
+            rc = shape_known(&r->c->sig[i]);
         if (rc)
             return rc;
     }

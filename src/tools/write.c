@@ -9,11 +9,11 @@ int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     if (eq == NULL || eq == arg)
-        return ardt_err(ARDT_USAGE, "'%s': expected FIELD=VALUE (e.g. q[2]=1.5)", arg);
+        return ardi_fail(ARD_EOPTION, "'%s': expected FIELD=VALUE (e.g. q[2]=1.5)", arg);
     char path[128];
     size_t pl = (size_t)(eq - arg);
     if (pl >= sizeof path)
-        return ardt_err(ARDT_USAGE, "'%.40s...': field path too long", arg);
+        return ardi_fail(ARD_EOPTION, "'%.40s...': field path too long", arg);
     memcpy(path, arg, pl);
     path[pl] = '\0';
     struct ardt_sel sel;
@@ -26,11 +26,11 @@ int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg)
     for (const char *c = val; *c; c++)
         nvals += *c == ',';
     if (nvals > 1 && nvals != sel.count)
-        return ardt_err(ARDT_USAGE, "%s: %zu values given, the field has %u element%s", arg, nvals,
-                        sel.count, sel.count == 1 ? "" : "s");
+        return ardi_fail(ARD_EOPTION, "%s: %zu values given, the field has %u element%s", arg,
+                         nvals, sel.count, sel.count == 1 ? "" : "s");
     char *copy = strdup(val);
     if (!copy)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     char *save = NULL, *tok = nvals > 1 ? strtok_r(copy, ",", &save) : copy;
     for (uint32_t k = 0; k < sel.count && rc == 0; k++) {
         char what[160];
@@ -42,7 +42,7 @@ int ardt_assign(const struct ardt_type *t, void *pkt, const char *arg)
                      sel.first + k);
         }
         if (tok == NULL || *tok == '\0') {
-            rc = ardt_err(ARDT_USAGE, "%s: empty value", what);
+            rc = ardi_fail(ARD_EOPTION, "%s: empty value", what);
             break;
         }
         rc = ardt_set_text(f, pkt, sel.first + k, what, tok);
@@ -65,18 +65,18 @@ int ardt_writer_open(struct ardt_writer *w, const char *conn,
     if ((rc = ardt_type_init(&w->t, ard_port_type(w->in), size)) != 0)
         return rc;
     if ((w->pkt = calloc(1, size)) == NULL)
-        return ardt_err(ARDT_SYS, "out of memory");
+        return ardi_fail(ARD_ENOMEM, "out of memory");
     if (check && (rc = check(w, arg)) != 0)
         return rc;
     int r = ard_tryrec(w->in, w->pkt);
     if (r < 0 && r != ARD_ENODATA)
-        return ardt_liberr(r);
+        return r;
     if ((w->out = ardt_attach(conn, ARD_OUT, &rc)) == NULL)
         return rc;
     /* The last value again, now that nobody else can write: nothing is lost in between. */
     r = ard_tryrec(w->in, w->pkt);
     if (r < 0 && r != ARD_ENODATA)
-        return ardt_liberr(r);
+        return r;
     ard_close(w->in); /* a writer from here on: not counted among the readers */
     w->in = NULL;
     return 0;
@@ -100,20 +100,20 @@ static int create(const char *conn, const char *type, uint64_t size, ard_port **
         return 0;
     size_t tsize = (size_t)size;
     if (type && ard_type_parse(type, NULL, 0, NULL, &tsize) < 0)
-        return ardt_err(ARDT_USAGE, "--type: %s", ard_errdetail());
+        return ardt_fail(ARD_EOPTION, "--type: %s", ard_errdetail());
     if (type && size && tsize != size)
-        return ardt_err(ARDT_USAGE, "--size %llu: type '%s' is %zu bytes (leave --size out)",
-                        (unsigned long long)size, type, tsize);
+        return ardi_fail(ARD_EOPTION, "--size %llu: type '%s' is %zu bytes (leave --size out)",
+                         (unsigned long long)size, type, tsize);
     struct ardt_probe pr;
     int rc = ardt_probe(conn, &pr);
     if (rc == 0)
         return 0;
     if (rc != ARD_ENOENT)
-        return ardt_liberr(rc);
+        return rc;
     if ((rc = ardt_lib_init()) != 0)
         return rc;
     *tmp = ard_create_on("create", conn, ARD_IN, tsize, type);
-    return *tmp ? 0 : ardt_liberr(ard_lasterror());
+    return *tmp ? 0 : ard_lasterror();
 }
 
 /* The connection (created or existing) matches --type / --size. */
@@ -124,13 +124,13 @@ static int check_created(const struct ardt_writer *w, const char *type, uint64_t
     if (type) {
         char a[ARD_MAX_TYPE + 1];
         if (ardi_type_layout(type, a, sizeof a) < 0 || !ardi_type_same_layout(a, have))
-            return ardt_err(ARDT_USAGE, "connection '%s' exists with type '%s', --type says '%s'",
-                            w->conn, have[0] ? have : "(opaque)", type);
+            return ardi_fail(ARD_EOPTION, "connection '%s' exists with type '%s', --type says '%s'",
+                             w->conn, have[0] ? have : "(opaque)", type);
     } else if (size && (have[0] || hsize != size)) {
-        return ardt_err(ARDT_USAGE,
-                        "connection '%s' exists with type '%s' (%zu bytes), --size says an "
-                        "opaque %llu",
-                        w->conn, have[0] ? have : "(opaque)", hsize, (unsigned long long)size);
+        return ardi_fail(ARD_EOPTION,
+                         "connection '%s' exists with type '%s' (%zu bytes), --size says an "
+                         "opaque %llu",
+                         w->conn, have[0] ? have : "(opaque)", hsize, (unsigned long long)size);
     }
     return 0;
 }
@@ -139,8 +139,8 @@ int ardt_assigns_check(struct ardt_writer *w, void *arg)
 {
     const struct ardt_assigns *a = arg;
     if (w->t.nfields == 0 && a->n > 0)
-        return ardt_err(ARDT_USAGE, "connection '%s' is opaque (no type): no fields to set",
-                        w->conn);
+        return ardi_fail(ARD_EOPTION, "connection '%s' is opaque (no type): no fields to set",
+                         w->conn);
     for (int i = 0; i < a->n; i++) {
         int rc = ardt_assign(&w->t, w->pkt, a->v[i]);
         if (rc)

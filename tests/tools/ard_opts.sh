@@ -35,6 +35,15 @@ help_options() {
         }'
 }
 
+# Before the subcommand the completion offers ard's own options, as ard --help lists them.
+"$ARD" --help | help_options >"$T/opts"
+COMP_WORDS=(ard -) COMP_CWORD=1
+COMPREPLY=()
+_ard || true
+got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | paste -sd' ')
+want=$(cut -d' ' -f1 "$T/opts" | sort | paste -sd' ')
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "ard: the completion offers '$got', the help lists '$want'"
+
 checked=0
 for sub in $subs; do
     "$ARD" help "$sub" >"$T/help" || fail "ard help $sub"
@@ -72,7 +81,11 @@ done
 # Long options take their value after '=' too; a flag takes none.
 expect 100 "--format 'xml': expected text, csv or json" "$ARD" show s --format=xml
 expect 100 "--json takes no value" "$ARD" show s --json=1
-expect 100 "help --options: which subcommand?" "$ARD" help --options
+# Without a subcommand, ard's own options (the completion offers them before the subcommand).
+"$ARD" help --options >"$T/own" || fail "ard help --options"
+for o in "-d	-" "--domain	-" "-h	" "--help	" "-V	" "--version	"; do
+    grep -qx -- "$o" "$T/own" || fail "ard help --options: no '$o': $(cat "$T/own")"
+done
 # A bad option is said once, by the subcommand, as "ard SUB: DETAIL", with the help to see.
 for sub in $subs; do
     expect 100 " '$bad' (see 'ard help $sub')" "$ARD" "$sub" "$bad"

@@ -33,6 +33,8 @@ expect 100 "column 3: not a field of the connection at 'qq > 1'" "$ARD" show s -
 expect 100 "column 7: unexpected text at '< 3'" "$ARD" show s --filter '1 < 2 < 3'
 expect 100 "column 10: not a field" "$ARD" show s --filter 'tick==1||q[9]>0'
 grep -q "index out of range" "$T/err" || fail "index out of range: $(cat "$T/err")"
+# One message: the column, and what was wrong with the path.
+[ "$(wc -l <"$T/err")" = 1 ] || fail "--filter q[9]: not one line: $(cat "$T/err")"
 expect 100 "--filter needs a value" "$ARD" show s --filter
 expect 100 "--filter given twice" "$ARD" show s --filter 'tick > 1' --filter 'tick < 3'
 

@@ -23,7 +23,10 @@ expect 100 "connection 'pose' exists with type 'x:f64 y:f64 id:u16', --type says
 expect 100 "--type: " "$ARD" set newc --type 'x:f65' x=1
 [ ! -e "/dev/shm/ard.$ARD_DOMAIN.newc" ] || fail "a bad --type created the connection"
 expect 100 "field 'z' does not exist" "$ARD" set newc2 --type 'x:f64' z=1
+# A helper's failure is said once, by the subcommand: one line, "ard SUB: DETAIL".
+[ "$(cat "$T/err")" = "ard set: field 'z' does not exist (fields: x)" ] || fail "set z=1: $(cat "$T/err")"
 expect 1 "does not exist" "$ARD" set nope x=1
+[ "$(wc -l <"$T/err")" = 1 ] || fail "set nope: not one line: $(cat "$T/err")"
 expect 100 "--type needs a value" "$ARD" set pose --type
 
 # Opaque: --size creates it (one packet of zeros); fields cannot be set; sizes are checked.

@@ -63,7 +63,7 @@ static void test_paths_by_name_index_and_position(void **state)
     /* A named field is not reachable by its position name. */
     const char *bad[] = {"f0", "q[3]", "q[", "q[1]x", "q[-1]", "q[]", "", "qq", "tick[0", "f7"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (ardt_sel_parse(&t, bad[i], &s) != ARDT_USAGE)
+        if (ardt_sel_parse(&t, bad[i], &s) != ARD_EOPTION)
             fail_msg("path '%s' accepted", bad[i]);
     char b[24];
     assert_string_equal(ardt_field_name(&t, 3, b, sizeof b), "f3");
@@ -78,21 +78,23 @@ static void test_values_checked_against_their_type(void **state)
                            *i64 = &t.fields[3], *f32 = &t.fields[4], *s = &t.fields[5];
     assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "255"), 0);
     assert_string_equal(put(u8, pkt, 0, false), "255");
-    assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "256"), ARDT_USAGE);
-    assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "-1"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "256"), ARD_EOPTION);
+    /* A helper fails with the detail (the subcommand prints it), naming the path and value. */
+    assert_string_equal(ard_errdetail(), "f1=256: out of range for u8 (0..255)");
+    assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "-1"), ARD_EOPTION);
     assert_int_equal(ardt_set_text(u8, pkt, 0, "f1", "0x10"), 0);
     assert_string_equal(put(u8, pkt, 0, false), "16");
     assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", "4294967295"), 0);
     assert_string_equal(put(tick, pkt, 0, false), "4294967295");
-    assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", "1.5"), ARDT_USAGE);
-    assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", " 1"), ARDT_USAGE);
-    assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", ""), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", "1.5"), ARD_EOPTION);
+    assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", " 1"), ARD_EOPTION);
+    assert_int_equal(ardt_set_text(tick, pkt, 0, "tick", ""), ARD_EOPTION);
     assert_int_equal(ardt_set_text(i64, pkt, 0, "f3", "-9223372036854775808"), 0);
     assert_string_equal(put(i64, pkt, 0, false), "-9223372036854775808");
     assert_int_equal(ardt_set_text(i64, pkt, 0, "f3", "9223372036854775807"), 0);
     assert_string_equal(put(i64, pkt, 0, false), "9223372036854775807");
     assert_int_equal(ardt_set_text(s, pkt, 0, "s", "-128"), 0);
-    assert_int_equal(ardt_set_text(s, pkt, 0, "s", "-129"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(s, pkt, 0, "s", "-129"), ARD_EOPTION);
     assert_string_equal(put(s, pkt, 0, false), "-128");
     /* Floats: shortest text that reads back; NaN/inf as text, null in JSON. */
     assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "0.1"), 0);
@@ -101,11 +103,11 @@ static void test_values_checked_against_their_type(void **state)
     assert_true(strtod(put(q, pkt, 2, false), NULL) == 1e-300);
     assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "0.1"), 0);
     assert_string_equal(put(f32, pkt, 1, false), "0.1");
-    assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "1e39"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "1e39"), ARD_EOPTION);
     /* beyond the range of the type: refused, never written as inf (f64 as f32) */
-    assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "1e400"), ARDT_USAGE);
-    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "1e400"), ARDT_USAGE);
-    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "-1e400"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(f32, pkt, 1, "f4[1]", "1e400"), ARD_EOPTION);
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "1e400"), ARD_EOPTION);
+    assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "-1e400"), ARD_EOPTION);
     assert_string_equal(put(q, pkt, 1, false), "0.1");
     assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "1.7976931348623157e308"), 0);
     assert_int_equal(ardt_set_text(q, pkt, 1, "q[1]", "-inf"), 0);
@@ -124,7 +126,7 @@ static void test_values_checked_against_their_type(void **state)
     assert_int_equal(ardt_set_text(q, pkt, 0, "q[0]", "nan"), 0);
     assert_string_equal(put(q, pkt, 0, false), "nan");
     assert_string_equal(put(q, pkt, 0, true), "null");
-    assert_int_equal(ardt_set_text(q, pkt, 0, "q[0]", "abc"), ARDT_USAGE);
+    assert_int_equal(ardt_set_text(q, pkt, 0, "q[0]", "abc"), ARD_EOPTION);
     /* Doubles into integers: rounded and clamped (siggen). */
     ardt_set_f(u8, pkt, 0, 300.7);
     assert_string_equal(put(u8, pkt, 0, false), "255");
@@ -146,11 +148,12 @@ static void test_assign_elements_and_arrays(void **state)
     assert_int_equal(ardt_assign(&t, pkt, "q[1]=-7"), 0);
     assert_true(ardt_get_f(&t.fields[0], pkt, 1) == -7);
     assert_true(ardt_get_f(&t.fields[0], pkt, 0) == 1); /* others untouched */
-    assert_int_equal(ardt_assign(&t, pkt, "q=1,2"), ARDT_USAGE);
-    assert_int_equal(ardt_assign(&t, pkt, "q=1,,3"), ARDT_USAGE);
-    assert_int_equal(ardt_assign(&t, pkt, "q"), ARDT_USAGE);
-    assert_int_equal(ardt_assign(&t, pkt, "=1"), ARDT_USAGE);
-    assert_int_equal(ardt_assign(&t, pkt, "tick="), ARDT_USAGE);
+    assert_int_equal(ardt_assign(&t, pkt, "q=1,2"), ARD_EOPTION);
+    assert_string_equal(ard_errdetail(), "q=1,2: 2 values given, the field has 3 elements");
+    assert_int_equal(ardt_assign(&t, pkt, "q=1,,3"), ARD_EOPTION);
+    assert_int_equal(ardt_assign(&t, pkt, "q"), ARD_EOPTION);
+    assert_int_equal(ardt_assign(&t, pkt, "=1"), ARD_EOPTION);
+    assert_int_equal(ardt_assign(&t, pkt, "tick="), ARD_EOPTION);
     assert_int_equal(ardt_assign(&t, pkt, "f4=0.5,0.25"), 0);
     assert_true(ardt_get_f(&t.fields[4], pkt, 1) == 0.25);
 }

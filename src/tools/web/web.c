@@ -763,28 +763,28 @@ static int read_token_file(const char *path, char *out, size_t outlen)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return ardt_err(ARDT_USAGE, "--token-file '%s': %s", path, strerror(errno));
+        return ardi_fail(ARD_EOPTION, "--token-file '%s': %s", path, strerror(errno));
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0007)) {
         fclose(f);
-        return ardt_err(ARDT_USAGE,
-                        "--token-file '%s' has mode %04o: others may read it (chmod o-rwx)", path,
-                        (unsigned)(st.st_mode & 07777));
+        return ardi_fail(ARD_EOPTION,
+                         "--token-file '%s' has mode %04o: others may read it (chmod o-rwx)", path,
+                         (unsigned)(st.st_mode & 07777));
     }
     char line[256];
     bool got = fgets(line, sizeof line, f) != NULL;
     fclose(f);
     if (!got)
-        return ardt_err(ARDT_USAGE, "--token-file '%s' is empty", path);
+        return ardi_fail(ARD_EOPTION, "--token-file '%s' is empty", path);
     line[strcspn(line, "\r\n")] = '\0';
     size_t tl = strlen(line);
     if (tl < 8 || tl >= outlen ||
         strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
                      "KLMNOPQRSTUVWXYZ0123456789-_.") != tl)
-        return ardt_err(ARDT_USAGE,
-                        "--token-file '%s': the token must be 8 to 79 characters of letters, "
-                        "digits, '-', '_', '.'",
-                        path);
+        return ardi_fail(ARD_EOPTION,
+                         "--token-file '%s': the token must be 8 to 79 characters of letters, "
+                         "digits, '-', '_', '.'",
+                         path);
     snprintf(out, outlen, "%s", line);
     return 0;
 }
@@ -799,7 +799,7 @@ static int parse_web_args(int argc, char **argv, struct web_args *a)
 {
     int rc = ardt_opts(&ardt_web_spec, argc, argv, a);
     if (rc)
-        return ardt_liberr(rc);
+        return rc;
     W.allow_set = a->allow_set;
     W.no_token = a->no_token;
     a->go.max_clients = (int)a->max_clients;
@@ -815,15 +815,15 @@ static int parse_listen(const char *listen, char *addr, size_t addrlen, long *po
     *port = colon ? strtol(colon + 1, &end, 10) : -1;
     if (!colon || colon == listen || (size_t)(colon - listen) >= addrlen || !end || *end ||
         end == colon + 1 || *port < 0 || *port > 65535)
-        return ardt_err(ARDT_USAGE, "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:8642)",
-                        listen);
+        return ardi_fail(ARD_EOPTION, "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:8642)",
+                         listen);
     memcpy(addr, listen, (size_t)(colon - listen));
     addr[colon - listen] = '\0';
     if (strcmp(addr, "localhost") == 0)
         snprintf(addr, addrlen, "127.0.0.1");
     struct in_addr a4;
     if (inet_pton(AF_INET, addr, &a4) != 1)
-        return ardt_err(ARDT_USAGE, "--listen '%s': ADDR must be an IPv4 address", listen);
+        return ardi_fail(ARD_EOPTION, "--listen '%s': ADDR must be an IPv4 address", listen);
     return 0;
 }
 
@@ -831,16 +831,16 @@ static int parse_listen(const char *listen, char *addr, size_t addrlen, long *po
 static int pick_token(const char *addr, const char *token_file)
 {
     if (W.no_token && token_file)
-        return ardt_err(ARDT_USAGE, "--no-token and --token-file exclude each other");
+        return ardi_fail(ARD_EOPTION, "--no-token and --token-file exclude each other");
     if (W.no_token && !is_loopback(addr))
-        return ardt_err(ARDT_USAGE, "--no-token: only on a loopback address (127.x.x.x), not on %s",
-                        addr);
+        return ardi_fail(ARD_EOPTION,
+                         "--no-token: only on a loopback address (127.x.x.x), not on %s", addr);
     if (token_file)
         return read_token_file(token_file, W.token, sizeof W.token);
     if (!W.no_token) {
         uint8_t rnd[16];
         if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-            return ardt_err(ARDT_SYS, "cannot draw a random token");
+            return ardi_fail(ARD_ESYS, "cannot draw a random token");
         for (int i = 0; i < 16; i++)
             snprintf(W.token + 2 * i, 3, "%02x", rnd[i]);
     }
@@ -876,7 +876,7 @@ static int start_server(const char *addr, long port, const struct wg_opts *go)
     W.ctx = mg_start(&cbs, NULL, opts);
     if (!W.ctx) {
         mg_exit_library();
-        return ardt_err(ARDT_SYS, "cannot serve on %s (address in use or not local?)", ports);
+        return ardi_fail(ARD_ESYS, "cannot serve on %s (address in use or not local?)", ports);
     }
     for (size_t i = 0; i < web_nassets; i++)
         mg_set_request_handler(W.ctx, web_assets[i].path, h_asset, (void *)&web_assets[i]);
@@ -889,7 +889,7 @@ static int start_server(const char *addr, long port, const struct wg_opts *go)
     /* The Foxglove WebSocket protocol at "/" (foxglove.c). */
     if (fox_start(W.ctx, W.allow_set) != 0) {
         mg_stop(W.ctx);
-        return ardt_err(ARDT_SYS, "cannot start a thread");
+        return ardi_fail(ARD_ESYS, "cannot start a thread");
     }
 #endif
     return 0;
