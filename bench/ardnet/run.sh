@@ -16,6 +16,7 @@ BENCH=$BUILD/bench/ardnet/ardnet_bench
 N=${N:-20000}
 SECONDS_CPU=${SECONDS_CPU:-5}
 source "$SRC/tests/lib/netns.sh"
+source "$SRC/bench/ardnet/pingpong.sh"
 netns_require_root
 W=$(mktemp -d /tmp/ardnet_bench.XXXXXX)
 NETNS_NO_TRAP=1
@@ -63,26 +64,7 @@ $A "$BENCH" udp-ping hostB 7200 "$N"
 killwait $ue
 
 echo "== bridged round trip: block -> ardnet -> UDP -> ardnet -> block -> ardnet -> UDP -> ardnet -> block"
-cat >"$W/A.yaml" <<Y
-routes:
-  - in: ping
-    out: udp://hostB:7101
-    size: 1024
-  - in: udp://:7102
-    out: pong
-    size: 1024
-    from: hostB
-Y
-cat >"$W/B.yaml" <<Y
-routes:
-  - in: udp://:7101
-    out: ping
-    size: 1024
-    from: hostA
-  - in: pong
-    out: udp://hostA:7102
-    size: 1024
-Y
+pingpong_routes "$W"
 ready_fifo "$W/B.ready"
 ARD_READY_FD=$READY_VAR $B "$ARDNET" --config "$W/B.yaml" 2>"$W/B.err" 9>"$W/B.ready.fifo" &
 nb=$!

@@ -22,6 +22,7 @@ ROUNDS=${ROUNDS:-10}
 N=${N:-5000}
 PRIO=${PRIO-50}
 source "$SRC/tests/lib/netns.sh"
+source "$SRC/bench/ardnet/pingpong.sh"
 netns_require_root
 W=$(mktemp -d /tmp/seal_latency.XXXXXX)
 NETNS_NO_TRAP=1
@@ -38,26 +39,7 @@ killwait() { kill "$@" 2>/dev/null || true; wait "$@" 2>/dev/null || true; }
 median_of() { sed -n 's/.*median=\([0-9.]*\).*/\1/p' | head -1; }
 
 "$ARDNET" keygen "$W/key"
-cat >"$W/A.yaml" <<Y
-routes:
-  - in: ping
-    out: udp://hostB:7101
-    size: 1024
-  - in: udp://:7102
-    out: pong
-    size: 1024
-    from: hostB
-Y
-cat >"$W/B.yaml" <<Y
-routes:
-  - in: udp://:7101
-    out: ping
-    size: 1024
-    from: hostA
-  - in: pong
-    out: udp://hostA:7102
-    size: 1024
-Y
+pingpong_routes "$W"
 
 # One run of the pair, plain or sealed; prints the ping's median round trip (us). The ping's
 # warm-up round trips (not counted) wait out the start and, sealed, the handshake.
