@@ -55,7 +55,7 @@ struct as_opts {
     bool restart_given;        /* any --restart* option (refused with --system) */
 };
 
-/* main.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; 0, or the failing code
+/* start.c: PARENT/NAME (parent: -p, else $ARD_PATH) into path, checked; 0, or the failing code
  * with its detail. */
 int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t len);
 /* start.c: record the start `e` of e->path (numbered here) unless that path is running or

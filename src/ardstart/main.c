@@ -32,21 +32,6 @@ static void export_env(const struct as_opts *o)
         setenv("ARD_REMOTE_BINDIR", o->bindir, 1);
 }
 
-int as_entry_path(const struct as_opts *o, const char *name, char *path, size_t len)
-{
-    const char *parent = o->parent ? o->parent : getenv("ARD_PATH");
-    if (parent && *parent && ardb_check_path(parent) < 0) {
-        char why[256]; /* the detail is rewritten from a copy */
-        ardb_copy(why, sizeof why, ard_errdetail());
-        return ardi_fail(ARD_EINVAL, "parent: %s", why);
-    }
-    int n = parent && *parent ? snprintf(path, len, "%s/%s", parent, name)
-                              : snprintf(path, len, "%s", name);
-    if (n < 0 || (size_t)n >= len)
-        return ardi_fail(ARD_EINVAL, "path of the entry is too long");
-    return ardb_check_path(path);
-}
-
 /* The library's failure detail, as "ardstart: DETAIL"; returns the exit code. */
 static int report(int exit_code)
 {
