@@ -399,7 +399,7 @@ static struct hub_reader *plot_open(struct client *cl, const char *name, struct 
     return s;
 }
 
-/* Handle one command (W.mu held). Returns false to close the connection. */
+/* Handle one command (W.mu held); a bad one is answered with an error, the connection stays. */
 static void ws_command(struct client *cl, char *line)
 {
     char *save = NULL;
