@@ -269,44 +269,60 @@ static void stop_routes(bool report)
     ard_fini();
 }
 
-int main(int argc, char **argv)
+/* ardnet keygen FILE */
+static int cmd_keygen(int argc, char **argv)
 {
-    ardc_nofile_raise(); /* every route's connection and the catalog's keep a descriptor */
-    /* ard_init would signal readiness before any route exists: hold it back until then. */
-    char *ready_fd = getenv("ARD_READY_FD");
-    ready_fd = ready_fd ? strdup(ready_fd) : NULL;
-    unsetenv("ARD_READY_FD");
-
-    if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
-        if (argc != 3)
-            return usage_error("%s", "usage: ardnet keygen FILE");
-        int krc = ards_keygen(argv[2]);
-        if (krc < 0) {
-            fprintf(stderr, "ardnet: keygen: %s\n", ard_errdetail());
-            return free(ready_fd), ardn_exit_code(krc);
-        }
-        return free(ready_fd), ARDN_EXIT_OK;
+    if (argc != 3)
+        return usage_error("%s", "usage: ardnet keygen FILE");
+    int rc = ards_keygen(argv[2]);
+    if (rc < 0) {
+        fprintf(stderr, "ardnet: keygen: %s\n", ard_errdetail());
+        return ardn_exit_code(rc);
     }
+    return ARDN_EXIT_OK;
+}
+
+/* The signals the main thread takes (sigtimedwait), blocked before any thread starts. */
+static void block_signals(sigset_t *sigs)
+{
+    sigemptyset(sigs);
+    sigaddset(sigs, SIGTERM);
+    sigaddset(sigs, SIGINT);
+    sigaddset(sigs, SIGUSR1);
+    sigaddset(sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* The routes (and the catalog) of the command line, run until a signal ends them; readiness
+ * goes to ready_fd (ARD_READY_FD's value) once every route exists. */
+static int cmd_routes(int argc, char **argv, const char *ready_fd)
+{
     static struct ardn_conf cli; /* (the command line's options, read by the catalog) */
     int rc = configure(argc, argv, &cli);
     if (rc != 0)
-        return free(ready_fd), rc < 0 ? ARDN_EXIT_OK : rc;
-    /* Signals are taken by the main thread only (sigtimedwait), blocked before any thread. */
+        return rc < 0 ? ARDN_EXIT_OK : rc;
     sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGUSR1);
-    sigaddset(&sigs, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
+    block_signals(&sigs);
     rc = start_routes(&cli.cat);
     if (rc == ARDN_EXIT_OK && cli.cat.enabled)
         ardn_auto_serve(&plan, ready_fd, &sigs);
     else if (rc == ARDN_EXIT_OK)
         serve(ready_fd, &sigs);
     stop_routes(rc == ARDN_EXIT_OK);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "keygen") == 0)
+        return cmd_keygen(argc, argv);
+    ardc_nofile_raise(); /* every route's connection and the catalog's keep a descriptor */
+    /* ard_init would signal readiness before any route exists: hold it back until then. */
+    char *ready_fd = getenv("ARD_READY_FD");
+    ready_fd = ready_fd ? strdup(ready_fd) : NULL;
+    unsetenv("ARD_READY_FD");
+    int rc = cmd_routes(argc, argv, ready_fd);
     free(ready_fd);
     return rc;
 }
