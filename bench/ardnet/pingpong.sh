@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # pingpong.sh - sourced by run.sh and seal_latency.sh: the routes of the bridged ping-pong
 # between hostA and hostB (block "ping" on hostA -> hostB, block "pong" on hostB -> hostA,
 # 1 KiB, each input only from the other host).
