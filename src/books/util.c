@@ -199,7 +199,10 @@ enum ardb_state ardb_effective(const struct ardb_entry *e)
     if (e->remote)
         return e->state;
     if (e->state == ARDB_RUNNING) {
-        if (ardb_proc_alive(e->pid, e->pid_start) || ardb_group_alive(e->pgid, e->pgid_start))
+        /* A live supervisor records the end itself: between the command's death and that
+         * write the entry is still running, not lost. */
+        if (ardb_proc_alive(e->pid, e->pid_start) || ardb_group_alive(e->pgid, e->pgid_start) ||
+            ardb_proc_alive(e->sup, e->sup_start))
             return ARDB_RUNNING;
         return ARDB_LOST;
     }

@@ -405,6 +405,12 @@ static void test_liveness_follows_the_process_and_its_start_time(void **state)
     assert_int_equal(ardb_effective(&e), ARDB_LOST);
     waitpid(pid, NULL, 0);
     assert_int_equal(ardb_effective(&e), ARDB_LOST);
+    /* With its supervisor alive the end is still to be recorded: running, not lost. */
+    e.sup = getpid();
+    e.sup_start = ardb_proc_start(e.sup);
+    assert_int_equal(ardb_effective(&e), ARDB_RUNNING);
+    e.sup_start++; /* a reused pid is not the supervisor */
+    assert_int_equal(ardb_effective(&e), ARDB_LOST);
 }
 
 static void test_transport_argv_splits_words_and_keeps_the_command_whole(void **state)
