@@ -5,13 +5,15 @@
  *
  *   ros2_fastdds_peer sub arm|cmd|all|image|cloud TOPIC [--count N] [--first-ms F] [--idle-ms I]
  *                     [--max-ms M] [--reliable] [--expect-none] [--matched FILE]
+ *                     [--counters FILE]
  *   ros2_fastdds_peer pub arm|cmd|all|image|cloud TOPIC [--count N] [--rate HZ] [--wait-ms W]
  *                     [--reliable] [--settle-ms S] [--linger-ms L]
  *
  * The options, the output and the exit codes are those of peer.c (the Cyclone peer), so that
  * the tests read both alike. sub prints "received=N bad=N older=N first=C last=C lat_med_us=X
  * lat_p99_us=Y" and exits 0 if it got its samples (at least one), every value exact
- * (values.h) and in order; --expect-none: exit 0 if none came. pub waits up to W ms for a
+ * (values.h) and in order; --expect-none: exit 0 if none came; --counters: each intact
+ * sample's counter is appended to FILE as it comes, a line each. pub waits up to W ms for a
  * matching reader, writes N samples at HZ (the counter from the realtime clock in
  * microseconds), waits until a reliable writer's samples are acknowledged (at most L ms) and
  * prints "sent=N first=C last=C"; exit 3 when no reader matched.
@@ -310,6 +312,11 @@ template <class K> int run_sub(DomainParticipant *pp, Topic *tp, const opts &o)
     int64_t end = mono_ns() + o.num("--max-ms", 60000) * 1000000LL;
     bool none = o.flag("--expect-none");
     const char *matched = o.str("--matched");
+    FILE *counters = o.str("--counters") ? std::fopen(o.str("--counters"), "w") : nullptr;
+    if (o.str("--counters") && !counters) {
+        std::fprintf(stderr, "ros2_fastdds_peer: cannot write %s\n", o.str("--counters"));
+        return 2;
+    }
     Subscriber *sub = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
     DataReaderQos q = DATAREADER_QOS_DEFAULT;
     size_history(q, o.flag("--reliable"), K::big());
@@ -360,6 +367,10 @@ template <class K> int run_sub(DomainParticipant *pp, Topic *tp, const opts &o)
                 last = c;
             lat.push_back(at - si.source_timestamp.to_ns());
             received++;
+            if (counters) {
+                std::fprintf(counters, "%llu\n", (unsigned long long)c);
+                std::fflush(counters);
+            }
             last_ns = mono_ns();
         }
     }
@@ -374,6 +385,8 @@ template <class K> int run_sub(DomainParticipant *pp, Topic *tp, const opts &o)
                 (unsigned long long)received, (unsigned long long)bad, (unsigned long long)older,
                 (unsigned long long)first, (unsigned long long)last, med, p99);
     std::fflush(stdout);
+    if (counters)
+        std::fclose(counters);
     sub->delete_datareader(rd);
     pp->delete_subscriber(sub);
     if (none)
