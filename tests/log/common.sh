@@ -16,10 +16,10 @@ fail() {
     echo "FAIL: $*" >&2
     exit 1
 }
-# wait_for CMD...: until CMD succeeds (10 s at most).
+# wait_for CMD...: until CMD succeeds (30 s at most: a loaded host under ASan is slow).
 wait_for() {
     local i
-    for i in $(seq 200); do
+    for i in $(seq 600); do
         if "$@" >/dev/null 2>&1; then return 0; fi
         sleep 0.05
     done
