@@ -2,8 +2,11 @@
 # The whole test suite: installs what is missing, then builds and tests ardnet in five
 # configurations, each with warnings as errors:
 #   gcc     release build, every test (the multi-host ones need root)
-#   clang   release build, every test except the long stress and multi-host runs
-#   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test but the model and the soak
+#   clang   release build of everything; the tests of the library and of the programs
+#           (labels lib stress threads ardnet ardstart ardrun tools common) but the long and
+#           multi-host ones: the optional parts' and the docs' tests run in gcc and asan
+#   asan    gcc with AddressSanitizer + UndefinedBehaviorSanitizer, every test but the model,
+#           the soak, the docs' examples and the parts' configure checks
 #   tsan    clang with ThreadSanitizer: the threaded library test
 #   fuzz    clang libFuzzer targets (ctest label "fuzz"): ardnet datagrams (60 s), type
 #           descriptors, --ard* options, ardnet route YAML, ardstart system YAML (45 s each);
@@ -38,8 +41,8 @@ parts=(-DARD_LOG=ON -DARD_WEB=ON -DARD_PYTHON=ON -DARD_OCTAVE=ON -DARD_ROS2=ON)
 for c in "${configs[@]}"; do
     case $c in
     gcc) run gcc gcc "-LE fuzz" "${parts[@]}" || failed+=(gcc) ;;
-    clang) run clang clang "-LE fuzz|long|root" "${parts[@]}" || failed+=(clang) ;;
-    asan) run asan gcc "-LE fuzz|model|soak" -DARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "${parts[@]}" || failed+=(asan) ;;
+    clang) run clang clang "-L lib|stress|threads|ardnet|ardstart|ardrun|tools|common -LE fuzz|long|root" "${parts[@]}" || failed+=(clang) ;;
+    asan) run asan gcc "-LE fuzz|model|soak|docs|parts" -DARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "${parts[@]}" || failed+=(asan) ;;
     tsan) run tsan clang "-L threads" -DARD_TSAN=ON || failed+=(tsan) ;;
     fuzz) run fuzz clang "-L fuzz" -DARD_FUZZ=ON || failed+=(fuzz) ;;
     *) echo "test.sh: unknown configuration '$c' (gcc clang asan tsan fuzz)" >&2; exit 100 ;;
