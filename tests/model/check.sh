@@ -28,8 +28,10 @@ verify() { # name, model file, extra spin defines...
     shift 2
     spin -DMAXSEQ="$maxseq" "$@" -a "$here/$model" >/dev/null
     gcc -O2 -w -DSAFETY -DCOLLAPSE -DMEMLIM=8000 -o pan pan.c
+    local t0=$SECONDS
     ./pan -m400000 >"$name.out" 2>&1 || true
     grep -E 'errors:|states, stored' "$name.out" | sed "s/^/$name: /"
+    echo "$name: $((SECONDS - t0)) s" >&2
     grep -oE 'errors: [0-9]+' "$name.out" | awk '{print $2}'
 }
 
