@@ -1200,7 +1200,7 @@ static void write_stats(const struct arda *cat, const struct ardn_plan *p)
         unlink(tmp);
 }
 
-void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs)
+void ardn_auto_serve(struct ardn_plan *p, const struct ardc_ready *held, const sigset_t *sigs)
 {
     struct arda *cat = &catalog;
     fprintf(stderr, "ardnet: auto: catalog of host %s, domain %s, port %u%s%s\n", cat->host,
@@ -1233,9 +1233,8 @@ void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *
         if (dirty)
             evaluate(cat);
         fd_say(cat);
-        if (!ready && ready_fd) {
-            /* The first scan and announcement are out: ready. */
-            setenv("ARD_READY_FD", ready_fd, 1);
+        /* The first scan and announcement are out: ready. */
+        if (!ready && ardc_ready_release(held)) {
             if (ard_ready() < 0)
                 fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
         }

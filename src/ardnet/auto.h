@@ -5,6 +5,7 @@
 #ifndef ARDN_AUTO_H
 #define ARDN_AUTO_H
 
+#include "ardc_ready.h"
 #include "ardn.h"
 
 #include <signal.h>
@@ -28,8 +29,9 @@
  * them. 0, or a negative code with the detail. */
 int ardn_auto_open(const struct arda_conf *cfg, const struct ardn_route *routes, int n);
 /* Run the catalog until SIGTERM/SIGINT (taken from sigs, which the caller blocked); also
- * publishes the counters of the configured plan p as serve() does. */
-void ardn_auto_serve(struct ardn_plan *p, const char *ready_fd, const sigset_t *sigs);
+ * publishes the counters of the configured plan p as serve() does. Ready (the value main
+ * held back, ardc_ready.h) once its first scan and announcement are out. */
+void ardn_auto_serve(struct ardn_plan *p, const struct ardc_ready *ready, const sigset_t *sigs);
 /* Stop every forwarding and close the socket; the last counters (with those of the configured
  * plan p) go to stderr and --stats-file. */
 void ardn_auto_close(const struct ardn_plan *p);

@@ -1,5 +1,6 @@
 /* main.c - ardnet: command line, process set-up, signals, counters. */
 #include "ardc_opt.h"
+#include "ardc_ready.h"
 #include "ardn.h"
 #include "auto.h"
 
@@ -216,10 +217,9 @@ static int start_routes(const struct arda_conf *cat)
 }
 
 /* Report readiness, then take signals until SIGTERM/SIGINT (the routes never see them). */
-static void serve(const char *ready_fd, const sigset_t *sigs)
+static void serve(const struct ardc_ready *ready, const sigset_t *sigs)
 {
-    if (ready_fd) {
-        setenv("ARD_READY_FD", ready_fd, 1);
+    if (ardc_ready_release(ready)) {
         if (ard_ready() < 0)
             fprintf(stderr, "ardnet: readiness: %s\n", ard_errdetail());
     }
@@ -295,8 +295,8 @@ static void block_signals(sigset_t *sigs)
 }
 
 /* The routes (and the catalog) of the command line, run until a signal ends them; readiness
- * goes to ready_fd (ARD_READY_FD's value) once every route exists. */
-static int cmd_routes(int argc, char **argv, const char *ready_fd)
+ * is told (the held $ARD_READY_FD) once every route exists. */
+static int cmd_routes(int argc, char **argv, const struct ardc_ready *ready)
 {
     static struct ardn_conf cli; /* (the command line's options, read by the catalog) */
     int rc = configure(argc, argv, &cli);
@@ -306,9 +306,9 @@ static int cmd_routes(int argc, char **argv, const char *ready_fd)
     block_signals(&sigs);
     rc = start_routes(&cli.cat);
     if (rc == ARDN_EXIT_OK && cli.cat.enabled)
-        ardn_auto_serve(&plan, ready_fd, &sigs);
+        ardn_auto_serve(&plan, ready, &sigs);
     else if (rc == ARDN_EXIT_OK)
-        serve(ready_fd, &sigs);
+        serve(ready, &sigs);
     stop_routes(rc == ARDN_EXIT_OK);
     return rc;
 }
@@ -319,10 +319,7 @@ int main(int argc, char **argv)
         return cmd_keygen(argc, argv);
     ardc_nofile_raise(); /* every route's connection and the catalog's keep a descriptor */
     /* ard_init would signal readiness before any route exists: hold it back until then. */
-    char *ready_fd = getenv("ARD_READY_FD");
-    ready_fd = ready_fd ? strdup(ready_fd) : NULL;
-    unsetenv("ARD_READY_FD");
-    int rc = cmd_routes(argc, argv, ready_fd);
-    free(ready_fd);
-    return rc;
+    struct ardc_ready ready;
+    ardc_ready_hold(&ready);
+    return cmd_routes(argc, argv, &ready);
 }

@@ -6,6 +6,7 @@
 
 #include "ard_common.h"
 #include "ardc_opt.h"
+#include "ardc_ready.h"
 #include "ardr_names.h"
 #include "ardnet_block.h"
 #include "ardnet_view.h"
@@ -374,9 +375,9 @@ struct ardr_args {
     /* the standard options, for ard_init: lib[0] is argv[0] */
     char **lib;
     int nlib;
-    char ready[32]; /* $ARD_READY_FD held back from ard_init (ardr_init_unready) */
-    bool usage;     /* the failure is the command line's form: show the usage */
-    bool done;      /* --help or --version answered: exit 0 */
+    struct ardc_ready ready; /* $ARD_READY_FD held back from ard_init (ardr_init_unready) */
+    bool usage;              /* the failure is the command line's form: show the usage */
+    bool done;               /* --help or --version answered: exit 0 */
 };
 /* Every option of every mode (main and --block, --new, --describe), and ctl's. */
 extern const struct ardc_optset ardr_optset, ardr_ctl_optset;
@@ -390,10 +391,8 @@ bool ardr_args_block(int argc, char **argv);
 /* ardrun's help (usage, options, exit codes). */
 void ardr_usage(FILE *f);
 /* ard_init with a->lib, $ARD_READY_FD hidden from it (ardrun says ready itself, after the
- * scheme check or the block's init): its value is kept in a->ready. ardr_ready_restore puts it
- * back and says whether there was one. */
+ * scheme check or the block's init): its value is held in a->ready (ardc_ready_release). */
 int ardr_init_unready(struct ardr_args *a);
-bool ardr_ready_restore(const struct ardr_args *a);
 
 /* ---- modes (main.c dispatches) ----------------------------------------------------- */
 

@@ -258,18 +258,6 @@ void ardr_args_free(struct ardr_args *a)
 
 int ardr_init_unready(struct ardr_args *a)
 {
-    const char *ready = getenv("ARD_READY_FD");
-    a->ready[0] = '\0';
-    if (ready) {
-        snprintf(a->ready, sizeof a->ready, "%s", ready);
-        unsetenv("ARD_READY_FD");
-    }
+    ardc_ready_hold(&a->ready);
     return ard_init(&a->nlib, a->lib);
-}
-
-bool ardr_ready_restore(const struct ardr_args *a)
-{
-    if (a->ready[0])
-        setenv("ARD_READY_FD", a->ready, 1);
-    return a->ready[0] != '\0';
 }

@@ -96,7 +96,7 @@ int ardr_cmd_group(int argc, char **argv)
         ardr_args_free(&a);
         return code;
     }
-    ardr_ready_restore(&a);
+    ardc_ready_release(&a.ready);
     code = ardr_run_group(g);
     ardr_config_free(g);
     free(g);

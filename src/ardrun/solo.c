@@ -102,7 +102,7 @@ static int init_block(struct ardr_block *b, struct ardr_args *a)
         ardr_block_free(b);
         return ARDR_EXIT_INIT;
     }
-    if (ardr_ready_restore(a))
+    if (ardc_ready_release(&a->ready))
         (void)!ard_ready();
     return 0;
 }
