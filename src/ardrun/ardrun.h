@@ -65,6 +65,19 @@ void ardr_plugin_unload(struct ardr_plugin *pl);
 int ardr_plugin_same_ports(const struct ard_block_desc *a, const struct ard_block_desc *b,
                            const char *what);
 
+/* A parameter's value, of one of the types a plugin declares. */
+struct ardr_pval {
+    enum ard_param_type type;
+    int64_t i;
+    double f;
+    int b;
+    char s[ARDR_STR_MAX + 1];
+};
+
+/* Parse `text` as a parameter value of `type` into v; `what` prefixes the message. */
+int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
+                     struct ardr_pval *v);
+
 /* ---- block.c: one block instance (shared by group and single-block mode) --------------- */
 
 enum ardr_state { ARDR_INIT = 0, ARDR_RUNNING = 1, ARDR_STOPPED = 2, ARDR_FAILED = 3 };
@@ -73,14 +86,6 @@ enum ardr_req { ARDR_REQ_NONE = 0, ARDR_REQ_STOP = 1, ARDR_REQ_START = 2 };
 struct ardr_kv {
     char key[ARDR_NAME_MAX + 1];
     char val[ARDR_STR_MAX + 1];
-};
-
-struct ardr_pval {
-    enum ard_param_type type;
-    int64_t i;
-    double f;
-    int b;
-    char s[ARDR_STR_MAX + 1];
 };
 
 /* The hand-off of a connection private to one rate thread: its writer and every reader of
@@ -178,9 +183,6 @@ int ardr_block_new(struct ardr_block *b);
 /* Allocate the per-port arrays for the loaded plugin's ports (zeroed). Returns 0 or
  * ARD_ENOMEM. */
 int ardr_block_alloc(struct ardr_block *b);
-/* Parse `text` as a parameter value of `type` into v; `what` prefixes the message. */
-int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
-                     struct ardr_pval *v);
 /* Parse and check the block's parameter values against its descriptor (defaults filled in). */
 int ardr_block_params(struct ardr_block *b);
 /* Set up buffers and the context (after the plugin is loaded and ports exist). */

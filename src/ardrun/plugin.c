@@ -1,17 +1,61 @@
 /*
- * plugin.c - loading a block plugin and checking its descriptor before anything runs.
+ * plugin.c - loading a block plugin and checking its descriptor before anything runs; the
+ * values of its parameters' types.
  */
 #include "ardrun.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int ardr_param_parse(const char *what, const char *name, enum ard_param_type type, const char *text,
+                     struct ardr_pval *v)
+{
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    char *end;
+    errno = 0;
+    switch (type) {
+    case ARD_PARAM_I64:
+        v->i = strtoll(text, &end, 0);
+        if (errno || end == text || *end)
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': '%s' is not an integer (i64)", what,
+                             name, text);
+        return 0;
+    case ARD_PARAM_F64:
+        v->f = strtod(text, &end);
+        if (errno || end == text || *end || !isfinite(v->f))
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': '%s' is not a finite number (f64)",
+                             what, name, text);
+        return 0;
+    case ARD_PARAM_BOOL:
+        if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") || !strcasecmp(text, "on") ||
+            !strcmp(text, "1"))
+            v->b = 1;
+        else if (!strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+                 !strcasecmp(text, "off") || !strcmp(text, "0"))
+            v->b = 0;
+        else
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': '%s' is not a boolean", what, name,
+                             text);
+        return 0;
+    case ARD_PARAM_STR:
+        if (strlen(text) > ARDR_STR_MAX)
+            return ardi_fail(ARD_EINVAL, "%s parameter '%s': longer than %d bytes", what, name,
+                             ARDR_STR_MAX);
+        snprintf(v->s, sizeof v->s, "%s", text);
+        return 0;
+    }
+    return ardi_fail(ARD_EINVAL, "%s parameter '%s': unknown type", what, name);
+}
 
 /* Copy the open .so `src` into a memfd, to be dlopened from there: every load is a new
  * object, so a rebuilt plugin is really loaded again (dlopen of an already loaded path
