@@ -15,6 +15,8 @@
 #define ARDB_BOOKS_H
 
 #include "ardc_buf.h"
+#include "entry.h"
+#include "util.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -23,56 +25,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#define ARDB_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define ARDB_NODISCARD __attribute__((warn_unused_result))
-
-#define ARDB_MAX_NAME 63
-#define ARDB_MAX_PATH 512
-#define ARDB_MAX_HOST 256
-#define ARDB_MAX_CMD 4096
-#define ARDB_MAX_RSH 1024
-
 /* Default transport: non-interactive ssh that gives up quickly on an unreachable host. */
 #define ARDB_DEFAULT_RSH "ssh -o BatchMode=yes -o ConnectTimeout=3"
-
-enum ardb_state {
-    ARDB_STARTING, /* reserved, process not (yet) known to run */
-    ARDB_RUNNING,
-    ARDB_EXITED,     /* code = exit status */
-    ARDB_KILLED,     /* code = signal number */
-    ARDB_FAILED,     /* could not be executed; code = errno */
-    ARDB_LOST,       /* books say running, but neither process nor group exists (status unknown) */
-    ARDB_RESTARTING, /* ended; its supervisor restarts it after the restart delay */
-};
-
-/* code of ARDB_FAILED when the restart limit was reached (else code is an errno). */
-#define ARDB_CODE_LIMIT (-1)
-
-struct ardb_entry {
-    char path[ARDB_MAX_PATH]; /* hierarchy path, e.g. "robot/arm/driver" */
-    char host[ARDB_MAX_HOST]; /* host label it runs on */
-    bool remote;              /* true: the real entry is in host's books */
-    char rsh[ARDB_MAX_RSH];   /* remote: transport command used to reach host */
-    char bindir[PATH_MAX];    /* remote: directory of ardstart/ardkill there ("" = PATH) */
-    long pid;                 /* the started program */
-    long pgid;                /* its process group (the program leads it: pgid = pid) */
-    long sup;                 /* the supervisor that waits for it and records its end */
-    unsigned long long pid_start, pgid_start, sup_start; /* /proc starttime: no pid reuse */
-    uint64_t seq;                                        /* start order on this host */
-    int64_t start_ns, end_ns; /* CLOCK_REALTIME of start and end (0: not ended) */
-    enum ardb_state state;
-    int code;
-    char cmd[ARDB_MAX_CMD]; /* command line, shell-quoted, for display */
-    char log[PATH_MAX];
-    /* Restart policy (ardstart --restart): how often the supervisor restarted the command,
-     * how its last run ended, and whether ardkill is stopping it (then it is never
-     * restarted again). Entries of older versions have none of these: 0. */
-    int restart; /* policy: 0 none, 1 on-failure, 2 always (ardstart's AS_RESTART_*) */
-    int restarts;
-    enum ardb_state last_state; /* ARDB_EXITED or ARDB_KILLED when restarts > 0 */
-    int last_code;
-    bool stopping;
-};
 
 struct ardb_books {
     char domain[ARDB_MAX_NAME + 1];
@@ -82,16 +36,6 @@ struct ardb_books {
     int damaged;      /* entries ardb_list passed over because they could not be parsed */
     char damage[640]; /* why, for the last of them (names the file) */
 };
-
-/* strcpy that truncates to fit (size >= 1). */
-static inline void ardb_copy(char *dst, size_t size, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= size)
-        n = size - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
 
 /* Errors: like libardnet, every ardb_ function that can fail returns a negative ARD_E* code
  * (ardnet.h) and leaves a thread-local detail that names the file or thing and the cause
@@ -158,52 +102,6 @@ void ardb_log_path(const struct ardb_books *b, const char *path, char *buf, size
 /* Entry text (what ardb_write stores) and its parser; exposed for the unit tests. */
 ARDB_NODISCARD int ardb_format(const struct ardb_entry *e, char *buf, size_t len);
 ARDB_NODISCARD int ardb_parse(const char *text, struct ardb_entry *e);
-
-/* ---- names and paths ---------------------------------------------------------------- */
-
-/* Entry names are checked with the library's ardi_check_name("entry", name, true). */
-/* 0 if a valid path: names joined by single '/', at most ARDB_MAX_PATH-1 chars. */
-ARDB_NODISCARD int ardb_check_path(const char *path);
-/* 0 if a valid domain ([A-Za-z0-9_-], 1..63). */
-ARDB_NODISCARD int ardb_check_domain(const char *domain);
-/* 0 if a usable host for the transport: 1..255 of [A-Za-z0-9_.:@%-] (names, user@host,
- * IPv4/IPv6 addresses), not starting with '-' (the transport would take it for an option). */
-ARDB_NODISCARD int ardb_check_host(const char *what, const char *host);
-/* true if path equals prefix or lies below it ("a/b" is under "a", "ab" is not). */
-bool ardb_under(const char *path, const char *prefix);
-/* Default entry name from a command: basename without a ".sh"/".py"/... extension, with
- * characters outside the name set replaced by '_'. */
-void ardb_default_name(const char *cmd, char *buf, size_t len);
-/* Host label of this host: $ARD_HOST, else the hostname. */
-void ardb_host_label(char *buf, size_t len);
-
-/* ---- processes ------------------------------------------------------------------------ */
-
-/* starttime of pid from /proc (clock ticks since boot); 0 if the process does not exist. */
-unsigned long long ardb_proc_start(long pid);
-/* true if pid exists and (start == 0 or its starttime equals start). */
-bool ardb_proc_alive(long pid, unsigned long long start);
-/* true if process group pgid has members and is the one whose leader had pgid_start. */
-bool ardb_group_alive(long pgid, unsigned long long pgid_start);
-/* The recorded state corrected by a look at the processes (RUNNING may become LOST). */
-enum ardb_state ardb_effective(const struct ardb_entry *e);
-/* "running", "exited 3", "killed SIGTERM", "failed: No such file...", "lost". */
-void ardb_state_text(enum ardb_state st, int code, char *buf, size_t len);
-const char *ardb_state_word(enum ardb_state st);
-ARDB_NODISCARD int ardb_state_parse(const char *word, enum ardb_state *st);
-
-int64_t ardb_realtime_ns(void);
-int64_t ardb_mono_ns(void);
-void ardb_sleep_ns(int64_t ns);
-
-/* Reporting a failed exec to the parent through a close-on-exec pipe: the child, after
- * exec failed with `err`, sends it and exits 127 (never returns); the parent reads 0 (EOF:
- * the exec succeeded and closed the pipe) or the child's errno, and closes fd. */
-__attribute__((noreturn)) void ardb_exec_failed(int fd, int err);
-int ardb_exec_result(int fd);
-
-/* Close every descriptor >= 3 except those listed. */
-void ardb_close_fds_except(const int *keep, size_t nkeep);
 
 /* ---- command line (cli.c) ------------------------------------------------------------ */
 

@@ -1,7 +1,7 @@
 /*
  * util.c - names and paths of the hierarchy, process liveness, state words, time.
  */
-#include "books.h"
+#include "util.h"
 
 #include "ard_common.h"
 
