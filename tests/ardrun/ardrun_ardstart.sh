@@ -64,6 +64,21 @@ else
     fail "crash: listing says '$st'"
 fi
 
+# Readiness reaches the starter's pipe whatever the length of $ARD_READY_FD: FD:DEV:INO may take
+# 52 characters (written here with leading zeros, which the library reads as the same numbers)
+mkfifo "$T/rfifo"
+cat "$T/rfifo" >"$T/rready" &
+relay=$!
+long=$(stat -c %d:%i "$T/rfifo" | awk -F: '{ printf "9:%020d:%020d", $1, $2 }')
+ARD_READY_FD=$long "$ARDRUN" --block "$P/tsrc.so" --name longready --rate 100 --ard out=s.lr \
+    --ard ack=s.lrack 2>"$T/lr.err" 9>"$T/rfifo" &
+lr=$!
+for _ in $(seq 200); do grep -q ready "$T/rready" && break; sleep 0.05; done
+kill "$lr" 2>/dev/null
+wait "$lr" "$relay" 2>/dev/null
+grep -q ready "$T/rready" && ok "ready through a ${#long}-character ARD_READY_FD" ||
+    fail "no readiness through ARD_READY_FD=$long: $(cat "$T/lr.err")"
+
 # ardkill stops the group; no connection of the domain is left
 "$ARDKILL" grp >/dev/null 2>&1 || fail "ardkill grp"
 "$ARDSTART" --list | grep -E '^ *grp .* running' >/dev/null && fail "grp still running after ardkill"
