@@ -31,7 +31,7 @@ int ardn_auto_open(const struct arda_conf *cfg, const struct ardn_route *routes,
 /* Run the catalog until SIGTERM/SIGINT (taken from sigs, which the caller blocked); also
  * publishes the counters of the configured plan p as serve() does. Ready (the value main
  * held back, ardc_ready.h) once its first scan and announcement are out. */
-void ardn_auto_serve(struct ardn_plan *p, const struct ardc_ready *ready, const sigset_t *sigs);
+void ardn_auto_serve(struct ardn_plan *p, const struct ardc_ready *held, const sigset_t *sigs);
 /* Stop every forwarding and close the socket; the last counters (with those of the configured
  * plan p) go to stderr and --stats-file. */
 void ardn_auto_close(const struct ardn_plan *p);
